@@ -1,0 +1,151 @@
+// Package backend selects the GoMLX backend for every entry point of the project (tests, commands,
+// training) and installs the project's gradient rules (see gradients.go) before any graph is built.
+//
+// Selection, in order:
+//
+//  1. GOMLX_BACKEND, when set, is honoured as "name[:config]": e.g. "go", "go:ops_sequential",
+//     "go:parallelism=-1", or "xla:/abs/path/pjrt_c_api_cuda_plugin.so" for a PJRT plugin by path
+//     (XLA needs a binary built with `-tags xla`).
+//  2. Otherwise the pure-Go backend in the configuration DefaultConfig ("go:ops_sequential"): graph nodes
+//     run one at a time (matmuls still use both cores), which cannot hit SimpleGo v0.26's worker-pool
+//     deadlock, is deterministic, and turns panics inside ops into errors.
+//
+// The pure-Go build never touches the network: the XLA package (with its plugin auto-installer) is only
+// linked in with the `xla` build tag, and even then auto-install is disabled; a plugin is given by path.
+package backend
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/gomlx/gomlx/backends"
+	_ "github.com/gomlx/gomlx/backends/simplego" // the pure-Go backend, always available
+)
+
+// EnvVar is the environment variable that selects the backend (same as GoMLX's backends.ConfigEnvVar).
+const EnvVar = backends.ConfigEnvVar
+
+// DefaultConfig is the configuration used when EnvVar is not set.
+const DefaultConfig = "go:ops_sequential"
+
+var (
+	mu     sync.Mutex
+	shared backends.Backend
+)
+
+func init() {
+	// GoMLX's own default would be "xla", which tries to download a plugin: never fall into it.
+	backends.DefaultConfig = DefaultConfig
+	InstallGradientFixes()
+}
+
+// Config returns the backend configuration that New will use: $GOMLX_BACKEND if set, else DefaultConfig.
+func Config() string {
+	if cfg, ok := os.LookupEnv(EnvVar); ok && strings.TrimSpace(cfg) != "" {
+		return strings.TrimSpace(cfg)
+	}
+	return DefaultConfig
+}
+
+// Available lists the backend names compiled into this binary ("go", plus "xla" with `-tags xla`).
+func Available() []string {
+	names := backends.List()
+	slices.Sort(names)
+	return names
+}
+
+// NewWithConfig creates a backend from a "name[:config]" string. Unlike GoMLX's backends.NewWithConfig it
+// returns an error (never panics) for an unknown name, and explains how to get XLA when it is not compiled in.
+func NewWithConfig(config string) (b backends.Backend, err error) {
+	name, _, _ := strings.Cut(config, ":")
+	if !slices.Contains(backends.List(), name) {
+		if isXLAName(name) {
+			return nil, fmt.Errorf("backend %q (from %s=%q) is XLA, which this binary was built without: "+
+				"rebuild with `go build -tags xla` (needs cgo) and pass a PJRT plugin by absolute path, "+
+				"e.g. %s=xla:/abs/path/pjrt_c_api_cuda_plugin.so", name, EnvVar, config, EnvVar)
+		}
+		return nil, fmt.Errorf("unknown backend %q (from %s=%q): available backends are %q",
+			name, EnvVar, config, Available())
+	}
+	if err := checkXLAConfig(name, config); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			b, err = nil, fmt.Errorf("creating backend %q: %v", config, r)
+		}
+	}()
+	b, err = backends.NewWithConfig(config)
+	if err != nil {
+		return nil, fmt.Errorf("creating backend %q (from %s or default %q): %w", config, EnvVar, DefaultConfig, err)
+	}
+	return b, nil
+}
+
+// New creates a new backend from Config().
+func New() (backends.Backend, error) { return NewWithConfig(Config()) }
+
+// Get returns the process-wide backend, created from Config() on first use. Tests and commands share it
+// so that compiled graphs and buffer pools are reused.
+func Get() (backends.Backend, error) {
+	mu.Lock()
+	defer mu.Unlock()
+	if shared != nil {
+		return shared, nil
+	}
+	b, err := New()
+	if err != nil {
+		return nil, err
+	}
+	shared = b
+	return b, nil
+}
+
+// MustGet is Get for entry points (tests, main): it panics with the selection error.
+func MustGet() backends.Backend {
+	b, err := Get()
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// IsPureGo reports whether b is the pure-Go (SimpleGo) backend.
+func IsPureGo(b backends.Backend) bool { return b.Name() == "go" || strings.HasPrefix(b.String(), "go") }
+
+func isXLAName(name string) bool {
+	switch name {
+	case "xla", "stablehlo", "shlo", "hlo", "pjrt":
+		return true
+	}
+	return false
+}
+
+// checkXLAConfig refuses XLA configurations that would make go-xla search for, or download, a plugin: the
+// project only accepts a plugin given by absolute path (or an explicit plugin name already installed, when
+// the user opts in with GOMLX_XLA_ALLOW_SEARCH=1).
+func checkXLAConfig(name, config string) error {
+	if !isXLAName(name) {
+		return nil
+	}
+	_, rest, _ := strings.Cut(config, ":")
+	plugin, _, _ := strings.Cut(rest, ",")
+	if plugin == "" {
+		return fmt.Errorf("%s=%q: the XLA backend needs a PJRT plugin given by absolute path, "+
+			"e.g. %s=xla:/abs/path/pjrt_c_api_cuda_plugin.so", EnvVar, config, EnvVar)
+	}
+	if strings.HasPrefix(plugin, "/") {
+		if _, err := os.Stat(plugin); err != nil {
+			return fmt.Errorf("%s=%q: PJRT plugin file: %w", EnvVar, config, err)
+		}
+		return nil
+	}
+	if os.Getenv("GOMLX_XLA_ALLOW_SEARCH") == "1" {
+		return nil
+	}
+	return fmt.Errorf("%s=%q: give the PJRT plugin by absolute path (e.g. xla:/abs/path/pjrt_c_api_cuda_plugin.so); "+
+		"to let go-xla search its plugin directories for %q set GOMLX_XLA_ALLOW_SEARCH=1", EnvVar, config, plugin)
+}

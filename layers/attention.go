@@ -1,0 +1,84 @@
+package layers
+
+import (
+	"math"
+
+	. "github.com/gomlx/gomlx/pkg/core/graph"
+	"github.com/gomlx/gomlx/pkg/core/shapes"
+)
+
+// DefaultScale is the usual attention / readout temperature d_k^{-1/2}.
+func DefaultScale(keyDim int) float64 { return 1 / math.Sqrt(float64(keyDim)) }
+
+// maskedLogit replaces masked attention logits before the softmax: exp(maskedLogit − max) is exactly 0.
+const maskedLogit = -1e30
+
+// CausalAttention is softmax attention where token t reads tokens s ≤ t:
+//
+//	o_t = Σ_{s≤t} softmax_s(scale · q_t·k_s) v_s
+//
+// q, k: [B, T, H, K]; v: [B, T, H, V] → [B, T, H, V]. The softmax subtracts the row maximum (stable for any
+// logit size); masked logits are set before the exponential, so they contribute exactly 0.
+// This is the dense masked T×T form (twice the useful flops, simplest to differentiate).
+func CausalAttention(q, k, v *Node, scale float64) *Node {
+	c := checker{"CausalAttention"}
+	_, t, _, _, _ := c.mixerDims(q, k, v)
+	logits := MulScalar(Einsum("bthk,bshk->bhts", q, k), scale) // [B, H, T, S]
+	mask := broadcastTo(LowerTriangular(q.Graph(), t), logits.Shape().Dimensions...)
+	return Einsum("bhts,bshv->bthv", maskedSoftmax(logits, mask), v)
+}
+
+// maskedSoftmax is a softmax over the last axis where mask is false → probability 0. At least one entry per
+// row must be unmasked. Three elementwise passes (GoMLX's MaskedSoftmax makes six).
+func maskedSoftmax(logits, mask *Node) *Node {
+	logits = Where(mask, logits, Scalar(logits.Graph(), logits.DType(), maskedLogit))
+	m := StopGradient(ReduceAndKeep(logits, ReduceMax, -1))
+	e := Exp(Sub(logits, m))
+	return Div(e, ReduceAndKeep(e, ReduceSum, -1))
+}
+
+// AttentionStep is one new token's attention over a preallocated KV cache (decode):
+//
+//	o_b = Σ_{l < length_b} softmax_l(scale · q_b·kCache_{b,l}) vCache_{b,l}
+//
+// q: [B, H, K]; kCache: [B, L, H, K]; vCache: [B, L, H, V]; length: [B] integer, the number of valid cache
+// entries of each batch row, the new token's own key and value included (write them first with CacheWrite),
+// 1 ≤ length ≤ L. Returns [B, H, V]. Rows of different lengths are handled in one call.
+func AttentionStep(q, kCache, vCache, length *Node, scale float64) *Node {
+	c := checker{"AttentionStep"}
+	qa, ka, va, la := arg{"q", q}, arg{"kCache", kCache}, arg{"vCache", vCache}, arg{"length", length}
+	c.notNil(qa, ka, va, la)
+	c.rank(qa, 3, "[B, H, K]")
+	c.rank(ka, 4, "[B, L, H, K]")
+	c.rank(va, 4, "[B, L, H, V]")
+	c.float(qa, ka, va)
+	b, h, dk := q.Shape().Dim(0), q.Shape().Dim(1), q.Shape().Dim(2)
+	l := kCache.Shape().Dim(1)
+	c.dims(ka, "[B, L, H, K]", b, -1, h, dk)
+	c.dims(va, "[B, L, H, V] with B, L, H of kCache", b, l, h, -1)
+	c.integer(la)
+	c.dims(la, "[B]", b)
+
+	logits := MulScalar(Einsum("bhk,blhk->bhl", q, kCache), scale) // [B, H, L]
+	pos := Iota(q.Graph(), shapes.Make(length.DType(), b, h, l), 2)
+	valid := LessThan(pos, BroadcastToDims(Reshape(length, b, 1, 1), b, h, l))
+	return Einsum("bhl,blhv->bhv", maskedSoftmax(logits, valid), vCache)
+}
+
+// CacheWrite writes one token's vectors x [B, H, D] into cache [B, L, H, D] at position pos [B] (integer,
+// per batch row) and returns the updated cache. It uses a Where over an iota (the pure-Go backend has no
+// DynamicUpdateSlice). A position outside [0, L) writes nothing: callers check capacity on the host.
+func CacheWrite(cache, x, pos *Node) *Node {
+	c := checker{"CacheWrite"}
+	ca, xa, pa := arg{"cache", cache}, arg{"x", x}, arg{"pos", pos}
+	c.notNil(ca, xa, pa)
+	c.rank(ca, 4, "[B, L, H, D]")
+	c.float(ca, xa)
+	d := cache.Shape().Dimensions
+	c.dims(xa, "[B, H, D] of cache", d[0], d[2], d[3])
+	c.integer(pa)
+	c.dims(pa, "[B]", d[0])
+	at := Equal(Iota(cache.Graph(), shapes.Make(pos.DType(), d[0], d[1]), 1), ExpandAxes(pos, -1)) // [B, L]
+	at = BroadcastToDims(Reshape(at, d[0], d[1], 1, 1), d...)
+	return Where(at, BroadcastToDims(ExpandAxes(x, 1), d...), cache)
+}

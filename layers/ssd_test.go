@@ -1,0 +1,125 @@
+package layers
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
+	. "github.com/gomlx/gomlx/pkg/core/graph"
+	"github.com/stretchr/testify/require"
+)
+
+var (
+	sweepT      = []int{1, 7, 64, 100, 300}
+	sweepChunks = []int{16, 64}
+	interChunks = []InterChunk{Loop, Scan}
+	testDTypes  = []dtypes.DType{dtypes.Float64, dtypes.Float32}
+)
+
+func ssdGraph(chunk int, inter InterChunk) func(x []*Node) []*Node {
+	return func(x []*Node) []*Node {
+		out, final := NewSSD(x[0], x[1], x[2], x[3]).InitialState(initial(x)).Chunk(chunk).InterChunk(inter).Done()
+		return []*Node{out, final}
+	}
+}
+
+// TestSSDChunkedMatchesReference: the chunked form == the token loop for every T, chunk, initial state,
+// inter-chunk method and dtype.
+func TestSSDChunkedMatchesReference(t *testing.T) {
+	for _, dtype := range testDTypes {
+		for _, T := range sweepT {
+			for _, chunk := range sweepChunks {
+				for _, withState := range []bool{false, true} {
+					for _, inter := range interChunks {
+						name := fmt.Sprintf("%s/T=%d/C=%d/s0=%v/%s", dtype, T, chunk, withState, inter)
+						t.Run(name, func(t *testing.T) {
+							m := newMixerData(uint64(T*1000+chunk), dims{B: 2, T: T, H: 2, K: 8, V: 6}, dataOpts{withState: withState})
+							wantOut, wantFinal := refSSD(m.d, m.q, m.k, m.v, m.g, m.s0)
+							got := mustExecGraph(t, dtype, ssdGraph(chunk, inter), m.inputs()...)
+							require.LessOrEqual(t, relErr(got[0], wantOut), tolerance(dtype), "out")
+							require.LessOrEqual(t, relErr(got[1], wantFinal), tolerance(dtype), "final state")
+						})
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestSSDStrongDecay: g ≈ −20 (e^g ≈ 2e-9) overflows any implementation that factors Γ_ij = e^{b_i}·e^{−b_j}.
+func TestSSDStrongDecay(t *testing.T) {
+	for _, dtype := range testDTypes {
+		for _, inter := range interChunks {
+			for _, chunk := range sweepChunks {
+				t.Run(fmt.Sprintf("%s/C=%d/%s", dtype, chunk, inter), func(t *testing.T) {
+					m := newMixerData(3, dims{B: 1, T: 100, H: 2, K: 8, V: 4}, dataOpts{withState: true, strongDecay: true})
+					wantOut, wantFinal := refSSD(m.d, m.q, m.k, m.v, m.g, m.s0)
+					got := mustExecGraph(t, dtype, ssdGraph(chunk, inter), m.inputs()...)
+					require.LessOrEqual(t, relErr(got[0], wantOut), tolerance(dtype))
+					require.LessOrEqual(t, relErr(got[1], wantFinal), tolerance(dtype))
+				})
+			}
+		}
+	}
+}
+
+// TestSSDStepMatchesChunked: SSDStep applied token by token (unrolled in one graph) == the chunked form,
+// and the two-part prefill (state handed over) == one pass.
+func TestSSDStepMatchesChunked(t *testing.T) {
+	for _, dtype := range testDTypes {
+		t.Run(dtype.String(), func(t *testing.T) {
+			m := newMixerData(11, dims{B: 2, T: 19, H: 3, K: 5, V: 4}, dataOpts{withState: true})
+			steps := func(x []*Node) []*Node {
+				state := initial(x)
+				outs := make([]*Node, m.d.T)
+				for i := range m.d.T {
+					tok := func(n *Node) *Node { return Squeeze(SliceAxis(n, 1, AxisRange(i, i+1)), 1) }
+					outs[i], state = SSDStep(tok(x[0]), tok(x[1]), tok(x[2]), tok(x[3]), state)
+				}
+				return []*Node{Stack(outs, 1), state}
+			}
+			got := mustExecGraph(t, dtype, steps, m.inputs()...)
+			want := mustExecGraph(t, dtype, ssdGraph(8, Loop), m.inputs()...)
+			require.LessOrEqual(t, relErr(got[0], want[0]), tolerance(dtype))
+			require.LessOrEqual(t, relErr(got[1], want[1]), tolerance(dtype))
+
+			twoParts := func(x []*Node) []*Node {
+				split := func(n *Node, from, to int) *Node { return SliceAxis(n, 1, AxisRange(from, to)) }
+				o1, s1 := SSD(split(x[0], 0, 11), split(x[1], 0, 11), split(x[2], 0, 11), split(x[3], 0, 11), initial(x), 4)
+				o2, s2 := SSD(split(x[0], 11, 19), split(x[1], 11, 19), split(x[2], 11, 19), split(x[3], 11, 19), s1, 4)
+				return []*Node{Concatenate([]*Node{o1, o2}, 1), s2}
+			}
+			got = mustExecGraph(t, dtype, twoParts, m.inputs()...)
+			require.LessOrEqual(t, relErr(got[0], want[0]), tolerance(dtype))
+			require.LessOrEqual(t, relErr(got[1], want[1]), tolerance(dtype))
+		})
+	}
+}
+
+// TestSSDGradient: gradients of the chunked form (both inter-chunk methods, with padding: T = 10, C = 4)
+// == central finite differences of the reference, float64.
+func TestSSDGradient(t *testing.T) {
+	for _, inter := range interChunks {
+		t.Run(inter.String(), func(t *testing.T) {
+			m := newMixerData(5, dims{B: 1, T: 10, H: 2, K: 3, V: 2}, dataOpts{withState: true})
+			wOut := randn(newRand(1), len(m.q)/m.d.K*m.d.V, 1)
+			wFinal := randn(newRand(2), len(m.s0), 1)
+			loss := func() float64 {
+				o, s := refSSD(m.d, m.q, m.k, m.v, m.g, m.s0)
+				return dot(o, wOut) + dot(s, wFinal)
+			}
+			params := [][]float64{m.q, m.k, m.v, m.g, m.s0}
+			want := finiteDiffGrad(loss, params, 1e-6)
+			ins := append(m.inputs(), in{wOut, []int{m.d.B, m.d.T, m.d.H, m.d.V}}, in{wFinal, []int{m.d.B, m.d.H, m.d.K, m.d.V}})
+			ins = append(ins[:4], ins[5:]...) // no beta
+			got := mustExecGraph(t, dtypes.Float64, func(x []*Node) []*Node {
+				out, final := NewSSD(x[0], x[1], x[2], x[3]).InitialState(x[4]).Chunk(4).InterChunk(inter).Done()
+				l := Add(ReduceAllSum(Mul(out, x[5])), ReduceAllSum(Mul(final, x[6])))
+				return Gradient(l, x[0], x[1], x[2], x[3], x[4])
+			}, ins...)
+			for i, name := range []string{"q", "k", "v", "logDecay", "s0"} {
+				require.LessOrEqual(t, relErr(got[i], want[i]), 1e-6, "gradient of %s", name)
+			}
+		})
+	}
+}
