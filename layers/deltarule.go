@@ -56,13 +56,19 @@ func NewGatedDeltaRule(q, k, v, logDecay, beta *Node) *GatedDeltaRuleBuilder {
 func (r *GatedDeltaRuleBuilder) InitialState(s0 *Node) *GatedDeltaRuleBuilder { r.s0 = s0; return r }
 
 // Scale sets the readout scale (default K^{-1/2}).
-func (r *GatedDeltaRuleBuilder) Scale(scale float64) *GatedDeltaRuleBuilder { r.scale = scale; return r }
+func (r *GatedDeltaRuleBuilder) Scale(scale float64) *GatedDeltaRuleBuilder {
+	r.scale = scale
+	return r
+}
 
 // Chunk sets the chunk length (> 0).
 func (r *GatedDeltaRuleBuilder) Chunk(chunk int) *GatedDeltaRuleBuilder { r.chunk = chunk; return r }
 
 // InterChunk selects how the state crosses chunks: Loop (default) or Scan.
-func (r *GatedDeltaRuleBuilder) InterChunk(m InterChunk) *GatedDeltaRuleBuilder { r.inter = m; return r }
+func (r *GatedDeltaRuleBuilder) InterChunk(m InterChunk) *GatedDeltaRuleBuilder {
+	r.inter = m
+	return r
+}
 
 // Done builds the graph and returns out [B, T, H, V] and finalState [B, H, K, V].
 func (r *GatedDeltaRuleBuilder) Done() (out, finalState *Node) {
@@ -83,21 +89,21 @@ func (r *GatedDeltaRuleBuilder) Done() (out, finalState *Node) {
 
 	ch := newChunking(t, r.chunk)
 	q, k, v := vectorsToChunks(r.q, ch), vectorsToChunks(r.k, ch), vectorsToChunks(r.v, ch) // [B, H, N, C, ·]
-	beta := scalarsToChunks(r.beta, ch)                                                      // [B, H, N, C]
-	cumDecay := chunkCumsum(scalarsToChunks(r.logDecay, ch))                                 // b
-	chunkDecay := lastAlong(cumDecay)                                                        // b_C: [B, H, N]
-	gamma := Exp(cumDecay)                                                                   // γ
-	decay := decayMask(cumDecay, false)                                                      // Γ, diagonal included
+	beta := scalarsToChunks(r.beta, ch)                                                     // [B, H, N, C]
+	cumDecay := chunkCumsum(scalarsToChunks(r.logDecay, ch))                                // b
+	chunkDecay := lastAlong(cumDecay)                                                       // b_C: [B, H, N]
+	gamma := Exp(cumDecay)                                                                  // γ
+	decay := decayMask(cumDecay, false)                                                     // Γ, diagonal included
 
 	// In-chunk WY representation: everything here is independent of the entering state.
 	kk := Einsum("bhnik,bhnjk->bhnij", k, k)
 	strict := broadcastTo(lowerMask(q.Graph(), ch.C, true), kk.Shape().Dimensions...)
 	a := Where(strict, Mul(Mul(kk, decay), ExpandAxes(beta, -1)), ZerosLike(kk))
-	tInv := unitLowerInverse(a)                                                             // T = (I + A)⁻¹
-	w := Einsum("bhnij,bhnjk->bhnik", tInv, Mul(k, ExpandAxes(Mul(beta, gamma), -1)))      // W: [B, H, N, C, K]
-	uTilde := Einsum("bhnij,bhnjv->bhniv", tInv, Mul(v, ExpandAxes(beta, -1)))             // Ũ: [B, H, N, C, V]
-	kToEnd := Mul(k, ExpandAxes(Exp(Sub(ExpandAxes(chunkDecay, -1), cumDecay)), -1))       // K̂
-	qk := Mul(Einsum("bhnik,bhnjk->bhnij", q, k), decay)                                    // (Q Kᵀ) ⊙ Γ
+	tInv := unitLowerInverse(a)                                                       // T = (I + A)⁻¹
+	w := Einsum("bhnij,bhnjk->bhnik", tInv, Mul(k, ExpandAxes(Mul(beta, gamma), -1))) // W: [B, H, N, C, K]
+	uTilde := Einsum("bhnij,bhnjv->bhniv", tInv, Mul(v, ExpandAxes(beta, -1)))        // Ũ: [B, H, N, C, V]
+	kToEnd := Mul(k, ExpandAxes(Exp(Sub(ExpandAxes(chunkDecay, -1), cumDecay)), -1))  // K̂
+	qk := Mul(Einsum("bhnik,bhnjk->bhnij", q, k), decay)                              // (Q Kᵀ) ⊙ Γ
 
 	var entering *Node
 	if r.inter == Scan {

@@ -104,7 +104,7 @@ func tolerance(dtype dtypes.DType) float64 {
 
 // mixerData is one random mixer problem.
 type mixerData struct {
-	d                   dims
+	d                    dims
 	q, k, v, g, beta, s0 []float64
 }
 

@@ -72,8 +72,8 @@ func (s *SSDBuilder) Done() (out, finalState *Node) {
 
 	ch := newChunking(t, s.chunk)
 	q, k, v := vectorsToChunks(s.q, ch), vectorsToChunks(s.k, ch), vectorsToChunks(s.v, ch) // [B, H, N, C, ·]
-	cumDecay := chunkCumsum(scalarsToChunks(s.logDecay, ch))                                 // b: [B, H, N, C]
-	chunkDecay := lastAlong(cumDecay)                                                        // b_C: [B, H, N]
+	cumDecay := chunkCumsum(scalarsToChunks(s.logDecay, ch))                                // b: [B, H, N, C]
+	chunkDecay := lastAlong(cumDecay)                                                       // b_C: [B, H, N]
 
 	// Intra-chunk: causal decayed attention without softmax.
 	scores := Mul(Einsum("bhnik,bhnjk->bhnij", q, k), decayMask(cumDecay, false))

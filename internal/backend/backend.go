@@ -114,7 +114,9 @@ func MustGet() backends.Backend {
 }
 
 // IsPureGo reports whether b is the pure-Go (SimpleGo) backend.
-func IsPureGo(b backends.Backend) bool { return b.Name() == "go" || strings.HasPrefix(b.String(), "go") }
+func IsPureGo(b backends.Backend) bool {
+	return b.Name() == "go" || strings.HasPrefix(b.String(), "go")
+}
 
 func isXLAName(name string) bool {
 	switch name {
