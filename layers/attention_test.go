@@ -1,0 +1,107 @@
+package layers
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
+	. "github.com/gomlx/gomlx/pkg/core/graph"
+	"github.com/stretchr/testify/require"
+)
+
+// TestCausalAttentionMatchesReference, including huge logits (scale 50 on unit-variance vectors): the
+// max-subtracted softmax must not overflow.
+func TestCausalAttentionMatchesReference(t *testing.T) {
+	for _, dtype := range testDTypes {
+		for _, T := range sweepT {
+			for _, scale := range []float64{0, 50} {
+				t.Run(fmt.Sprintf("%s/T=%d/scale=%g", dtype, T, scale), func(t *testing.T) {
+					m := newMixerData(uint64(T), dims{B: 2, T: T, H: 2, K: 8, V: 5}, dataOpts{})
+					if scale == 0 {
+						scale = DefaultScale(m.d.K)
+					}
+					want := refAttention(m.d, m.q, m.k, m.v, scale)
+					got := mustExecGraph(t, dtype, func(x []*Node) []*Node {
+						return []*Node{CausalAttention(x[0], x[1], x[2], scale)}
+					}, m.inputs()[:3]...)
+					require.LessOrEqual(t, relErr(got[0], want), tolerance(dtype))
+				})
+			}
+		}
+	}
+}
+
+// TestAttentionStepMatchesParallel decodes a batch whose rows are at different positions: row b has its
+// first lengths[b] tokens in the cache; each step writes the new token with CacheWrite and reads with
+// AttentionStep, and must equal the parallel form at that position.
+func TestAttentionStepMatchesParallel(t *testing.T) {
+	for _, dtype := range testDTypes {
+		t.Run(dtype.String(), func(t *testing.T) {
+			const capacity = 16
+			m := newMixerData(41, dims{B: 2, T: 12, H: 3, K: 4, V: 5}, dataOpts{})
+			scale := DefaultScale(m.d.K)
+			want := refAttention(m.d, m.q, m.k, m.v, scale)
+			offsets := []int32{0, 5} // row 1 starts decoding at token 5, row 0 at token 0
+			got := mustExecGraph(t, dtype, func(x []*Node) []*Node {
+				g := x[0].Graph()
+				b, h := m.d.B, m.d.H
+				kc := Zeros(g, withDim(x[1], 1, capacity))
+				vc := Zeros(g, withDim(x[2], 1, capacity))
+				// Prefill row 1's first 5 tokens (and row 0's none) by writing them one at a time.
+				var outs []*Node
+				for step := range 7 {
+					pos := Const(g, []int32{offsets[0] + int32(step), offsets[1] + int32(step)})
+					tok := func(n *Node) *Node {
+						rows := make([]*Node, b)
+						for r := range b {
+							p := int(offsets[r]) + step
+							rows[r] = Slice(n, AxisRange(r, r+1), AxisRange(p, p+1))
+						}
+						return Reshape(Concatenate(rows, 0), b, h, -1)
+					}
+					if step == 0 { // row 1's cache before decoding: tokens 0..4
+						for p := range 5 {
+							at := Const(g, []int32{capacity + 1, int32(p)}) // row 0: out of range, writes nothing
+							pick := func(n *Node) *Node {
+								return Reshape(Concatenate([]*Node{
+									Slice(n, AxisRange(0, 1), AxisRange(0, 1)), Slice(n, AxisRange(1, 2), AxisRange(p, p+1))}, 0), b, h, -1)
+							}
+							kc, vc = CacheWrite(kc, pick(x[1]), at), CacheWrite(vc, pick(x[2]), at)
+						}
+					}
+					kc, vc = CacheWrite(kc, tok(x[1]), pos), CacheWrite(vc, tok(x[2]), pos)
+					outs = append(outs, AttentionStep(tok(x[0]), kc, vc, AddScalar(pos, 1), scale))
+				}
+				return []*Node{Stack(outs, 1)} // [B, 7, H, V]
+			}, m.inputs()[:3]...)[0]
+			for r := range m.d.B {
+				for step := range 7 {
+					p := int(offsets[r]) + step
+					for h := range m.d.H {
+						for j := range m.d.V {
+							g := got[((r*7+step)*m.d.H+h)*m.d.V+j]
+							w := want[m.d.vec(r, p, h, j, m.d.V)]
+							require.InDelta(t, w, g, tolerance(dtype)*10, "row %d position %d", r, p)
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestCausalAttentionGradient: gradients wrt q, k, v == finite differences of the reference.
+func TestCausalAttentionGradient(t *testing.T) {
+	m := newMixerData(43, dims{B: 1, T: 6, H: 2, K: 3, V: 2}, dataOpts{})
+	scale := 0.9
+	w := randn(newRand(5), len(m.v)/m.d.V*m.d.V, 1)
+	want := finiteDiffGrad(func() float64 { return dot(refAttention(m.d, m.q, m.k, m.v, scale), w) },
+		[][]float64{m.q, m.k, m.v}, 1e-6)
+	ins := append(m.inputs()[:3], in{w, []int{m.d.B, m.d.T, m.d.H, m.d.V}})
+	got := mustExecGraph(t, dtypes.Float64, func(x []*Node) []*Node {
+		return Gradient(ReduceAllSum(Mul(CausalAttention(x[0], x[1], x[2], scale), x[3])), x[0], x[1], x[2])
+	}, ins...)
+	for i, name := range []string{"q", "k", "v"} {
+		require.LessOrEqual(t, relErr(got[i], want[i]), 1e-6, "gradient of %s", name)
+	}
+}

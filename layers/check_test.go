@@ -1,0 +1,104 @@
+package layers
+
+import (
+	"testing"
+
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
+	. "github.com/gomlx/gomlx/pkg/core/graph"
+	"github.com/gomlx/gomlx/pkg/core/shapes"
+	"github.com/stretchr/testify/require"
+)
+
+// buildError builds fn in a fresh graph over parameters of the given shapes and returns the error that the
+// graph builder raised (GoMLX's Exec returns the same error).
+func buildError(t *testing.T, fn func(x []*Node), inputs ...shapes.Shape) (err error) {
+	t.Helper()
+	ins := make([]in, len(inputs))
+	for i, s := range inputs {
+		ins[i] = in{make([]float64, s.Size()), s.Dimensions}
+	}
+	dtype := dtypes.Float32
+	if len(inputs) > 0 {
+		dtype = inputs[0].DType
+	}
+	_, err = execGraph(dtype, func(x []*Node) []*Node {
+		for i, s := range inputs { // execGraph converts every input to one dtype; restore the others
+			if x[i].DType() != s.DType {
+				x[i] = ConvertDType(x[i], s.DType)
+			}
+		}
+		fn(x)
+		return []*Node{ScalarZero(x[0].Graph(), dtypes.Float32)}
+	}, ins...)
+	return err
+}
+
+func TestBadInputsGiveClearErrors(t *testing.T) {
+	f32 := func(d ...int) shapes.Shape { return shapes.Make(dtypes.Float32, d...) }
+	f64 := func(d ...int) shapes.Shape { return shapes.Make(dtypes.Float64, d...) }
+	q, k, v, g := f32(2, 10, 3, 8), f32(2, 10, 3, 8), f32(2, 10, 3, 6), f32(2, 10, 3)
+	ssd := func(chunk int) func(x []*Node) {
+		return func(x []*Node) {
+			var s0 *Node
+			if len(x) > 4 {
+				s0 = x[4]
+			}
+			SSD(x[0], x[1], x[2], x[3], s0, chunk)
+		}
+	}
+	gdn := func(chunk int) func(x []*Node) {
+		return func(x []*Node) {
+			var s0 *Node
+			if len(x) > 5 {
+				s0 = x[5]
+			}
+			GatedDeltaRule(x[0], x[1], x[2], x[3], x[4], s0, 0.1, chunk)
+		}
+	}
+	cases := []struct {
+		name   string
+		fn     func(x []*Node)
+		inputs []shapes.Shape
+		want   []string
+	}{
+		{"ssd chunk 0", ssd(0), []shapes.Shape{q, k, v, g}, []string{"SSD", "chunk must be > 0, got 0"}},
+		{"ssd chunk -3", ssd(-3), []shapes.Shape{q, k, v, g}, []string{"SSD", "chunk", "-3"}},
+		{"ssd k heads", ssd(4), []shapes.Shape{q, f32(2, 10, 4, 8), v, g}, []string{"SSD", "k", "[2 10 4 8]"}},
+		{"ssd v time", ssd(4), []shapes.Shape{q, k, f32(2, 9, 3, 6), g}, []string{"SSD", "v", "[2 9 3 6]"}},
+		{"ssd q rank", ssd(4), []shapes.Shape{f32(2, 10, 24), k, v, g}, []string{"SSD", "q must have rank 4", "[2 10 24]"}},
+		{"ssd logDecay shape", ssd(4), []shapes.Shape{q, k, v, f32(2, 10)}, []string{"SSD", "logDecay", "[B, T, H]", "[2 10]"}},
+		{"ssd state rank", ssd(4), []shapes.Shape{q, k, v, g, f32(2, 3, 8)}, []string{"SSD", "s0", "[B, H, K, V]", "[2 3 8]"}},
+		{"ssd state dims", ssd(4), []shapes.Shape{q, k, v, g, f32(2, 3, 6, 8)}, []string{"SSD", "s0", "[2 3 6 8]"}},
+		{"ssd dtype", ssd(4), []shapes.Shape{q, k, f64(2, 10, 3, 6), g}, []string{"SSD", "v", "dtype", "Float64"}},
+		{"ssd int q", ssd(4), []shapes.Shape{shapes.Make(dtypes.Int32, 2, 10, 3, 8), k, v, g}, []string{"SSD", "q", "float"}},
+		{"gdn chunk", gdn(0), []shapes.Shape{q, k, v, g, g}, []string{"GatedDeltaRule", "chunk"}},
+		{"gdn beta", gdn(4), []shapes.Shape{q, k, v, g, f32(2, 10, 2)}, []string{"GatedDeltaRule", "beta", "[2 10 2]"}},
+		{"gdn state", gdn(4), []shapes.Shape{q, k, v, g, g, f32(2, 3, 8, 8)}, []string{"GatedDeltaRule", "s0", "[2 3 8 8]"}},
+		{"attention k", func(x []*Node) { CausalAttention(x[0], x[1], x[2], 1) }, []shapes.Shape{q, f32(2, 10, 3, 7), v},
+			[]string{"CausalAttention", "k", "[2 10 3 7]"}},
+		{"ssd step", func(x []*Node) { SSDStep(x[0], x[1], x[2], x[3], nil) }, []shapes.Shape{f32(2, 3, 8), f32(2, 3, 8), f32(2, 3, 6), f32(2, 4)},
+			[]string{"SSDStep", "logDecay", "[2 4]"}},
+		{"gdn step state", func(x []*Node) { GatedDeltaRuleStep(x[0], x[1], x[2], x[3], x[4], x[5], 1) },
+			[]shapes.Shape{f32(2, 3, 8), f32(2, 3, 8), f32(2, 3, 6), f32(2, 3), f32(2, 3), f32(2, 3, 6, 8)},
+			[]string{"GatedDeltaRuleStep", "state", "[2 3 6 8]"}},
+		{"attention step length dtype", func(x []*Node) { AttentionStep(x[0], x[1], x[2], x[3], 1) },
+			[]shapes.Shape{f32(2, 3, 8), f32(2, 16, 3, 8), f32(2, 16, 3, 6), f32(2)}, []string{"AttentionStep", "length", "integer"}},
+		{"cache write", func(x []*Node) { CacheWrite(x[0], x[1], x[2]) },
+			[]shapes.Shape{f32(2, 16, 3, 8), f32(2, 3, 6), shapes.Make(dtypes.Int32, 2)}, []string{"CacheWrite", "x", "[2 3 6]"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := buildError(t, c.fn, c.inputs...)
+			require.Error(t, err)
+			for _, w := range c.want {
+				require.Contains(t, err.Error(), w)
+			}
+		})
+	}
+}
+
+func TestNilInputsGiveClearErrors(t *testing.T) {
+	err := buildError(t, func(x []*Node) { SSD(x[0], x[1], x[2], nil, nil, 4) },
+		shapes.Make(dtypes.Float32, 1, 4, 1, 2), shapes.Make(dtypes.Float32, 1, 4, 1, 2), shapes.Make(dtypes.Float32, 1, 4, 1, 2))
+	require.ErrorContains(t, err, "SSD: argument logDecay must not be nil")
+}
