@@ -24,8 +24,15 @@ func CausalAttention(q, k, v *Node, scale float64) *Node {
 	c := checker{"CausalAttention"}
 	_, t, _, _, _ := c.mixerDims(q, k, v)
 	logits := MulScalar(Einsum("bthk,bshk->bhts", q, k), scale) // [B, H, T, S]
-	mask := broadcastTo(LowerTriangular(q.Graph(), t), logits.Shape().Dimensions...)
-	return Einsum("bhts,bshv->bthv", maskedSoftmax(logits, mask), v)
+	logits = Add(logits, maskBias(q.Graph(), q.DType(), t, false, 4))
+	return Einsum("bhts,bshv->bthv", softmax(logits), v)
+}
+
+// softmax over the last axis, with the row maximum subtracted (masked logits are already ≈ −1e30).
+func softmax(logits *Node) *Node {
+	m := StopGradient(ReduceAndKeep(logits, ReduceMax, -1))
+	e := Exp(Sub(logits, m))
+	return Div(e, ReduceAndKeep(e, ReduceSum, -1))
 }
 
 // maskedSoftmax is a softmax over the last axis where mask is false → probability 0. At least one entry per

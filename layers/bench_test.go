@@ -3,12 +3,12 @@ package layers
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"runtime/metrics"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	. "github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/oryx-go/oryx/internal/backend"
@@ -19,8 +19,9 @@ import (
 //	go test ./layers -run '^$' -bench 'Mixer' -benchtime 3x
 //
 // Reported per op: tok/s (B·T tokens), GFLOP/s from the analytic forward model of mixers.md §8 (×3 for
-// forward+backward, as the PyTorch peer figures count), and peak-MB, the peak Go heap above the level before
-// the op (SimpleGo's buffers live on the Go heap).
+// forward+backward, as the PyTorch peer figures count), and peak-MB, the peak Go heap (sampled every ms) above
+// the level before the graph was compiled, warm-up run included: SimpleGo's buffers live on the Go heap and
+// are pooled, so this is the working set of one step.
 
 const (
 	benchB, benchH, benchD, benchChunk = 4, 4, 64, 64
@@ -101,9 +102,12 @@ func BenchmarkMixer(b *testing.B) {
 					pass = "fwd+bwd"
 				}
 				b.Run(fmt.Sprintf("%s/T=%d/%s", mixer, t, pass), func(b *testing.B) {
+					ins := benchInputs(t)
+					runtime.GC() // drop buffers pooled by earlier sub-benchmarks (sync.Pool empties in two GCs)
+					runtime.GC()
+					peak := newPeakHeap()
 					exec := MustNewExec(be, benchMixerGraph(mixer, backward))
 					defer exec.Finalize()
-					ins := benchInputs(t)
 					args := make([]any, len(ins))
 					for i, x := range ins {
 						args[i] = x
@@ -114,7 +118,6 @@ func BenchmarkMixer(b *testing.B) {
 						}
 					}
 					run() // compile and warm the buffer pools
-					peak := newPeakHeap()
 					b.ResetTimer()
 					start := time.Now()
 					for range b.N {
@@ -176,5 +179,3 @@ func (p *peakHeap) stop() uint64 {
 	}
 	return p.peak - p.base
 }
-
-var _ = dtypes.Float32

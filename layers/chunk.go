@@ -80,11 +80,16 @@ func chunkCumsum(g *Node) *Node {
 // decayMask returns Γ [..., C, C] with Γ_ij = exp(b_i − b_j) for j ≤ i (j < i when strict), else 0.
 // Only non-positive exponents are ever exponentiated, so nothing overflows (mixers.md §7).
 func decayMask(b *Node, strict bool) *Node {
-	g := b.Graph()
-	c := b.Shape().Dim(-1)
 	diff := Sub(ExpandAxes(b, -1), ExpandAxes(b, -2)) // [..., i, j] = b_i − b_j
-	mask := broadcastTo(lowerMask(g, c, strict), diff.Shape().Dimensions...)
-	return Exp(Where(mask, diff, Scalar(g, b.DType(), maskedExponent)))
+	return Exp(Add(diff, maskBias(b.Graph(), b.DType(), b.Shape().Dim(-1), strict, diff.Rank())))
+}
+
+// maskBias returns the additive causal mask [1, …, 1, C, C] of the given rank: 0 where j ≤ i (j < i when
+// strict), maskedExponent elsewhere. Adding it (one broadcast pass) replaces a broadcast boolean mask and a
+// Where (three passes).
+func maskBias(g *Graph, dtype dtypes.DType, c int, strict bool, rank int) *Node {
+	bias := Where(lowerMask(g, c, strict), ScalarZero(g, dtype), Scalar(g, dtype, maskedExponent))
+	return InsertAxes(bias, make([]int, rank-2)...)
 }
 
 // lastAlong returns x[..., n-1] along the last axis, without the axis: the chunk's total log decay b_C.

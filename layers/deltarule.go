@@ -97,46 +97,48 @@ func (r *GatedDeltaRuleBuilder) Done() (out, finalState *Node) {
 
 	// In-chunk WY representation: everything here is independent of the entering state.
 	kk := Einsum("bhnik,bhnjk->bhnij", k, k)
-	strict := broadcastTo(lowerMask(q.Graph(), ch.C, true), kk.Shape().Dimensions...)
-	a := Where(strict, Mul(Mul(kk, decay), ExpandAxes(beta, -1)), ZerosLike(kk))
+	strict := InsertAxes(ConvertDType(lowerMask(q.Graph(), ch.C, true), kk.DType()), 0, 0, 0) // 1 where j < i
+	a := Mul(Mul(kk, decay), Mul(ExpandAxes(beta, -1), strict))     // β_i (k_i·k_j) Γ_ij for j < i
 	tInv := unitLowerInverse(a)                                                       // T = (I + A)⁻¹
 	w := Einsum("bhnij,bhnjk->bhnik", tInv, Mul(k, ExpandAxes(Mul(beta, gamma), -1))) // W: [B, H, N, C, K]
 	uTilde := Einsum("bhnij,bhnjv->bhniv", tInv, Mul(v, ExpandAxes(beta, -1)))        // Ũ: [B, H, N, C, V]
 	kToEnd := Mul(k, ExpandAxes(Exp(Sub(ExpandAxes(chunkDecay, -1), cumDecay)), -1))  // K̂
 	qk := Mul(Einsum("bhnik,bhnjk->bhnij", q, k), decay)                              // (Q Kᵀ) ⊙ Γ
 
-	var entering *Node
+	var entering, u *Node
 	if r.inter == Scan {
 		entering, finalState = gdnCarryScan(chunkDecay, w, uTilde, kToEnd, r.s0)
+		u = Sub(uTilde, Einsum("bhnck,bhnkv->bhncv", w, entering)) // all chunks at once
 	} else {
-		entering, finalState = gdnCarryLoop(chunkDecay, w, uTilde, kToEnd, r.s0)
+		entering, u, finalState = gdnCarryLoop(chunkDecay, w, uTilde, kToEnd, r.s0)
 	}
 
-	// All chunks at once from the entering states.
-	u := Sub(uTilde, Einsum("bhnck,bhnkv->bhncv", w, entering))
 	out = Add(Einsum("bhnck,bhnkv->bhncv", Mul(q, ExpandAxes(gamma, -1)), entering),
 		Einsum("bhnij,bhnjv->bhniv", qk, u))
 	return chunksToVectors(MulScalar(out, r.scale), ch), finalState
 }
 
-// gdnCarryLoop: S_{n+1} = exp(G_n) S_n + K̂_nᵀ (Ũ_n − W_n S_n), unrolled over the chunks (4·C·K·V flops a step).
-func gdnCarryLoop(chunkDecay, w, uTilde, kToEnd, s0 *Node) (entering, final *Node) {
+// gdnCarryLoop: U_n = Ũ_n − W_n S_n, S_{n+1} = exp(G_n) S_n + K̂_nᵀ U_n, unrolled over the chunks (4·C·K·V
+// flops a step). Returns the entering states and the U_n, both stacked [B, H, N, ·, ·], and the final state.
+func gdnCarryLoop(chunkDecay, w, uTilde, kToEnd, s0 *Node) (entering, newValues, final *Node) {
 	dw, du := w.Shape().Dimensions, uTilde.Shape().Dimensions
 	n := dw[chunkAxis]
+	ws, uts, ks := splitChunks(w), splitChunks(uTilde), splitChunks(kToEnd)
+	decays := splitChunks(Exp(ExpandAxes(chunkDecay, -1, -2))) // [B, H, 1, 1] each
 	state := s0
-	states := make([]*Node, n)
+	states, values := make([]*Node, n), make([]*Node, n)
 	for i := range n {
-		if state == nil {
+		if state == nil { // zero entering state: U = Ũ
 			states[i] = zerosState(w.Graph(), w.DType(), dw[0], dw[1], dw[4], du[4])
-			state = Einsum("bhck,bhcv->bhkv", chunkAt(kToEnd, i), chunkAt(uTilde, i))
+			values[i] = uts[i]
+			state = Einsum("bhck,bhcv->bhkv", ks[i], values[i])
 			continue
 		}
 		states[i] = state
-		newValues := Sub(chunkAt(uTilde, i), Einsum("bhck,bhkv->bhcv", chunkAt(w, i), state))
-		decay := Exp(ExpandAxes(chunkAt(chunkDecay, i), -1, -2))
-		state = Add(Mul(decay, state), Einsum("bhck,bhcv->bhkv", chunkAt(kToEnd, i), newValues))
+		values[i] = Sub(uts[i], Einsum("bhck,bhkv->bhcv", ws[i], state))
+		state = Add(Mul(decays[i], state), Einsum("bhck,bhcv->bhkv", ks[i], values[i]))
 	}
-	return stackChunks(states), state
+	return stackChunks(states), stackChunks(values), state
 }
 
 // gdnCarryScan computes the same states with an associative scan over the chunks' affine maps

@@ -72,6 +72,19 @@ func shiftChunks(elems []*Node, d int, identity func(d int) []*Node) []*Node {
 	return shifted
 }
 
+// splitChunks returns x[:, :, n] for every n (the chunk axis removed) of a stacked [B, H, N, ...] tensor, by
+// recursive halving. The backward pass of a Slice writes a zero-padded tensor of its input's full size, so N
+// slices of one tensor would cost O(N · size) (O(T²) overall); halving costs O(log N · size).
+func splitChunks(x *Node) []*Node {
+	n := x.Shape().Dim(chunkAxis)
+	if n == 1 {
+		return []*Node{Squeeze(x, chunkAxis)}
+	}
+	half := n / 2
+	return append(splitChunks(SliceAxis(x, chunkAxis, AxisRange(0, half))),
+		splitChunks(SliceAxis(x, chunkAxis, AxisRange(half, n)))...)
+}
+
 // chunkAt returns x[:, :, n] (the chunk axis removed) of a stacked [B, H, N, ...] summary.
 func chunkAt(x *Node, n int) *Node {
 	return Squeeze(SliceAxis(x, chunkAxis, AxisRange(n, n+1)), chunkAxis)

@@ -105,10 +105,15 @@ func ssdCarryLoop(chunkDecay, contrib, s0 *Node) (entering, final *Node) {
 		state = zerosState(contrib.Graph(), contrib.DType(), d[0], d[1], d[3], d[4])
 	}
 	states := make([]*Node, n)
+	decays := splitChunks(Exp(ExpandAxes(chunkDecay, -1, -2))) // [B, H, 1, 1] each
+	contribs := splitChunks(contrib)
 	for i := range n {
 		states[i] = state
-		decay := Exp(ExpandAxes(chunkAt(chunkDecay, i), -1, -2)) // [B, H, 1, 1]
-		state = Add(Mul(decay, state), chunkAt(contrib, i))
+		if i == 0 && s0 == nil {
+			state = contribs[0]
+			continue
+		}
+		state = Add(Mul(decays[i], state), contribs[i])
 	}
 	return stackChunks(states), state
 }
