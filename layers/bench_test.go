@@ -179,3 +179,35 @@ func (p *peakHeap) stop() uint64 {
 	}
 	return p.peak - p.base
 }
+
+// BenchmarkBatchedMatmul measures the backend's matmul ceiling on the shape that dominates the chunked mixers:
+// [B·H·N, 64, 64] × [B·H·N, 64, 64] (here N = 32 chunks: T = 2048), float32, forward only.
+//
+//	go test ./layers -run '^$' -bench BatchedMatmul -benchtime 5x
+func BenchmarkBatchedMatmul(b *testing.B) {
+	be := backend.MustGet()
+	const batch, n = benchB * benchH * 32, 64
+	r := rand.New(rand.NewPCG(3, 4))
+	mk := func() *tensors.Tensor {
+		x := make([]float32, batch*n*n)
+		for i := range x {
+			x[i] = float32(r.NormFloat64())
+		}
+		return tensors.FromFlatDataAndDimensions(x, batch, n, n)
+	}
+	for _, eq := range []string{"bij,bkj->bik", "bij,bjk->bik"} {
+		b.Run(eq, func(b *testing.B) {
+			exec := MustNewExec(be, func(x, y *Node) *Node { return Einsum(eq, x, y) })
+			defer exec.Finalize()
+			x, y := mk(), mk()
+			exec.MustExec(x, y)[0].FinalizeAll()
+			b.ResetTimer()
+			start := time.Now()
+			for range b.N {
+				exec.MustExec(x, y)[0].FinalizeAll()
+			}
+			elapsed := time.Since(start).Seconds() / float64(b.N)
+			b.ReportMetric(2*batch*n*n*n/elapsed/1e9, "GFLOP/s")
+		})
+	}
+}

@@ -98,12 +98,12 @@ func (r *GatedDeltaRuleBuilder) Done() (out, finalState *Node) {
 	// In-chunk WY representation: everything here is independent of the entering state.
 	kk := Einsum("bhnik,bhnjk->bhnij", k, k)
 	strict := InsertAxes(ConvertDType(lowerMask(q.Graph(), ch.C, true), kk.DType()), 0, 0, 0) // 1 where j < i
-	a := Mul(Mul(kk, decay), Mul(ExpandAxes(beta, -1), strict))     // β_i (k_i·k_j) Γ_ij for j < i
-	tInv := unitLowerInverse(a)                                                       // T = (I + A)⁻¹
-	w := Einsum("bhnij,bhnjk->bhnik", tInv, Mul(k, ExpandAxes(Mul(beta, gamma), -1))) // W: [B, H, N, C, K]
-	uTilde := Einsum("bhnij,bhnjv->bhniv", tInv, Mul(v, ExpandAxes(beta, -1)))        // Ũ: [B, H, N, C, V]
-	kToEnd := Mul(k, ExpandAxes(Exp(Sub(ExpandAxes(chunkDecay, -1), cumDecay)), -1))  // K̂
-	qk := Mul(Einsum("bhnik,bhnjk->bhnij", q, k), decay)                              // (Q Kᵀ) ⊙ Γ
+	a := Mul(Mul(kk, decay), Mul(ExpandAxes(beta, -1), strict))                               // β_i (k_i·k_j) Γ_ij for j < i
+	tInv := unitLowerInverse(a)                                                               // T = (I + A)⁻¹
+	w := Einsum("bhnij,bhnjk->bhnik", tInv, Mul(k, ExpandAxes(Mul(beta, gamma), -1)))         // W: [B, H, N, C, K]
+	uTilde := Einsum("bhnij,bhnjv->bhniv", tInv, Mul(v, ExpandAxes(beta, -1)))                // Ũ: [B, H, N, C, V]
+	kToEnd := Mul(k, ExpandAxes(Exp(Sub(ExpandAxes(chunkDecay, -1), cumDecay)), -1))          // K̂
+	qk := Mul(Einsum("bhnik,bhnjk->bhnij", q, k), decay)                                      // (Q Kᵀ) ⊙ Γ
 
 	var entering, u *Node
 	if r.inter == Scan {
