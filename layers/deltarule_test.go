@@ -21,26 +21,15 @@ func gdnGraph(scale float64, chunk int, inter InterChunk) func(x []*Node) []*Nod
 // TestGatedDeltaRuleChunkedMatchesReference: chunked WY form == the literal matrix recurrence for every T,
 // chunk, initial state, inter-chunk method and dtype (unit keys, as GDN callers provide).
 func TestGatedDeltaRuleChunkedMatchesReference(t *testing.T) {
-	for _, dtype := range testDTypes {
-		for _, T := range sweepT {
-			for _, chunk := range sweepChunks {
-				for _, withState := range []bool{false, true} {
-					for _, inter := range interChunks {
-						name := fmt.Sprintf("%s/T=%d/C=%d/s0=%v/%s", dtype, T, chunk, withState, inter)
-						t.Run(name, func(t *testing.T) {
-							m := newMixerData(uint64(T*1000+chunk+1), dims{B: 2, T: T, H: 2, K: 8, V: 6},
-								dataOpts{withState: withState, unitKeys: true})
-							scale := DefaultScale(m.d.K)
-							wantOut, wantFinal := refGDN(m.d, m.q, m.k, m.v, m.g, m.beta, m.s0, scale)
-							got := mustExecGraph(t, dtype, gdnGraph(scale, chunk, inter), m.inputs()...)
-							require.LessOrEqual(t, relErr(got[0], wantOut), tolerance(dtype), "out")
-							require.LessOrEqual(t, relErr(got[1], wantFinal), tolerance(dtype), "final state")
-						})
-					}
-				}
-			}
-		}
-	}
+	chunkedSweep(t, func(t *testing.T, c sweepCase) {
+		m := newMixerData(uint64(c.T*1000+c.chunk+1), dims{B: 2, T: c.T, H: 2, K: 8, V: 6},
+			dataOpts{withState: c.withState, unitKeys: true})
+		scale := DefaultScale(m.d.K)
+		wantOut, wantFinal := refGDN(m.d, m.q, m.k, m.v, m.g, m.beta, m.s0, scale)
+		got := mustExecGraph(t, c.dtype, gdnGraph(scale, c.chunk, c.inter), m.inputs()...)
+		require.LessOrEqual(t, relErr(got[0], wantOut), tolerance(c.dtype), "out")
+		require.LessOrEqual(t, relErr(got[1], wantFinal), tolerance(c.dtype), "final state")
+	})
 }
 
 // TestGatedDeltaRuleHardCases: strong decay (g ≈ −20) and near-parallel keys (pairwise cosine ≈ 0.99, where

@@ -23,27 +23,41 @@ func ssdGraph(chunk int, inter InterChunk) func(x []*Node) []*Node {
 	}
 }
 
-// TestSSDChunkedMatchesReference: the chunked form == the token loop for every T, chunk, initial state,
-// inter-chunk method and dtype.
-func TestSSDChunkedMatchesReference(t *testing.T) {
+// sweepCase is one configuration of the chunked-form sweep.
+type sweepCase struct {
+	dtype     dtypes.DType
+	T, chunk  int
+	withState bool
+	inter     InterChunk
+}
+
+// chunkedSweep runs check as a subtest for every dtype, T, chunk, initial state and inter-chunk method.
+func chunkedSweep(t *testing.T, check func(t *testing.T, c sweepCase)) {
 	for _, dtype := range testDTypes {
 		for _, T := range sweepT {
 			for _, chunk := range sweepChunks {
 				for _, withState := range []bool{false, true} {
 					for _, inter := range interChunks {
-						name := fmt.Sprintf("%s/T=%d/C=%d/s0=%v/%s", dtype, T, chunk, withState, inter)
-						t.Run(name, func(t *testing.T) {
-							m := newMixerData(uint64(T*1000+chunk), dims{B: 2, T: T, H: 2, K: 8, V: 6}, dataOpts{withState: withState})
-							wantOut, wantFinal := refSSD(m.d, m.q, m.k, m.v, m.g, m.s0)
-							got := mustExecGraph(t, dtype, ssdGraph(chunk, inter), m.inputs()...)
-							require.LessOrEqual(t, relErr(got[0], wantOut), tolerance(dtype), "out")
-							require.LessOrEqual(t, relErr(got[1], wantFinal), tolerance(dtype), "final state")
-						})
+						c := sweepCase{dtype, T, chunk, withState, inter}
+						t.Run(fmt.Sprintf("%s/T=%d/C=%d/s0=%v/%s", dtype, T, chunk, withState, inter),
+							func(t *testing.T) { check(t, c) })
 					}
 				}
 			}
 		}
 	}
+}
+
+// TestSSDChunkedMatchesReference: the chunked form == the token loop for every T, chunk, initial state,
+// inter-chunk method and dtype.
+func TestSSDChunkedMatchesReference(t *testing.T) {
+	chunkedSweep(t, func(t *testing.T, c sweepCase) {
+		m := newMixerData(uint64(c.T*1000+c.chunk), dims{B: 2, T: c.T, H: 2, K: 8, V: 6}, dataOpts{withState: c.withState})
+		wantOut, wantFinal := refSSD(m.d, m.q, m.k, m.v, m.g, m.s0)
+		got := mustExecGraph(t, c.dtype, ssdGraph(c.chunk, c.inter), m.inputs()...)
+		require.LessOrEqual(t, relErr(got[0], wantOut), tolerance(c.dtype), "out")
+		require.LessOrEqual(t, relErr(got[1], wantFinal), tolerance(c.dtype), "final state")
+	})
 }
 
 // TestSSDStrongDecay: g ≈ −20 (e^g ≈ 2e-9) overflows any implementation that factors Γ_ij = e^{b_i}·e^{−b_j}.
