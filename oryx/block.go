@@ -1,0 +1,186 @@
+package oryx
+
+// The Oryx block: one memory, two readouts.
+//
+//	B batch   T tokens   D d_model   H heads   K key/query head dim   V value head dim   F MLP hidden
+//	W conv width   L KV-cache capacity
+//
+//	x   = RMSNorm(h)                                              [B, T, D]
+//	k   = act(conv_K(x W_K)),  v = act(conv_V(x W_V))              shared: [B, T, H, K], [B, T, H, V]
+//	      every token writes k, v to BOTH memories: the KV cache and the linear state S
+//	o^A = softmax attention of q^A = x W_QA over the cache         (RoPE on q^A and the cached k only)
+//	o^R = linear-state readout with q^R = x W_QR                   (Mamba-2 SSD or the gated delta rule)
+//	o_t = o^A_t if mode_t = attention else o^R_t                   per token, the same in every layer
+//	h  += W_O (RMSNorm(o) ⊙ SiLU(x W_G))                           shared output path
+//	h  += SwiGLU(RMSNorm(h))
+//
+// The single-mixer baselines (transformer, mamba2, gdn) are this block with one readout. Shared: W_K, W_V,
+// the convs, W_G, the output norm, W_O, the MLP and the norms (≥ 90 % of the parameters, params.go);
+// mixer-specific: W_QA; W_QR and the recurrence's gates (Mamba-2: Δ projection and bias, A_log, D;
+// GDN: decay projection, Δ bias, A_log, β projection).
+
+import (
+	"fmt"
+
+	. "github.com/gomlx/gomlx/pkg/core/graph"
+	"github.com/oryx-go/oryx/layers"
+)
+
+// blockParams are one layer's weights (nil where the variant has no such part).
+type blockParams struct {
+	attnNorm, wk, wv, convK, convV, wqAttn, wqLinear, wg, outNorm, wo *Node
+	dtProj, decayProj, betaProj, dtBias, aLog, dSkip                  *Node
+	mlpNorm, mlpGate, mlpUp, mlpDown                                  *Node
+}
+
+func (m *Model) blockParams(s scope) blockParams {
+	c := m.Config
+	d, h, dk, dv := c.DModel, c.Heads, c.KeyDim, c.ValueDim
+	p := blockParams{
+		attnNorm: s.ones("attn_norm", d),
+		wk:       s.proj("wk", d, d, h, dk),
+		wv:       s.proj("wv", d, d, h, dv),
+		wg:       s.proj("wg", d, d, h, dv),
+		wo:       s.proj("wo", h*dv, h, dv, d),
+		mlpNorm:  s.ones("mlp_norm", d),
+		mlpGate:  s.proj("mlp_gate", d, d, c.MLPHidden),
+		mlpUp:    s.proj("mlp_up", d, d, c.MLPHidden),
+		mlpDown:  s.proj("mlp_down", c.MLPHidden, c.MLPHidden, d),
+	}
+	if c.OutputNorm == "full" {
+		p.outNorm = s.ones("out_norm", h*dv)
+	} else {
+		p.outNorm = s.ones("out_norm", dv)
+	}
+	if c.ConvWidth > 0 {
+		p.convK = s.proj("conv_k", c.ConvWidth, h*dk, c.ConvWidth)
+		p.convV = s.proj("conv_v", c.ConvWidth, h*dv, c.ConvWidth)
+	}
+	if c.Variant.HasAttention() {
+		p.wqAttn = s.proj("wq_attn", d, d, h, dk)
+	}
+	switch c.Variant.LinearMixer() {
+	case MixerMamba2:
+		p.wqLinear = s.proj("wq_linear", d, d, h, dk)
+		p.dtProj = s.proj("dt_proj", d, d, h)
+		p.dtBias = s.param("dt_bias", dtBiasInit(s.ctx), h)
+		p.aLog = s.param("a_log", aLogInit(s.ctx), h)
+		p.dSkip = s.ones("d_skip", h)
+	case MixerGDN:
+		p.wqLinear = s.proj("wq_linear", d, d, h, dk)
+		p.decayProj = s.proj("decay_proj", d, d, h)
+		p.dtBias = s.param("dt_bias", dtBiasInit(s.ctx), h)
+		p.aLog = s.param("a_log", aLogInit(s.ctx), h)
+		p.betaProj = s.proj("beta_proj", d, d, h)
+	}
+	return p
+}
+
+// blockMemory is what one layer leaves behind after a parallel pass: the KV-cache rows for every token,
+// the linear state after the last valid token, and the conv inputs before it.
+type blockMemory struct {
+	k, v         *Node // [B, T, H, K] (RoPE applied), [B, T, H, V]
+	linear       *Node // [B, H, K, V]
+	convK, convV *Node // [B, W-1, H·K], [B, W-1, H·V]
+}
+
+// block is the parallel form. h: [B, T, D]; modes: [B, T] int32 (1 = attention) or nil for single-mixer
+// variants; positions: [B, T] int32; valid: [B, T] bool marking real tokens (nil = all), so that padded
+// tokens leave the linear state untouched. Returns the new h and the layer's memory.
+func (m *Model) block(p blockParams, h, modes, positions, valid *Node) (*Node, blockMemory) {
+	c := m.Config
+	var mem blockMemory
+	x := layers.RMSNorm(h, p.attnNorm, c.NormEps)
+
+	// Shared keys and values, written to both memories by every token.
+	var k, v *Node
+	k, mem.convK = m.sharedStream(Einsum("btd,dhk->bthk", x, p.wk), p.convK, valid)
+	v, mem.convV = m.sharedStream(Einsum("btd,dhv->bthv", x, p.wv), p.convV, valid)
+
+	var oAttn, oLinear *Node
+	if c.Variant.HasAttention() {
+		q, kAttn := Einsum("btd,dhk->bthk", x, p.wqAttn), k
+		if c.RoPE {
+			q, kAttn = layers.RoPE(q, positions, c.RoPEBase), layers.RoPE(k, positions, c.RoPEBase)
+		}
+		oAttn = layers.CausalAttention(q, kAttn, v, layers.DefaultScale(c.KeyDim))
+		mem.k, mem.v = kAttn, v
+	}
+	if c.Variant.LinearMixer() != NoLinear {
+		q := Einsum("btd,dhk->bthk", x, p.wqLinear)
+		oLinear, mem.linear = m.linearMixer(p, x, q, k, v, valid)
+	}
+	o := selectReadout(modes, oAttn, oLinear)
+	h = Add(h, m.output(p, x, o))
+	return Add(h, layers.SwiGLU(layers.RMSNorm(h, p.mlpNorm, c.NormEps), p.mlpGate, p.mlpUp, p.mlpDown)), mem
+}
+
+// sharedStream applies the causal depthwise conv (over time, per channel) and the activation to a shared
+// projection [B, T, H, X], and returns it with the conv state after the last valid token.
+func (m *Model) sharedStream(proj, convW, valid *Node) (out, convState *Node) {
+	c := m.Config
+	if c.ConvWidth == 0 {
+		return proj, nil
+	}
+	d := proj.Shape().Dimensions
+	flat := Reshape(proj, d[0], d[1], d[2]*d[3])
+	y, state := layers.CausalConv1D(flat, convW, nil, nil)
+	if valid != nil && c.ConvWidth > 1 {
+		state = lastValidRows(flat, valid, c.ConvWidth-1)
+	}
+	if c.ConvActivation == "silu" {
+		y = layers.SiLU(y)
+	}
+	return Reshape(y, d...), state
+}
+
+// lastValidRows returns, for each batch row b, the n rows of x [B, T, E] that end at its last valid token
+// ([B, n, E], zeros before the start), via a one-hot selection matmul: the conv state after a prompt that
+// is shorter than the padded batch.
+func lastValidRows(x, valid *Node, n int) *Node {
+	g := x.Graph()
+	b, t := x.Shape().Dim(0), x.Shape().Dim(1)
+	length := ReduceSum(ConvertDType(valid, dtypeInt), 1) // [B]
+	row := Iota(g, shapeInt(b, n, t), 1)                  // j
+	col := Iota(g, shapeInt(b, n, t), 2)                  // t
+	want := Add(Sub(Reshape(length, b, 1, 1), Const(g, int32(n))), row)
+	sel := ConvertDType(Equal(col, want), x.DType())
+	return Einsum("bjt,bte->bje", sel, x)
+}
+
+// selectReadout picks, per token, the attention or the linear readout ([B, T, H, V], or [B, H, V] in
+// decoding) by modes ([B, T] or [B], 1 = attention).
+func selectReadout(modes, oAttn, oLinear *Node) *Node {
+	switch {
+	case oLinear == nil:
+		return oAttn
+	case oAttn == nil:
+		return oLinear
+	case modes == nil:
+		panic(fmt.Errorf("oryx: a multi-mixer model needs a mode for every token (modes is nil)"))
+	}
+	return Where(Equal(modes, OnesLike(modes)), oAttn, oLinear)
+}
+
+// output is the shared output path W_O (RMSNorm(o) ⊙ SiLU(x W_G)), for o [B, T, H, V] (or [B, H, V]).
+func (m *Model) output(p blockParams, x, o *Node) *Node {
+	c := m.Config
+	var gate *Node
+	if o.Rank() == 4 {
+		gate = Einsum("btd,dhv->bthv", x, p.wg)
+	} else {
+		gate = Einsum("bd,dhv->bhv", x, p.wg)
+	}
+	var y *Node
+	if c.OutputNorm == "full" {
+		d := o.Shape().Dimensions
+		flat := append(append([]int{}, d[:len(d)-2]...), d[len(d)-2]*d[len(d)-1])
+		y = Reshape(layers.GatedRMSNorm(Reshape(o, flat...), Reshape(gate, flat...), p.outNorm, c.NormEps), d...)
+	} else {
+		y = layers.GatedRMSNorm(o, gate, p.outNorm, c.NormEps)
+	}
+	if o.Rank() == 4 {
+		return Einsum("bthv,hvd->btd", y, p.wo)
+	}
+	return Einsum("bhv,hvd->bd", y, p.wo)
+}

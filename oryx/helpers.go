@@ -1,0 +1,45 @@
+package oryx
+
+import (
+	"fmt"
+
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
+	. "github.com/gomlx/gomlx/pkg/core/graph"
+	"github.com/gomlx/gomlx/pkg/core/shapes"
+	"github.com/gomlx/gomlx/pkg/core/tensors"
+	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/gomlx/gomlx/pkg/ml/context/initializers"
+)
+
+func shapeOf(dtype dtypes.DType, dims ...int) shapes.Shape { return shapes.Make(dtype, dims...) }
+
+func shapeString(x *Node) string {
+	if x == nil {
+		return "nil"
+	}
+	return fmt.Sprintf("%s%v", x.DType(), x.Shape().Dimensions)
+}
+
+// embeddingInit is the embedding initialiser: N(0, 1).
+func embeddingInit(s scope) context.VariableInitializer { return initializers.RandomNormalFn(s.ctx, 1) }
+
+// flatFloat64 copies any numeric tensor to float64.
+func flatFloat64(t *tensors.Tensor) []float64 {
+	switch t.DType() {
+	case dtypes.Float64:
+		return tensors.MustCopyFlatData[float64](t)
+	case dtypes.Float32:
+		return convertSlice(tensors.MustCopyFlatData[float32](t))
+	case dtypes.Int32:
+		return convertSlice(tensors.MustCopyFlatData[int32](t))
+	}
+	panic(fmt.Errorf("oryx: unexpected dtype %s", t.DType()))
+}
+
+func convertSlice[T float32 | int32](x []T) []float64 {
+	out := make([]float64, len(x))
+	for i, v := range x {
+		out[i] = float64(v)
+	}
+	return out
+}

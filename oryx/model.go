@@ -1,0 +1,90 @@
+package oryx
+
+import (
+	"fmt"
+
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
+	. "github.com/gomlx/gomlx/pkg/core/graph"
+	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/oryx-go/oryx/layers"
+)
+
+// Model is a multi-mixer language model (or one of its single-mixer baselines): token embeddings, Layers
+// blocks (block.go), a final RMSNorm and the LM head (the transposed embeddings when tied). The weights live
+// in a GoMLX context; Model itself holds only the architecture and the compute dtype.
+type Model struct {
+	Config Config
+	DType  dtypes.DType // float32 by default; float64 for exactness tests
+}
+
+// New validates cfg and returns a float32 model.
+func New(cfg Config) (*Model, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &Model{Config: cfg, DType: dtypes.Float32}, nil
+}
+
+// root is the model's top scope. Variables are created on first use and reused afterwards (unchecked), so
+// the parallel forward, Prefill and Step graphs share one set of weights.
+func (m *Model) root(ctx *context.Context, g *Graph) scope {
+	return scope{ctx.Checked(false), g, m.DType}
+}
+
+func (m *Model) layerScope(s scope, i int) scope { return s.in(fmt.Sprintf("layer_%03d", i)) }
+
+// embed returns the embeddings [B, T, D] of tokens [B, T] (or [B, D] of [B]) and the table [Vocab, D].
+func (m *Model) embed(s scope, tokens *Node) (x, table *Node) {
+	table = s.in("embeddings").ctx.WithInitializer(embeddingInit(s)).
+		VariableWithShape("embeddings", shapeOf(m.DType, m.Config.Vocab, m.Config.DModel)).ValueGraph(s.g)
+	return Gather(table, ExpandAxes(tokens, -1)), table
+}
+
+// head maps the final hidden states [..., D] to logits [..., Vocab].
+func (m *Model) head(s scope, h, table *Node) *Node {
+	h = layers.RMSNorm(h, s.ones("final_norm", m.Config.DModel), m.Config.NormEps)
+	if m.Config.TiedEmbeddings {
+		return DotGeneral(h, []int{h.Rank() - 1}, nil, table, []int{1}, nil)
+	}
+	w := s.proj("lm_head", m.Config.DModel, m.Config.DModel, m.Config.Vocab)
+	return DotGeneral(h, []int{h.Rank() - 1}, nil, w, []int{0}, nil)
+}
+
+// checkTokens validates tokens [B, T] (int) and modes ([B, T] int32, or nil for single-mixer variants).
+func (m *Model) checkTokens(fn string, tokens, modes *Node) {
+	if tokens == nil || tokens.Rank() != 2 || !tokens.DType().IsInt() {
+		panic(fmt.Errorf("%s: tokens must be an integer [B, T] tensor, got %v", fn, shapeString(tokens)))
+	}
+	if m.Config.Variant.IsMultiMixer() {
+		if modes == nil {
+			panic(fmt.Errorf("%s: variant %s needs modes [B, T] (1 = attention, 0 = linear)", fn, m.Config.Variant))
+		}
+	}
+	if modes != nil && (!modes.Shape().Equal(shapeInt(tokens.Shape().Dimensions...))) {
+		panic(fmt.Errorf("%s: modes must be int32 %v like tokens, got %v", fn, tokens.Shape().Dimensions, shapeString(modes)))
+	}
+}
+
+// Logits is the parallel forward: tokens [B, T] int32 and modes [B, T] int32 (1 = attention, 0 = linear; nil
+// for single-mixer variants) → logits [B, T, Vocab]. Both readouts are computed for every token and one is
+// selected per token, so one compiled graph serves every schedule.
+func (m *Model) Logits(ctx *context.Context, tokens, modes *Node) *Node {
+	s := m.root(ctx, tokens.Graph())
+	h, table, _ := m.forward(s, tokens, modes, nil)
+	return m.head(s, h, table)
+}
+
+// forward runs the blocks and returns the final hidden states [B, T, D], the embedding table and each
+// layer's memory; valid ([B, T] bool or nil) marks real tokens for a padded prefill.
+func (m *Model) forward(s scope, tokens, modes, valid *Node) (h, table *Node, mems []blockMemory) {
+	m.checkTokens("Model.Logits", tokens, modes)
+	g := tokens.Graph()
+	b, t := tokens.Shape().Dim(0), tokens.Shape().Dim(1)
+	positions := Iota(g, shapeInt(b, t), 1)
+	h, table = m.embed(s, tokens)
+	mems = make([]blockMemory, m.Config.Layers)
+	for i := range m.Config.Layers {
+		h, mems[i] = m.block(m.blockParams(m.layerScope(s, i)), h, modes, positions, valid)
+	}
+	return h, table, mems
+}

@@ -1,0 +1,150 @@
+package oryx
+
+import (
+	"fmt"
+
+	. "github.com/gomlx/gomlx/pkg/core/graph"
+	"github.com/gomlx/gomlx/pkg/ml/context"
+)
+
+// State is the decode memory of a model, as graph nodes: per layer the KV cache, the linear state and the
+// conv inputs, plus each row's position. Every token updates all of it, whatever its mode: that is what lets
+// the mode change at any token.
+type State struct {
+	Pos    *Node // [B] int32: tokens seen by each row, i.e. the next token's position
+	Layers []LayerState
+}
+
+// LayerState is one layer's decode memory; a field the variant does not use is nil.
+type LayerState struct {
+	KCache, VCache *Node // [B, L, H, K] (RoPE applied), [B, L, H, V] — attention variants
+	Linear         *Node // [B, H, K, V] — variants with a linear mixer
+	ConvK, ConvV   *Node // [B, W-1, H·K], [B, W-1, H·V]: the last pre-conv projections — conv width > 1
+}
+
+// Flatten lists the state's nodes in a fixed order — Pos, then per layer KCache, VCache, Linear, ConvK,
+// ConvV (skipping unused fields) — for graph inputs and outputs; Model.Unflatten inverts it.
+func (s *State) Flatten() []*Node {
+	out := []*Node{s.Pos}
+	for _, l := range s.Layers {
+		for _, n := range []*Node{l.KCache, l.VCache, l.Linear, l.ConvK, l.ConvV} {
+			if n != nil {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
+}
+
+// stateFields tells which LayerState fields the model uses, in Flatten order.
+func (m *Model) stateFields() (cache, linear, conv bool) {
+	c := m.Config
+	return c.Variant.HasAttention(), c.Variant.LinearMixer() != NoLinear, c.ConvWidth > 1
+}
+
+// StateSize is the number of nodes Flatten returns.
+func (m *Model) StateSize() int {
+	cache, linear, conv := m.stateFields()
+	per := 0
+	if cache {
+		per += 2
+	}
+	if linear {
+		per++
+	}
+	if conv {
+		per += 2
+	}
+	return 1 + m.Config.Layers*per
+}
+
+// Unflatten rebuilds a State from the nodes Flatten produced.
+func (m *Model) Unflatten(nodes []*Node) *State {
+	if len(nodes) != m.StateSize() {
+		panic(fmt.Errorf("oryx: state has %d tensors, the model needs %d", len(nodes), m.StateSize()))
+	}
+	cache, linear, conv := m.stateFields()
+	s := &State{Pos: nodes[0], Layers: make([]LayerState, m.Config.Layers)}
+	i := 1
+	next := func() *Node { i++; return nodes[i-1] }
+	for l := range s.Layers {
+		if cache {
+			s.Layers[l].KCache, s.Layers[l].VCache = next(), next()
+		}
+		if linear {
+			s.Layers[l].Linear = next()
+		}
+		if conv {
+			s.Layers[l].ConvK, s.Layers[l].ConvV = next(), next()
+		}
+	}
+	return s
+}
+
+// Prefill runs the parallel form over prompts and returns the logits of each row's last prompt token and the
+// decode state. tokens [B, T] int32 are left-aligned prompts padded on the right; lengths [B] int32 (1 ≤
+// length ≤ T) are their true lengths; modes [B, T] int32 (nil for single-mixer variants); capacity L ≥ T is
+// the KV-cache size. Padded tokens neither write the linear state nor count in the conv state; their
+// KV-cache rows are overwritten by the first decoded tokens and masked until then.
+func (m *Model) Prefill(ctx *context.Context, tokens, modes, lengths *Node, capacity int) (lastLogits *Node, state *State) {
+	g := tokens.Graph()
+	s := m.root(ctx, g)
+	b, t := tokens.Shape().Dim(0), tokens.Shape().Dim(1)
+	if capacity < t {
+		panic(fmt.Errorf("Model.Prefill: prompt length %d exceeds the cache capacity %d", t, capacity))
+	}
+	if lengths == nil || !lengths.Shape().Equal(shapeInt(b)) {
+		panic(fmt.Errorf("Model.Prefill: lengths must be int32 [%d], got %s", b, shapeString(lengths)))
+	}
+	valid := LessThan(Iota(g, shapeInt(b, t), 1), ExpandAxes(lengths, -1))
+	h, table, mems := m.forward(s, tokens, modes, valid)
+
+	// Hidden state of each row's last prompt token, by a one-hot selection (no dynamic slicing needed).
+	last := ConvertDType(Equal(Iota(g, shapeInt(b, t), 1), ExpandAxes(AddScalar(lengths, -1), -1)), m.DType)
+	lastLogits = m.head(s, Einsum("bt,btd->bd", last, h), table)
+
+	state = &State{Pos: lengths, Layers: make([]LayerState, len(mems))}
+	for i, mem := range mems {
+		ls := &state.Layers[i]
+		if mem.k != nil {
+			ls.KCache, ls.VCache = padCache(mem.k, capacity), padCache(mem.v, capacity)
+		}
+		ls.Linear = mem.linear
+		if m.Config.ConvWidth > 1 {
+			ls.ConvK, ls.ConvV = mem.convK, mem.convV
+		}
+	}
+	return lastLogits, state
+}
+
+// padCache extends [B, T, H, X] with zero rows to [B, L, H, X].
+func padCache(x *Node, capacity int) *Node {
+	d := x.Shape().Dimensions
+	if d[1] == capacity {
+		return x
+	}
+	zeros := Zeros(x.Graph(), shapeOf(x.DType(), d[0], capacity-d[1], d[2], d[3]))
+	return Concatenate([]*Node{x, zeros}, 1)
+}
+
+// EmptyState is the state before any token: zero caches, states and conv inputs, positions 0.
+func (m *Model) EmptyState(g *Graph, batch, capacity int) *State {
+	c := m.Config
+	cache, linear, conv := m.stateFields()
+	s := &State{Pos: Zeros(g, shapeInt(batch)), Layers: make([]LayerState, c.Layers)}
+	for i := range s.Layers {
+		ls := &s.Layers[i]
+		if cache {
+			ls.KCache = Zeros(g, shapeOf(m.DType, batch, capacity, c.Heads, c.KeyDim))
+			ls.VCache = Zeros(g, shapeOf(m.DType, batch, capacity, c.Heads, c.ValueDim))
+		}
+		if linear {
+			ls.Linear = Zeros(g, shapeOf(m.DType, batch, c.Heads, c.KeyDim, c.ValueDim))
+		}
+		if conv {
+			ls.ConvK = Zeros(g, shapeOf(m.DType, batch, c.ConvWidth-1, c.Heads*c.KeyDim))
+			ls.ConvV = Zeros(g, shapeOf(m.DType, batch, c.ConvWidth-1, c.Heads*c.ValueDim))
+		}
+	}
+	return s
+}
