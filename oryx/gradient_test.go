@@ -1,0 +1,173 @@
+package oryx
+
+import (
+	"math"
+	"testing"
+
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
+	. "github.com/gomlx/gomlx/pkg/core/graph"
+	"github.com/gomlx/gomlx/pkg/core/tensors"
+	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/oryx-go/oryx/internal/backend"
+	"github.com/stretchr/testify/require"
+)
+
+// lossAndGrads builds loss = mean cross-entropy of next-token prediction over the parallel forward with the
+// given modes, and returns the loss and its gradients with respect to the named parameters (scope paths).
+func lossAndGrads(t *testing.T, m *Model, ctx *context.Context, tokens [][]int32, modes [][]Mode, params []string) (float64, [][]float64) {
+	t.Helper()
+	b, n := len(tokens), len(tokens[0])
+	exec, err := context.NewExec(backend.MustGet(), ctx, func(ctx *context.Context, tok, md *Node) []*Node {
+		logits := m.Logits(ctx, tok, m.modesOrNil(md))
+		inputs := SliceAxis(logits, 1, AxisRange(0, n-1))
+		targets := SliceAxis(tok, 1, AxisRange(1, n))
+		logp := Sub(inputs, ReduceAndKeep(inputs, ReduceMax, -1))
+		logp = Sub(logp, Log(ReduceAndKeep(Exp(logp), ReduceSum, -1)))
+		onehot := OneHot(targets, m.Config.Vocab, logp.DType())
+		loss := Neg(ReduceAllMean(ReduceSum(Mul(logp, onehot), -1)))
+		nodes := make([]*Node, len(params))
+		for i, p := range params {
+			nodes[i] = ctx.GetVariableByScopeAndName(p, "weight").ValueGraph(tok.Graph())
+		}
+		return append([]*Node{loss}, Gradient(loss, nodes...)...)
+	})
+	require.NoError(t, err)
+	defer exec.Finalize()
+	if modes == nil {
+		modes = constModes(b, n, Linear)
+	}
+	outs, err := exec.Exec(tensors.FromFlatDataAndDimensions(flatInt32(tokens), b, n),
+		tensors.FromFlatDataAndDimensions(flatInt32(modes), b, n))
+	require.NoError(t, err)
+	grads := make([][]float64, len(params))
+	for i := range params {
+		grads[i] = flatFloat64(outs[i+1])
+	}
+	return flatFloat64(outs[0])[0], grads
+}
+
+// TestGradientsMatchFiniteDifferences (float64, tiny model, switching modes): the gradient of the LM loss with
+// respect to parameters on every path — shared K/V, both queries, the linear gates, the output and MLP —
+// equals central finite differences of the loss.
+func TestGradientsMatchFiniteDifferences(t *testing.T) {
+	for _, v := range []Variant{OryxTG, OryxTM} {
+		t.Run(string(v), func(t *testing.T) {
+			cfg := testConfig(v)
+			cfg.Layers = 1
+			m, ctx := newTestModel(t, cfg)
+			tokens := randomTokens(11, 2, 9, cfg.Vocab)
+			modes := switchingModes(12, 2, 9)
+			params := []string{"/layer_000/wk", "/layer_000/wv", "/layer_000/wq_attn", "/layer_000/wq_linear",
+				"/layer_000/conv_k", "/layer_000/a_log", "/layer_000/dt_bias", "/layer_000/wo", "/layer_000/mlp_up"}
+			loss, grads := lossAndGrads(t, m, ctx, tokens, modes, params)
+			require.False(t, math.IsNaN(loss))
+			for i, p := range params {
+				v := ctx.GetVariableByScopeAndName(p, "weight")
+				value, err := v.Value()
+				require.NoError(t, err)
+				flat := tensors.MustCopyFlatData[float64](value)
+				dims := value.Shape().Clone().Dimensions // SetValue below finalizes value
+				// A few entries per parameter keep the test fast.
+				for _, j := range []int{0, len(flat) / 2, len(flat) - 1} {
+					const eps = 1e-6
+					perturb := func(delta float64) float64 {
+						x := append([]float64(nil), flat...)
+						x[j] += delta
+						require.NoError(t, v.SetValue(tensors.FromFlatDataAndDimensions(x, dims...)))
+						l, _ := lossAndGrads(t, m, ctx, tokens, modes, nil)
+						return l
+					}
+					fd := (perturb(eps) - perturb(-eps)) / (2 * eps)
+					require.NoError(t, v.SetValue(tensors.FromFlatDataAndDimensions(flat, dims...)))
+					require.InDelta(t, fd, grads[i][j], 1e-6*max(1, math.Abs(fd)), "d loss / d %s[%d]", p, j)
+				}
+			}
+		})
+	}
+}
+
+// TestQueryGradientsFollowModes: W_QA gets no gradient when no token is in attention mode, and W_QR none when
+// no token is in linear mode; the shared K/V get gradients in both cases.
+func TestQueryGradientsFollowModes(t *testing.T) {
+	m, ctx := newTestModel(t, testConfig(OryxTG))
+	tokens := randomTokens(13, 2, 9, m.Config.Vocab)
+	params := []string{"/layer_000/wq_attn", "/layer_000/wq_linear", "/layer_000/wk"}
+	norm := func(x []float64) (s float64) {
+		for _, v := range x {
+			s += v * v
+		}
+		return math.Sqrt(s)
+	}
+	_, linear := lossAndGrads(t, m, ctx, tokens, constModes(2, 9, Linear), params)
+	require.Zero(t, norm(linear[0]), "W_QA gradient with all-linear modes")
+	require.Positive(t, norm(linear[1]))
+	require.Positive(t, norm(linear[2]))
+	_, attn := lossAndGrads(t, m, ctx, tokens, constModes(2, 9, Attention), params)
+	require.Positive(t, norm(attn[0]))
+	require.Zero(t, norm(attn[1]), "W_QR gradient with all-attention modes")
+	require.Positive(t, norm(attn[2]))
+}
+
+// TestFloat32MatchesFloat64: the float32 model (same weights) is within 1e-4 of float64 on the parallel
+// forward and on token-by-token decoding.
+func TestFloat32MatchesFloat64(t *testing.T) {
+	const b, n = 2, 12
+	for _, v := range Variants {
+		t.Run(string(v), func(t *testing.T) {
+			m64, ctx := newTestModel(t, testConfig(v))
+			tokens := randomTokens(21, b, n, m64.Config.Vocab)
+			modes := modesFor(m64, switchingModes(22, b, n))
+			want := parallelLogits(t, m64, ctx, tokens, modes)
+
+			// Same weights in float32.
+			ctx32 := context.New()
+			for variable := range ctx.IterVariables() {
+				value, err := variable.Value()
+				require.NoError(t, err)
+				if value.DType() != dtypes.Float64 { // e.g. the initialisers' RNG state
+					continue
+				}
+				x := tensors.MustCopyFlatData[float64](value)
+				f := make([]float32, len(x))
+				for i, e := range x {
+					f[i] = float32(e)
+				}
+				ctx32.InAbsPath(variable.Scope()).VariableWithValue(variable.Name(),
+					tensors.FromFlatDataAndDimensions(f, value.Shape().Dimensions...))
+			}
+			m32, err := New(m64.Config)
+			require.NoError(t, err)
+			require.Equal(t, dtypes.Float32, m32.DType)
+			got := parallelLogits(t, m32, ctx32, tokens, modes)
+			for r := range b {
+				require.LessOrEqual(t, relErr(got[r], want[r]), 1e-4, "parallel, row %d", r)
+			}
+			e, err := NewEngine(backend.MustGet(), ctx32, m32, b, n)
+			require.NoError(t, err)
+			for i := range n {
+				var md []Mode
+				if modes != nil {
+					md = []Mode{modes[0][i], modes[1][i]}
+				}
+				_, err := e.Step([]int32{tokens[0][i], tokens[1][i]}, md)
+				require.NoError(t, err)
+				for r := range b {
+					require.LessOrEqual(t, relErr(e.LastLogits()[r], want[r][i*m64.Config.Vocab:(i+1)*m64.Config.Vocab]), 1e-4)
+				}
+			}
+		})
+	}
+}
+
+// TestModelParamsMatchReport: the variables the model creates are exactly what CountParams predicts.
+func TestModelParamsMatchReport(t *testing.T) {
+	for _, v := range Variants {
+		for _, preset := range []string{"tiny", "small"} {
+			cfg, err := Preset(preset, v)
+			require.NoError(t, err)
+			m, ctx := newTestModel(t, cfg)
+			_ = parallelLogits(t, m, ctx, [][]int32{{1, 2}}, modesFor(m, [][]Mode{{0, 1}}))
+			require.Equal(t, CountParams(cfg), ReportFromContext(ctx), "%s %s", preset, v)
+		}
+	}
+}
