@@ -84,35 +84,84 @@ type blockMemory struct {
 	convK, convV *Node // [B, W-1, H·K], [B, W-1, H·V]
 }
 
-// block is the parallel form. h: [B, T, D]; modes: [B, T] int32 (1 = attention) or nil for single-mixer
-// variants; positions: [B, T] int32; valid: [B, T] bool marking real tokens (nil = all), so that padded
-// tokens leave the linear state untouched. Returns the new h and the layer's memory.
-func (m *Model) block(p blockParams, h, modes, positions, valid *Node) (*Node, blockMemory) {
+// sequenceInputs are the per-token inputs every block of a parallel pass shares.
+type sequenceInputs struct {
+	modes     *Node // [B, T] int32, 1 = attention; nil for single-mixer variants
+	positions *Node // [B, T] int32
+	valid     *Node // [B, T] bool marking real tokens of a padded prefill (nil = all)
+	attnPos   *Node // [B, N] int32: gathered evaluation computes attention only here (−1 = padding); nil = all
+}
+
+// block is the parallel form: h [B, T, D] → the new h and the layer's memory.
+func (m *Model) block(p blockParams, h *Node, in sequenceInputs) (*Node, blockMemory) {
 	c := m.Config
 	var mem blockMemory
 	x := layers.RMSNorm(h, p.attnNorm, c.NormEps)
 
 	// Shared keys and values, written to both memories by every token.
 	var k, v *Node
-	k, mem.convK = m.sharedStream(Einsum("btd,dhk->bthk", x, p.wk), p.convK, valid)
-	v, mem.convV = m.sharedStream(Einsum("btd,dhv->bthv", x, p.wv), p.convV, valid)
+	k, mem.convK = m.sharedStream(Einsum("btd,dhk->bthk", x, p.wk), p.convK, in.valid)
+	v, mem.convV = m.sharedStream(Einsum("btd,dhv->bthv", x, p.wv), p.convV, in.valid)
 
 	var oAttn, oLinear *Node
-	if c.Variant.HasAttention() {
-		q, kAttn := Einsum("btd,dhk->bthk", x, p.wqAttn), k
-		if c.RoPE {
-			q, kAttn = layers.RoPE(q, positions, c.RoPEBase), layers.RoPE(k, positions, c.RoPEBase)
-		}
-		oAttn = layers.CausalAttention(q, kAttn, v, layers.DefaultScale(c.KeyDim))
-		mem.k, mem.v = kAttn, v
-	}
 	if c.Variant.LinearMixer() != NoLinear {
 		q := Einsum("btd,dhk->bthk", x, p.wqLinear)
-		oLinear, mem.linear = m.linearMixer(p, x, q, k, v, valid)
+		oLinear, mem.linear = m.linearMixer(p, x, q, k, v, in.valid)
 	}
-	o := selectReadout(modes, oAttn, oLinear)
+	var o *Node
+	if c.Variant.HasAttention() {
+		kAttn := k
+		if c.RoPE {
+			kAttn = layers.RoPE(k, in.positions, c.RoPEBase)
+		}
+		mem.k, mem.v = kAttn, v
+		if in.attnPos != nil && oLinear != nil {
+			o = m.gatheredAttention(p, x, kAttn, v, oLinear, in.attnPos)
+		} else {
+			q := Einsum("btd,dhk->bthk", x, p.wqAttn)
+			if c.RoPE {
+				q = layers.RoPE(q, in.positions, c.RoPEBase)
+			}
+			oAttn = layers.CausalAttention(q, kAttn, v, layers.DefaultScale(c.KeyDim))
+		}
+	}
+	if o == nil {
+		o = selectReadout(in.modes, oAttn, oLinear)
+	}
 	h = Add(h, m.output(p, x, o))
 	return Add(h, layers.SwiGLU(layers.RMSNorm(h, p.mlpNorm, c.NormEps), p.mlpGate, p.mlpUp, p.mlpDown)), mem
+}
+
+// gatheredAttention computes the attention readout only at attnPos [B, N] (−1 = padding) and writes it over
+// the linear readout there: the evaluation option whose attention cost is N/T of the dense form.
+func (m *Model) gatheredAttention(p blockParams, x, kAttn, v, oLinear, attnPos *Node) *Node {
+	c := m.Config
+	idx := MaxScalar(attnPos, 0)
+	q := Einsum("bnd,dhk->bnhk", gatherRows(x, idx), p.wqAttn)
+	if c.RoPE {
+		q = layers.RoPE(q, idx, c.RoPEBase)
+	}
+	oAttn := layers.AttentionAt(q, idx, kAttn, v, layers.DefaultScale(c.KeyDim)) // [B, N, H, V]
+	real := ConvertDType(GreaterOrEqual(attnPos, ZerosLike(attnPos)), oAttn.DType())
+	delta := Mul(Sub(oAttn, gatherRows(oLinear, idx)), Reshape(real, real.Shape().Dim(0), real.Shape().Dim(1), 1, 1))
+	return Add(oLinear, scatterRows(delta, idx, oLinear.Shape().Dim(1)))
+}
+
+// rowIndices turns idx [B, N] into Gather/Scatter indices [B, N, 2] = (b, idx[b, n]).
+func rowIndices(idx *Node) *Node {
+	b, n := idx.Shape().Dim(0), idx.Shape().Dim(1)
+	batch := Iota(idx.Graph(), shapeInt(b, n, 1), 0)
+	return Concatenate([]*Node{ConvertDType(batch, idx.DType()), ExpandAxes(idx, -1)}, -1)
+}
+
+// gatherRows picks x[b, idx[b, n]] for x [B, T, ...] → [B, N, ...].
+func gatherRows(x, idx *Node) *Node { return Gather(x, rowIndices(idx)) }
+
+// scatterRows is the adjoint of gatherRows: u [B, N, ...] summed into zeros [B, T, ...] at rows idx.
+func scatterRows(u, idx *Node, t int) *Node {
+	dims := u.Shape().Clone().Dimensions
+	dims[1] = t
+	return ScatterSum(Zeros(u.Graph(), shapeOf(u.DType(), dims...)), rowIndices(idx), u, false, false)
 }
 
 // sharedStream applies the causal depthwise conv (over time, per channel) and the activation to a shared

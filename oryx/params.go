@@ -320,9 +320,10 @@ func FLOPsPerToken(c Config, seqLen int, attentionFraction float64) float64 {
 //
 // With attnTokens == nil it is the dense masked form the parallel forward computes: every one of the T
 // query rows against all T keys, Layers·T·2·T·H·(dk+dv) (= T × the attention core in FLOPsPerToken).
-// Otherwise it is the gathered form that computes attention only at the attention positions attnTokens
-// (0-based): a query at position t reads its t+1 keys, Layers·Σ_t 2·(t+1)·H·(dk+dv). Variants without
-// attention return 0. It panics on a position outside [0, seqLen).
+// Otherwise it is the gathered form (Model.LogitsGathered) that computes attention only at the attention
+// positions attnTokens (0-based); each such query is scored against all T keys with a causal mask, as the
+// implementation does: Layers·N·2·T·H·(dk+dv). Variants without attention return 0. It panics on a
+// position outside [0, seqLen).
 func AttentionCoreFLOPs(c Config, seqLen int, attnTokens []int) float64 {
 	if !c.Variant.HasAttention() {
 		return 0
@@ -332,12 +333,30 @@ func AttentionCoreFLOPs(c Config, seqLen int, attnTokens []int) float64 {
 		t := float64(seqLen)
 		return layers * t * attentionCorePerQuery(c, t)
 	}
-	var keys float64
 	for _, p := range attnTokens {
 		if p < 0 || p >= seqLen {
 			panic(fmt.Sprintf("oryx.AttentionCoreFLOPs: attention position %d outside [0, %d)", p, seqLen))
 		}
-		keys += float64(p + 1)
 	}
-	return layers * attentionCorePerQuery(c, keys)
+	return layers * float64(len(attnTokens)) * attentionCorePerQuery(c, float64(seqLen))
+}
+
+// ScheduleFLOPs returns the forward flops of one row of a schedule (a sequence of s.RowLen(row) tokens), as
+// the graphs compute them: the dense parallel forward (Logits), which for an Oryx model runs both readouts
+// for every token whatever the schedule (one compiled graph serves every schedule), or with gathered = true
+// the evaluation form (LogitsGathered), whose attention query projection and core run only at the row's
+// attention positions.
+func ScheduleFLOPs(c Config, s *Schedule, row int, gathered bool) float64 {
+	t := s.RowLen(row)
+	attn := s.AttentionPositions(row)
+	if !c.Variant.IsMultiMixer() {
+		return float64(t) * FLOPsPerToken(c, t, 0)
+	}
+	if !gathered { // the modes are a runtime input: the graph computes both readouts for every token
+		return float64(t) * FLOPsPerToken(c, t, 0.5)
+	}
+	// Everything but attention, for all tokens; then W_QA and the core at the attention positions only.
+	total := float64(t) * FLOPsPerToken(c, t, 0)
+	total += float64(c.Layers) * float64(len(attn)) * 2 * float64(c.DModel*c.Heads*c.KeyDim)
+	return total + AttentionCoreFLOPs(c, t, attn)
 }

@@ -309,15 +309,31 @@ func TestFLOPsAttentionCore(t *testing.T) {
 	assert.InDelta(t, FLOPsPerToken(c, 2*T, 0.5)-FLOPsPerToken(c, T, 0.5), dense/T, 1e-6,
 		"dense core is linear in T per token")
 
-	// Gathered: position t reads t+1 keys.
+	// Gathered: each attention query is scored against all T keys (causally masked), as implemented.
 	all := make([]int, T)
 	for i := range all {
 		all[i] = i
 	}
-	assert.InDelta(t, 2*perQueryKey*T*(T+1)/2, AttentionCoreFLOPs(c, T, all), 1e-9)
-	assert.InDelta(t, 2*perQueryKey*(1+10+48), AttentionCoreFLOPs(c, T, []int{0, 9, 47}), 1e-9)
+	assert.InDelta(t, dense, AttentionCoreFLOPs(c, T, all), 1e-9)
+	assert.InDelta(t, 2*perQueryKey*3*T, AttentionCoreFLOPs(c, T, []int{0, 9, 47}), 1e-9)
 	assert.Equal(t, 0.0, AttentionCoreFLOPs(c, T, []int{}))
 	assert.Equal(t, 0.0, AttentionCoreFLOPs(mustPreset(t, "tiny", GDN), T, nil))
 	assert.Panics(t, func() { AttentionCoreFLOPs(c, T, []int{T}) })
 	assert.Panics(t, func() { AttentionCoreFLOPs(c, T, []int{-1}) })
+}
+
+func TestScheduleFLOPs(t *testing.T) {
+	c := mustPreset(t, "tiny", OryxTG)
+	const T = 64
+	few, err := ParseSchedule("attention-last:4", 1, T, 0)
+	require.NoError(t, err)
+	dense, gathered := ScheduleFLOPs(c, few, 0, false), ScheduleFLOPs(c, few, 0, true)
+	assert.InDelta(t, T*FLOPsPerToken(c, T, 0.5), dense, 1e-6) // both readouts for every token
+	assert.Less(t, gathered, dense, "gathering 4 of 64 attention tokens must cost less")
+	// The saving is the dense core and W_QA on the 60 linear tokens.
+	perToken := 2*float64(c.DModel*c.Heads*c.KeyDim) + AttentionCoreFLOPs(c, T, nil)/float64(c.Layers)/T
+	assert.InDelta(t, float64(c.Layers)*60*perToken, dense-gathered, 1e-3)
+	all, err := ParseSchedule("attention", 1, T, 0)
+	require.NoError(t, err)
+	assert.InDelta(t, ScheduleFLOPs(c, all, 0, false), ScheduleFLOPs(c, all, 0, true), 1e-3)
 }

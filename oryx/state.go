@@ -97,7 +97,7 @@ func (m *Model) Prefill(ctx *context.Context, tokens, modes, lengths *Node, capa
 		panic(fmt.Errorf("Model.Prefill: lengths must be int32 [%d], got %s", b, shapeString(lengths)))
 	}
 	valid := LessThan(Iota(g, shapeInt(b, t), 1), ExpandAxes(lengths, -1))
-	h, table, mems := m.forward(s, tokens, modes, valid)
+	h, table, mems := m.forward(s, tokens, sequenceInputs{modes: modes, valid: valid})
 
 	// Hidden state of each row's last prompt token, by a one-hot selection (no dynamic slicing needed).
 	last := ConvertDType(Equal(Iota(g, shapeInt(b, t), 1), ExpandAxes(AddScalar(lengths, -1), -1)), m.DType)
