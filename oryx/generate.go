@@ -1,0 +1,240 @@
+package oryx
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// GenerateOptions configures Engine.Generate.
+type GenerateOptions struct {
+	// Schedule is the mode spec (schedule.go grammar). It gives the modes of the prompt tokens
+	// (ParseScheduleRows with seed 0, each row over its own prompt length) and, through DecodeMode, the mode
+	// of each generated token. "" means all-attention for multi-mixer variants. Single-mixer variants run in
+	// their only mixer whatever the spec, but a non-empty spec is still validated. Random specs (block,
+	// sequence) are refused: they do not define generated-token modes.
+	Schedule string
+	// MaxTokens is the number of new tokens per prompt (> 0).
+	MaxTokens int
+	// Stop lists tokens after which a row stops (the stop token is kept in its output).
+	Stop []int32
+	// Sampler picks each token; nil = greedy. Generate draws from the sampler's stream as it stands (rows
+	// in order, stopped rows draw nothing); call Sampler.Reset to replay a seed with the same sampler.
+	Sampler *Sampler
+	// Progress, when set, is called each time a token has been sampled for the running rows: done is the
+	// number of tokens generated so far per row (1 after the prefill, then one more per decode step) and
+	// total is MaxTokens. After an early stop (every row hit a stop token) the last call has done < total.
+	Progress func(done, total int)
+}
+
+// Generation is the result of Engine.Generate.
+type Generation struct {
+	// Tokens holds the generated tokens per prompt: at most MaxTokens, the stop token included, nothing after.
+	Tokens [][]int32
+	// Modes holds the mode each generated token is run in as the input of a decode step (DecodeMode at its
+	// absolute position), aligned with Tokens. The last token of a row is never fed to the model, so its
+	// entry is the mode it would have been fed in. Single-mixer variants report their only mixer
+	// (Attention for the Transformer, Linear for Mamba-2 and GDN).
+	Modes [][]Mode
+	// AttentionFraction is the fraction of the tokens actually processed by the model that ran in
+	// attention mode. Processed tokens are every prompt token plus every generated token that was fed back
+	// (all of a row's generated tokens but its last: a row's last token, whether a stop token or the
+	// MaxTokens-th, is sampled but never fed). The dummy tokens fed to rows that have already stopped, which
+	// only keep the batch aligned, are not counted. Example: a 6-token prompt with "attention-last:2" and 4
+	// generated tokens (attention) processes 6 + 3 tokens, 2 + 3 in attention mode: 5/9.
+	AttentionFraction float64
+	// PromptTokens is the total number of prompt tokens; GeneratedTokens the total number of generated
+	// tokens (the sum of len(Tokens[b])).
+	PromptTokens, GeneratedTokens int
+	// PrefillSeconds is the wall time of the prefill; DecodeSeconds that of everything after it (sampling
+	// and decode steps).
+	PrefillSeconds, DecodeSeconds float64
+}
+
+// Generate continues each prompt (one per engine row, lengths may differ, each ≥ 1) by up to
+// opts.MaxTokens tokens: it prefills the prompts with the schedule's modes, samples the first token from the
+// prefill's last logits, then feeds each new token with Step in the mode DecodeMode(spec, pos, promptLen)
+// (pos = its absolute position) and samples the next one from the step's logits. A row stops after a stop
+// token; until every row has stopped it keeps being fed a dummy token (its last one, in linear mode) so the
+// batch stays aligned, with its outputs ignored. The engine's state is replaced (Prefill); the engine is
+// left after the last step.
+//
+// Every argument is checked before any work: batch size, empty prompts, tokens and stop tokens inside the
+// vocabulary, MaxTokens > 0, the spec (random specs are refused), the sampler, and the cache capacity:
+// each row needs promptLen + MaxTokens − 1 ≤ Capacity (the last sampled token is not fed).
+func (e *Engine) Generate(prompts [][]int32, opts GenerateOptions) (*Generation, error) {
+	const fn = "Engine.Generate"
+	vocab := e.model.Config.Vocab
+	if len(prompts) != e.batch {
+		return nil, fmt.Errorf("%s: %d prompts for an engine of %d rows (batch); pass exactly one prompt per row",
+			fn, len(prompts), e.batch)
+	}
+	if opts.MaxTokens <= 0 {
+		return nil, fmt.Errorf("%s: MaxTokens must be > 0, got %d", fn, opts.MaxTokens)
+	}
+	lengths := make([]int, len(prompts))
+	for b, p := range prompts {
+		if len(p) == 0 {
+			return nil, fmt.Errorf("%s: prompt %d is empty (every prompt needs at least one token)", fn, b)
+		}
+		if err := e.checkTokens(p); err != nil {
+			return nil, fmt.Errorf("%s: prompt %d: %w", fn, b, err)
+		}
+		lengths[b] = len(p)
+	}
+	for i, t := range opts.Stop {
+		if t < 0 || int(t) >= vocab {
+			return nil, fmt.Errorf("%s: stop token %d (Stop[%d]) is outside the vocabulary [0, %d)", fn, t, i, vocab)
+		}
+	}
+	for b, n := range lengths {
+		if need := n + opts.MaxTokens - 1; need > e.capacity {
+			return nil, fmt.Errorf("%s: row %d needs %d cache positions (prompt of %d tokens + MaxTokens %d − 1) "+
+				"but the engine's capacity is %d: shorten the prompt, lower MaxTokens or create the engine with a larger capacity",
+				fn, b, need, n, opts.MaxTokens, e.capacity)
+		}
+	}
+	sampler := opts.Sampler
+	if sampler == nil {
+		sampler = Greedy()
+	}
+	if err := sampler.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", fn, err)
+	}
+
+	// Schedule: prompt modes and the rule for generated tokens.
+	multi := e.model.Config.Variant.IsMultiMixer()
+	spec := strings.TrimSpace(opts.Schedule)
+	if spec == "" && multi {
+		spec = "attention"
+	}
+	if spec != "" {
+		if err := CheckSpec(spec); err != nil {
+			return nil, fmt.Errorf("%s: %w", fn, err)
+		}
+		if _, err := DecodeMode(spec, 0, 0); err != nil { // refuses random specs
+			return nil, fmt.Errorf("%s: %w", fn, err)
+		}
+	}
+	var promptModes [][]Mode
+	single := Linear // the only mode of a single-mixer variant
+	if e.model.Config.Variant.HasAttention() {
+		single = Attention
+	}
+	decodeMode := func(pos, promptLen int) (Mode, error) {
+		if !multi {
+			return single, nil
+		}
+		return DecodeMode(spec, pos, promptLen)
+	}
+	if multi {
+		sched, err := ParseScheduleRows(spec, lengths, 0)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", fn, err)
+		}
+		promptModes = make([][]Mode, e.batch)
+		for b := range promptModes {
+			promptModes[b] = sched.Row(b)
+		}
+	}
+
+	gen := &Generation{Tokens: make([][]int32, e.batch), Modes: make([][]Mode, e.batch)}
+	processed, attention := 0, 0
+	for b, n := range lengths {
+		gen.PromptTokens += n
+		processed += n
+		if multi {
+			for _, m := range promptModes[b] {
+				if m == Attention {
+					attention++
+				}
+			}
+		} else if single == Attention {
+			attention += n
+		}
+	}
+
+	// Prefill and the first token.
+	start := time.Now()
+	logits, err := e.Prefill(prompts, promptModes)
+	if err != nil {
+		return nil, fmt.Errorf("%s: prefill: %w", fn, err)
+	}
+	gen.PrefillSeconds = time.Since(start).Seconds()
+	start = time.Now()
+
+	stopped := make([]bool, e.batch)
+	// appendToken samples row b's next token from its logits and records it with the mode it will be fed in.
+	appendToken := func(b int, row []float32) error {
+		tok, err := sampler.Sample(row)
+		if err != nil {
+			return fmt.Errorf("%s: row %d, token %d: %w", fn, b, len(gen.Tokens[b]), err)
+		}
+		pos := lengths[b] + len(gen.Tokens[b])
+		m, err := decodeMode(pos, lengths[b])
+		if err != nil {
+			return fmt.Errorf("%s: row %d: %w", fn, b, err)
+		}
+		gen.Tokens[b] = append(gen.Tokens[b], int32(tok))
+		gen.Modes[b] = append(gen.Modes[b], m)
+		if slices.Contains(opts.Stop, int32(tok)) {
+			stopped[b] = true
+		}
+		return nil
+	}
+	for b := range e.batch {
+		if err := appendToken(b, logits[b]); err != nil {
+			return nil, err
+		}
+	}
+	if opts.Progress != nil {
+		opts.Progress(1, opts.MaxTokens)
+	}
+
+	// Decode: feed each running row's last token, sample its next one.
+	tokens := make([]int32, e.batch)
+	var modes []Mode
+	if multi {
+		modes = make([]Mode, e.batch)
+	}
+	for done := 1; done < opts.MaxTokens && slices.Contains(stopped, false); done++ {
+		for b := range e.batch {
+			last := len(gen.Tokens[b]) - 1
+			tokens[b] = gen.Tokens[b][last]
+			m := gen.Modes[b][last]
+			if stopped[b] {
+				m = Linear // dummy input, not counted
+			} else {
+				processed++
+				if m == Attention {
+					attention++
+				}
+			}
+			if multi {
+				modes[b] = m
+			}
+		}
+		logits, err := e.Step(tokens, modes)
+		if err != nil {
+			return nil, fmt.Errorf("%s: decode step %d: %w", fn, done, err)
+		}
+		for b := range e.batch {
+			if !stopped[b] {
+				if err := appendToken(b, logits[b]); err != nil {
+					return nil, err
+				}
+			}
+		}
+		if opts.Progress != nil {
+			opts.Progress(done+1, opts.MaxTokens)
+		}
+	}
+
+	gen.DecodeSeconds = time.Since(start).Seconds()
+	for _, t := range gen.Tokens {
+		gen.GeneratedTokens += len(t)
+	}
+	gen.AttentionFraction = float64(attention) / float64(processed)
+	return gen, nil
+}
