@@ -3,6 +3,8 @@ package layers
 import (
 	"math"
 
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
+
 	. "github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/core/shapes"
 )
@@ -115,4 +117,24 @@ func AttentionAt(q, qPos, k, v *Node, scale float64) *Node {
 	visible := LessOrEqual(keyPos, Reshape(qPos, b, 1, n, 1))
 	bias := Where(visible, ScalarZero(g, q.DType()), Scalar(g, q.DType(), maskedLogit))
 	return Einsum("bhns,bshv->bnhv", softmax(Add(logits, bias)), v)
+}
+
+// CacheAppend writes one token's vectors x [B, H, D] into cache [B, L, H, D] at position pos [B] (integer),
+// for a cache that is filled in order: the row at pos must still be zero (as EmptyState and Prefill leave
+// every row past the prompt), so adding x there sets it exactly. It is a ScatterSum of B rows: when the cache
+// buffer is donated to the graph the backend updates it in place, so a decode step's write costs O(H·D), not
+// O(L·H·D) like CacheWrite.
+func CacheAppend(cache, x, pos *Node) *Node {
+	c := checker{"CacheAppend"}
+	ca, xa, pa := arg{"cache", cache}, arg{"x", x}, arg{"pos", pos}
+	c.notNil(ca, xa, pa)
+	c.rank(ca, 4, "[B, L, H, D]")
+	c.float(ca, xa)
+	d := cache.Shape().Dimensions
+	c.dims(xa, "[B, H, D] of cache", d[0], d[2], d[3])
+	c.integer(pa)
+	c.dims(pa, "[B]", d[0])
+	batch := ConvertDType(Iota(cache.Graph(), shapes.Make(dtypes.Int32, d[0], 1), 0), pos.DType())
+	indices := Concatenate([]*Node{batch, Reshape(pos, d[0], 1)}, 1) // [B, 2] = (b, pos_b)
+	return ScatterSum(cache, indices, x, false, true)
 }

@@ -135,3 +135,20 @@ func TestAttentionAtMatchesCausal(t *testing.T) {
 		}
 	}
 }
+
+// TestCacheAppendMatchesCacheWrite: appending in order into a zero cache == the general Where-based write.
+func TestCacheAppendMatchesCacheWrite(t *testing.T) {
+	m := newMixerData(53, dims{B: 2, T: 6, H: 2, K: 3, V: 3}, dataOpts{})
+	got := mustExecGraph(t, dtypes.Float64, func(x []*Node) []*Node {
+		g := x[0].Graph()
+		appended := Zeros(g, withDim(x[0], 1, 8))
+		written := appended
+		for step := range 5 {
+			pos := Const(g, []int32{int32(step), int32(step + 2)})
+			tok := Squeeze(SliceAxis(x[0], 1, AxisRange(step, step+1)), 1)
+			appended, written = CacheAppend(appended, tok, pos), CacheWrite(written, tok, pos)
+		}
+		return []*Node{appended, written}
+	}, m.inputs()[0])
+	require.Equal(t, got[1], got[0])
+}

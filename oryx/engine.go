@@ -21,6 +21,7 @@ type Engine struct {
 	capacity int
 
 	prefill, step *context.Exec
+	stepLinear    *context.Exec // all rows in linear mode: no attention read (variants with a linear mixer)
 	state         []*tensors.Tensor
 	pos           []int       // host copy of State.Pos
 	lastLogits    [][]float64 // the logits of the last call, at full precision
@@ -47,6 +48,15 @@ func NewEngine(be backends.Backend, ctx *context.Context, m *Model, batch, capac
 	})
 	if err != nil {
 		return nil, err
+	}
+	if m.Config.Variant.LinearMixer() != NoLinear {
+		e.stepLinear, err = context.NewExec(be, ctx, func(ctx *context.Context, in []*Node) []*Node {
+			logits, st := m.StepAllLinear(ctx, in[0], m.Unflatten(in[2:]))
+			return append([]*Node{logits}, st.Flatten()...)
+		})
+		if err != nil {
+			return nil, err
+		}
 	}
 	return e, e.Reset()
 }
@@ -165,14 +175,28 @@ func (e *Engine) Step(tokens []int32, modes []Mode) ([][]float32, error) {
 			md[b] = int32(modes[b])
 		}
 	}
+	exec, allLinear := e.step, e.stepLinear != nil
+	for _, x := range md {
+		allLinear = allLinear && x == int32(Linear)
+	}
+	if allLinear {
+		exec = e.stepLinear
+	}
 	args := []any{tensors.FromFlatDataAndDimensions(append([]int32(nil), tokens...), e.batch), tensors.FromFlatDataAndDimensions(md, e.batch)}
+	// The state is donated: the backend updates the caches in place (a token's cache write is O(1)).
 	for _, s := range e.state {
-		args = append(args, s)
+		d, err := DonateTensorBuffer(s, e.backend, 0)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, d)
 	}
-	outs, err := e.step.Exec(args...)
+	outs, err := exec.Exec(args...)
 	if err != nil {
-		return nil, err
+		e.state = nil // donated: gone
+		return nil, fmt.Errorf("Engine.Step: %w (the state was lost: Reset or Prefill before the next Step)", err)
 	}
+	e.state = nil // donated to the step, replaced by its outputs
 	e.setState(outs[1:])
 	return e.logitsRows(outs[0]), nil
 }

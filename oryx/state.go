@@ -84,8 +84,8 @@ func (m *Model) Unflatten(nodes []*Node) *State {
 // Prefill runs the parallel form over prompts and returns the logits of each row's last prompt token and the
 // decode state. tokens [B, T] int32 are left-aligned prompts padded on the right; lengths [B] int32 (1 ≤
 // length ≤ T) are their true lengths; modes [B, T] int32 (nil for single-mixer variants); capacity L ≥ T is
-// the KV-cache size. Padded tokens neither write the linear state nor count in the conv state; their
-// KV-cache rows are overwritten by the first decoded tokens and masked until then.
+// the KV-cache size. Padded tokens write neither memory: the linear state and conv inputs are those after
+// each row's last prompt token, and KV-cache rows from each row's length on are zero, ready for Step.
 func (m *Model) Prefill(ctx *context.Context, tokens, modes, lengths *Node, capacity int) (lastLogits *Node, state *State) {
 	g := tokens.Graph()
 	s := m.root(ctx, g)
@@ -106,8 +106,10 @@ func (m *Model) Prefill(ctx *context.Context, tokens, modes, lengths *Node, capa
 	state = &State{Pos: lengths, Layers: make([]LayerState, len(mems))}
 	for i, mem := range mems {
 		ls := &state.Layers[i]
-		if mem.k != nil {
-			ls.KCache, ls.VCache = padCache(mem.k, capacity), padCache(mem.v, capacity)
+		if mem.k != nil { // rows past each prompt stay zero: Step appends into them (layers.CacheAppend)
+			zero := ScalarZero(g, m.DType)
+			ls.KCache = padCache(Where(valid, mem.k, zero), capacity)
+			ls.VCache = padCache(Where(valid, mem.v, zero), capacity)
 		}
 		ls.Linear = mem.linear
 		if m.Config.ConvWidth > 1 {

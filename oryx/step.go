@@ -13,23 +13,38 @@ import (
 // every row whatever its mode; only the readout differs. The caller checks that Pos < capacity (the cache
 // write at an out-of-range position writes nothing).
 func (m *Model) Step(ctx *context.Context, tokens, modes *Node, state *State) (*Node, *State) {
+	return m.step(ctx, tokens, modes, state, false)
+}
+
+// StepAllLinear is Step for a batch whose rows are all in linear mode, for variants with a linear mixer: the
+// KV cache is still appended (the mode may switch later) but not read, so the cost of a token does not grow
+// with the context.
+func (m *Model) StepAllLinear(ctx *context.Context, tokens *Node, state *State) (*Node, *State) {
+	if m.Config.Variant.LinearMixer() == NoLinear {
+		panic(fmt.Errorf("Model.StepAllLinear: variant %s has no linear mixer", m.Config.Variant))
+	}
+	return m.step(ctx, tokens, nil, state, true)
+}
+
+func (m *Model) step(ctx *context.Context, tokens, modes *Node, state *State, allLinear bool) (*Node, *State) {
 	if tokens == nil || tokens.Rank() != 1 || !tokens.DType().IsInt() {
 		panic(fmt.Errorf("Model.Step: tokens must be an integer [B] tensor, got %s", shapeString(tokens)))
 	}
-	if m.Config.Variant.IsMultiMixer() && (modes == nil || !modes.Shape().Equal(shapeInt(tokens.Shape().Dim(0)))) {
+	if m.Config.Variant.IsMultiMixer() && !allLinear && (modes == nil || !modes.Shape().Equal(shapeInt(tokens.Shape().Dim(0)))) {
 		panic(fmt.Errorf("Model.Step: modes must be int32 [%d], got %s", tokens.Shape().Dim(0), shapeString(modes)))
 	}
 	s := m.root(ctx, tokens.Graph())
 	h, table := m.embed(s, tokens)
 	next := &State{Pos: AddScalar(state.Pos, 1), Layers: make([]LayerState, m.Config.Layers)}
 	for i := range m.Config.Layers {
-		h, next.Layers[i] = m.blockStep(m.blockParams(m.layerScope(s, i)), h, modes, state.Pos, state.Layers[i])
+		h, next.Layers[i] = m.blockStep(m.blockParams(m.layerScope(s, i)), h, modes, state.Pos, state.Layers[i], allLinear)
 	}
 	return m.head(s, h, table), next
 }
 
-// blockStep is the one-token form of block: h [B, D], modes and pos [B].
-func (m *Model) blockStep(p blockParams, h, modes, pos *Node, st LayerState) (*Node, LayerState) {
+// blockStep is the one-token form of block: h [B, D], modes and pos [B]. With allLinear the attention read
+// is skipped (the cache is still written).
+func (m *Model) blockStep(p blockParams, h, modes, pos *Node, st LayerState, allLinear bool) (*Node, LayerState) {
 	c := m.Config
 	var next LayerState
 	x := layers.RMSNorm(h, p.attnNorm, c.NormEps)
@@ -43,12 +58,17 @@ func (m *Model) blockStep(p blockParams, h, modes, pos *Node, st LayerState) (*N
 		if c.RoPE {
 			q, kAttn = layers.RoPEStep(q, pos, c.RoPEBase), layers.RoPEStep(k, pos, c.RoPEBase)
 		}
-		next.KCache = layers.CacheWrite(st.KCache, kAttn, pos)
-		next.VCache = layers.CacheWrite(st.VCache, v, pos)
-		oAttn = layers.AttentionStep(q, next.KCache, next.VCache, AddScalar(pos, 1), layers.DefaultScale(c.KeyDim))
+		next.KCache = layers.CacheAppend(st.KCache, kAttn, pos)
+		next.VCache = layers.CacheAppend(st.VCache, v, pos)
+		if !allLinear {
+			oAttn = layers.AttentionStep(q, next.KCache, next.VCache, AddScalar(pos, 1), layers.DefaultScale(c.KeyDim))
+		}
 	}
 	if c.Variant.LinearMixer() != NoLinear {
 		oLinear, next.Linear = m.linearStep(p, x, Einsum("bd,dhk->bhk", x, p.wqLinear), k, v, st.Linear)
+	}
+	if allLinear {
+		modes = nil
 	}
 	h = Add(h, m.output(p, x, selectReadout(modes, oAttn, oLinear)))
 	return Add(h, layers.SwiGLU(layers.RMSNorm(h, p.mlpNorm, c.NormEps), p.mlpGate, p.mlpUp, p.mlpDown)), next
