@@ -304,3 +304,19 @@ func TestPureModesEqualBaselines(t *testing.T) {
 		})
 	}
 }
+
+// TestStateMemoryMatchesEngine: StateMemory accounts for every value of the engine's state.
+func TestStateMemoryMatchesEngine(t *testing.T) {
+	const capacity = 10
+	for _, v := range Variants {
+		m, ctx := newTestModel(t, testConfig(v))
+		e, err := NewEngine(backend.MustGet(), ctx, m, 1, capacity)
+		require.NoError(t, err)
+		var values int64
+		for _, s := range e.State()[1:] { // without Pos
+			values += int64(len(s))
+		}
+		perToken, fixed := StateMemory(m.Config, 8)
+		require.Equal(t, values*8, perToken*capacity+fixed, "%s", v)
+	}
+}

@@ -150,3 +150,22 @@ func (m *Model) EmptyState(g *Graph, batch, capacity int) *State {
 	}
 	return s
 }
+
+// StateMemory returns the decode state's size in bytes for one row, at bytesPerValue (4 for float32): the KV
+// cache's cost per token of context, and the fixed part (linear states and conv inputs, whatever the
+// context). Every variant with attention pays the KV cache — an Oryx model keeps it even for tokens read
+// in linear mode, so that any later token can attend to them.
+func StateMemory(c Config, bytesPerValue int) (perToken, fixed int64) {
+	l, h, dk, dv := int64(c.Layers), int64(c.Heads), int64(c.KeyDim), int64(c.ValueDim)
+	b := int64(bytesPerValue)
+	if c.Variant.HasAttention() {
+		perToken = l * h * (dk + dv) * b
+	}
+	if c.Variant.LinearMixer() != NoLinear {
+		fixed += l * h * dk * dv * b
+	}
+	if c.ConvWidth > 1 {
+		fixed += l * int64(c.ConvWidth-1) * h * (dk + dv) * b
+	}
+	return perToken, fixed
+}
