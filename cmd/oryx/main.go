@@ -2,11 +2,18 @@
 //
 //	oryx selfcheck    check the backend set-up and cross-check every mixer's forms (chunked loop, chunked
 //	                  scan, one-token steps) on random data
+//	oryx init         write a checkpoint with random weights (config.json + GoMLX checkpoint files) for a
+//	                  preset or a JSON config, and print its parameter report
+//	oryx generate     load a checkpoint and continue prompts under a mode schedule; prints the
+//	                  continuations, decode speed, prefill time and the fraction of tokens run in attention
 //
-// Later issues add generate, tokenize and merge-results.
+// Text prompts of generate are byte-level (one token per UTF-8 byte) until the tokenizer lands. Later
+// issues add train, tokenize and merge-results.
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"os"
 )
@@ -20,6 +27,10 @@ func main() {
 	switch os.Args[1] {
 	case "selfcheck":
 		err = selfcheck(os.Args[2:])
+	case "init":
+		err = initCmd(os.Args[2:], os.Stdout, os.Stderr)
+	case "generate":
+		err = generateCmd(os.Args[2:], os.Stdout, os.Stderr)
 	case "-h", "--help", "help":
 		usage()
 		return
@@ -27,6 +38,9 @@ func main() {
 		fmt.Fprintf(os.Stderr, "oryx: unknown subcommand %q\n\n", os.Args[1])
 		usage()
 		os.Exit(2)
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		return // the subcommand printed its usage
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "oryx:", err)
@@ -39,7 +53,15 @@ func usage() {
 
 subcommands:
   selfcheck   check the backend and cross-check the mixers' chunked, scan and step forms
+  init        write a random-weight checkpoint and print its parameters:
+                oryx init --out DIR [--preset tiny --variant oryx-tg | --config FILE] [--seed N]
+  generate    continue prompts from a checkpoint under a mode schedule:
+                oryx generate --checkpoint DIR --prompt "text" [--prompt ...] [--tokens 1,2,3]
+                  [--schedule SPEC] [--max-tokens N] [--temperature T --top-k K --top-p P --seed N]
+                  [--stop IDS] [--capacity N]
+              text is byte-level (one token per UTF-8 byte) until the tokenizer lands
 
+Run "oryx <subcommand> -h" for the flags of a subcommand.
 The backend comes from GOMLX_BACKEND (default: the pure-Go backend); see the README.
 `)
 }

@@ -1,0 +1,405 @@
+package oryx
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
+	. "github.com/gomlx/gomlx/pkg/core/graph"
+	"github.com/gomlx/gomlx/pkg/core/tensors"
+	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/gomlx/gomlx/pkg/ml/context/checkpoints"
+	"github.com/oryx-go/oryx/internal/backend"
+)
+
+// Checkpoint directory layout:
+//
+//	DIR/config.json                       the architecture (Config, written by SaveConfig)
+//	DIR/checkpoint-nNNNNNNN-<time>-<tag>.json   GoMLX metadata: context params and the variable index
+//	DIR/checkpoint-nNNNNNNN-<time>-<tag>.bin    GoMLX variable data (gzip)
+//
+// <time> is YYYYMMDD-HHMMSS and <tag> is "initial" or "step-SSSSSSSS" (the optimizer's global step), as
+// GoMLX's checkpoints package names them; NNNNNNN is a counter that grows with every save, so the names sort
+// oldest first and the newest checkpoint is the last one. A checkpoint holds every variable of the context:
+// the model's parameters plus, when present, the optimizer state (Adam moments, global_step) and the RNG
+// state, so that training can resume.
+//
+// Crash safety: config.json is written to a temporary file and renamed over the old one, so it is never
+// half-written. The variables are first saved by GoMLX into a private staging folder inside DIR and then
+// moved in by rename, .bin first and .json last; a checkpoint is listed (by its .json) only once both files
+// are complete, so a crash during a save leaves the previous checkpoints loadable. Older checkpoints are
+// pruned only after the new one is in place.
+
+// ConfigFileName is the name of the config file in a checkpoint directory.
+const ConfigFileName = "config.json"
+
+// CheckpointKeep is the number of most recent checkpoints SaveCheckpoint keeps in a directory.
+const CheckpointKeep = 3
+
+const (
+	checkpointPrefix = "checkpoint-"
+	stagingPrefix    = ".staging-"
+)
+
+var checkpointCountRE = regexp.MustCompile(`^checkpoint-n(\d+)-`)
+
+// SaveCheckpoint writes cfg and every variable of ctx (the context the model was built in, at its root
+// scope) as a new checkpoint in dir, creating dir if needed, and keeps the CheckpointKeep most recent
+// checkpoints. See SaveCheckpointKeep.
+func SaveCheckpoint(dir string, cfg Config, ctx *context.Context) error {
+	return SaveCheckpointKeep(dir, cfg, ctx, CheckpointKeep)
+}
+
+// SaveCheckpointKeep is SaveCheckpoint keeping the keep most recent checkpoints (keep ≤ 0: all of them).
+//
+// Before writing anything it checks that cfg is valid, that ctx holds exactly the model parameters cfg
+// describes (ReportFromContext == CountParams, so a checkpoint that could not be loaded back is never
+// written; build the model once, e.g. run a forward, before saving a fresh context), and that dir does not
+// hold checkpoints of a different config (the error names the differing fields). A failed save leaves the
+// directory's previous checkpoints as they were.
+//
+// Saving may create the variable "global_step" (0) in ctx: GoMLX reads it to name the checkpoint.
+func SaveCheckpointKeep(dir string, cfg Config, ctx *context.Context, keep int) error {
+	errf := func(format string, args ...any) error {
+		return fmt.Errorf("saving checkpoint %s: %w", dir, fmt.Errorf(format, args...))
+	}
+	if ctx == nil {
+		return errf("nil context")
+	}
+	if err := cfg.Validate(); err != nil {
+		return errf("%w", err)
+	}
+	if got, want := ReportFromContext(ctx), CountParams(cfg); got != want {
+		if got.Total == 0 {
+			return errf("the context holds no model parameters: build the model in it (e.g. run a forward) before saving")
+		}
+		return errf("the context's parameters do not match the config: %d parameters (%s), the config needs %d (%s)",
+			got.Total, got, want.Total, want)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return errf("%w", err)
+	}
+	existing, err := ListCheckpoints(dir)
+	if err != nil {
+		return errf("%w", err)
+	}
+	if len(existing) > 0 {
+		old, err := LoadConfig(filepath.Join(dir, ConfigFileName))
+		if err != nil {
+			return errf("the directory holds %d checkpoint(s) but its %s cannot be read (%v): refusing to mix configs",
+				len(existing), ConfigFileName, err)
+		}
+		if d := old.Diff(cfg); len(d) > 0 {
+			return errf("the directory holds checkpoints of a different config (existing vs new): %s",
+				strings.Join(d, "; "))
+		}
+	}
+	if err := writeConfigAtomic(dir, cfg); err != nil {
+		return errf("%w", err)
+	}
+	if err := saveVariables(dir, ctx, existing); err != nil {
+		return errf("%w", err)
+	}
+	if err := pruneCheckpoints(dir, keep); err != nil {
+		return errf("%w", err)
+	}
+	return nil
+}
+
+// writeConfigAtomic writes cfg to dir/config.json through a temporary file in dir, synced and renamed.
+func writeConfigAtomic(dir string, cfg Config) error {
+	f, err := os.CreateTemp(dir, ConfigFileName+".tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_ = f.Close()
+	ok := false
+	defer func() {
+		if !ok {
+			_ = os.Remove(tmp)
+		}
+	}()
+	if err := SaveConfig(cfg, tmp); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp, 0o644); err != nil { // CreateTemp makes it 0600
+		return err
+	}
+	if err := syncFile(tmp); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, filepath.Join(dir, ConfigFileName)); err != nil {
+		return err
+	}
+	ok = true
+	syncDir(dir)
+	return nil
+}
+
+// saveVariables saves every variable of ctx with GoMLX's checkpoints package into a fresh staging folder
+// (so GoMLX neither loads dir's older checkpoints into ctx nor writes partial files into dir), then moves
+// the two files into dir under the next counter.
+func saveVariables(dir string, ctx *context.Context, existing []string) (err error) {
+	staging, err := os.MkdirTemp(dir, stagingPrefix+"*")
+	if err != nil {
+		return err
+	}
+	defer func() { _ = os.RemoveAll(staging) }()
+
+	prevLoader := ctx.Loader()
+	defer ctx.SetLoader(prevLoader) // Done attaches the handler as ctx's loader: undo it.
+	err = catchPanic(func() error {
+		h, err := checkpoints.Build(ctx).Dir(staging).Keep(-1).Done()
+		if err != nil {
+			return err
+		}
+		return h.Save()
+	})
+	if err != nil {
+		return fmt.Errorf("GoMLX checkpoint save: %w", err)
+	}
+	staged, err := ListCheckpoints(staging)
+	if err != nil {
+		return err
+	}
+	if len(staged) != 1 {
+		return fmt.Errorf("GoMLX checkpoint save: expected one checkpoint in the staging folder, found %d", len(staged))
+	}
+	rest := checkpointCountRE.ReplaceAllString(staged[0], "")
+	base := fmt.Sprintf("%sn%07d-%s", checkpointPrefix, nextCheckpointCount(existing), rest)
+	for _, suffix := range []string{checkpoints.BinDataSuffix, checkpoints.JsonNameSuffix} { // .json last
+		src := filepath.Join(staging, staged[0]+suffix)
+		if err := syncFile(src); err != nil {
+			return err
+		}
+		if err := os.Rename(src, filepath.Join(dir, base+suffix)); err != nil {
+			return err
+		}
+	}
+	syncDir(dir)
+	return nil
+}
+
+// nextCheckpointCount returns one more than the largest counter among the checkpoint base names.
+func nextCheckpointCount(names []string) int {
+	n := 0
+	for _, name := range names {
+		if m := checkpointCountRE.FindStringSubmatch(name); m != nil {
+			if c, err := strconv.Atoi(m[1]); err == nil && c >= n {
+				n = c + 1
+			}
+		}
+	}
+	return n
+}
+
+// pruneCheckpoints removes all but the keep most recent checkpoints (keep ≤ 0: none); each one's .json
+// goes first, so it stops being listed before its data disappears.
+func pruneCheckpoints(dir string, keep int) error {
+	if keep <= 0 {
+		return nil
+	}
+	names, err := ListCheckpoints(dir)
+	if err != nil || len(names) <= keep {
+		return err
+	}
+	for _, name := range names[:len(names)-keep] {
+		for _, suffix := range []string{checkpoints.JsonNameSuffix, checkpoints.BinDataSuffix} {
+			if err := os.Remove(filepath.Join(dir, name+suffix)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// ListCheckpoints returns the base names (without .json/.bin) of the checkpoints in dir, oldest first; the
+// last one is what LoadCheckpoint loads. A checkpoint is listed by its .json file, as GoMLX does.
+func ListCheckpoints(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, e := range entries {
+		n := e.Name()
+		if !e.IsDir() && strings.HasPrefix(n, checkpointPrefix) && strings.HasSuffix(n, checkpoints.JsonNameSuffix) {
+			names = append(names, strings.TrimSuffix(n, checkpoints.JsonNameSuffix))
+		}
+	}
+	slices.Sort(names)
+	return names, nil
+}
+
+// LoadCheckpoint reads the checkpoint in dir: its config.json (validated) and the newest checkpoint's
+// variables. When want is not nil, a config that differs from *want is refused with an error naming every
+// differing field ("checkpoint vs requested").
+//
+// Loading is eager: every saved variable (model parameters and, if present, optimizer and RNG state) is in
+// the returned context when LoadCheckpoint returns (GoMLX's Immediate mode), so the model built in it uses
+// the loaded values and never runs its initializers, and ReportFromContext sees the parameters at once. The
+// context has no checkpoint loader attached afterwards. Variables that are not model parameters (IsModelParam:
+// Adam moments, global_step, the RNG state) are marked non-trainable, as the optimizer would create them;
+// GoMLX marks every eagerly loaded variable trainable. The weights are checked against the config (the
+// parameter count of CountParams, one dtype for all parameters).
+//
+// The returned Model has the stored weights' dtype: float32 for every checkpoint the project writes.
+func LoadCheckpoint(dir string, want *Config) (*Model, *context.Context, error) {
+	errf := func(format string, args ...any) error {
+		return fmt.Errorf("checkpoint %s: %w", dir, fmt.Errorf(format, args...))
+	}
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil, errf("directory does not exist")
+	case err != nil:
+		return nil, nil, errf("%w", err)
+	case !fi.IsDir():
+		return nil, nil, errf("not a directory")
+	}
+	cfgPath := filepath.Join(dir, ConfigFileName)
+	cfg, err := LoadConfig(cfgPath)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, errf("missing %s: not a checkpoint directory (write one with `oryx init` or SaveCheckpoint)",
+			ConfigFileName)
+	}
+	if err != nil {
+		return nil, nil, errf("invalid %s: %w", ConfigFileName, err)
+	}
+	if want != nil {
+		if d := cfg.Diff(*want); len(d) > 0 {
+			return nil, nil, errf("config differs from the requested one (checkpoint vs requested): %s",
+				strings.Join(d, "; "))
+		}
+	}
+	names, err := ListCheckpoints(dir)
+	if err != nil {
+		return nil, nil, errf("%w", err)
+	}
+	if len(names) == 0 {
+		return nil, nil, errf("no checkpoint files (%s*%s and %s) next to %s", checkpointPrefix,
+			checkpoints.JsonNameSuffix, checkpoints.BinDataSuffix, ConfigFileName)
+	}
+
+	ctx := context.New()
+	err = catchPanic(func() error {
+		_, err := checkpoints.Load(ctx).Dir(dir).Immediate().Done()
+		return err
+	})
+	ctx.SetLoader(nil) // everything is loaded: the handler has nothing left to give
+	if err != nil {
+		return nil, nil, errf("loading %s: %w", names[len(names)-1], err)
+	}
+
+	var dtype dtypes.DType
+	for v := range ctx.IterVariables() {
+		if !IsModelParam(v.ScopeAndName()) {
+			v.SetTrainable(false)
+			continue
+		}
+		if dtype == dtypes.InvalidDType {
+			dtype = v.DType()
+		} else if v.DType() != dtype {
+			return nil, nil, errf("parameter %s is %s, others are %s: mixed dtypes", v.ScopeAndName(), v.DType(), dtype)
+		}
+	}
+	if got, need := ReportFromContext(ctx), CountParams(cfg); got != need {
+		return nil, nil, errf("the weights of %s do not match %s: %d parameters stored (%s), the config needs %d (%s)",
+			names[len(names)-1], ConfigFileName, got.Total, got, need.Total, need)
+	}
+	if !dtype.IsFloat() {
+		return nil, nil, errf("parameters have dtype %s, want a float dtype", dtype)
+	}
+	if emb := ctx.GetVariableByScopeAndName("/"+paramScopeEmbeddings, "embeddings"); emb == nil ||
+		!slices.Equal(emb.Shape().Dimensions, []int{cfg.Vocab, cfg.DModel}) {
+		return nil, nil, errf("the embeddings are missing or not [vocab %d, d_model %d]", cfg.Vocab, cfg.DModel)
+	}
+	return &Model{Config: cfg, DType: dtype}, ctx, nil
+}
+
+// InitCheckpoint writes a checkpoint of cfg with random weights to dir: a new context seeded with seed
+// (context.ParamInitialSeed; 0 means a non-deterministic seed, GoMLX's convention), every variable
+// materialised by running the float32 parallel forward once on a [1, 1] token on the project's backend
+// (internal/backend), then SaveCheckpoint. It refuses a directory that already holds checkpoints, so that
+// trained weights are never overwritten by random ones.
+func InitCheckpoint(dir string, cfg Config, seed int64) error {
+	if err := cfg.Validate(); err != nil {
+		return fmt.Errorf("init checkpoint %s: %w", dir, err)
+	}
+	if names, err := ListCheckpoints(dir); err == nil && len(names) > 0 {
+		return fmt.Errorf("init checkpoint %s: the directory already holds %d checkpoint(s); refusing to overwrite "+
+			"them with random weights (choose another directory or delete it)", dir, len(names))
+	}
+	m, err := New(cfg)
+	if err != nil {
+		return err
+	}
+	be, err := backend.Get()
+	if err != nil {
+		return err
+	}
+	ctx := context.New()
+	ctx.SetParam(context.ParamInitialSeed, seed)
+	err = catchPanic(func() error {
+		exec, err := context.NewExec(be, ctx, func(ctx *context.Context, tokens, modes *Node) *Node {
+			return m.Logits(ctx, tokens, m.modesOrNil(modes))
+		})
+		if err != nil {
+			return err
+		}
+		defer exec.Finalize()
+		outs, err := exec.Exec(tensors.FromFlatDataAndDimensions([]int32{0}, 1, 1),
+			tensors.FromFlatDataAndDimensions([]int32{int32(Attention)}, 1, 1))
+		if err != nil {
+			return err
+		}
+		for _, t := range outs {
+			t.FinalizeAll()
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("init checkpoint %s: materialising the weights: %w", dir, err)
+	}
+	return SaveCheckpoint(dir, cfg, ctx)
+}
+
+// catchPanic runs fn and turns a panic (GoMLX reports many errors by panicking) into an error.
+func catchPanic(fn func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			if e, ok := r.(error); ok {
+				err = e
+			} else {
+				err = fmt.Errorf("%v", r)
+			}
+		}
+	}()
+	return fn()
+}
+
+// syncFile flushes a written file to stable storage.
+func syncFile(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return f.Sync()
+}
+
+// syncDir flushes a directory's entries (renames) to stable storage; best effort.
+func syncDir(dir string) {
+	if f, err := os.Open(dir); err == nil {
+		_ = f.Sync()
+		_ = f.Close()
+	}
+}
