@@ -357,6 +357,9 @@ func ScheduleFLOPs(c Config, s *Schedule, row int, gathered bool) float64 {
 	}
 	// Everything but attention, for all tokens; then W_QA and the core at the attention positions only.
 	total := float64(t) * FLOPsPerToken(c, t, 0)
+	if len(attn) == 0 { // (a nil list would mean "dense" to AttentionCoreFLOPs)
+		return total
+	}
 	total += float64(c.Layers) * float64(len(attn)) * 2 * float64(c.DModel*c.Heads*c.KeyDim)
 	return total + AttentionCoreFLOPs(c, t, attn)
 }

@@ -333,6 +333,10 @@ func TestScheduleFLOPs(t *testing.T) {
 	// The saving is the dense core and W_QA on the 60 linear tokens.
 	perToken := 2*float64(c.DModel*c.Heads*c.KeyDim) + AttentionCoreFLOPs(c, T, nil)/float64(c.Layers)/T
 	assert.InDelta(t, float64(c.Layers)*60*perToken, dense-gathered, 1e-3)
+	none, err := ParseSchedule("linear", 1, T, 0)
+	require.NoError(t, err)
+	assert.InDelta(t, T*FLOPsPerToken(c, T, 0), ScheduleFLOPs(c, none, 0, true), 1e-3)
+	assert.Less(t, ScheduleFLOPs(c, none, 0, true), gathered)
 	all, err := ParseSchedule("attention", 1, T, 0)
 	require.NoError(t, err)
 	assert.InDelta(t, ScheduleFLOPs(c, all, 0, false), ScheduleFLOPs(c, all, 0, true), 1e-3)

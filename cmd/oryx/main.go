@@ -4,6 +4,7 @@
 //	                  scan, one-token steps) on random data
 //	oryx init         write a checkpoint with random weights (config.json + GoMLX checkpoint files) for a
 //	                  preset or a JSON config, and print its parameter report
+//	oryx info         parameters, FLOPs per token under schedules, decode-state memory (no weights needed)
 //	oryx generate     load a checkpoint and continue prompts under a mode schedule; prints the
 //	                  continuations, decode speed, prefill time and the fraction of tokens run in attention
 //
@@ -31,6 +32,8 @@ func main() {
 		err = initCmd(os.Args[2:], os.Stdout, os.Stderr)
 	case "generate":
 		err = generateCmd(os.Args[2:], os.Stdout, os.Stderr)
+	case "info":
+		err = infoCmd(os.Args[2:], os.Stdout, os.Stderr)
 	case "-h", "--help", "help":
 		usage()
 		return
@@ -60,6 +63,8 @@ subcommands:
                   [--schedule SPEC] [--max-tokens N] [--temperature T --top-k K --top-p P --seed N]
                   [--stop IDS] [--capacity N]
               text is byte-level (one token per UTF-8 byte) until the tokenizer lands
+  info        parameters, FLOPs per token under mode schedules and decode-state memory of a model:
+                oryx info [--preset 130m --variant oryx-tg | --config FILE] [--T 2048] [--schedule SPEC ...]
 
 Run "oryx <subcommand> -h" for the flags of a subcommand.
 The backend comes from GOMLX_BACKEND (default: the pure-Go backend); see the README.

@@ -117,3 +117,15 @@ func TestInitFlagErrors(t *testing.T) {
 	assert.Contains(t, out.String(), "gdn, config "+cfgPath)
 	assert.Contains(t, out.String(), "tied fraction (shared / total): n/a")
 }
+
+func TestInfo(t *testing.T) {
+	var out, errOut strings.Builder
+	require.NoError(t, infoCmd([]string{"--preset", "130m", "--variant", "oryx-tg", "--T", "2048",
+		"--schedule", "attention", "--schedule", "attention-last:128"}, &out, &errOut))
+	text := out.String()
+	for _, want := range []string{"parameters:", "tied", "per token of context", "attention-last:128", "gathered"} {
+		require.Contains(t, text, want)
+	}
+	require.ErrorContains(t, infoCmd([]string{"--schedule", "block:0"}, &out, &errOut), "--schedule")
+	require.ErrorContains(t, infoCmd([]string{"--T", "0"}, &out, &errOut), "--T")
+}
