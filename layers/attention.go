@@ -78,15 +78,7 @@ func AttentionStep(q, kCache, vCache, length *Node, scale float64) *Node {
 // per batch row) and returns the updated cache. It uses a Where over an iota (the pure-Go backend has no
 // DynamicUpdateSlice). A position outside [0, L) writes nothing: callers check capacity on the host.
 func CacheWrite(cache, x, pos *Node) *Node {
-	c := checker{"CacheWrite"}
-	ca, xa, pa := arg{"cache", cache}, arg{"x", x}, arg{"pos", pos}
-	c.notNil(ca, xa, pa)
-	c.rank(ca, 4, "[B, L, H, D]")
-	c.float(ca, xa)
-	d := cache.Shape().Dimensions
-	c.dims(xa, "[B, H, D] of cache", d[0], d[2], d[3])
-	c.integer(pa)
-	c.dims(pa, "[B]", d[0])
+	d := checkCacheWrite("CacheWrite", cache, x, pos)
 	at := Equal(Iota(cache.Graph(), shapes.Make(pos.DType(), d[0], d[1]), 1), ExpandAxes(pos, -1)) // [B, L]
 	at = BroadcastToDims(Reshape(at, d[0], d[1], 1, 1), d...)
 	return Where(at, BroadcastToDims(ExpandAxes(x, 1), d...), cache)
@@ -125,7 +117,15 @@ func AttentionAt(q, qPos, k, v *Node, scale float64) *Node {
 // buffer is donated to the graph the backend updates it in place, so a decode step's write costs O(H·D), not
 // O(L·H·D) like CacheWrite.
 func CacheAppend(cache, x, pos *Node) *Node {
-	c := checker{"CacheAppend"}
+	d := checkCacheWrite("CacheAppend", cache, x, pos)
+	batch := ConvertDType(Iota(cache.Graph(), shapes.Make(dtypes.Int32, d[0], 1), 0), pos.DType())
+	indices := Concatenate([]*Node{batch, Reshape(pos, d[0], 1)}, 1) // [B, 2] = (b, pos_b)
+	return ScatterSum(cache, indices, x, false, true)
+}
+
+// checkCacheWrite validates cache [B, L, H, D], x [B, H, D] and pos [B] and returns the cache's dimensions.
+func checkCacheWrite(fn string, cache, x, pos *Node) []int {
+	c := checker{fn}
 	ca, xa, pa := arg{"cache", cache}, arg{"x", x}, arg{"pos", pos}
 	c.notNil(ca, xa, pa)
 	c.rank(ca, 4, "[B, L, H, D]")
@@ -134,7 +134,5 @@ func CacheAppend(cache, x, pos *Node) *Node {
 	c.dims(xa, "[B, H, D] of cache", d[0], d[2], d[3])
 	c.integer(pa)
 	c.dims(pa, "[B]", d[0])
-	batch := ConvertDType(Iota(cache.Graph(), shapes.Make(dtypes.Int32, d[0], 1), 0), pos.DType())
-	indices := Concatenate([]*Node{batch, Reshape(pos, d[0], 1)}, 1) // [B, 2] = (b, pos_b)
-	return ScatterSum(cache, indices, x, false, true)
+	return d
 }
