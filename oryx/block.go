@@ -26,7 +26,9 @@ import (
 	"github.com/oryx-go/oryx/layers"
 )
 
-// blockParams are one layer's weights (nil where the variant has no such part).
+// blockParams are one layer's weights (nil where the variant has no such part). Projections are stored
+// [out..., in] like PyTorch's Linear: the pure-Go backend's matmul wants the contracted axis last on both
+// operands and would otherwise copy the whole weight into that layout on every call (decode steps included).
 type blockParams struct {
 	attnNorm, wk, wv, convK, convV, wqAttn, wqLinear, wg, outNorm, wo *Node
 	dtProj, decayProj, betaProj, dtBias, aLog, dSkip                  *Node
@@ -38,14 +40,14 @@ func (m *Model) blockParams(s scope) blockParams {
 	d, h, dk, dv := c.DModel, c.Heads, c.KeyDim, c.ValueDim
 	p := blockParams{
 		attnNorm: s.ones("attn_norm", d),
-		wk:       s.proj("wk", d, d, h, dk),
-		wv:       s.proj("wv", d, d, h, dv),
-		wg:       s.proj("wg", d, d, h, dv),
-		wo:       s.proj("wo", h*dv, h, dv, d),
+		wk:       s.proj("wk", d, h, dk, d),
+		wv:       s.proj("wv", d, h, dv, d),
+		wg:       s.proj("wg", d, h, dv, d),
+		wo:       s.proj("wo", h*dv, d, h, dv),
 		mlpNorm:  s.ones("mlp_norm", d),
-		mlpGate:  s.proj("mlp_gate", d, d, c.MLPHidden),
-		mlpUp:    s.proj("mlp_up", d, d, c.MLPHidden),
-		mlpDown:  s.proj("mlp_down", c.MLPHidden, c.MLPHidden, d),
+		mlpGate:  s.proj("mlp_gate", d, c.MLPHidden, d),
+		mlpUp:    s.proj("mlp_up", d, c.MLPHidden, d),
+		mlpDown:  s.proj("mlp_down", c.MLPHidden, d, c.MLPHidden),
 	}
 	if c.OutputNorm == "full" {
 		p.outNorm = s.ones("out_norm", h*dv)
@@ -57,21 +59,21 @@ func (m *Model) blockParams(s scope) blockParams {
 		p.convV = s.proj("conv_v", c.ConvWidth, h*dv, c.ConvWidth)
 	}
 	if c.Variant.HasAttention() {
-		p.wqAttn = s.proj("wq_attn", d, d, h, dk)
+		p.wqAttn = s.proj("wq_attn", d, h, dk, d)
 	}
 	switch c.Variant.LinearMixer() {
 	case MixerMamba2:
-		p.wqLinear = s.proj("wq_linear", d, d, h, dk)
-		p.dtProj = s.proj("dt_proj", d, d, h)
+		p.wqLinear = s.proj("wq_linear", d, h, dk, d)
+		p.dtProj = s.proj("dt_proj", d, h, d)
 		p.dtBias = s.param("dt_bias", dtBiasInit(s.ctx), h)
 		p.aLog = s.param("a_log", aLogInit(s.ctx), h)
 		p.dSkip = s.ones("d_skip", h)
 	case MixerGDN:
-		p.wqLinear = s.proj("wq_linear", d, d, h, dk)
-		p.decayProj = s.proj("decay_proj", d, d, h)
+		p.wqLinear = s.proj("wq_linear", d, h, dk, d)
+		p.decayProj = s.proj("decay_proj", d, h, d)
 		p.dtBias = s.param("dt_bias", dtBiasInit(s.ctx), h)
 		p.aLog = s.param("a_log", aLogInit(s.ctx), h)
-		p.betaProj = s.proj("beta_proj", d, d, h)
+		p.betaProj = s.proj("beta_proj", d, h, d)
 	}
 	return p
 }
@@ -100,12 +102,12 @@ func (m *Model) block(p blockParams, h *Node, in sequenceInputs) (*Node, blockMe
 
 	// Shared keys and values, written to both memories by every token.
 	var k, v *Node
-	k, mem.convK = m.sharedStream(Einsum("btd,dhk->bthk", x, p.wk), p.convK, in.valid)
-	v, mem.convV = m.sharedStream(Einsum("btd,dhv->bthv", x, p.wv), p.convV, in.valid)
+	k, mem.convK = m.sharedStream(Einsum("btd,hkd->bthk", x, p.wk), p.convK, in.valid)
+	v, mem.convV = m.sharedStream(Einsum("btd,hvd->bthv", x, p.wv), p.convV, in.valid)
 
 	var oAttn, oLinear *Node
 	if c.Variant.LinearMixer() != NoLinear {
-		q := Einsum("btd,dhk->bthk", x, p.wqLinear)
+		q := Einsum("btd,hkd->bthk", x, p.wqLinear)
 		oLinear, mem.linear = m.linearMixer(p, x, q, k, v, in.valid)
 	}
 	var o *Node
@@ -118,7 +120,7 @@ func (m *Model) block(p blockParams, h *Node, in sequenceInputs) (*Node, blockMe
 		if in.attnPos != nil && oLinear != nil {
 			o = m.gatheredAttention(p, x, kAttn, v, oLinear, in.attnPos)
 		} else {
-			q := Einsum("btd,dhk->bthk", x, p.wqAttn)
+			q := Einsum("btd,hkd->bthk", x, p.wqAttn)
 			if c.RoPE {
 				q = layers.RoPE(q, in.positions, c.RoPEBase)
 			}
@@ -137,7 +139,7 @@ func (m *Model) block(p blockParams, h *Node, in sequenceInputs) (*Node, blockMe
 func (m *Model) gatheredAttention(p blockParams, x, kAttn, v, oLinear, attnPos *Node) *Node {
 	c := m.Config
 	idx := MaxScalar(attnPos, 0)
-	q := Einsum("bnd,dhk->bnhk", gatherRows(x, idx), p.wqAttn)
+	q := Einsum("bnd,hkd->bnhk", gatherRows(x, idx), p.wqAttn)
 	if c.RoPE {
 		q = layers.RoPE(q, idx, c.RoPEBase)
 	}
@@ -216,9 +218,9 @@ func (m *Model) output(p blockParams, x, o *Node) *Node {
 	c := m.Config
 	var gate *Node
 	if o.Rank() == 4 {
-		gate = Einsum("btd,dhv->bthv", x, p.wg)
+		gate = Einsum("btd,hvd->bthv", x, p.wg)
 	} else {
-		gate = Einsum("bd,dhv->bhv", x, p.wg)
+		gate = Einsum("bd,hvd->bhv", x, p.wg)
 	}
 	var y *Node
 	if c.OutputNorm == "full" {
@@ -229,7 +231,7 @@ func (m *Model) output(p blockParams, x, o *Node) *Node {
 		y = layers.GatedRMSNorm(o, gate, p.outNorm, c.NormEps)
 	}
 	if o.Rank() == 4 {
-		return Einsum("bthv,hvd->btd", y, p.wo)
+		return Einsum("bthv,dhv->btd", y, p.wo)
 	}
-	return Einsum("bhv,hvd->bd", y, p.wo)
+	return Einsum("bhv,dhv->bd", y, p.wo)
 }

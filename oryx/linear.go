@@ -26,9 +26,9 @@ func shapeInt(dims ...int) shapes.Shape { return shapes.Make(dtypeInt, dims...) 
 // or [B, D]; valid (same leading shape, or nil) turns padded tokens into identity transitions (g = 0 and a
 // zero write).
 func (m *Model) linearGates(p blockParams, x, valid *Node) (logDecay, write *Node) {
-	eq := "btd,dh->bth"
+	eq := "btd,hd->bth"
 	if x.Rank() == 2 {
-		eq = "bd,dh->bh"
+		eq = "bd,hd->bh"
 	}
 	rank := x.Rank() // the gates are [B, T, H] or [B, H]: per-head parameters [H] broadcast over the rest
 	a, dtBias := leading(Exp(p.aLog), rank), leading(p.dtBias, rank)

@@ -46,8 +46,8 @@ func (m *Model) head(s scope, h, table *Node) *Node {
 	if m.Config.TiedEmbeddings {
 		return DotGeneral(h, []int{h.Rank() - 1}, nil, table, []int{1}, nil)
 	}
-	w := s.proj("lm_head", m.Config.DModel, m.Config.DModel, m.Config.Vocab)
-	return DotGeneral(h, []int{h.Rank() - 1}, nil, w, []int{0}, nil)
+	w := s.proj("lm_head", m.Config.DModel, m.Config.Vocab, m.Config.DModel)
+	return DotGeneral(h, []int{h.Rank() - 1}, nil, w, []int{1}, nil)
 }
 
 // checkTokens validates tokens [B, T] (int) and modes ([B, T] int32, or nil for single-mixer variants).

@@ -146,45 +146,45 @@ func buildVariables(ctx *context.Context, c Config) {
 	for i := range c.Layers {
 		l := ctx.In(fmt.Sprintf("layer_%03d", i))
 		mk(l, "attn_norm", "weight", d)
-		mk(l, "wk", "weight", d, h, dk)
-		mk(l, "wv", "weight", d, h, dv)
+		mk(l, "wk", "weight", h, dk, d)
+		mk(l, "wv", "weight", h, dv, d)
 		if w > 0 {
 			mk(l, "conv_k", "weight", h*dk, w)
 			mk(l, "conv_v", "weight", h*dv, w)
 		}
 		if c.Variant.HasAttention() {
-			mk(l, "wq_attn", "weight", d, h, dk)
+			mk(l, "wq_attn", "weight", h, dk, d)
 		}
 		if c.Variant.LinearMixer() != NoLinear {
-			mk(l, "wq_linear", "weight", d, h, dk)
+			mk(l, "wq_linear", "weight", h, dk, d)
 		}
 		switch c.Variant.LinearMixer() {
 		case MixerMamba2:
-			mk(l, "dt_proj", "weight", d, h)
+			mk(l, "dt_proj", "weight", h, d)
 			mk(l, "dt_bias", "weight", h)
 			mk(l, "a_log", "weight", h)
 			mk(l, "d_skip", "weight", h)
 		case MixerGDN:
-			mk(l, "decay_proj", "weight", d, h)
+			mk(l, "decay_proj", "weight", h, d)
 			mk(l, "dt_bias", "weight", h)
 			mk(l, "a_log", "weight", h)
-			mk(l, "beta_proj", "weight", d, h)
+			mk(l, "beta_proj", "weight", h, d)
 		}
-		mk(l, "wg", "weight", d, h, dv)
+		mk(l, "wg", "weight", h, dv, d)
 		if c.OutputNorm == "full" {
 			mk(l, "out_norm", "weight", h*dv)
 		} else {
 			mk(l, "out_norm", "weight", dv)
 		}
-		mk(l, "wo", "weight", h, dv, d)
+		mk(l, "wo", "weight", d, h, dv)
 		mk(l, "mlp_norm", "weight", d)
-		mk(l, "mlp_gate", "weight", d, f)
-		mk(l, "mlp_up", "weight", d, f)
-		mk(l, "mlp_down", "weight", f, d)
+		mk(l, "mlp_gate", "weight", f, d)
+		mk(l, "mlp_up", "weight", f, d)
+		mk(l, "mlp_down", "weight", d, f)
 	}
 	mk(ctx, "final_norm", "weight", d)
 	if !c.TiedEmbeddings {
-		mk(ctx, "lm_head", "weight", d, c.Vocab)
+		mk(ctx, "lm_head", "weight", c.Vocab, d)
 	}
 }
 

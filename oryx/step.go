@@ -49,12 +49,12 @@ func (m *Model) blockStep(p blockParams, h, modes, pos *Node, st LayerState, all
 	var next LayerState
 	x := layers.RMSNorm(h, p.attnNorm, c.NormEps)
 	var k, v *Node
-	k, next.ConvK = m.sharedStreamStep(Einsum("bd,dhk->bhk", x, p.wk), p.convK, st.ConvK)
-	v, next.ConvV = m.sharedStreamStep(Einsum("bd,dhv->bhv", x, p.wv), p.convV, st.ConvV)
+	k, next.ConvK = m.sharedStreamStep(Einsum("bd,hkd->bhk", x, p.wk), p.convK, st.ConvK)
+	v, next.ConvV = m.sharedStreamStep(Einsum("bd,hvd->bhv", x, p.wv), p.convV, st.ConvV)
 
 	var oAttn, oLinear *Node
 	if c.Variant.HasAttention() {
-		q, kAttn := Einsum("bd,dhk->bhk", x, p.wqAttn), k
+		q, kAttn := Einsum("bd,hkd->bhk", x, p.wqAttn), k
 		if c.RoPE {
 			q, kAttn = layers.RoPEStep(q, pos, c.RoPEBase), layers.RoPEStep(k, pos, c.RoPEBase)
 		}
@@ -65,7 +65,7 @@ func (m *Model) blockStep(p blockParams, h, modes, pos *Node, st LayerState, all
 		}
 	}
 	if c.Variant.LinearMixer() != NoLinear {
-		oLinear, next.Linear = m.linearStep(p, x, Einsum("bd,dhk->bhk", x, p.wqLinear), k, v, st.Linear)
+		oLinear, next.Linear = m.linearStep(p, x, Einsum("bd,hkd->bhk", x, p.wqLinear), k, v, st.Linear)
 	}
 	if allLinear {
 		modes = nil
