@@ -43,11 +43,46 @@ func (m *Model) embed(s scope, tokens *Node) (x, table *Node) {
 // head maps the final hidden states [..., D] to logits [..., Vocab].
 func (m *Model) head(s scope, h, table *Node) *Node {
 	h = layers.RMSNorm(h, s.ones("final_norm", m.Config.DModel), m.Config.NormEps)
-	if m.Config.TiedEmbeddings {
-		return DotGeneral(h, []int{h.Rank() - 1}, nil, table, []int{1}, nil)
+	w := table // [Vocab, D]
+	if !m.Config.TiedEmbeddings {
+		w = s.proj("lm_head", m.Config.DModel, m.Config.Vocab, m.Config.DModel)
 	}
-	w := s.proj("lm_head", m.Config.DModel, m.Config.Vocab, m.Config.DModel)
+	if h.Rank() == 2 {
+		if n := vocabSplit(m.Config.Vocab); n > 1 {
+			return headSplit(h, w, n)
+		}
+	}
 	return DotGeneral(h, []int{h.Rank() - 1}, nil, w, []int{1}, nil)
+}
+
+// smallMatmulCrosses is the largest output size per batch element (rows × columns) for which the pure-Go
+// backend's matmul uses its direct kernel; above it, it first copies both operands into blocks, which for a
+// few rows against the whole [Vocab, D] head costs far more than the product.
+const smallMatmulCrosses = 16 * 1024
+
+// vocabSplit returns into how many equal parts to split the vocabulary so that one row against a part stays
+// under smallMatmulCrosses (1 if no split is needed or the vocabulary has no suitable divisor).
+func vocabSplit(vocab int) int {
+	if vocab <= smallMatmulCrosses {
+		return 1
+	}
+	for n := (vocab + smallMatmulCrosses - 1) / smallMatmulCrosses; n <= vocab/64; n++ {
+		if vocab%n == 0 {
+			return n
+		}
+	}
+	return 1
+}
+
+// headSplit computes h [B, D] · wᵀ for w [Vocab, D] as n batched products over vocabulary parts (the decode
+// form: B is small). Same values as the single product; no weight copy on the pure-Go backend.
+func headSplit(h, w *Node, n int) *Node {
+	b, d := h.Shape().Dim(0), h.Shape().Dim(1)
+	v := w.Shape().Dim(0)
+	parts := Reshape(w, n, v/n, d)                                          // [n, V/n, D]
+	hb := BroadcastToDims(Reshape(h, 1, b, d), n, b, d)                     // [n, B, D]
+	logits := DotGeneral(hb, []int{2}, []int{0}, parts, []int{2}, []int{0}) // [n, B, V/n]
+	return Reshape(TransposeAllAxes(logits, 1, 0, 2), b, v)
 }
 
 // checkTokens validates tokens [B, T] (int) and modes ([B, T] int32, or nil for single-mixer variants).
