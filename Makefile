@@ -1,7 +1,7 @@
 # Oryx in Go. `make demo` is the main job, `make test` the test suite (what CI runs).
 GO ?= go
 
-.PHONY: demo test bench-mixers vet build
+.PHONY: demo test bench-mixers bench-model vet build
 
 # The main job. Until issue 7 (train -> evaluate -> leaderboard on the synthetic corpus) lands, it checks
 # the backend set-up and runs every mixer's chunked, scan and step forms against each other.
@@ -16,6 +16,10 @@ test:
 # Mixer-core benchmarks written up in BENCHMARKS.md (takes several minutes on 2 cores).
 bench-mixers:
 	$(GO) test ./layers -run '^$$' -bench 'Mixer' -benchtime 3x -timeout 60m
+
+# Model benchmarks written up in BENCHMARKS.md: forward tok/s (tiny, 130m) and decode ms/token (130m).
+bench-model:
+	$(GO) test ./oryx -run '^$$' -bench 'Forward|Decode' -benchtime 3x -timeout 90m
 
 build:
 	$(GO) build ./...
