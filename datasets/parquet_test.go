@@ -1,0 +1,1167 @@
+package datasets
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/parquet-go/parquet-go"
+)
+
+// ---- helpers ----
+
+// pqSharedHF returns the shared Hugging Face parquet directory (shared/data/hf, found by walking up from the
+// working directory) or skips the test.
+func pqSharedHF(t *testing.T) string {
+	t.Helper()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for dir := wd; ; dir = filepath.Dir(dir) {
+		p := filepath.Join(dir, "shared", "data", "hf")
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			return p
+		}
+		if filepath.Dir(dir) == dir {
+			break
+		}
+	}
+	t.Skipf("shared HF parquet data not found: no shared/data/hf in %s or above", wd)
+	return ""
+}
+
+func pqMust(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// pqErrContains fails unless err is a "datasets:" error containing every part.
+func pqErrContains(t *testing.T, err error, parts ...string) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("got no error, want one containing %q", parts)
+	}
+	if !strings.HasPrefix(err.Error(), "datasets: ") {
+		t.Errorf("error %q does not start with \"datasets: \"", err)
+	}
+	for _, p := range parts {
+		if !strings.Contains(err.Error(), p) {
+			t.Errorf("error %q does not contain %q", err, p)
+		}
+	}
+}
+
+func pqStr(s string) *string { return &s }
+
+// pqTText is an HF text corpus row with a nullable text column.
+type pqTText struct {
+	Text *string `parquet:"text,optional"`
+}
+
+// pqTMixed has one column of each supported kind, HF-style nullable.
+type pqTMixed struct {
+	Text  *string   `parquet:"text,optional"`
+	ID    int64     `parquet:"id"`
+	Small int32     `parquet:"small"`
+	Flag  bool      `parquet:"flag"`
+	Score float64   `parquet:"score"`
+	Tags  []string  `parquet:"tags,optional,list"`
+	Ids   []int32   `parquet:"ids,list"`
+	Blob  []byte    `parquet:"blob"`
+	Meta  pqTMeta   `parquet:"meta,optional"`
+	Ptrs  []*string `parquet:"ptrs,list"`
+}
+
+type pqTMeta struct {
+	Source string `parquet:"source"`
+	Year   int32  `parquet:"year"`
+}
+
+// pqTARC mirrors the ARC layout: choices is a struct of two lists of strings.
+type pqTARC struct {
+	ID       string `parquet:"id,optional"`
+	Question string `parquet:"question,optional"`
+	Choices  struct {
+		Text  []string `parquet:"text,optional,list" parquet-element:",optional"`
+		Label []string `parquet:"label,optional,list" parquet-element:",optional"`
+	} `parquet:"choices,optional"`
+	AnswerKey string `parquet:"answerKey,optional"`
+}
+
+// pqMixedRow makes row i of a generated file: some null texts, empty and null lists.
+func pqMixedRow(i int) pqTMixed {
+	r := pqTMixed{ID: int64(i) * 3, Small: int32(-i), Flag: i%2 == 0, Score: float64(i) / 4,
+		Blob: []byte{byte(i), 0xff}, Meta: pqTMeta{Source: fmt.Sprintf("src%d", i%5), Year: int32(2000 + i%20)}}
+	if i%7 != 3 {
+		r.Text = pqStr(fmt.Sprintf("doc %d %s", i, strings.Repeat("x", i%11)))
+	}
+	switch i % 4 {
+	case 0:
+		r.Tags = nil // null list (optional)
+	case 1:
+		r.Tags = []string{}
+	default:
+		for j := range i % 6 {
+			r.Tags = append(r.Tags, fmt.Sprintf("t%d.%d", i, j))
+		}
+	}
+	for j := range i % 5 {
+		r.Ids = append(r.Ids, int32(i*10+j))
+	}
+	r.Ptrs = []*string{pqStr("p")}
+	return r
+}
+
+// pqWriteTemp writes rows to dir/name and returns the path.
+func pqWriteTemp[T any](t testing.TB, dir, name string, rows []T, opts ...parquet.WriterOption) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	pqMust(t, os.MkdirAll(filepath.Dir(p), 0o755))
+	pqMust(t, WriteParquet(p, rows, opts...))
+	return p
+}
+
+// ---- shared HF files ----
+
+var pqSharedFiles = []struct {
+	file string
+	rows int64
+}{
+	{"lambada_openai/test.parquet", 5153},
+	{"wikitext/wikitext-2-raw-v1-test.parquet", 4358},
+	{"wikitext_document_level/wikitext-2-raw-v1-test.parquet", 62},
+	{"piqa/validation.parquet", 1838},
+	{"social_iqa/validation.parquet", 1954},
+	{"arc_easy/test.parquet", 2376},
+	{"arc_challenge/test.parquet", 1172},
+	{"winogrande/winogrande_xl-validation.parquet", 1267},
+	{"boolq/validation.parquet", 3270},
+	{"hellaswag/validation.parquet", 10042},
+	{"ruler_essays/essays.parquet", 49},
+	{"ruler_words/words.parquet", 7694},
+	{"tinyshakespeare/train.parquet", 7222},
+}
+
+func TestParquetSharedFiles(t *testing.T) {
+	hf := pqSharedHF(t)
+	var total int64
+	for _, f := range pqSharedFiles {
+		t.Run(filepath.Dir(f.file), func(t *testing.T) {
+			path := filepath.Join(hf, f.file)
+			s, err := OpenParquet(path)
+			pqMust(t, err)
+			n, err := s.NumRows()
+			pqMust(t, err)
+			if n != f.rows {
+				t.Fatalf("NumRows = %d, want %d", n, f.rows)
+			}
+			features, ok, err := s.Metadata(path, HFFeaturesKey)
+			pqMust(t, err)
+			if !ok || !strings.Contains(features, `"features"`) {
+				t.Errorf("no HF features JSON in the key/value metadata: %q", features)
+			}
+			// Every row, every column, through the generic reader.
+			rows, err := s.Rows()
+			pqMust(t, err)
+			defer rows.Close()
+			cols, err := s.Columns(path)
+			pqMust(t, err)
+			var count int64
+			for {
+				row, err := rows.Next()
+				if err == io.EOF {
+					break
+				}
+				pqMust(t, err)
+				if row.Pos != (ParquetPosition{0, count}) {
+					t.Fatalf("row %d has position %v", count, row.Pos)
+				}
+				for _, c := range cols {
+					if row.Values[c] == nil {
+						t.Fatalf("row %d: column %q is null; the README says no value is null", count, c)
+					}
+				}
+				count++
+			}
+			if count != f.rows {
+				t.Fatalf("read %d rows, want %d", count, f.rows)
+			}
+			if rows.InvalidUTF8() != 0 {
+				t.Errorf("InvalidUTF8 = %d", rows.InvalidUTF8())
+			}
+		})
+		total += f.rows
+	}
+	// The whole directory: 13 files, sorted by path.
+	s, err := OpenParquet(hf)
+	pqMust(t, err)
+	files := s.Files()
+	if len(files) != len(pqSharedFiles) || !slices.IsSorted(files) {
+		t.Errorf("directory files = %q", files)
+	}
+	if n, _ := s.NumRows(); n != total {
+		t.Errorf("directory NumRows = %d, want %d", n, total)
+	}
+}
+
+func TestParquetSharedWikitext(t *testing.T) {
+	hf := pqSharedHF(t)
+	s, err := OpenParquet(filepath.Join(hf, "wikitext", "*.parquet"))
+	pqMust(t, err)
+	col, err := s.Strings("text")
+	pqMust(t, err)
+	defer col.Close()
+	var got []string
+	for {
+		v, pos, err := col.Next()
+		if err == io.EOF {
+			break
+		}
+		pqMust(t, err)
+		if pos.Row != int64(len(got)) {
+			t.Fatalf("position %v, want row %d", pos, len(got))
+		}
+		got = append(got, v)
+	}
+	if len(got) != 4358 || got[0] != "" || got[1] != " = Robert Boulter = \n" {
+		t.Fatalf("got %d rows, row 0 %q, row 1 %q", len(got), got[0], got[1])
+	}
+	if col.Skipped() != 0 || col.InvalidUTF8() != 0 {
+		t.Errorf("Skipped %d InvalidUTF8 %d", col.Skipped(), col.InvalidUTF8())
+	}
+	if done, total := col.Progress(); done != 4358 || total != 4358 {
+		t.Errorf("Progress = %d/%d", done, total)
+	}
+	pqMust(t, col.Seek(ParquetPosition{0, 1}))
+	if v, pos, err := col.Next(); err != nil || v != " = Robert Boulter = \n" || pos.Row != 1 {
+		t.Errorf("after Seek(row 1): %q %v %v", v, pos, err)
+	}
+	// wikitext_document_level: 62 pages, 1,290,527 UTF-8 bytes.
+	s, err = OpenParquet(filepath.Join(hf, "wikitext_document_level"))
+	pqMust(t, err)
+	pages, err := s.Strings("page")
+	pqMust(t, err)
+	defer pages.Close()
+	var n, bytes int
+	for {
+		v, _, err := pages.Next()
+		if err == io.EOF {
+			break
+		}
+		pqMust(t, err)
+		n++
+		bytes += len(v)
+	}
+	if n != 62 || bytes != 1290527 {
+		t.Errorf("pages = %d, bytes = %d; want 62, 1290527", n, bytes)
+	}
+}
+
+func TestParquetSharedARC(t *testing.T) {
+	hf := pqSharedHF(t)
+	s, err := OpenParquet(filepath.Join(hf, "arc_*", "test.parquet"))
+	pqMust(t, err)
+	if files := s.Files(); len(files) != 2 || !strings.Contains(files[0], "arc_challenge") {
+		t.Fatalf("files = %q", files)
+	}
+	rows, err := s.Rows("id", "question", "choices", "answerKey")
+	pqMust(t, err)
+	defer rows.Close()
+	count := 0
+	for {
+		row, err := rows.Next()
+		if err == io.EOF {
+			break
+		}
+		pqMust(t, err)
+		labels, err := row.StrList("choices.label")
+		pqMust(t, err)
+		texts, err := row.StrList("choices.text")
+		pqMust(t, err)
+		key, err := row.Str("answerKey")
+		pqMust(t, err)
+		if !slices.Equal(labels, []string{"A", "B", "C", "D"}) || len(texts) != 4 || !slices.Contains(labels, key) {
+			t.Fatalf("%v: labels %q texts %q answerKey %q", row.Pos, labels, texts, key)
+		}
+		if _, ok := row.Values["choices"].(map[string]any); !ok {
+			t.Fatalf("choices is %T", row.Values["choices"])
+		}
+		count++
+	}
+	if count != 1172+2376 {
+		t.Fatalf("rows = %d", count)
+	}
+	// A dotted column and the typed list reader agree.
+	labels, err := s.StringLists("choices.label")
+	pqMust(t, err)
+	defer labels.Close()
+	pqMust(t, labels.Seek(ParquetPosition{1, 2375}))
+	if v, pos, err := labels.Next(); err != nil || len(v) != 4 || pos != (ParquetPosition{1, 2375}) {
+		t.Fatalf("last ARC-Easy row: %q %v %v", v, pos, err)
+	}
+	if _, _, err := labels.Next(); err != io.EOF {
+		t.Fatalf("after the last row: %v, want io.EOF", err)
+	}
+}
+
+func TestParquetSharedIntsAndLists(t *testing.T) {
+	hf := pqSharedHF(t)
+	boolq := filepath.Join(hf, "boolq", "validation.parquet")
+	s, err := OpenParquet(boolq)
+	pqMust(t, err)
+	idx, err := s.Int64s("idx") // INT32 in the file
+	pqMust(t, err)
+	defer idx.Close()
+	for i := int64(0); ; i++ {
+		v, _, err := idx.Next()
+		if err == io.EOF {
+			if i != 3270 {
+				t.Fatalf("idx rows = %d", i)
+			}
+			break
+		}
+		pqMust(t, err)
+		if v != i {
+			t.Fatalf("idx row %d = %d", i, v)
+		}
+	}
+	_, err = s.Strings("idx")
+	pqErrContains(t, err, boolq, `column "idx" is INT32, want STRING (BYTE_ARRAY)`)
+	_, err = s.Int64s("passage")
+	pqErrContains(t, err, `column "passage" is STRING (BYTE_ARRAY), want INT64 or INT32`)
+
+	s, err = OpenParquet(filepath.Join(hf, "hellaswag", "validation.parquet"))
+	pqMust(t, err)
+	endings, err := s.StringLists("endings")
+	pqMust(t, err)
+	defer endings.Close()
+	n := 0
+	for {
+		v, _, err := endings.Next()
+		if err == io.EOF {
+			break
+		}
+		pqMust(t, err)
+		if len(v) != 4 {
+			t.Fatalf("row %d: %d endings", n, len(v))
+		}
+		n++
+	}
+	if n != 10042 {
+		t.Fatalf("hellaswag rows = %d", n)
+	}
+	_, err = s.Strings("endings")
+	pqErrContains(t, err, `column "endings" is LIST<STRING (BYTE_ARRAY)>, want STRING (BYTE_ARRAY)`)
+}
+
+// ---- generated files: values, nulls, UTF-8 ----
+
+func TestParquetRowsAllKinds(t *testing.T) {
+	dir := t.TempDir()
+	var in []pqTMixed
+	for i := range 50 {
+		in = append(in, pqMixedRow(i))
+	}
+	path := pqWriteTemp(t, dir, "mixed.parquet", in, parquet.MaxRowsPerRowGroup(8))
+	s, err := OpenParquet(path)
+	pqMust(t, err)
+	s = s.WithLogger(nil)
+	rows, err := s.Rows()
+	pqMust(t, err)
+	defer rows.Close()
+	for i, want := range in {
+		row, err := rows.Next()
+		pqMust(t, err)
+		if want.Text == nil {
+			if row.Values["text"] != nil {
+				t.Fatalf("row %d: text %v, want nil", i, row.Values["text"])
+			}
+			_, err := row.Str("text")
+			pqErrContains(t, err, path, fmt.Sprintf("row %d", i), `column "text" is null`)
+		} else if v, err := row.Str("text"); err != nil || v != *want.Text {
+			t.Fatalf("row %d: text %q %v", i, v, err)
+		}
+		if v, err := row.Int("id"); err != nil || v != want.ID {
+			t.Fatalf("row %d: id %d %v", i, v, err)
+		}
+		if v, err := row.Int("small"); err != nil || v != int64(want.Small) {
+			t.Fatalf("row %d: small %d %v", i, v, err)
+		}
+		if v, err := row.Bool("flag"); err != nil || v != want.Flag {
+			t.Fatalf("row %d: flag %v %v", i, v, err)
+		}
+		if v, err := row.Float("score"); err != nil || v != want.Score {
+			t.Fatalf("row %d: score %v %v", i, v, err)
+		}
+		if v, ok := row.Values["blob"].([]byte); !ok || !slices.Equal(v, want.Blob) {
+			t.Fatalf("row %d: blob %v", i, row.Values["blob"])
+		}
+		if want.Tags == nil {
+			if row.Values["tags"] != nil {
+				t.Fatalf("row %d: tags %#v, want nil (null list)", i, row.Values["tags"])
+			}
+		} else if v, err := row.StrList("tags"); err != nil || v == nil || !slices.Equal(v, want.Tags) {
+			t.Fatalf("row %d: tags %#v %v, want %#v", i, v, err, want.Tags)
+		}
+		wantIDs := make([]int64, len(want.Ids))
+		for j, x := range want.Ids {
+			wantIDs[j] = int64(x)
+		}
+		if v, err := row.IntList("ids"); err != nil || !slices.Equal(v, wantIDs) {
+			t.Fatalf("row %d: ids %v %v", i, v, err)
+		}
+		if v, err := row.Str("meta.source"); err != nil || v != want.Meta.Source {
+			t.Fatalf("row %d: meta.source %q %v", i, v, err)
+		}
+		if v, err := row.Int("meta.year"); err != nil || v != int64(want.Meta.Year) {
+			t.Fatalf("row %d: meta.year %d %v", i, v, err)
+		}
+		if _, err := row.Int("text"); want.Text != nil && err == nil {
+			t.Fatalf("row %d: Int(text) gave no error", i)
+		}
+	}
+	if _, err := rows.Next(); err != io.EOF {
+		t.Fatalf("after the last row: %v", err)
+	}
+	if _, err := rows.Next(); err != io.EOF {
+		t.Fatalf("EOF again: %v", err)
+	}
+	// Dotted struct field as its own column, and the typed readers.
+	ints, err := s.Int64s("meta.year")
+	pqMust(t, err)
+	defer ints.Close()
+	if v, _, err := ints.Next(); err != nil || v != 2000 {
+		t.Fatalf("meta.year row 0 = %d %v", v, err)
+	}
+	lists, err := s.Int64Lists("ids")
+	pqMust(t, err)
+	defer lists.Close()
+	if v, _, err := lists.Next(); err != nil || v == nil || len(v) != 0 {
+		t.Fatalf("ids row 0 = %#v %v, want empty non-nil", v, err)
+	}
+	tags, err := s.StringLists("tags")
+	pqMust(t, err)
+	defer tags.Close()
+	n := 0
+	for {
+		_, _, err := tags.Next()
+		if err == io.EOF {
+			break
+		}
+		pqMust(t, err)
+		n++
+	}
+	nulls := 0
+	for _, r := range in {
+		if r.Tags == nil { // parquet-go writes a nil slice in an optional list column as null, []string{} as empty
+			nulls++
+		}
+	}
+	if n != 50-nulls || tags.Skipped() != int64(nulls) {
+		t.Fatalf("tags: %d lists, %d skipped, want %d nulls", n, tags.Skipped(), nulls)
+	}
+}
+
+func TestParquetNullsAndInvalidUTF8(t *testing.T) {
+	dir := t.TempDir()
+	in := []pqTText{{pqStr("a")}, {nil}, {pqStr("ok \xff\xfe end")}, {nil}, {nil}, {pqStr("")}, {pqStr("日本\xe6")}}
+	path := pqWriteTemp(t, dir, "t.parquet", in)
+	s, err := OpenParquet(path)
+	pqMust(t, err)
+	var logBuf bytes.Buffer
+	s = s.WithLogger(slog.New(slog.NewTextHandler(&logBuf, nil)))
+	col, err := s.Strings("text")
+	pqMust(t, err)
+	type got struct {
+		v   string
+		row int64
+	}
+	var all []got
+	for {
+		v, pos, err := col.Next()
+		if err == io.EOF {
+			break
+		}
+		pqMust(t, err)
+		all = append(all, got{v, pos.Row})
+	}
+	want := []got{{"a", 0}, {"ok \uFFFD end", 2}, {"", 5}, {"日本\uFFFD", 6}}
+	if !slices.Equal(all, want) {
+		t.Fatalf("got %+v, want %+v", all, want)
+	}
+	if col.Skipped() != 3 || col.InvalidUTF8() != 2 {
+		t.Fatalf("Skipped %d (want 3), InvalidUTF8 %d (want 2)", col.Skipped(), col.InvalidUTF8())
+	}
+	if done, total := col.Progress(); done != 7 || total != 7 {
+		t.Fatalf("Progress %d/%d", done, total)
+	}
+	pqMust(t, col.Close())
+	for _, want := range []string{"skipping null values", "row=1", "skipped=3", "invalid UTF-8", "row=2", "values=2"} {
+		if !strings.Contains(logBuf.String(), want) {
+			t.Errorf("log does not contain %q:\n%s", want, logBuf.String())
+		}
+	}
+	if _, _, err := col.Next(); err == nil {
+		t.Error("Next after Close: no error")
+	}
+
+	// A null element inside a list is an error naming file, row and column.
+	type ptrList struct {
+		Xs []*string `parquet:"xs,list"`
+	}
+	path2 := pqWriteTemp(t, dir, "nullelem.parquet", []ptrList{{[]*string{pqStr("a")}}, {[]*string{pqStr("b"), nil}}})
+	s2, err := OpenParquet(path2)
+	pqMust(t, err)
+	lc, err := s2.StringLists("xs")
+	pqMust(t, err)
+	defer lc.Close()
+	if v, _, err := lc.Next(); err != nil || !slices.Equal(v, []string{"a"}) {
+		t.Fatalf("row 0: %q %v", v, err)
+	}
+	_, _, err = lc.Next()
+	pqErrContains(t, err, path2, "row 1", `column "xs"`, "null element 1")
+	_, _, err2 := lc.Next()
+	if err2 == nil || err2.Error() != err.Error() {
+		t.Fatalf("error is not sticky: %v", err2)
+	}
+}
+
+func TestParquetARCStructGenerated(t *testing.T) {
+	dir := t.TempDir()
+	var in []pqTARC
+	for i := range 30 {
+		var r pqTARC
+		r.ID = fmt.Sprintf("arc-%04d", i)
+		r.Question = fmt.Sprintf("question %d?", i)
+		r.Choices.Text = []string{"w", "x", "y", "z"}[:2+i%3]
+		r.Choices.Label = []string{"A", "B", "C", "D"}[:2+i%3]
+		r.AnswerKey = r.Choices.Label[i%2]
+		in = append(in, r)
+	}
+	path := pqWriteTemp(t, dir, "arc.parquet", in, parquet.MaxRowsPerRowGroup(7))
+	s, err := OpenParquet(path)
+	pqMust(t, err)
+	sch, err := s.Schema(path)
+	pqMust(t, err)
+	if !strings.Contains(sch.String(), "group list") {
+		t.Errorf("schema is not the 3-level LIST layout:\n%s", sch)
+	}
+	rows, err := s.Rows("choices", "answerKey")
+	pqMust(t, err)
+	defer rows.Close()
+	for i, want := range in {
+		row, err := rows.Next()
+		pqMust(t, err)
+		ch := row.Values["choices"].(map[string]any)
+		if !slices.Equal(ch["label"].([]string), want.Choices.Label) || !slices.Equal(ch["text"].([]string), want.Choices.Text) {
+			t.Fatalf("row %d: choices %v", i, ch)
+		}
+		if k, _ := row.Str("answerKey"); k != want.AnswerKey {
+			t.Fatalf("row %d: answerKey %q", i, k)
+		}
+	}
+	_, err = s.Strings("choices")
+	pqErrContains(t, err, path, `column "choices" is struct{text: LIST<STRING (BYTE_ARRAY)>, label: LIST<STRING (BYTE_ARRAY)>}, want STRING (BYTE_ARRAY)`)
+	_, err = s.Strings("choices.text")
+	pqErrContains(t, err, `column "choices.text" is LIST<STRING (BYTE_ARRAY)>, want STRING (BYTE_ARRAY)`)
+}
+
+// ---- schema errors ----
+
+func TestParquetSchemaErrors(t *testing.T) {
+	dir := t.TempDir()
+	type intText struct {
+		Text int64 `parquet:"text"`
+	}
+	good := pqWriteTemp(t, dir, "a.parquet", []pqTText{{pqStr("x")}})
+	bad := pqWriteTemp(t, dir, "b.parquet", []intText{{1}})
+	s, err := OpenParquet(filepath.Join(dir, "*.parquet"))
+	pqMust(t, err)
+	_, err = s.Strings("text")
+	if err == nil || err.Error() != fmt.Sprintf(`datasets: %s: column "text" is INT64, want STRING (BYTE_ARRAY)`, bad) {
+		t.Fatalf("wrong-type error = %v", err)
+	}
+	_, err = s.Rows("txt")
+	pqErrContains(t, err, good, `no column "txt"`, `(columns: "text")`)
+	_, err = s.Int64s("text")
+	pqErrContains(t, err, good, `column "text" is STRING (BYTE_ARRAY), want INT64 or INT32`)
+	if _, err := s.Schema("/nope.parquet"); err == nil {
+		t.Error("Schema of a file outside the set: no error")
+	}
+
+	// Unsupported shapes: a map, a list of structs, a timestamp.
+	type withMap struct {
+		M map[string]int64 `parquet:"m"`
+	}
+	type kv struct {
+		K string `parquet:"k"`
+	}
+	type withListOfStruct struct {
+		L []kv `parquet:"l,list"`
+	}
+	type withTime struct {
+		T int64 `parquet:"t,timestamp"`
+	}
+	for _, c := range []struct {
+		path, col, want string
+	}{
+		{pqWriteTemp(t, dir, "m.parquet", []withMap{{map[string]int64{"a": 1}}}), "m", `column "m" is MAP group: not supported: MAP columns are not supported`},
+		{pqWriteTemp(t, dir, "l.parquet", []withListOfStruct{{[]kv{{"a"}}}}), "l", `column "l" is LIST<struct{k: STRING (BYTE_ARRAY)}>: not supported: only lists of scalars are supported`},
+		{pqWriteTemp(t, dir, "ts.parquet", []withTime{{5}}), "t", `column "t" is TIMESTAMP(isAdjustedToUTC=true,unit=MILLIS) (INT64): not supported: type TIMESTAMP`},
+	} {
+		s, err := OpenParquet(c.path)
+		pqMust(t, err)
+		_, err = s.Rows(c.col)
+		pqErrContains(t, err, c.path, c.want)
+		_, err = s.Int64s(c.col)
+		pqErrContains(t, err, c.path, "want INT64 or INT32")
+	}
+}
+
+// ---- bad files ----
+
+func TestParquetBadFiles(t *testing.T) {
+	dir := t.TempDir()
+	var in []pqTMixed
+	for i := range 200 {
+		in = append(in, pqMixedRow(i))
+	}
+	valid := pqWriteTemp(t, dir, "valid.parquet", in, parquet.MaxRowsPerRowGroup(50))
+	data, err := os.ReadFile(valid)
+	pqMust(t, err)
+
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		pqMust(t, os.WriteFile(p, b, 0o644))
+		return p
+	}
+	for _, c := range []struct {
+		path string
+		want string
+	}{
+		{write("empty.parquet", nil), "0 bytes is too small"},
+		{write("tiny.parquet", []byte("PAR1")), "too small"},
+		{write("half.parquet", data[:len(data)/2]), "not a valid parquet file"},
+		{write("text.parquet", []byte(strings.Repeat("this is not a parquet file\n", 20))), "not a valid parquet file"},
+		{write("nofooter.parquet", append([]byte("PAR1"), data[4:len(data)-8]...)), "not a valid parquet file"},
+		{dir + "/missing.parquet", "no such file"},
+	} {
+		_, err := OpenParquet(c.path)
+		pqErrContains(t, err, c.path, c.want)
+	}
+	_, err = OpenParquet(filepath.Join(dir, "nomatch-*.parquet"))
+	pqErrContains(t, err, `parquet pattern "`+filepath.Join(dir, "nomatch-*.parquet")+`" matches no files`)
+	_, err = OpenParquet(filepath.Join(dir, "[bad"))
+	pqErrContains(t, err, "[bad")
+	emptyDir := t.TempDir()
+	pqMust(t, os.WriteFile(filepath.Join(emptyDir, "notes.txt"), []byte("x"), 0o644))
+	_, err = OpenParquet(emptyDir)
+	pqErrContains(t, err, emptyDir, "holds no *.parquet files")
+	_, err = OpenParquet("")
+	pqErrContains(t, err, "empty parquet pattern")
+
+	// A directory with one bad file among good ones: the error names the bad file.
+	mixed := t.TempDir()
+	pqWriteTemp(t, mixed, "a.parquet", in[:10])
+	pqMust(t, os.WriteFile(filepath.Join(mixed, "b.parquet"), data[:len(data)/2], 0o644))
+	_, err = OpenParquet(mixed)
+	pqErrContains(t, err, filepath.Join(mixed, "b.parquet"))
+
+	// Corrupt data pages with an intact footer: every reader returns errors (or values), never panics. The
+	// middle of the file is data pages; overwrite it in several ways.
+	footerLen := int(uint32(data[len(data)-8]) | uint32(data[len(data)-7])<<8 | uint32(data[len(data)-6])<<16 | uint32(data[len(data)-5])<<24)
+	dataEnd := len(data) - 8 - footerLen
+	rng := rand.New(rand.NewPCG(1, 2))
+	errorsSeen := 0
+	for k := range 40 {
+		b := slices.Clone(data)
+		switch k % 4 {
+		case 0: // zero a block
+			off := 4 + rng.IntN(dataEnd-4-64)
+			clear(b[off : off+64])
+		case 1: // random bytes in a block
+			off := 4 + rng.IntN(dataEnd-4-32)
+			for i := range 32 {
+				b[off+i] = byte(rng.Uint32())
+			}
+		case 2: // flip single bytes
+			for range 8 {
+				b[4+rng.IntN(dataEnd-4)] ^= 0xff
+			}
+		case 3: // 0xff block (huge varints)
+			off := 4 + rng.IntN(dataEnd-4-16)
+			for i := range 16 {
+				b[off+i] = 0xff
+			}
+		}
+		p := write(fmt.Sprintf("corrupt%02d.parquet", k), b)
+		if pqReadAllNoPanic(t, p) != nil {
+			errorsSeen++
+		}
+	}
+	if errorsSeen == 0 {
+		t.Error("40 corrupted files read without a single error")
+	}
+}
+
+// pqReadAllNoPanic opens path and reads every column with Rows and the typed readers; it fails the test on a
+// panic or on an error that is not a "datasets:" error naming the file, and returns the first error.
+func pqReadAllNoPanic(t testing.TB, path string) (first error) {
+	t.Helper()
+	check := func(err error) bool {
+		if err == nil || err == io.EOF {
+			return false
+		}
+		if !strings.HasPrefix(err.Error(), "datasets: ") || !strings.Contains(err.Error(), path) {
+			t.Fatalf("error does not start with \"datasets: \" or does not name %s: %v", path, err)
+		}
+		if first == nil {
+			first = err
+		}
+		return true
+	}
+	s, err := OpenParquet(path)
+	if check(err) {
+		return first
+	}
+	s = s.WithLogger(nil)
+	cols, _ := s.Columns(path)
+	for _, col := range cols {
+		rows, err := s.Rows(col)
+		if check(err) {
+			continue
+		}
+		for range 5000 {
+			if _, err := rows.Next(); err != nil {
+				check(err)
+				break
+			}
+		}
+		n, _ := s.NumRows()
+		if err := rows.Seek(ParquetPosition{0, n / 2}); err == nil {
+			for range 100 {
+				if _, err := rows.Next(); err != nil {
+					check(err)
+					break
+				}
+			}
+		}
+		rows.Close()
+		for _, open := range []func(string) (interface{ Close() error }, func() error, error){
+			func(c string) (interface{ Close() error }, func() error, error) {
+				r, err := s.Strings(c)
+				if err != nil {
+					return nil, nil, err
+				}
+				return r, func() error { _, _, err := r.Next(); return err }, nil
+			},
+			func(c string) (interface{ Close() error }, func() error, error) {
+				r, err := s.Int64s(c)
+				if err != nil {
+					return nil, nil, err
+				}
+				return r, func() error { _, _, err := r.Next(); return err }, nil
+			},
+			func(c string) (interface{ Close() error }, func() error, error) {
+				r, err := s.StringLists(c)
+				if err != nil {
+					return nil, nil, err
+				}
+				return r, func() error { _, _, err := r.Next(); return err }, nil
+			},
+		} {
+			r, next, err := open(col)
+			if err != nil {
+				continue // wrong type: expected for most columns
+			}
+			for range 5000 {
+				if err := next(); err != nil {
+					check(err)
+					break
+				}
+			}
+			r.Close()
+		}
+	}
+	return first
+}
+
+// ---- files, order, positions, seek ----
+
+func TestParquetGlobDirOrderAndPositions(t *testing.T) {
+	dir := t.TempDir()
+	mk := func(name string, from, n int) {
+		var rows []pqTText
+		for i := range n {
+			rows = append(rows, pqTText{pqStr(fmt.Sprintf("%s:%d", name, from+i))})
+		}
+		pqWriteTemp(t, dir, name, rows)
+	}
+	mk("b.parquet", 0, 3)
+	mk("a.parquet", 0, 2)
+	mk("sub/c.parquet", 0, 4)
+	mk("sub/empty.parquet", 0, 0)
+	mk(".hidden/x.parquet", 0, 1)
+	pqMust(t, os.WriteFile(filepath.Join(dir, "README.md"), []byte("x"), 0o644))
+
+	s, err := OpenParquet(dir)
+	pqMust(t, err)
+	want := []string{filepath.Join(dir, "a.parquet"), filepath.Join(dir, "b.parquet"), filepath.Join(dir, "sub/c.parquet"), filepath.Join(dir, "sub/empty.parquet")}
+	if !slices.Equal(s.Files(), want) {
+		t.Fatalf("Files = %q, want %q", s.Files(), want)
+	}
+	if !slices.Equal(s.FileRows(), []int64{2, 3, 4, 0}) {
+		t.Fatalf("FileRows = %v", s.FileRows())
+	}
+	col, err := s.Strings("text")
+	pqMust(t, err)
+	defer col.Close()
+	var got []string
+	var poss []ParquetPosition
+	for {
+		v, pos, err := col.Next()
+		if err == io.EOF {
+			break
+		}
+		pqMust(t, err)
+		got = append(got, v)
+		poss = append(poss, pos)
+	}
+	wantV := []string{"a.parquet:0", "a.parquet:1", "b.parquet:0", "b.parquet:1", "b.parquet:2", "sub/c.parquet:0", "sub/c.parquet:1", "sub/c.parquet:2", "sub/c.parquet:3"}
+	wantP := []ParquetPosition{{0, 0}, {0, 1}, {1, 0}, {1, 1}, {1, 2}, {2, 0}, {2, 1}, {2, 2}, {2, 3}}
+	if !slices.Equal(got, wantV) || !slices.Equal(poss, wantP) {
+		t.Fatalf("got %q at %v", got, poss)
+	}
+	if p := col.Position(); p != (ParquetPosition{4, 0}) {
+		t.Fatalf("Position at the end = %v", p)
+	}
+
+	s, err = OpenParquet(filepath.Join(dir, "*.parquet"))
+	pqMust(t, err)
+	if !slices.Equal(s.Files(), want[:2]) {
+		t.Fatalf("glob Files = %q", s.Files())
+	}
+	s, err = OpenParquet(filepath.Join(dir, "sub", "c.parquet"))
+	pqMust(t, err)
+	if n, _ := s.NumRows(); n != 4 || len(s.Files()) != 1 {
+		t.Fatalf("single file: %d rows, files %q", n, s.Files())
+	}
+	// A glob matching a directory stands for its files.
+	s, err = OpenParquet(filepath.Join(dir, "su?"))
+	pqMust(t, err)
+	if !slices.Equal(s.Files(), want[2:]) {
+		t.Fatalf("glob of a directory: Files = %q", s.Files())
+	}
+}
+
+// TestParquetSeekProperty checks that Seek(p) followed by reading equals reading from the start and dropping
+// the rows before p, for random positions, over several files with several row groups and many pages each.
+func TestParquetSeekProperty(t *testing.T) {
+	dir := t.TempDir()
+	// Files with several row groups, and several pages per column chunk (rows written one by one with a tiny
+	// page buffer), in data page v2 (parquet-go's default), v1 (pyarrow's default) and v1 with dictionaries.
+	sizes := []struct {
+		rows, group int
+		opts        []parquet.WriterOption
+	}{
+		{97, 7, nil},
+		{0, 5, nil},
+		{1, 1, nil},
+		{150, 13, []parquet.WriterOption{parquet.DataPageVersion(1)}},
+		{64, 64, []parquet.WriterOption{parquet.DataPageVersion(1), parquet.DefaultEncodingFor(parquet.ByteArray, &parquet.RLEDictionary)}},
+	}
+	i0 := 0
+	for f, sz := range sizes {
+		opts := append([]parquet.WriterOption{parquet.MaxRowsPerRowGroup(int64(sz.group)), parquet.PageBufferSize(64)}, sz.opts...)
+		w, err := NewParquetWriter[pqTMixed](filepath.Join(dir, fmt.Sprintf("part-%02d.parquet", f)), opts...)
+		pqMust(t, err)
+		for i := range sz.rows {
+			pqMust(t, w.Write(pqMixedRow(i0+i)))
+		}
+		pqMust(t, w.Close())
+		i0 += sz.rows
+	}
+	s, err := OpenParquet(dir)
+	pqMust(t, err)
+	s = s.WithLogger(nil)
+	// The test has teeth only if row groups have several pages.
+	maxPages := 0
+	func() {
+		f, pf, err := pqOpenFile(s.Files()[3])
+		pqMust(t, err)
+		defer f.Close()
+		for i, g := range pf.RowGroups() {
+			if int(pf.Metadata().RowGroups[i].Ordinal) != i {
+				t.Fatalf("row group %d has ordinal %d: the offset index would not be used", i, pf.Metadata().RowGroups[i].Ordinal)
+			}
+			for _, c := range g.ColumnChunks() {
+				oi, err := c.OffsetIndex()
+				pqMust(t, err)
+				maxPages = max(maxPages, oi.NumPages())
+			}
+		}
+	}()
+	if maxPages < 3 {
+		t.Fatalf("column chunks have at most %d pages; want several", maxPages)
+	}
+	for _, useIndex := range []bool{true, false} {
+		t.Run(fmt.Sprintf("pageIndex=%v", useIndex), func(t *testing.T) {
+			defer func(old bool) { pqUsePageIndex = old }(pqUsePageIndex)
+			pqUsePageIndex = useIndex
+			pqSeekProperty(t, s, len(sizes), int64(i0))
+		})
+	}
+}
+
+func pqSeekProperty(t *testing.T, s *ParquetSet, nFiles int, i0 int64) {
+	total, _ := s.NumRows()
+	if total != int64(i0) {
+		t.Fatalf("NumRows %d, want %d", total, i0)
+	}
+
+	type item struct {
+		v   string
+		pos ParquetPosition
+	}
+	readAll := func(next func() (string, ParquetPosition, error), limit int) []item {
+		var out []item
+		for len(out) < limit {
+			v, pos, err := next()
+			if err == io.EOF {
+				break
+			}
+			pqMust(t, err)
+			out = append(out, item{v, pos})
+		}
+		return out
+	}
+	col, err := s.Strings("text")
+	pqMust(t, err)
+	defer col.Close()
+	rows, err := s.Rows("text", "tags", "ids", "meta")
+	pqMust(t, err)
+	defer rows.Close()
+	rowNext := func() (string, ParquetPosition, error) {
+		r, err := rows.Next()
+		if err != nil {
+			return "", ParquetPosition{}, err
+		}
+		b, err := json.Marshal(r.Values)
+		return string(b), r.Pos, err
+	}
+	fullCol := readAll(col.Next, 1<<30)
+	fullRows := readAll(rowNext, 1<<30)
+	if int64(len(fullRows)) != i0 || int64(len(fullCol))+col.Skipped() != total {
+		t.Fatalf("rows %d, strings %d + skipped %d, want %d", len(fullRows), len(fullCol), col.Skipped(), i0)
+	}
+
+	// All positions: every (file, row), the end of every file, and the end of the set.
+	var positions []ParquetPosition
+	for f, n := range s.FileRows() {
+		for r := int64(0); r <= n; r++ {
+			positions = append(positions, ParquetPosition{f, r})
+		}
+	}
+	positions = append(positions, ParquetPosition{nFiles, 0})
+	suffix := func(full []item, p ParquetPosition) []item {
+		i, _ := slices.BinarySearchFunc(full, p, func(it item, p ParquetPosition) int {
+			if it.pos.File != p.File {
+				return it.pos.File - p.File
+			}
+			return int(it.pos.Row - p.Row)
+		})
+		return full[i:]
+	}
+	rng := rand.New(rand.NewPCG(7, 7))
+	for k := range 300 {
+		p := positions[rng.IntN(len(positions))]
+		if k < len(positions) && k%3 == 0 {
+			p = positions[k] // plus a sweep of the first positions
+		}
+		// JSON round trip, as a checkpoint would store it.
+		b, _ := json.Marshal(p)
+		var q ParquetPosition
+		pqMust(t, json.Unmarshal(b, &q))
+		limit := 1 + rng.IntN(20)
+		if k%25 == 0 {
+			limit = 1 << 30
+		}
+		for _, c := range []struct {
+			name string
+			seek func(ParquetPosition) error
+			pos  func() ParquetPosition
+			next func() (string, ParquetPosition, error)
+			full []item
+		}{
+			{"Strings", col.Seek, col.Position, col.Next, fullCol},
+			{"Rows", rows.Seek, rows.Position, rowNext, fullRows},
+		} {
+			pqMust(t, c.seek(q))
+			if c.pos() != q {
+				t.Fatalf("%s: Position after Seek(%v) = %v", c.name, q, c.pos())
+			}
+			want := suffix(c.full, q)
+			want = want[:min(limit, len(want))]
+			got := readAll(c.next, limit)
+			if !slices.Equal(got, want) {
+				t.Fatalf("%s: Seek(%v) then %d rows:\n got %v\nwant %v", c.name, q, limit, got, want)
+			}
+		}
+	}
+	// Progress after a seek counts every row before the position.
+	pqMust(t, rows.Seek(ParquetPosition{3, 10}))
+	if done, tot := rows.Progress(); done != 97+0+1+10 || tot != total {
+		t.Fatalf("Progress after Seek = %d/%d", done, tot)
+	}
+	for _, bad := range []ParquetPosition{{-1, 0}, {0, -1}, {0, 98}, {5, 1}, {6, 0}} {
+		if err := col.Seek(bad); err == nil || !strings.Contains(err.Error(), "out of range") {
+			t.Errorf("Seek(%v) = %v, want an out-of-range error", bad, err)
+		}
+	}
+}
+
+// ---- memory ----
+
+// TestParquetStreamingMemory streams a 200k-row file (~40 MB of text) and checks that the live heap stays far
+// below the file's size: row groups are streamed, not loaded.
+func TestParquetStreamingMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "big.parquet")
+	const nRows, batch = 200_000, 10_000
+	w, err := NewParquetWriter[pqTText](path, parquet.MaxRowsPerRowGroup(25_000))
+	pqMust(t, err)
+	rng := rand.New(rand.NewPCG(3, 4))
+	letters := []byte("abcdefghijklmnopqrstuvwxyz ")
+	buf := make([]pqTText, 0, batch)
+	var textBytes int64
+	for i := range nRows {
+		b := make([]byte, 150+rng.IntN(100)) // random text: compresses poorly, like real text after snappy
+		for j := range b {
+			b[j] = letters[rng.IntN(len(letters))]
+		}
+		buf = append(buf, pqTText{pqStr(string(b))})
+		textBytes += int64(len(b))
+		if len(buf) == batch || i == nRows-1 {
+			pqMust(t, w.Write(buf...))
+			buf = buf[:0]
+		}
+	}
+	pqMust(t, w.Close())
+	buf = nil
+
+	heap := func() uint64 {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	s, err := OpenParquet(path)
+	pqMust(t, err)
+	col, err := s.Strings("text")
+	pqMust(t, err)
+	defer col.Close()
+	base := heap()
+	var peak uint64
+	var n int64
+	for {
+		v, _, err := col.Next()
+		if err == io.EOF {
+			break
+		}
+		pqMust(t, err)
+		if len(v) < 150 {
+			t.Fatalf("row %d: %d bytes", n, len(v))
+		}
+		n++
+		if n%40_000 == 0 {
+			peak = max(peak, heap())
+		}
+	}
+	if n != nRows {
+		t.Fatalf("read %d rows", n)
+	}
+	growth := int64(peak) - int64(base)
+	t.Logf("text %d MB, heap growth while streaming %.1f MB", textBytes>>20, float64(growth)/(1<<20))
+	if growth > textBytes/4 {
+		t.Fatalf("heap grew by %d bytes while streaming %d bytes of text: the file is not streamed", growth, textBytes)
+	}
+}
+
+// ---- writer ----
+
+func TestParquetWriterAtomic(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out.parquet")
+	pqMust(t, WriteParquet(path, []pqTText{{pqStr("one")}}))
+
+	// A streaming writer leaves the old file in place until Close.
+	w, err := NewParquetWriter[pqTText](path, parquet.KeyValueMetadata(HFFeaturesKey, `{"info": {"features": {}}}`))
+	pqMust(t, err)
+	pqMust(t, w.Write(pqTText{pqStr("two")}, pqTText{pqStr("three")}))
+	pqMust(t, w.Flush())
+	pqMust(t, w.Write(pqTText{nil}))
+	s, err := OpenParquet(path)
+	pqMust(t, err)
+	if n, _ := s.NumRows(); n != 1 {
+		t.Fatalf("before Close the old file has %d rows", n)
+	}
+	pqMust(t, w.Close())
+	pqMust(t, w.Close()) // idempotent
+	if err := w.Write(pqTText{pqStr("late")}); err == nil {
+		t.Fatal("Write after Close: no error")
+	}
+	s, err = OpenParquet(path)
+	pqMust(t, err)
+	if n, _ := s.NumRows(); n != 3 || len(s.files[0].groupRows) != 2 {
+		t.Fatalf("after Close: %d rows, %d row groups", n, len(s.files[0].groupRows))
+	}
+	if v, ok, _ := s.Metadata(path, HFFeaturesKey); !ok || !strings.Contains(v, "features") {
+		t.Fatalf("metadata %q %v", v, ok)
+	}
+
+	// Abort leaves the previous file and no temporary file.
+	w, err = NewParquetWriter[pqTText](path)
+	pqMust(t, err)
+	pqMust(t, w.Write(pqTText{pqStr("x")}))
+	pqMust(t, w.Abort())
+	s, err = OpenParquet(path)
+	pqMust(t, err)
+	if n, _ := s.NumRows(); n != 3 {
+		t.Fatalf("after Abort: %d rows", n)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Fatalf("directory holds %q, want only out.parquet", names)
+	}
+	// Writing into a missing directory is an error naming the path.
+	err = WriteParquet(filepath.Join(dir, "no", "such", "x.parquet"), []pqTText{{pqStr("x")}})
+	pqErrContains(t, err, filepath.Join(dir, "no", "such", "x.parquet"))
+	// An unsupported row type is an error, not a panic.
+	err = WriteParquet(filepath.Join(dir, "chan.parquet"), []struct{ C chan int }{{}})
+	if err == nil {
+		t.Fatal("writing a chan field: no error")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "chan.parquet")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("failed write left a file: %v", err)
+	}
+}
