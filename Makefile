@@ -1,17 +1,26 @@
 # Oryx in Go. `make demo` is the main job, `make test` the test suite (what CI runs).
 GO ?= go
 
-.PHONY: demo test bench-mixers bench-model vet build
+.PHONY: demo test fuzz-short bench-mixers bench-model vet build
 
 # The main job. Until issue 7 (train -> evaluate -> leaderboard on the synthetic corpus) lands, it checks
 # the backend set-up and runs every mixer's chunked, scan and step forms against each other.
 demo:
 	$(GO) run ./cmd/oryx selfcheck
 
-# The test suite: every package, pure-Go backend, no network, no GPU.
+# The test suite: every package, pure-Go backend, no network, no GPU; then a short run of every fuzz test.
 test:
 	$(GO) vet ./...
 	$(GO) test ./...
+	$(MAKE) fuzz-short
+
+# 10 s per fuzz target (seed corpora in datasets/testdata/fuzz); longer: FUZZTIME=5m make fuzz-short.
+FUZZTIME ?= 10s
+FUZZ_TARGETS = FuzzByteTokenizer FuzzBPE FuzzSentencePiece FuzzParquetReader
+fuzz-short:
+	@for f in $(FUZZ_TARGETS); do \
+		$(GO) test ./datasets -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) || exit 1; \
+	done
 
 # Mixer-core benchmarks written up in BENCHMARKS.md (takes several minutes on 2 cores).
 bench-mixers:

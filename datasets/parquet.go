@@ -10,6 +10,7 @@ package datasets
 //	parquet_columns.go  the readers: ParquetColumn[T] (Strings, Int64s, StringLists, Int64Lists) and
 //	                    ParquetRows (Rows), both built on one streaming core
 //	parquet_write.go    WriteParquet and ParquetWriter (atomic: temporary file, then rename)
+//	parquet_check.go    bounds checks of footers and page headers before parquet-go decodes them
 //
 // Layout facts the readers handle (see shared/data/hf/README.md): every column may be nullable ("optional", as
 // pyarrow writes it), lists use the 3-level LIST layout (optional group x (LIST) { repeated group list {
@@ -24,7 +25,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -180,9 +180,6 @@ func pqWalk(dir string) ([]string, error) {
 func pqRecover(err *error, path string) {
 	if r := recover(); r != nil {
 		*err = fmt.Errorf("datasets: %s: corrupt parquet file (reader panicked: %v)", path, r)
-		if os.Getenv("DATASETS_PARQUET_DEBUG") != "" {
-			*err = fmt.Errorf("%w\n%s", *err, debug.Stack())
-		}
 	}
 }
 
@@ -427,10 +424,12 @@ func pqRepetition(e *format.SchemaElement) format.FieldRepetitionType {
 	return e.RepetitionType.V
 }
 
-func (n *pqNode) isLeaf() bool    { return n.leaf >= 0 }
-func (n *pqNode) repeated() bool  { return n.parent != nil && pqRepetition(n.elem) == format.Repeated }
-func (n *pqNode) isList() bool    { return !n.isLeaf() && pqAnnotated(n.elem, "LIST", deprecated.List) }
-func (n *pqNode) isMap() bool     { return !n.isLeaf() && (pqAnnotated(n.elem, "MAP", deprecated.Map) || pqAnnotated(n.elem, "", deprecated.MapKeyValue)) }
+func (n *pqNode) isLeaf() bool   { return n.leaf >= 0 }
+func (n *pqNode) repeated() bool { return n.parent != nil && pqRepetition(n.elem) == format.Repeated }
+func (n *pqNode) isList() bool   { return !n.isLeaf() && pqAnnotated(n.elem, "LIST", deprecated.List) }
+func (n *pqNode) isMap() bool {
+	return !n.isLeaf() && (pqAnnotated(n.elem, "MAP", deprecated.Map) || pqAnnotated(n.elem, "", deprecated.MapKeyValue))
+}
 func (n *pqNode) child(name string) *pqNode {
 	for _, c := range n.children {
 		if c.name == name {

@@ -19,8 +19,8 @@ import (
 //
 // Positions: Next returns the ParquetPosition of the row it returns; Position returns the position of the row
 // the next call to Next will look at (store it in a checkpoint); Seek(pos) makes the reader continue from pos
-// exactly, skipping whole row groups by their metadata row counts and then rows inside the group (with the page
-// index when the file has one, so only the pages needed are decoded).
+// exactly, skipping whole row groups by their metadata row counts and then rows inside the group (with the
+// chunk's offset index when the file has one, so only the pages from the target on are decoded).
 //
 // Null policy:
 //   - ParquetColumn readers (Strings, Int64s, StringLists, Int64Lists) skip a row whose value is null and count
@@ -39,8 +39,12 @@ import (
 // columns are returned as bytes, untouched.
 //
 // Errors: every error names the file (and, for data errors, the row and column) and starts with "datasets:".
-// Corrupt input never panics: parquet-go panics are recovered and returned as errors. After an error other
+// Corrupt input is an error, never a panic, a hang or a huge allocation: footers and page headers are checked
+// before parquet-go decodes them (parquet_check.go), and parquet-go panics are recovered. After an error other
 // than io.EOF, Next keeps returning that error until Seek is called.
+//
+// Not supported: LZ4_RAW compression (see pqCheckChunk), encrypted files, MAP columns, lists of structs or of
+// lists, INT96/FIXED_LEN_BYTE_ARRAY/DECIMAL/DATE/TIME/TIMESTAMP columns; each is an error naming the column.
 
 // ---- Typed column readers ----
 
@@ -338,7 +342,9 @@ func (r ParquetRow) Int(column string) (int64, error) { return pqRowGet[int64](r
 func (r ParquetRow) Bool(column string) (bool, error) { return pqRowGet[bool](r, column, "boolean") }
 
 // Float returns a FLOAT or DOUBLE column's value as float64.
-func (r ParquetRow) Float(column string) (float64, error) { return pqRowGet[float64](r, column, "float") }
+func (r ParquetRow) Float(column string) (float64, error) {
+	return pqRowGet[float64](r, column, "float")
+}
 
 // StrList returns a list<string> column's value (e.g. "choices.label").
 func (r ParquetRow) StrList(column string) ([]string, error) {
@@ -478,7 +484,7 @@ func (r *pqReader) next() (pos ParquetPosition, err error) {
 	defer func() {
 		if err != nil && err != io.EOF {
 			r.err = err
-			r.positioned = false
+			r.closeFile() // a later Seek starts afresh
 		}
 	}()
 	defer func() {
@@ -596,15 +602,15 @@ func (r *pqReader) openGroup(g int, skip int64) error {
 }
 
 func (r *pqReader) closeFile() {
-	for i := range r.cursors {
-		r.cursors[i].close()
+	cursors, f := r.cursors, r.osFile
+	r.cursors, r.rows, r.osFile, r.pqFile, r.openIdx, r.positioned = nil, nil, nil, nil, -1, false
+	if f != nil {
+		defer f.Close()
 	}
-	r.cursors, r.rows = nil, nil
-	if r.osFile != nil {
-		r.osFile.Close()
+	defer func() { _ = recover() }() // closing pages after a corrupt read must not panic; the error was reported
+	for i := range cursors {
+		cursors[i].close()
 	}
-	r.osFile, r.pqFile, r.openIdx = nil, nil, -1
-	r.positioned = false
 }
 
 func (r *pqReader) close() (err error) {

@@ -1165,3 +1165,112 @@ func TestParquetWriterAtomic(t *testing.T) {
 		t.Fatalf("failed write left a file: %v", err)
 	}
 }
+
+// ---- sizes that parquet-go would trust ----
+
+// TestParquetCorruptSizes checks the inputs on which parquet-go v0.32.0 itself would spin or allocate without
+// bound: they must be quick errors.
+func TestParquetCorruptSizes(t *testing.T) {
+	dir := t.TempDir()
+	rows := []pqTText{{pqStr(strings.Repeat("hello world ", 20))}, {pqStr("b")}}
+	readErr := func(path string) error {
+		s, err := OpenParquet(path)
+		if err != nil {
+			return err
+		}
+		col, err := s.Strings("text")
+		pqMust(t, err)
+		defer col.Close()
+		for {
+			if _, _, err := col.Next(); err != nil {
+				if err == io.EOF {
+					return nil
+				}
+				return err
+			}
+		}
+	}
+	// dataStart returns the offset of the first data page's compressed bytes (data page v1, one column).
+	dataStart := func(path string) (data []byte, off int) {
+		f, pf, err := pqOpenFile(path)
+		pqMust(t, err)
+		defer f.Close()
+		data, err = os.ReadFile(path)
+		pqMust(t, err)
+		po := int(pf.Metadata().RowGroups[0].Columns[0].MetaData.DataPageOffset)
+		n, err := pqThriftCheck(data[po:])
+		pqMust(t, err)
+		return data, po + n
+	}
+
+	// LZ4_RAW: parquet-go's decoder doubles its buffer forever on corrupt data, so it is refused.
+	lz4 := pqWriteTemp(t, dir, "lz4.parquet", rows, parquet.Compression(&parquet.Lz4Raw))
+	pqErrContains(t, readErr(lz4), lz4, `column "text"`, "LZ4_RAW compression is not supported")
+
+	// A SNAPPY block announcing 4 GiB.
+	snappy := pqWriteTemp(t, dir, "snappy.parquet", rows, parquet.DataPageVersion(1))
+	pqMust(t, readErr(snappy))
+	data, off := dataStart(snappy)
+	copy(data[off:], []byte{0xff, 0xff, 0xff, 0xff, 0x0f})
+	bad := filepath.Join(dir, "snappy-bad.parquet")
+	pqMust(t, os.WriteFile(bad, data, 0o644))
+	pqErrContains(t, readErr(bad), bad, "compressed data announces 4294967295 bytes")
+
+	// A ZSTD frame announcing 2^60 bytes.
+	zstd := pqWriteTemp(t, dir, "zstd.parquet", rows, parquet.DataPageVersion(1), parquet.Compression(&parquet.Zstd))
+	pqMust(t, readErr(zstd))
+	data, off = dataStart(zstd)
+	if string(data[off:off+4]) != "\x28\xb5\x2f\xfd" {
+		t.Fatalf("no zstd frame at the page data: % x", data[off:off+8])
+	}
+	copy(data[off+4:], []byte{0xc0, 0x58, 0, 0, 0, 0, 0, 0, 0, 0x10}) // FCS flag 3 (8 bytes), window descriptor
+	bad = filepath.Join(dir, "zstd-bad.parquet")
+	pqMust(t, os.WriteFile(bad, data, 0o644))
+	pqErrContains(t, readErr(bad), bad, "compressed data announces")
+
+	// A footer holding a list of 2^31-1 doubles (parquet-go's thrift decoder would skip it for minutes).
+	footer := []byte{0x09 | 0x00, 0xc8, 0x01, 0xf7, 0xff, 0xff, 0xff, 0xff, 0x07, 0x00} // field 100: list<double>
+	var file []byte
+	file = append(file, "PAR1"...)
+	file = append(file, footer...)
+	file = append(file, byte(len(footer)), 0, 0, 0)
+	file = append(file, "PAR1"...)
+	bad = filepath.Join(dir, "footer-list.parquet")
+	pqMust(t, os.WriteFile(bad, file, 0o644))
+	_, err := OpenParquet(bad)
+	pqErrContains(t, err, bad, "corrupt footer")
+
+	// A footer length beyond the file.
+	data, err = os.ReadFile(snappy)
+	pqMust(t, err)
+	copy(data[len(data)-8:], []byte{0xf0, 0xff, 0xff, 0x7f})
+	bad = filepath.Join(dir, "footer-len.parquet")
+	pqMust(t, os.WriteFile(bad, data, 0o644))
+	_, err = OpenParquet(bad)
+	pqErrContains(t, err, bad, "footer length 2147483632 exceeds the file size")
+}
+
+func TestParquetThriftCheck(t *testing.T) {
+	for _, c := range []struct {
+		in   []byte
+		n    int
+		fail bool
+	}{
+		{[]byte{0x00}, 1, false},                         // empty struct
+		{[]byte{0x15, 0x04, 0x00}, 3, false},             // field 1 i32 = 2
+		{[]byte{0x11, 0x12, 0x00}, 3, false},             // bools in the header
+		{[]byte{0x19, 0x25, 0x02, 0x04, 0x00}, 5, false}, // list<i32>{1, 2}
+		{[]byte{0x19, 0x35, 0x02, 0x04, 0x00}, 0, true},  // list of 3 with 2 elements
+		{[]byte{0x18, 0x05, 'a', 'b'}, 0, true},          // binary longer than the input
+		{[]byte{0x1c, 0x1c, 0x1c}, 0, true},              // unterminated structs
+		{[]byte{0x1f}, 0, true},                          // unknown type 15
+		{[]byte{0x16, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}, 0, true}, // varint too long
+		{[]byte{0x1b, 0x01, 0x55, 0x02, 0x04, 0x00}, 6, false},                                    // map<i32,i32>{1: 2}
+		{append(bytes.Repeat([]byte{0x1c}, 70), 0x00), 0, true},                                   // nested too deep
+	} {
+		n, err := pqThriftCheck(c.in)
+		if (err != nil) != c.fail || (!c.fail && n != c.n) {
+			t.Errorf("pqThriftCheck(% x) = %d, %v; want %d, fail %v", c.in, n, err, c.n, c.fail)
+		}
+	}
+}

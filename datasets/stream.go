@@ -122,15 +122,36 @@ type StreamStats struct {
 	Epochs int `json:"epochs"`
 }
 
-// Stream packs a DocumentSource into shuffled, sharded training sequences of T+1 token ids. It is not safe
-// for concurrent use.
+// TokenDocumentSource is a DocumentSource whose documents are already token ids (a pre-tokenized corpus, see
+// OpenPretokenized): NextTokens returns the next document's ids (no EOS; the stream adds it), and Position,
+// Seek and Name follow the DocumentSource contract. NewTokenStream packs such a source exactly as NewStream
+// packs the text it came from.
+type TokenDocumentSource interface {
+	NextTokens() ([]int32, error)
+	Position() json.RawMessage
+	Seek(pos json.RawMessage) error
+	Name() string
+}
+
+// streamSource is what a Stream needs of either kind of source besides reading a document.
+type streamSource interface {
+	Position() json.RawMessage
+	Seek(pos json.RawMessage) error
+	Name() string
+}
+
+// Stream packs a DocumentSource (or a TokenDocumentSource) into shuffled, sharded training sequences of T+1
+// token ids. It is not safe for concurrent use.
 type Stream struct {
-	cfg   StreamConfig
-	src   DocumentSource
-	tok   Tokenizer
-	eos   int32
-	vocab int
-	log   io.Writer
+	cfg     StreamConfig
+	src     streamSource        // docs or toks
+	docs    DocumentSource      // text documents, encoded by tok (nil for a token stream)
+	toks    TokenDocumentSource // token documents (nil for a text stream)
+	tok     Tokenizer           // nil for a token stream
+	tokName string              // tok.Name(), or the token stream's label (see NewTokenStream)
+	eos     int32
+	vocab   int
+	log     io.Writer
 
 	pcg *rand.PCG
 	// pending[off:] is the token stream from the start of the next window on.
@@ -172,22 +193,72 @@ func newStream(cfg StreamConfig, src DocumentSource, tok Tokenizer) (*Stream, er
 	if tok == nil {
 		return nil, errors.New("datasets: stream: nil Tokenizer")
 	}
-	vocab := tok.VocabSize()
-	if vocab < 1 || vocab > 1<<31 {
-		return nil, fmt.Errorf("datasets: stream: tokenizer %s: VocabSize %d does not fit int32 ids", tok.Name(), vocab)
+	s, err := newStreamCore(cfg, src, "tokenizer "+tok.Name(), tok.Name(), tok.EOS(), tok.VocabSize())
+	if err != nil {
+		return nil, err
 	}
-	eos := tok.EOS()
+	s.docs, s.tok = src, tok
+	return s, nil
+}
+
+// newStreamCore builds the state shared by text and token streams; what names the ids in errors.
+func newStreamCore(cfg StreamConfig, src streamSource, what, tokName string, eos, vocab int) (*Stream, error) {
+	if vocab < 1 || vocab > 1<<31 {
+		return nil, fmt.Errorf("datasets: stream: %s: VocabSize %d does not fit int32 ids", what, vocab)
+	}
 	if eos < 0 || eos >= vocab {
-		return nil, fmt.Errorf("datasets: stream: tokenizer %s: EOS id %d outside [0, VocabSize=%d)", tok.Name(), eos, vocab)
+		return nil, fmt.Errorf("datasets: stream: %s: EOS id %d outside [0, VocabSize=%d)", what, eos, vocab)
 	}
 	log := cfg.Log
 	if log == nil {
 		log = os.Stderr
 	}
 	return &Stream{
-		cfg: cfg, src: src, tok: tok, eos: int32(eos), vocab: vocab, log: log,
+		cfg: cfg, src: src, tokName: tokName, eos: int32(eos), vocab: vocab, log: log,
 		pcg: newPCG(cfg.Seed, 0x5eed_57ea_a000_0001),
 	}, nil
+}
+
+// NewTokenStream returns a stream over the token documents of src (rewound to its start), with EOS id eos
+// between documents and ids checked against [0, vocab). It packs, shuffles, shards and checkpoints exactly as
+// NewStream: over a pre-tokenized copy of a corpus (Pretokenize) it yields the same sequences as NewStream
+// over the text with the same tokenizer and configuration, without tokenizing again. An empty document is
+// skipped and counted as in NewStream.
+//
+// The stream has no Tokenizer: its cursors record the label "pretokenized(eos=E,vocab=V)" in place of a
+// tokenizer name, so ResumeTokenStream checks eos and vocab; checking that the ids come from the tokenizer
+// a model expects is the caller's (see PretokenizedSource.CheckTokenizer).
+func NewTokenStream(cfg StreamConfig, src TokenDocumentSource, eos, vocab int) (*Stream, error) {
+	s, err := newTokenStream(cfg, src, eos, vocab)
+	if err != nil {
+		return nil, err
+	}
+	if err := src.Seek(nil); err != nil {
+		return nil, fmt.Errorf("datasets: stream: rewinding source %s: %w", src.Name(), err)
+	}
+	return s, nil
+}
+
+func newTokenStream(cfg StreamConfig, src TokenDocumentSource, eos, vocab int) (*Stream, error) {
+	cfg, err := cfg.normalized()
+	if err != nil {
+		return nil, err
+	}
+	if src == nil {
+		return nil, errors.New("datasets: stream: nil TokenDocumentSource")
+	}
+	label := tokenStreamLabel(eos, vocab)
+	s, err := newStreamCore(cfg, src, label, label, eos, vocab)
+	if err != nil {
+		return nil, err
+	}
+	s.toks = src
+	return s, nil
+}
+
+// tokenStreamLabel stands for the tokenizer name in a token stream's cursors and errors.
+func tokenStreamLabel(eos, vocab int) string {
+	return fmt.Sprintf("pretokenized(eos=%d,vocab=%d)", eos, vocab)
 }
 
 // Config returns the stream's configuration with defaults filled in.
@@ -301,7 +372,10 @@ func (s *Stream) nextWindow() ([]int32, error) {
 // readDocument reads one document and appends its ids and EOS to pending, or skips it, or handles the end
 // of an epoch.
 func (s *Stream) readDocument() error {
-	text, err := s.src.Next()
+	if s.toks != nil {
+		return s.readTokenDocument()
+	}
+	text, err := s.docs.Next()
 	if err == io.EOF {
 		return s.endEpoch()
 	}
@@ -332,6 +406,36 @@ func (s *Stream) readDocument() error {
 		}
 		s.pending = append(s.pending, int32(id))
 	}
+	s.pending = append(s.pending, s.eos)
+	s.stats.Tokens += int64(len(ids) + 1)
+	s.epochTokens += int64(len(ids) + 1)
+	return nil
+}
+
+// readTokenDocument is readDocument for a token stream: the ids come from the source as they are.
+func (s *Stream) readTokenDocument() error {
+	ids, err := s.toks.NextTokens()
+	if err == io.EOF {
+		return s.endEpoch()
+	}
+	if err != nil {
+		return fmt.Errorf("datasets: stream: reading %s (epoch %d, document %d): %w", s.src.Name(), s.epoch, s.epochDocs, err)
+	}
+	index := s.epochDocs
+	s.stats.Documents++
+	s.epochDocs++
+	if len(ids) == 0 {
+		s.stats.SkippedEmpty++
+		s.logSkip(s.stats.SkippedEmpty, "empty", index)
+		return nil
+	}
+	for i, id := range ids {
+		if id < 0 || int(id) >= s.vocab {
+			return fmt.Errorf("datasets: stream: source %s holds id %d (token %d of document %d, epoch %d) outside [0, VocabSize=%d)",
+				s.src.Name(), id, i, index, s.epoch, s.vocab)
+		}
+	}
+	s.pending = append(s.pending, ids...)
 	s.pending = append(s.pending, s.eos)
 	s.stats.Tokens += int64(len(ids) + 1)
 	s.epochTokens += int64(len(ids) + 1)
@@ -415,7 +519,7 @@ func (s *Stream) Cursor() StreamCursor {
 	c := StreamCursor{
 		Version:        streamCursorVersion,
 		Config:         s.cfg,
-		Tokenizer:      s.tok.Name(),
+		Tokenizer:      s.tokName,
 		Source:         s.src.Name(),
 		Epoch:          s.epoch,
 		EpochDocuments: s.epochDocs,
@@ -446,8 +550,24 @@ func ResumeStream(cfg StreamConfig, src DocumentSource, tok Tokenizer, cur Strea
 	if err != nil {
 		return nil, err
 	}
+	return s.resume("ResumeStream", cur)
+}
+
+// ResumeTokenStream is ResumeStream for a token stream (NewTokenStream): cfg must match the cursor's
+// configuration, and eos and vocab those the cursor's stream had (its "pretokenized(eos=E,vocab=V)" label).
+func ResumeTokenStream(cfg StreamConfig, src TokenDocumentSource, eos, vocab int, cur StreamCursor) (*Stream, error) {
+	s, err := newTokenStream(cfg, src, eos, vocab)
+	if err != nil {
+		return nil, err
+	}
+	return s.resume("ResumeTokenStream", cur)
+}
+
+// resume restores the state of cur into the new stream s; fn names the caller in errors.
+func (s *Stream) resume(fn string, cur StreamCursor) (*Stream, error) {
+	src := s.src
 	if cur.Version != streamCursorVersion {
-		return nil, fmt.Errorf("datasets: ResumeStream: cursor version %d, want %d", cur.Version, streamCursorVersion)
+		return nil, fmt.Errorf("datasets: %s: cursor version %d, want %d", fn, cur.Version, streamCursorVersion)
 	}
 	want, got := cur.Config, s.cfg
 	for _, f := range []struct {
@@ -462,27 +582,27 @@ func ResumeStream(cfg StreamConfig, src DocumentSource, tok Tokenizer, cur Strea
 		{"Epochs", want.Epochs, got.Epochs},
 	} {
 		if f.cur != f.have {
-			return nil, fmt.Errorf("datasets: ResumeStream: StreamConfig.%s = %v but the cursor was taken with %v", f.name, f.have, f.cur)
+			return nil, fmt.Errorf("datasets: %s: StreamConfig.%s = %v but the cursor was taken with %v", fn, f.name, f.have, f.cur)
 		}
 	}
-	if cur.Tokenizer != tok.Name() {
-		return nil, fmt.Errorf("datasets: ResumeStream: tokenizer %q but the cursor was taken with %q", tok.Name(), cur.Tokenizer)
+	if cur.Tokenizer != s.tokName {
+		return nil, fmt.Errorf("datasets: %s: tokenizer %q but the cursor was taken with %q", fn, s.tokName, cur.Tokenizer)
 	}
 	if cur.Source != src.Name() {
-		fmt.Fprintf(s.log, "datasets: ResumeStream: source is %s but the cursor was taken over %s; resuming at position %s\n",
+		fmt.Fprintf(s.log, "datasets: %s: source is %s but the cursor was taken over %s; resuming at position %s\n", fn,
 			src.Name(), cur.Source, cur.SourcePosition)
 	}
 	if err := s.pcg.UnmarshalBinary(cur.RNG); err != nil {
-		return nil, fmt.Errorf("datasets: ResumeStream: cursor RNG state: %w", err)
+		return nil, fmt.Errorf("datasets: %s: cursor RNG state: %w", fn, err)
 	}
 	T := s.cfg.SeqLen
 	if len(cur.Buffer) >= s.cfg.ShuffleBuffer && !cur.PackDone {
-		return nil, fmt.Errorf("datasets: ResumeStream: cursor holds %d buffered windows, more than ShuffleBuffer-1 = %d", len(cur.Buffer), s.cfg.ShuffleBuffer-1)
+		return nil, fmt.Errorf("datasets: %s: cursor holds %d buffered windows, more than ShuffleBuffer-1 = %d", fn, len(cur.Buffer), s.cfg.ShuffleBuffer-1)
 	}
 	check := func(what string, ids []int32) error {
 		for _, id := range ids {
 			if id < 0 || int(id) >= s.vocab {
-				return fmt.Errorf("datasets: ResumeStream: cursor %s holds id %d outside [0, VocabSize=%d) of tokenizer %s", what, id, s.vocab, tok.Name())
+				return fmt.Errorf("datasets: %s: cursor %s holds id %d outside [0, VocabSize=%d) of tokenizer %s", fn, what, id, s.vocab, s.tokName)
 			}
 		}
 		return nil
@@ -490,7 +610,7 @@ func ResumeStream(cfg StreamConfig, src DocumentSource, tok Tokenizer, cur Strea
 	s.buf = make([][]int32, len(cur.Buffer))
 	for i, w := range cur.Buffer {
 		if len(w) != T+1 {
-			return nil, fmt.Errorf("datasets: ResumeStream: cursor buffer window %d has %d tokens, want SeqLen+1 = %d", i, len(w), T+1)
+			return nil, fmt.Errorf("datasets: %s: cursor buffer window %d has %d tokens, want SeqLen+1 = %d", fn, i, len(w), T+1)
 		}
 		if err := check("buffer", w); err != nil {
 			return nil, err
@@ -506,7 +626,7 @@ func ResumeStream(cfg StreamConfig, src DocumentSource, tok Tokenizer, cur Strea
 	s.stats = cur.Stats
 	if !s.srcDone {
 		if err := src.Seek(cur.SourcePosition); err != nil {
-			return nil, fmt.Errorf("datasets: ResumeStream: seeking %s to %s: %w", src.Name(), cur.SourcePosition, err)
+			return nil, fmt.Errorf("datasets: %s: seeking %s to %s: %w", fn, src.Name(), cur.SourcePosition, err)
 		}
 	}
 	return s, nil

@@ -58,19 +58,24 @@ func BenchmarkForward(b *testing.B) {
 	benchForward(b, "130m", 1, 256)
 }
 
-// BenchmarkDecode: one decode step (batch 1) of the 130m Oryx-TG preset with a KV cache of the given
-// context, in attention mode and in linear mode. Attention reads the whole preallocated cache under a
-// valid-length mask, so its cost is that of a full cache of that size; linear mode appends to the cache but
-// does not read it.
+// BenchmarkDecode: one decode step (batch 1) of the Oryx-TG 130m and small presets with a KV cache of the
+// given size, in attention mode and in linear mode. Attention reads the whole preallocated cache under a
+// valid-length mask, so its cost is that of a full cache of that size; linear mode appends to the cache (in
+// place) but does not read it.
 func BenchmarkDecode(b *testing.B) {
+	benchDecode(b, "130m", []int{256, 1024, 4096})
+	benchDecode(b, "small", []int{256, 4096, 16384})
+}
+
+func benchDecode(b *testing.B, preset string, capacities []int) {
 	be := backend.MustGet()
-	cfg, err := Preset("130m", OryxTG)
+	cfg, err := Preset(preset, OryxTG)
 	if err != nil {
 		b.Fatal(err)
 	}
 	m, _ := New(cfg)
 	ctx := context.New()
-	for _, capacity := range []int{256, 1024, 4096} {
+	for _, capacity := range capacities {
 		e, err := NewEngine(be, ctx, m, 1, capacity)
 		if err != nil {
 			b.Fatal(err)
@@ -79,7 +84,7 @@ func BenchmarkDecode(b *testing.B) {
 			b.Fatal(err)
 		}
 		for _, mode := range []Mode{Attention, Linear} {
-			b.Run(fmt.Sprintf("130m-oryx-tg/context=%d/%s", capacity, mode), func(b *testing.B) {
+			b.Run(fmt.Sprintf("%s-oryx-tg/context=%d/%s", preset, capacity, mode), func(b *testing.B) {
 				if _, err := e.Step([]int32{9}, []Mode{mode}); err != nil { // compile
 					b.Fatal(err)
 				}

@@ -7,9 +7,11 @@
 //	oryx info         parameters, FLOPs per token under schedules, decode-state memory (no weights needed)
 //	oryx generate     load a checkpoint and continue prompts under a mode schedule; prints the
 //	                  continuations, decode speed, prefill time and the fraction of tokens run in attention
+//	oryx tokenize     encode a text parquet corpus once into token parquet shards + manifest.json (the
+//	                  training stream reads them without tokenizing again), with a progress bar
 //
 // Text prompts of generate are byte-level (one token per UTF-8 byte) until the tokenizer lands. Later
-// issues add train, tokenize and merge-results.
+// issues add train and merge-results.
 package main
 
 import (
@@ -34,6 +36,8 @@ func main() {
 		err = generateCmd(os.Args[2:], os.Stdout, os.Stderr)
 	case "info":
 		err = infoCmd(os.Args[2:], os.Stdout, os.Stderr)
+	case "tokenize":
+		err = tokenizeCmd(os.Args[2:], os.Stdout, os.Stderr)
 	case "-h", "--help", "help":
 		usage()
 		return
@@ -65,6 +69,9 @@ subcommands:
               text is byte-level (one token per UTF-8 byte) until the tokenizer lands
   info        parameters, FLOPs per token under mode schedules and decode-state memory of a model:
                 oryx info [--preset 130m --variant oryx-tg | --config FILE] [--T 2048] [--schedule SPEC ...]
+  tokenize    encode a text parquet corpus once into token shards (tokens-NNNNN.parquet + manifest.json):
+                oryx tokenize --input PATTERN [--column text] --tokenizer (bytes|PATH/tokenizer.json|PATH/tokenizer.model)
+                  --out DIR [--shard-rows 100000] [--workers N]
 
 Run "oryx <subcommand> -h" for the flags of a subcommand.
 The backend comes from GOMLX_BACKEND (default: the pure-Go backend); see the README.
