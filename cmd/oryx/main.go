@@ -36,6 +36,8 @@ func main() {
 		err = generateCmd(os.Args[2:], os.Stdout, os.Stderr)
 	case "info":
 		err = infoCmd(os.Args[2:], os.Stdout, os.Stderr)
+	case "synth":
+		err = synthCmd(os.Args[2:], os.Stdout, os.Stderr)
 	case "tokenize":
 		err = tokenizeCmd(os.Args[2:], os.Stdout, os.Stderr)
 	case "-h", "--help", "help":
@@ -69,6 +71,8 @@ subcommands:
               text is byte-level (one token per UTF-8 byte) until the tokenizer lands
   info        parameters, FLOPs per token under mode schedules and decode-state memory of a model:
                 oryx info [--preset 130m --variant oryx-tg | --config FILE] [--T 2048] [--schedule SPEC ...]
+  synth       write a synthetic corpus (MQAR or the synthetic language mix) to parquet:
+                oryx synth --kind mqar|synthlang --out FILE [--n N --seed S --vocab V --seq-len T --pairs P]
   tokenize    encode a text parquet corpus once into token shards (tokens-NNNNN.parquet + manifest.json):
                 oryx tokenize --input PATTERN [--column text] --tokenizer (bytes|PATH/tokenizer.json|PATH/tokenizer.model)
                   --out DIR [--shard-rows 100000] [--workers N]

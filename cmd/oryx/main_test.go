@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/oryx-go/oryx/datasets"
 	"github.com/oryx-go/oryx/oryx"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -128,4 +129,20 @@ func TestInfo(t *testing.T) {
 	}
 	require.ErrorContains(t, infoCmd([]string{"--schedule", "block:0"}, &out, &errOut), "--schedule")
 	require.ErrorContains(t, infoCmd([]string{"--T", "0"}, &out, &errOut), "--T")
+}
+
+func TestSynth(t *testing.T) {
+	dir := t.TempDir()
+	var out, errOut strings.Builder
+	for _, kind := range []string{"mqar", "synthlang"} {
+		path := dir + "/" + kind + ".parquet"
+		require.NoError(t, synthCmd([]string{"--kind", kind, "--out", path, "--n", "20", "--seq-len", "64", "--pairs", "4"}, &out, &errOut))
+		set, err := datasets.OpenParquet(path)
+		require.NoError(t, err)
+		rows, err := set.NumRows()
+		require.NoError(t, err)
+		require.EqualValues(t, 20, rows)
+	}
+	require.ErrorContains(t, synthCmd([]string{"--kind", "nope", "--out", dir + "/x.parquet"}, &out, &errOut), "--kind")
+	require.ErrorContains(t, synthCmd([]string{"--kind", "mqar"}, &out, &errOut), "--out")
 }
