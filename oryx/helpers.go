@@ -20,8 +20,16 @@ func shapeString(x *Node) string {
 	return fmt.Sprintf("%s%v", x.DType(), x.Shape().Dimensions)
 }
 
-// embeddingInit is the embedding initialiser: N(0, 1).
-func embeddingInit(s scope) context.VariableInitializer { return initializers.RandomNormalFn(s.ctx, 1) }
+// EmbeddingInitStd is the standard deviation of the embedding initialisation [choice: 0.02, the
+// initializer_range of GPT-2, GPT-NeoX, Mamba and flash-linear-attention models]. With tied embeddings the
+// LM head reads the same table, so N(0, 1) would give initial logits of standard deviation √d (a loss of
+// tens of nats); 0.02 gives a near-uniform initial prediction (loss ≈ ln V).
+const EmbeddingInitStd = 0.02
+
+// embeddingInit is the embedding initialiser: N(0, EmbeddingInitStd²).
+func embeddingInit(s scope) context.VariableInitializer {
+	return initializers.RandomNormalFn(s.ctx, EmbeddingInitStd)
+}
 
 // flatFloat64 copies any numeric tensor to float64.
 func flatFloat64(t *tensors.Tensor) []float64 {

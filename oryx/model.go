@@ -14,7 +14,20 @@ import (
 // in a GoMLX context; Model itself holds only the architecture and the compute dtype.
 type Model struct {
 	Config Config
-	DType  dtypes.DType // float32 by default; float64 for exactness tests
+	DType  dtypes.DType // dtype of the stored weights: float32 by default; float64 for exactness tests
+
+	// ComputeDType, when set and different from DType, is the dtype the graphs compute in: every weight is
+	// read from its DType variable (the master copy the optimizer updates) and converted, e.g. bf16 compute
+	// with float32 master weights on XLA. Zero means DType.
+	ComputeDType dtypes.DType
+}
+
+// computeDType is the dtype graphs compute in (ComputeDType, or DType when unset).
+func (m *Model) computeDType() dtypes.DType {
+	if m.ComputeDType == dtypes.InvalidDType {
+		return m.DType
+	}
+	return m.ComputeDType
 }
 
 // New validates cfg and returns a float32 model.
@@ -28,7 +41,7 @@ func New(cfg Config) (*Model, error) {
 // root is the model's top scope. Variables are created on first use and reused afterwards (unchecked), so
 // the parallel forward, Prefill and Step graphs share one set of weights.
 func (m *Model) root(ctx *context.Context, g *Graph) scope {
-	return scope{ctx.Checked(false), g, m.DType}
+	return scope{ctx.Checked(false), g, m.computeDType(), m.DType}
 }
 
 func (m *Model) layerScope(s scope, i int) scope { return s.in(fmt.Sprintf("layer_%03d", i)) }
@@ -37,6 +50,7 @@ func (m *Model) layerScope(s scope, i int) scope { return s.in(fmt.Sprintf("laye
 func (m *Model) embed(s scope, tokens *Node) (x, table *Node) {
 	table = s.in("embeddings").ctx.WithInitializer(embeddingInit(s)).
 		VariableWithShape("embeddings", shapeOf(m.DType, m.Config.Vocab, m.Config.DModel)).ValueGraph(s.g)
+	table = s.compute(table)
 	return Gather(table, ExpandAxes(tokens, -1)), table
 }
 

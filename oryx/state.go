@@ -100,14 +100,14 @@ func (m *Model) Prefill(ctx *context.Context, tokens, modes, lengths *Node, capa
 	h, table, mems := m.forward(s, tokens, sequenceInputs{modes: modes, valid: valid})
 
 	// Hidden state of each row's last prompt token, by a one-hot selection (no dynamic slicing needed).
-	last := ConvertDType(Equal(Iota(g, shapeInt(b, t), 1), ExpandAxes(AddScalar(lengths, -1), -1)), m.DType)
+	last := ConvertDType(Equal(Iota(g, shapeInt(b, t), 1), ExpandAxes(AddScalar(lengths, -1), -1)), m.computeDType())
 	lastLogits = m.head(s, Einsum("bt,btd->bd", last, h), table)
 
 	state = &State{Pos: lengths, Layers: make([]LayerState, len(mems))}
 	for i, mem := range mems {
 		ls := &state.Layers[i]
 		if mem.k != nil { // rows past each prompt stay zero: Step appends into them (layers.CacheAppend)
-			zero := ScalarZero(g, m.DType)
+			zero := ScalarZero(g, m.computeDType())
 			ls.KCache = padCache(Where(valid, mem.k, zero), capacity)
 			ls.VCache = padCache(Where(valid, mem.v, zero), capacity)
 		}
@@ -137,15 +137,15 @@ func (m *Model) EmptyState(g *Graph, batch, capacity int) *State {
 	for i := range s.Layers {
 		ls := &s.Layers[i]
 		if cache {
-			ls.KCache = Zeros(g, shapeOf(m.DType, batch, capacity, c.Heads, c.KeyDim))
-			ls.VCache = Zeros(g, shapeOf(m.DType, batch, capacity, c.Heads, c.ValueDim))
+			ls.KCache = Zeros(g, shapeOf(m.computeDType(), batch, capacity, c.Heads, c.KeyDim))
+			ls.VCache = Zeros(g, shapeOf(m.computeDType(), batch, capacity, c.Heads, c.ValueDim))
 		}
 		if linear {
-			ls.Linear = Zeros(g, shapeOf(m.DType, batch, c.Heads, c.KeyDim, c.ValueDim))
+			ls.Linear = Zeros(g, shapeOf(m.computeDType(), batch, c.Heads, c.KeyDim, c.ValueDim))
 		}
 		if conv {
-			ls.ConvK = Zeros(g, shapeOf(m.DType, batch, c.ConvWidth-1, c.Heads*c.KeyDim))
-			ls.ConvV = Zeros(g, shapeOf(m.DType, batch, c.ConvWidth-1, c.Heads*c.ValueDim))
+			ls.ConvK = Zeros(g, shapeOf(m.computeDType(), batch, c.ConvWidth-1, c.Heads*c.KeyDim))
+			ls.ConvV = Zeros(g, shapeOf(m.computeDType(), batch, c.ConvWidth-1, c.Heads*c.ValueDim))
 		}
 	}
 	return s

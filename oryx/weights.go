@@ -11,21 +11,31 @@ import (
 )
 
 // Parameters and their initialisation [choice unless noted]: projections N(0, 1/fan_in) with fan_in the
-// contracted width; embeddings N(0, 1); norm weights 1; conv taps N(0, 1/W); the Mamba-2 / GDN gates as in
+// contracted width; embeddings N(0, 0.02²) (EmbeddingInitStd); norm weights 1; conv taps N(0, 1/W); the Mamba-2 / GDN gates as in
 // the reference layers (paper.md §3.6–3.7) [background]: dt_bias = softplus⁻¹(dt) with
 // dt ~ logU[1e-3, 1e-1] (floor 1e-4), A = exp(A_log) ~ U[1, 16], D = 1.
 //
 // Every parameter is the variable "weight" of its own scope (e.g. "/layer_003/wq_attn/weight"), so the
 // parameter report (params.go) can classify it by scope name.
 
-// scope is where a sub-module creates its parameters: a context scope, the graph being built and the dtype.
+// scope is where a sub-module creates its parameters: a context scope, the graph being built, the dtype the
+// graph computes in and the dtype the weights are stored in (the same unless mixed precision).
 type scope struct {
 	ctx   *context.Context
 	g     *Graph
-	dtype dtypes.DType
+	dtype dtypes.DType // compute
+	store dtypes.DType // variables
 }
 
-func (s scope) in(name string) scope { return scope{s.ctx.In(name), s.g, s.dtype} }
+func (s scope) in(name string) scope { return scope{s.ctx.In(name), s.g, s.dtype, s.store} }
+
+// compute converts a stored weight to the compute dtype (a no-op without mixed precision).
+func (s scope) compute(w *Node) *Node {
+	if w.DType() == s.dtype {
+		return w
+	}
+	return ConvertDType(w, s.dtype)
+}
 
 // param returns the variable "weight" of sub-scope name, created with init when it does not exist yet.
 func (s scope) param(name string, init context.VariableInitializer, dims ...int) *Node {
@@ -33,7 +43,7 @@ func (s scope) param(name string, init context.VariableInitializer, dims ...int)
 	if init != nil {
 		c = c.WithInitializer(init)
 	}
-	return c.VariableWithShape("weight", shapes.Make(s.dtype, dims...)).ValueGraph(s.g)
+	return s.compute(c.VariableWithShape("weight", shapes.Make(s.store, dims...)).ValueGraph(s.g))
 }
 
 // proj is a projection [in..., out...] initialised N(0, 1/fanIn).

@@ -1,0 +1,504 @@
+package recipe
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/gomlx/gomlx/pkg/ml/train/optimizers"
+	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/internal/backend"
+	"github.com/oryx-go/oryx/oryx"
+)
+
+// Run is one training run: the architecture, the optimisation, the data and where everything goes.
+//
+// The run directory Out holds:
+//
+//	config.json, checkpoint-*.json/.bin   the model and optimizer state (oryx.SaveCheckpoint), every
+//	                                      CheckpointEvery steps and at the end, the KeepCheckpoints newest
+//	trainer-state-SSSSSSSS.json           step, data cursor and counters of each kept checkpoint (state.go)
+//	run.json                              the run's full configuration and the backend
+//	metrics.jsonl                         one line per logged step and per validation (metrics.go)
+//	curves.png                            training and validation loss, learning rate and gradient norm
+//	summary.json                          written at the end: final losses, throughput, memory
+//
+// Running the same command again in a directory that holds checkpoints resumes from the newest one with the
+// same data order, schedules and optimizer state, so the loss curve continues as if never interrupted.
+type Run struct {
+	Name      string      `json:"name"`
+	Model     oryx.Config `json:"model"`
+	Train     TrainConfig `json:"train"`
+	Data      DataSpec    `json:"data"`
+	ValData   DataSpec    `json:"val_data"`
+	Tokenizer string      `json:"tokenizer"` // datasets.LoadTokenizer spec
+	Out       string      `json:"out"`
+
+	Log io.Writer `json:"-"` // progress and messages (nil: os.Stderr)
+
+	// Test hooks: stop as if killed after this many steps in this process (0: never), and the loss scale
+	// used at a step (nil: Train.LossScale), e.g. NaN to simulate a non-finite step.
+	stopAfter   int
+	lossScaleAt func(step int) float64
+}
+
+// Summary is the outcome of a run, also written to summary.json.
+type Summary struct {
+	Name          string             `json:"name"`
+	Variant       oryx.Variant       `json:"variant"`
+	Params        int64              `json:"params"`
+	Steps         int                `json:"steps"`
+	Tokens        int64              `json:"tokens"`
+	TrainLoss     Float              `json:"train_loss"` // mean over the last 10% of logged steps
+	ValLoss       map[string]Float   `json:"val_loss"`
+	Skipped       int                `json:"skipped_steps"`
+	TokensPerSec  float64            `json:"tokens_per_s"` // over this process's steps
+	ElapsedSec    float64            `json:"elapsed_s"`    // training time over all restarts
+	PeakRSSBytes  int64              `json:"peak_rss_bytes"`
+	Backend       string             `json:"backend"`
+	ResumedAt     int                `json:"resumed_at_step,omitempty"`
+	ValidationSet string             `json:"validation_set"`
+	Extra         map[string]float64 `json:"extra,omitempty"`
+}
+
+// ErrInterrupted is returned when the run stopped on SIGINT/SIGTERM after saving a checkpoint.
+var ErrInterrupted = errors.New("interrupted: checkpoint saved; run the same command to resume")
+
+// Train runs (or resumes) r to r.Train.Steps steps.
+func Train(r Run) (*Summary, error) {
+	if r.Log == nil {
+		r.Log = os.Stderr
+	}
+	r.Train = r.Train.WithDefaults()
+	if err := r.Train.Validate(); err != nil {
+		return nil, fmt.Errorf("training config: %w", err)
+	}
+	if err := r.Model.Validate(); err != nil {
+		return nil, fmt.Errorf("model config: %w", err)
+	}
+	if r.Out == "" {
+		return nil, errors.New("--out: the run directory is required")
+	}
+	tok, err := datasets.LoadTokenizer(r.Tokenizer)
+	if err != nil {
+		return nil, fmt.Errorf("--tokenizer: %w", err)
+	}
+	if tok.VocabSize() > r.Model.Vocab {
+		return nil, fmt.Errorf("--tokenizer %s has %d tokens but the model's vocabulary is %d: use a model config "+
+			"with vocab ≥ %d", tok.Name(), tok.VocabSize(), r.Model.Vocab, tok.VocabSize())
+	}
+	be, err := backend.Get()
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(r.Out, 0o755); err != nil {
+		return nil, err
+	}
+
+	// Fresh or resumed.
+	tc := r.Train
+	var (
+		model *oryx.Model
+		ctx   *context.Context
+		st    *RunState
+	)
+	names, err := oryx.ListCheckpoints(r.Out)
+	if err != nil {
+		return nil, err
+	}
+	if len(names) > 0 {
+		model, ctx, err = oryx.LoadCheckpoint(r.Out, &r.Model)
+		if err != nil {
+			return nil, fmt.Errorf("resuming from %s: %w", r.Out, err)
+		}
+		step := int(optimizers.GetGlobalStep(ctx))
+		if st, err = readState(r.Out, step); err != nil {
+			return nil, fmt.Errorf("resuming from %s: %w", r.Out, err)
+		}
+		if d := trajectoryDiff(st.Train, tc); len(d) > 0 {
+			return nil, fmt.Errorf("resuming from %s: the training config differs from the checkpoint's (checkpoint vs now): %s; "+
+				"use another --out to start a new run", r.Out, strings.Join(d, "; "))
+		}
+		if st.Data != r.Data {
+			return nil, fmt.Errorf("resuming from %s: --data %q differs from the checkpoint's %q", r.Out, r.Data.Spec, st.Data.Spec)
+		}
+	} else {
+		if model, err = oryx.New(r.Model); err != nil {
+			return nil, err
+		}
+		ctx = context.New()
+		ctx.SetParam(context.ParamInitialSeed, int64(tc.Seed))
+	}
+	trainer, err := NewTrainer(be, model, ctx, tc)
+	if err != nil {
+		return nil, err
+	}
+
+	// Data.
+	var cursor *datasets.StreamCursor
+	if st != nil {
+		cursor = &st.StreamCursor
+	}
+	stream, err := openStream(r.Data, tok, tc.SeqLen, 0, tc.Seed, defaultSynthSeed, cursor, r.Log)
+	if err != nil {
+		return nil, fmt.Errorf("--data: %w", err)
+	}
+	evalN := tc.EvalBatches * tc.MicroBatch
+	var valSeqs [][]int32
+	valWhat := ""
+	if evalN > 0 {
+		if valSeqs, valWhat, err = validationSet(r.Data, r.ValData, tok, tc.SeqLen, evalN, r.Log); err != nil {
+			return nil, err
+		}
+	}
+
+	// Outputs.
+	startStep := 0
+	if st != nil {
+		startStep = st.Step
+	} else {
+		st = &RunState{Train: tc, Data: r.Data, Tokenizer: tok.Name()}
+	}
+	if err := writeRunJSON(r, be.Name()); err != nil {
+		return nil, err
+	}
+	metricsPath := filepath.Join(r.Out, "metrics.jsonl")
+	keep := -1
+	if startStep > 0 {
+		keep = startStep
+	}
+	mlog, err := openMetrics(metricsPath, keep)
+	if err != nil {
+		return nil, fmt.Errorf("metrics log: %w", err)
+	}
+	defer mlog.Close()
+
+	report := oryx.CountParams(r.Model)
+	prog := newProgress(r.Log, tc.Steps, startStep)
+	if startStep > 0 {
+		prog.message("%s: resuming at step %d/%d from %s (%s tokens seen)", r.Name, startStep, tc.Steps, r.Out,
+			oryx.HumanCount(st.TokensSeen))
+	} else {
+		prog.message("%s: %s parameters, %d steps × %d tokens = %s tokens, backend %s", r.Name,
+			oryx.HumanCount(report.Total), tc.Steps, tc.TokensPerStep(), oryx.HumanCount(int64(tc.Steps)*tc.TokensPerStep()), be.Name())
+	}
+
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(stop)
+
+	save := func() error {
+		st.StreamCursor = stream.Cursor()
+		if err := writeState(r.Out, st); err != nil {
+			return fmt.Errorf("saving trainer state: %w", err)
+		}
+		if err := oryx.SaveCheckpointKeep(r.Out, r.Model, ctx, tc.KeepCheckpoints); err != nil {
+			return err
+		}
+		return pruneStatesToCheckpoints(r.Out)
+	}
+	validate := func() (map[string]Float, error) {
+		if len(valSeqs) == 0 {
+			return nil, nil
+		}
+		out := map[string]Float{}
+		for _, vm := range validationModes(r.Model.Variant, tc) {
+			var sum float64
+			var n int
+			for i := 0; i < len(valSeqs); i += tc.MicroBatch {
+				batch := valSeqs[i : i+tc.MicroBatch]
+				var modes [][]oryx.Mode
+				if vm.schedule != nil {
+					modes = vm.schedule(len(batch), tc.SeqLen, uint64(i))
+				}
+				s, c, err := trainer.EvalLoss(batch, modes)
+				if err != nil {
+					return nil, err
+				}
+				sum += s
+				n += c
+			}
+			out[vm.name] = Float(sum / float64(n))
+		}
+		if err := mlog.write(ValRecord{Kind: "val", Step: st.Step, Tokens: st.TokensSeen, Loss: out}); err != nil {
+			return nil, err
+		}
+		return out, nil
+	}
+
+	var (
+		lastVal    map[string]Float
+		procStart  = time.Now()
+		procTokens int64
+		winStart   = time.Now()
+		winTokens  int64
+	)
+	elapsedBase := st.ElapsedSec
+	for st.Step < tc.Steps {
+		seqs, err := stream.Batch(tc.Batch)
+		if err != nil {
+			return nil, fmt.Errorf("reading training data at step %d: %w", st.Step, err)
+		}
+		modes, attnFrac := trainingModes(r.Model.Variant, tc, st.Step)
+		lr := tc.LearningRate(st.Step)
+		scale := tc.LossScale
+		if r.lossScaleAt != nil {
+			scale = r.lossScaleAt(st.Step)
+		}
+		stats, err := trainer.step(seqs, modes, lr, scale)
+		if err != nil {
+			return nil, fmt.Errorf("step %d: %w", st.Step, err)
+		}
+		st.Step++
+		st.TokensSeen += tc.TokensPerStep()
+		procTokens += tc.TokensPerStep()
+		winTokens += tc.TokensPerStep()
+		st.ElapsedSec = elapsedBase + time.Since(procStart).Seconds()
+		if stats.Applied {
+			st.BadInRow = 0
+		} else {
+			st.Skipped++
+			st.BadInRow++
+			prog.message("step %d: non-finite loss %v or gradient norm %v: update skipped (%d in a row, %d in all)",
+				st.Step, stats.Loss, stats.GradNorm, st.BadInRow, st.Skipped)
+			if st.BadInRow >= tc.MaxBadSteps {
+				_ = mlog.write(stepRecord(st, stats, lr, 0, attnFrac))
+				return nil, fmt.Errorf("stopping at step %d: %d non-finite steps in a row (max_bad_steps %d); the last "+
+					"checkpoint in %s is intact — lower --lr or check the data, then rerun to resume from it",
+					st.Step, st.BadInRow, tc.MaxBadSteps, r.Out)
+			}
+		}
+		if st.Step%tc.LogEvery == 0 || !stats.Applied || st.Step == tc.Steps {
+			rate := float64(winTokens) / time.Since(winStart).Seconds()
+			winStart, winTokens = time.Now(), 0
+			if err := mlog.write(stepRecord(st, stats, lr, rate, attnFrac)); err != nil {
+				return nil, err
+			}
+		}
+		prog.update(st.Step, fmt.Sprintf("loss %.4f  lr %.2e  %s tok/s", stats.Loss, lr,
+			oryx.HumanCount(int64(float64(procTokens)/time.Since(procStart).Seconds()))), st.Step == tc.Steps)
+
+		final := st.Step == tc.Steps
+		if final || (tc.EvalEvery > 0 && st.Step%tc.EvalEvery == 0) {
+			if lastVal, err = validate(); err != nil {
+				return nil, fmt.Errorf("validation at step %d: %w", st.Step, err)
+			}
+			if lastVal != nil {
+				prog.message("step %d: validation loss %s", st.Step, formatLosses(lastVal))
+			}
+			if err := writeCurves(r.Out); err != nil {
+				prog.message("warning: plotting curves: %v", err)
+			}
+		}
+		if final || (tc.CheckpointEvery > 0 && st.Step%tc.CheckpointEvery == 0) {
+			if err := save(); err != nil {
+				return nil, fmt.Errorf("checkpoint at step %d: %w", st.Step, err)
+			}
+		}
+		select {
+		case sig := <-stop:
+			prog.done()
+			if err := save(); err != nil {
+				return nil, fmt.Errorf("%v: checkpoint at step %d: %w", sig, st.Step, err)
+			}
+			return nil, ErrInterrupted
+		default:
+		}
+		if r.stopAfter > 0 && st.Step-startStep >= r.stopAfter && !final {
+			return nil, errSimulatedKill
+		}
+	}
+	prog.done()
+	if lastVal == nil && len(valSeqs) > 0 { // resumed after the final step: validate for the summary
+		if lastVal, err = validate(); err != nil {
+			return nil, err
+		}
+	}
+	sum := &Summary{
+		Name: r.Name, Variant: r.Model.Variant, Params: report.Total, Steps: st.Step, Tokens: st.TokensSeen,
+		ValLoss: lastVal, Skipped: st.Skipped, ElapsedSec: st.ElapsedSec, PeakRSSBytes: peakRSS(),
+		Backend: be.Name(), ResumedAt: startStep, ValidationSet: valWhat,
+	}
+	if d := time.Since(procStart).Seconds(); procTokens > 0 && d > 0 {
+		sum.TokensPerSec = float64(procTokens) / d
+	}
+	if train, _, err := readMetrics(metricsPath); err == nil && len(train) > 0 {
+		n := max(1, len(train)/10)
+		var s float64
+		var c int
+		for _, rec := range train[len(train)-n:] {
+			if v := float64(rec.Loss); !math.IsNaN(v) {
+				s += v
+				c++
+			}
+		}
+		sum.TrainLoss = Float(s / float64(max(c, 1)))
+	}
+	data, _ := json.MarshalIndent(sum, "", "  ")
+	if err := writeFileAtomic(filepath.Join(r.Out, "summary.json"), append(data, '\n')); err != nil {
+		return nil, err
+	}
+	return sum, nil
+}
+
+// errSimulatedKill ends a run early for tests (stopAfter), as a kill would, without saving.
+var errSimulatedKill = errors.New("simulated kill")
+
+func stepRecord(st *RunState, s StepStats, lr, rate, attnFrac float64) StepRecord {
+	return StepRecord{Kind: "train", Step: st.Step, Tokens: st.TokensSeen, Loss: Float(s.Loss), LR: lr,
+		GradNorm: Float(s.GradNorm), TokensPerSec: rate, AttnFraction: attnFrac, Skipped: !s.Applied,
+		ElapsedSec: st.ElapsedSec}
+}
+
+// trainingModes draws the step's mode schedule for multi-mixer variants: a fresh BlockRandom schedule per
+// step (its seed mixes the run seed and the step, so a resumed run draws the same ones). It returns nil
+// modes for single-mixer variants, and the fraction of tokens in attention mode.
+func trainingModes(v oryx.Variant, tc TrainConfig, step int) ([][]oryx.Mode, float64) {
+	switch {
+	case !v.IsMultiMixer() && v.HasAttention():
+		return nil, 1
+	case !v.IsMultiMixer():
+		return nil, 0
+	}
+	s, err := oryx.BlockRandom(tc.Batch, tc.SeqLen, tc.BlockLen, tc.AttentionProb, mix64(tc.Seed, uint64(step)))
+	if err != nil {
+		panic(err) // the arguments were validated
+	}
+	rows := make([][]oryx.Mode, tc.Batch)
+	for b := range rows {
+		rows[b] = s.Row(b)
+	}
+	return rows, s.AttentionFraction()
+}
+
+// validationMode is one schedule validation reads the held-out set with.
+type validationMode struct {
+	name     string
+	schedule func(b, t int, offset uint64) [][]oryx.Mode // nil: the variant's only readout
+}
+
+// validationModes: multi-mixer variants are validated all-attention, all-linear and block-mixed (the
+// training distribution, with a fixed seed); single-mixer variants in their one mode.
+func validationModes(v oryx.Variant, tc TrainConfig) []validationMode {
+	if !v.IsMultiMixer() {
+		if v.HasAttention() {
+			return []validationMode{{name: "attention"}}
+		}
+		return []validationMode{{name: "linear"}}
+	}
+	const valSeed = 0x56414c // "VAL"
+	rows := func(s *oryx.Schedule) [][]oryx.Mode {
+		r := make([][]oryx.Mode, s.Batch())
+		for b := range r {
+			r[b] = s.Row(b)
+		}
+		return r
+	}
+	return []validationMode{
+		{"attention", func(b, t int, _ uint64) [][]oryx.Mode { s, _ := oryx.AllAttention(b, t); return rows(s) }},
+		{"linear", func(b, t int, _ uint64) [][]oryx.Mode { s, _ := oryx.AllLinear(b, t); return rows(s) }},
+		{"mixed", func(b, t int, off uint64) [][]oryx.Mode {
+			s, _ := oryx.BlockRandom(b, t, tc.BlockLen, tc.AttentionProb, mix64(valSeed, off))
+			return rows(s)
+		}},
+	}
+}
+
+// mix64 hashes two words into a seed (splitmix64 finaliser).
+func mix64(a, b uint64) uint64 {
+	z := a*0x9e3779b97f4a7c15 + b + 0x632be59bd9b4e019
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
+
+func formatLosses(m map[string]Float) string {
+	var parts []string
+	for _, k := range []string{"attention", "linear", "mixed"} {
+		if v, ok := m[k]; ok {
+			parts = append(parts, fmt.Sprintf("%s %.4f", k, float64(v)))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// trajectoryDiff lists the fields of TrainConfig that change what a run computes (everything but the
+// logging, validation and checkpoint cadence), as "field: a vs b".
+func trajectoryDiff(a, b TrainConfig) []string {
+	a.CheckpointEvery, a.KeepCheckpoints, a.EvalEvery, a.EvalBatches, a.LogEvery, a.MaxBadSteps = 0, 0, 0, 0, 0, 0
+	b.CheckpointEvery, b.KeepCheckpoints, b.EvalEvery, b.EvalBatches, b.LogEvery, b.MaxBadSteps = 0, 0, 0, 0, 0, 0
+	var ma, mb map[string]any
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	_ = json.Unmarshal(ja, &ma)
+	_ = json.Unmarshal(jb, &mb)
+	var d []string
+	for k, va := range ma {
+		if fmt.Sprint(va) != fmt.Sprint(mb[k]) {
+			d = append(d, fmt.Sprintf("%s: %v vs %v", k, va, mb[k]))
+		}
+	}
+	return d
+}
+
+var checkpointStepRE = regexp.MustCompile(`step-(\d+)`)
+
+// pruneStatesToCheckpoints removes the trainer-state files whose checkpoint was pruned.
+func pruneStatesToCheckpoints(dir string) error {
+	names, err := oryx.ListCheckpoints(dir)
+	if err != nil {
+		return err
+	}
+	keep := map[int]bool{}
+	for _, n := range names {
+		if m := checkpointStepRE.FindStringSubmatch(n); m != nil {
+			s, _ := strconv.Atoi(m[1])
+			keep[s] = true
+		}
+	}
+	return pruneStates(dir, keep)
+}
+
+// writeRunJSON records the run's configuration.
+func writeRunJSON(r Run, backendName string) error {
+	data, err := json.MarshalIndent(struct {
+		Run
+		Backend   string `json:"backend"`
+		GoVersion string `json:"go_version"`
+		Started   string `json:"started"`
+	}{r, backendName, runtime.Version(), time.Now().UTC().Format(time.RFC3339)}, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(filepath.Join(r.Out, "run.json"), append(data, '\n'))
+}
+
+// peakRSS returns the process's peak resident set size (VmHWM) in bytes, or 0 where /proc is unavailable.
+func peakRSS() int64 {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			f := strings.Fields(rest)
+			if len(f) >= 1 {
+				kb, _ := strconv.ParseInt(f[0], 10, 64)
+				return kb * 1024
+			}
+		}
+	}
+	return 0
+}
