@@ -3,10 +3,11 @@ GO ?= go
 
 .PHONY: demo test fuzz-short bench-mixers bench-model vet build
 
-# The main job. Until issue 7 (train -> evaluate -> leaderboard on the synthetic corpus) lands, it checks
-# the backend set-up and runs every mixer's chunked, scan and step forms against each other.
+# The main job. Until issue 7 (several tiny models -> evaluations -> leaderboard) lands: the set-up self-check,
+# then the tiny Oryx-TG recipe on the synthetic language (per-mode validation losses; resumes if interrupted).
 demo:
 	$(GO) run ./cmd/oryx selfcheck
+	$(GO) run ./recipes/oryx-tg-tiny --out runs/oryx-tg-tiny
 
 # The test suite: every package, pure-Go backend, no network, no GPU; then a short run of every fuzz test.
 test:

@@ -1,0 +1,154 @@
+package recipe
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/internal/backend"
+	"github.com/oryx-go/oryx/oryx"
+)
+
+// Main is the whole command of a recipe directory (recipes/<name>/main.go): it parses the flags, prints the
+// plan with --plan, refuses runs that cannot fit the machine (unless --force), and trains or resumes.
+func Main(name string) {
+	if err := MainArgs(name, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return
+		}
+		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+		if errors.Is(err, ErrInterrupted) {
+			os.Exit(130)
+		}
+		os.Exit(1)
+	}
+}
+
+// MainArgs is Main with explicit arguments and outputs (for tests and for the main job).
+func MainArgs(name string, args []string, stdout, stderr io.Writer) error {
+	rec, err := Lookup(name)
+	if err != nil {
+		return err
+	}
+	tc := rec.Train
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		out       = fs.String("out", filepath.Join("runs", name), "run directory (checkpoints, metrics, plots); an existing run there is resumed")
+		data      = fs.String("data", rec.Data, "training corpus: synth | pre-tokenized DIR | parquet file/dir/glob")
+		valData   = fs.String("val-data", "", "validation corpus (same forms; default: held-out synth, else the start of --data)")
+		column    = fs.String("column", "text", "text column of parquet corpora")
+		tokenizer = fs.String("tokenizer", rec.Tokenizer, "tokenizer: bytes | path/to/tokenizer.json | path/to/tokenizer.model")
+		tokens    = fs.Int64("tokens", 0, "token budget; sets --steps to tokens/(batch·seq-len) (default: the recipe's)")
+		plan      = fs.Bool("plan", false, "print the run's plan as JSON (parameters, FLOPs, tokens, memory, time) and exit")
+		force     = fs.Bool("force", false, "train even when the plan says the run does not fit this machine")
+		devices   = fs.Int("devices", 1, "data-parallel devices (XLA with several GPUs; the pure-Go backend has 1)")
+		precision = fs.String("precision", "", "f32 | bf16 (bf16 compute, f32 master weights); default: the recipe's on XLA, f32 on the pure-Go backend")
+	)
+	fs.IntVar(&tc.Steps, "steps", tc.Steps, "optimizer steps")
+	fs.IntVar(&tc.Batch, "batch", tc.Batch, "sequences per optimizer step (global batch)")
+	fs.IntVar(&tc.MicroBatch, "micro-batch", tc.MicroBatch, "sequences per forward/backward (gradient accumulation over batch/micro-batch)")
+	fs.IntVar(&tc.SeqLen, "seq-len", tc.SeqLen, "tokens per sequence")
+	fs.Float64Var(&tc.LR, "lr", tc.LR, "peak learning rate")
+	fs.Float64Var(&tc.MinLRRatio, "min-lr-ratio", tc.MinLRRatio, "final learning rate as a fraction of the peak (cosine)")
+	fs.IntVar(&tc.WarmupSteps, "warmup", tc.WarmupSteps, "linear warm-up steps")
+	fs.Float64Var(&tc.WeightDecay, "weight-decay", tc.WeightDecay, "AdamW decoupled weight decay")
+	fs.Float64Var(&tc.ClipNorm, "clip", tc.ClipNorm, "global gradient-norm clip (0: none)")
+	fs.IntVar(&tc.BlockLen, "block-len", tc.BlockLen, "mixed-mode training: tokens per mode block")
+	fs.Float64Var(&tc.AttentionProb, "attn-prob", tc.AttentionProb, "mixed-mode training: probability that a block is in attention mode")
+	fs.Uint64Var(&tc.Seed, "seed", tc.Seed, "seed of the weights, data order and mode schedules")
+	fs.IntVar(&tc.CheckpointEvery, "checkpoint-every", tc.CheckpointEvery, "steps between checkpoints")
+	fs.IntVar(&tc.EvalEvery, "eval-every", tc.EvalEvery, "steps between validations")
+	fs.IntVar(&tc.EvalBatches, "eval-batches", tc.EvalBatches, "validation micro-batches per mode")
+	fs.IntVar(&tc.LogEvery, "log-every", tc.LogEvery, "steps between metrics lines")
+	fs.IntVar(&tc.MaxBadSteps, "max-bad-steps", tc.MaxBadSteps, "non-finite steps in a row that stop the run")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: go run ./recipes/%s [flags]\n\n%s: %s %s, %s.\n\nFlags:\n", name, name, rec.Preset, rec.Variant, rec.Note)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q (flags only; see -h)", fs.Args())
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	budget := int64(rec.Train.Steps) * rec.Train.TokensPerStep()
+	if *tokens > 0 {
+		budget = *tokens
+	}
+	if !set["steps"] && (set["tokens"] || set["batch"] || set["seq-len"]) {
+		tc.Steps = int(budget / max(tc.TokensPerStep(), 1))
+	}
+	if set["batch"] && !set["micro-batch"] && tc.MicroBatch > tc.Batch {
+		tc.MicroBatch = tc.Batch
+	}
+	be, err := backend.Get()
+	if err != nil {
+		return err
+	}
+	tc.Precision = rec.Train.Precision
+	switch {
+	case *precision != "":
+		tc.Precision = *precision
+	case backend.IsPureGo(be):
+		tc.Precision = "f32" // the pure-Go backend has no fast bf16 kernels (gomlx.md §5)
+	}
+	if err := tc.WithDefaults().Validate(); err != nil {
+		return fmt.Errorf("flags: %w", err)
+	}
+	if *devices < 1 {
+		return fmt.Errorf("--devices %d: must be ≥ 1", *devices)
+	}
+	if *devices > be.NumDevices() {
+		return fmt.Errorf("--devices %d: the backend %s has %d device(s); data-parallel training needs XLA with that many "+
+			"GPUs (GOMLX_BACKEND=xla:/abs/path/plugin.so, built with -tags xla)", *devices, be.Name(), be.NumDevices())
+	}
+
+	vocab := 0
+	if *tokenizer != "" {
+		tok, err := datasets.LoadTokenizer(*tokenizer)
+		if err != nil {
+			return fmt.Errorf("--tokenizer: %w", err)
+		}
+		vocab = tok.VocabSize()
+	}
+	cfg, err := rec.ModelConfig(vocab)
+	if err != nil {
+		return err
+	}
+	p := MakePlan(name, cfg, tc, be, *devices)
+	if *plan {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(p)
+	}
+	if !p.Fits && !*force {
+		return errors.New(p.Advice)
+	}
+	if *data == "" || *tokenizer == "" {
+		return fmt.Errorf("%s needs --data (a pre-tokenized directory from `oryx tokenize`, or parquet files with a "+
+			"%q column) and --tokenizer (e.g. the GPT-NeoX-20B tokenizer.json)", name, *column)
+	}
+	if *devices > 1 {
+		return fmt.Errorf("--devices %d: data-parallel training is not implemented yet (see README, Training)", *devices)
+	}
+	sum, err := Train(Run{
+		Name: name, Model: cfg, Train: tc, Data: DataSpec{Spec: *data, Column: *column},
+		ValData: DataSpec{Spec: *valData, Column: *column}, Tokenizer: *tokenizer, Out: *out, Log: stderr,
+	})
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(sum)
+}
+
+var _ = oryx.Variants

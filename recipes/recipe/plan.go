@@ -1,0 +1,202 @@
+package recipe
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gomlx/gomlx/backends"
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
+	. "github.com/gomlx/gomlx/pkg/core/graph"
+	"github.com/gomlx/gomlx/pkg/core/shapes"
+	"github.com/oryx-go/oryx/internal/backend"
+	"github.com/oryx-go/oryx/oryx"
+)
+
+// Plan is what --plan prints: the run's size, cost and whether it fits this machine, before anything is
+// allocated.
+type Plan struct {
+	Recipe         string      `json:"recipe"`
+	Variant        string      `json:"variant"`
+	Preset         string      `json:"preset"`
+	Model          oryx.Config `json:"model"`
+	Params         int64       `json:"params"`
+	NonEmbedding   int64       `json:"non_embedding_params"`
+	TiedFraction   string      `json:"tied_fraction"`
+	Train          TrainConfig `json:"train"`
+	Tokens         int64       `json:"tokens"`
+	TokensPerStep  int64       `json:"tokens_per_step"`
+	AccumSteps     int         `json:"grad_accumulation_steps"`
+	FLOPsPerToken  float64     `json:"train_flops_per_token"` // forward + backward (3× the forward)
+	TotalFLOPs     float64     `json:"total_flops"`
+	MemoryBytes    int64       `json:"memory_estimate_bytes"` // weights, optimizer, gradients, one micro-batch's activations
+	MemoryDetail   MemoryPlan  `json:"memory_detail"`
+	Backend        string      `json:"backend"`
+	Devices        int         `json:"devices"`
+	ProbeGFLOPs    float64     `json:"probe_matmul_gflops"`       // measured now on this backend
+	AssumedMFU     float64     `json:"assumed_matmul_efficiency"` // fraction of the probe rate training reaches
+	EstimatedHours float64     `json:"estimated_hours"`
+	HostMemory     int64       `json:"host_memory_bytes,omitempty"`
+	Fits           bool        `json:"fits"`
+	Advice         string      `json:"advice,omitempty"`
+}
+
+// MemoryPlan breaks the memory estimate down (bytes).
+type MemoryPlan struct {
+	Weights     int64 `json:"weights_f32"`
+	Optimizer   int64 `json:"adam_moments_f32"`
+	Gradients   int64 `json:"gradients_f32"`
+	Accumulator int64 `json:"grad_accumulator_f32"`
+	Activations int64 `json:"activations_per_micro_batch"`
+}
+
+// activationElemsPerToken estimates the elements a forward keeps for the backward pass, per token of a
+// micro-batch [choice: a count of the tensors block.go materialises; see BENCHMARKS.md for how it compares
+// with the measured peak]: per layer the norm inputs/outputs and residuals (6d), keys, both queries and the
+// linear gates (≈ 3·H·dk), values, both readouts, the gate and the gated output (5·H·dv), the SwiGLU hidden
+// activations (4F), the dense attention logits and probabilities (2·H·T) and the linear mixer's per-chunk
+// matrices and states (3·H·C + H·dk·dv/C); plus the logits, their exponentials and gradient (3V).
+func activationElemsPerToken(c oryx.Config, seqLen int) float64 {
+	d, h, dk, dv := float64(c.DModel), float64(c.Heads), float64(c.KeyDim), float64(c.ValueDim)
+	layer := 6*d + 4*float64(c.MLPHidden)
+	if c.Variant.HasAttention() {
+		layer += h*dk + 2*h*float64(seqLen)
+	}
+	if c.Variant.LinearMixer() != oryx.NoLinear {
+		ch := float64(c.Chunk)
+		layer += 2*h*dk + 3*h*ch + h*dk*dv/ch
+	}
+	layer += 2*h*dk + 5*h*dv
+	return float64(c.Layers)*layer + 3*float64(c.Vocab)
+}
+
+// MakePlan computes the plan of recipe r with model c and training tc on backend be (probing its matmul
+// speed for about a second).
+func MakePlan(name string, c oryx.Config, tc TrainConfig, be backends.Backend, devices int) Plan {
+	tc = tc.WithDefaults()
+	rep := oryx.CountParams(c)
+	frac := 0.0
+	switch {
+	case c.Variant.IsMultiMixer():
+		frac = tc.AttentionProb
+		if frac > 0 && frac < 1 {
+			frac = 0.5 // both readouts are computed whenever the schedule mixes (FLOPsPerToken)
+		}
+	case c.Variant.HasAttention():
+		frac = 1
+	}
+	p := Plan{
+		Recipe: name, Variant: string(c.Variant), Model: c, Params: rep.Total, NonEmbedding: rep.NonEmbedding(),
+		TiedFraction: rep.TiedFractionString(), Train: tc, TokensPerStep: tc.TokensPerStep(),
+		Tokens: int64(tc.Steps) * tc.TokensPerStep(), AccumSteps: tc.Batch / tc.MicroBatch,
+		FLOPsPerToken: 3 * oryx.FLOPsPerToken(c, tc.SeqLen, frac), Backend: be.Name(), Devices: max(devices, 1),
+	}
+	for _, n := range oryx.PresetNames {
+		if cc, err := oryx.Preset(n, c.Variant); err == nil && cc.DModel == c.DModel && cc.Layers == c.Layers {
+			p.Preset = n
+		}
+	}
+	p.TotalFLOPs = p.FLOPsPerToken * float64(p.Tokens)
+	elem := int64(4)
+	if tc.Precision == "bf16" {
+		elem = 2
+	}
+	m := MemoryPlan{Weights: 4 * rep.Total, Optimizer: 8 * rep.Total, Gradients: 4 * rep.Total,
+		Activations: int64(activationElemsPerToken(c, tc.SeqLen)*float64(tc.MicroBatch*tc.SeqLen)) * elem}
+	if tc.MicroBatch < tc.Batch {
+		m.Accumulator = 4 * rep.Total
+	}
+	p.MemoryDetail = m
+	p.MemoryBytes = m.Weights + m.Optimizer + m.Gradients + m.Accumulator + m.Activations
+	p.ProbeGFLOPs = probeMatmul(be)
+	p.AssumedMFU = 0.5
+	if p.ProbeGFLOPs > 0 {
+		p.EstimatedHours = p.TotalFLOPs / (p.ProbeGFLOPs * 1e9 * p.AssumedMFU * float64(p.Devices)) / 3600
+	}
+	p.Fits = true
+	var why []string
+	if backend.IsPureGo(be) {
+		p.HostMemory = hostMemory()
+		if p.HostMemory > 0 && float64(p.MemoryBytes) > 0.9*float64(p.HostMemory) {
+			why = append(why, fmt.Sprintf("needs ~%s of memory, this machine has %s", humanBytes(p.MemoryBytes), humanBytes(p.HostMemory)))
+		}
+	}
+	if p.EstimatedHours > 24*30 {
+		why = append(why, fmt.Sprintf("would take ~%.0f days on %s", p.EstimatedHours/24, be.Name()))
+	}
+	if len(why) > 0 {
+		p.Fits = false
+		p.Advice = fmt.Sprintf("%s does not fit this machine (%s). Run it on GPUs through XLA: build with "+
+			"`go build -tags xla ./recipes/%s` and run with GOMLX_BACKEND=xla:/abs/path/to/pjrt_c_api_cuda_plugin.so "+
+			"(see README, Backends); --micro-batch lowers activation memory; --force starts anyway.",
+			name, strings.Join(why, "; "), name)
+	}
+	return p
+}
+
+// probeMatmul measures the backend's float32 matmul rate in GFLOP/s: a [n,n]×[n,n] product (n = 512 on the
+// pure-Go backend, 4096 elsewhere), best of a few runs after a warm-up. 0 if the probe fails.
+func probeMatmul(be backends.Backend) (gflops float64) {
+	defer func() {
+		if recover() != nil {
+			gflops = 0
+		}
+	}()
+	n := 4096
+	if backend.IsPureGo(be) {
+		n = 512
+	}
+	exec, err := NewExec(be, func(g *Graph) *Node {
+		a := Iota(g, shapes.Make(dtypes.Float32, n, n), 1)
+		a = MulScalar(a, 1.0/float64(n))
+		return ReduceAllSum(Dot(a, a))
+	})
+	if err != nil {
+		return 0
+	}
+	defer exec.Finalize()
+	best := math.Inf(1)
+	for i := 0; i < 4; i++ {
+		start := time.Now()
+		out, err := exec.Exec()
+		if err != nil {
+			return 0
+		}
+		_ = out[0].Value()
+		if i > 0 {
+			best = math.Min(best, time.Since(start).Seconds())
+		}
+	}
+	return 2 * float64(n) * float64(n) * float64(n) / best / 1e9
+}
+
+// hostMemory is MemTotal from /proc/meminfo in bytes (0 if unknown).
+func hostMemory() int64 {
+	data, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "MemTotal:"); ok {
+			f := strings.Fields(rest)
+			if len(f) > 0 {
+				kb, _ := strconv.ParseInt(f[0], 10, 64)
+				return kb * 1024
+			}
+		}
+	}
+	return 0
+}
+
+func humanBytes(b int64) string {
+	switch {
+	case b >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30))
+	case b >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
+	}
+	return fmt.Sprintf("%d KiB", b/1024)
+}
