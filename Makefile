@@ -1,7 +1,7 @@
 # Oryx in Go. `make demo` is the main job, `make test` the test suite (what CI runs).
 GO ?= go
 
-.PHONY: demo test fuzz-short bench-mixers bench-model vet build
+.PHONY: demo test fuzz-short bench-mixers bench-model bench-train bench-train-xla vet build
 
 # The main job. Until issue 7 (several tiny models -> evaluations -> leaderboard) lands: the set-up self-check,
 # then the tiny Oryx-TG recipe on the synthetic language (per-mode validation losses; resumes if interrupted).
@@ -30,6 +30,16 @@ bench-mixers:
 # Model benchmarks written up in BENCHMARKS.md: forward tok/s (tiny, 130m) and decode ms/token (130m).
 bench-model:
 	$(GO) test ./oryx -run '^$$' -bench 'Forward|Decode' -benchtime 3x -timeout 90m
+
+# Short XLA training benchmark (GPU): make bench-train-xla PJRT=/abs/path/pjrt_c_api_cuda_plugin.so [RECIPE=..]
+# [DEVICES=n] [STEPS=30] [PEAK_TFLOPS=989]; prints tokens/s and MFU (scripts/bench-train-xla.sh).
+bench-train-xla:
+	PJRT=$(PJRT) RECIPE=$(or $(RECIPE),oryx-tg-130m) DEVICES=$(or $(DEVICES),1) STEPS=$(or $(STEPS),30) \
+		PEAK_TFLOPS=$(or $(PEAK_TFLOPS),989) bash scripts/bench-train-xla.sh
+
+# Training throughput and peak memory per variant (tiny; 130m with BENCH_130M=1), for BENCHMARKS.md.
+bench-train:
+	$(GO) test ./recipes/recipe -run '^$$' -bench 'TrainStep' -benchtime 5x -timeout 90m
 
 build:
 	$(GO) build ./...

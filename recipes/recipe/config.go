@@ -41,6 +41,11 @@ type TrainConfig struct {
 	EvalEvery       int `json:"eval_every"`       // steps between validations (0 = only at the end)
 	EvalBatches     int `json:"eval_batches"`     // validation micro-batches per mode
 	LogEvery        int `json:"log_every"`        // steps between metrics lines (0 = 1)
+
+	// Devices > 1 trains data-parallel over that many devices (XLA): every micro-batch is split along the
+	// batch axis, the weights and optimizer state are replicated, and XLA's sharding propagation inserts the
+	// gradient all-reduce. The same computation as on one device; MicroBatch must divide by Devices.
+	Devices int `json:"devices"`
 }
 
 // WithDefaults fills the zero fields that have a neutral default.
@@ -62,6 +67,9 @@ func (c TrainConfig) WithDefaults() TrainConfig {
 	}
 	if c.LogEvery == 0 {
 		c.LogEvery = 1
+	}
+	if c.Devices == 0 {
+		c.Devices = 1
 	}
 	return c
 }
@@ -114,6 +122,9 @@ func (c TrainConfig) Validate() error {
 	}
 	if c.Precision != "f32" && c.Precision != "bf16" {
 		bad("precision", "%q, want f32 or bf16", c.Precision)
+	}
+	if c.Devices < 1 || (c.MicroBatch >= 1 && c.MicroBatch%c.Devices != 0) {
+		bad("devices", "%d, must be ≥ 1 and divide micro_batch %d", c.Devices, c.MicroBatch)
 	}
 	if c.MaxBadSteps < 1 {
 		bad("max_bad_steps", "%d, must be ≥ 1", c.MaxBadSteps)

@@ -11,7 +11,6 @@ import (
 
 	"github.com/oryx-go/oryx/datasets"
 	"github.com/oryx-go/oryx/internal/backend"
-	"github.com/oryx-go/oryx/oryx"
 )
 
 // Main is the whole command of a recipe directory (recipes/<name>/main.go): it parses the flags, prints the
@@ -100,11 +99,9 @@ func MainArgs(name string, args []string, stdout, stderr io.Writer) error {
 	case backend.IsPureGo(be):
 		tc.Precision = "f32" // the pure-Go backend has no fast bf16 kernels (gomlx.md §5)
 	}
+	tc.Devices = *devices
 	if err := tc.WithDefaults().Validate(); err != nil {
 		return fmt.Errorf("flags: %w", err)
-	}
-	if *devices < 1 {
-		return fmt.Errorf("--devices %d: must be ≥ 1", *devices)
 	}
 	if *devices > be.NumDevices() {
 		return fmt.Errorf("--devices %d: the backend %s has %d device(s); data-parallel training needs XLA with that many "+
@@ -136,9 +133,6 @@ func MainArgs(name string, args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%s needs --data (a pre-tokenized directory from `oryx tokenize`, or parquet files with a "+
 			"%q column) and --tokenizer (e.g. the GPT-NeoX-20B tokenizer.json)", name, *column)
 	}
-	if *devices > 1 {
-		return fmt.Errorf("--devices %d: data-parallel training is not implemented yet (see README, Training)", *devices)
-	}
 	sum, err := Train(Run{
 		Name: name, Model: cfg, Train: tc, Data: DataSpec{Spec: *data, Column: *column},
 		ValData: DataSpec{Spec: *valData, Column: *column}, Tokenizer: *tokenizer, Out: *out, Log: stderr,
@@ -150,5 +144,3 @@ func MainArgs(name string, args []string, stdout, stderr io.Writer) error {
 	enc.SetIndent("", "  ")
 	return enc.Encode(sum)
 }
-
-var _ = oryx.Variants

@@ -73,26 +73,29 @@ func activationElemsPerToken(c oryx.Config, seqLen int) float64 {
 	return float64(c.Layers)*layer + 3*float64(c.Vocab)
 }
 
+// trainFLOPsPerToken is the model FLOPs of a training token: 3× the forward's (oryx.FLOPsPerToken), the
+// forward computing both readouts of a multi-mixer model whenever the schedule mixes modes.
+func trainFLOPsPerToken(c oryx.Config, tc TrainConfig) float64 {
+	frac := 0.0
+	switch {
+	case c.Variant.IsMultiMixer():
+		frac = tc.AttentionProb
+	case c.Variant.HasAttention():
+		frac = 1
+	}
+	return 3 * oryx.FLOPsPerToken(c, tc.SeqLen, frac)
+}
+
 // MakePlan computes the plan of recipe r with model c and training tc on backend be (probing its matmul
 // speed for about a second).
 func MakePlan(name string, c oryx.Config, tc TrainConfig, be backends.Backend, devices int) Plan {
 	tc = tc.WithDefaults()
 	rep := oryx.CountParams(c)
-	frac := 0.0
-	switch {
-	case c.Variant.IsMultiMixer():
-		frac = tc.AttentionProb
-		if frac > 0 && frac < 1 {
-			frac = 0.5 // both readouts are computed whenever the schedule mixes (FLOPsPerToken)
-		}
-	case c.Variant.HasAttention():
-		frac = 1
-	}
 	p := Plan{
 		Recipe: name, Variant: string(c.Variant), Model: c, Params: rep.Total, NonEmbedding: rep.NonEmbedding(),
 		TiedFraction: rep.TiedFractionString(), Train: tc, TokensPerStep: tc.TokensPerStep(),
 		Tokens: int64(tc.Steps) * tc.TokensPerStep(), AccumSteps: tc.Batch / tc.MicroBatch,
-		FLOPsPerToken: 3 * oryx.FLOPsPerToken(c, tc.SeqLen, frac), Backend: be.Name(), Devices: max(devices, 1),
+		FLOPsPerToken: trainFLOPsPerToken(c, tc), Backend: be.Name(), Devices: max(devices, 1),
 	}
 	for _, n := range oryx.PresetNames {
 		if cc, err := oryx.Preset(n, c.Variant); err == nil && cc.DModel == c.DModel && cc.Layers == c.Layers {

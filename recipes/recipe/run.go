@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -56,21 +57,24 @@ type Run struct {
 
 // Summary is the outcome of a run, also written to summary.json.
 type Summary struct {
-	Name          string             `json:"name"`
-	Variant       oryx.Variant       `json:"variant"`
-	Params        int64              `json:"params"`
-	Steps         int                `json:"steps"`
-	Tokens        int64              `json:"tokens"`
-	TrainLoss     Float              `json:"train_loss"` // mean over the last 10% of logged steps
-	ValLoss       map[string]Float   `json:"val_loss"`
-	Skipped       int                `json:"skipped_steps"`
-	TokensPerSec  float64            `json:"tokens_per_s"` // over this process's steps
-	ElapsedSec    float64            `json:"elapsed_s"`    // training time over all restarts
-	PeakRSSBytes  int64              `json:"peak_rss_bytes"`
-	Backend       string             `json:"backend"`
-	ResumedAt     int                `json:"resumed_at_step,omitempty"`
-	ValidationSet string             `json:"validation_set"`
-	Extra         map[string]float64 `json:"extra,omitempty"`
+	Name               string             `json:"name"`
+	Variant            oryx.Variant       `json:"variant"`
+	Params             int64              `json:"params"`
+	Steps              int                `json:"steps"`
+	Tokens             int64              `json:"tokens"`
+	TrainLoss          Float              `json:"train_loss"` // mean over the last 10% of logged steps
+	ValLoss            map[string]Float   `json:"val_loss"`
+	Skipped            int                `json:"skipped_steps"`
+	TokensPerSec       float64            `json:"tokens_per_s"`          // over this process's steps, the first (compiling) one included
+	SteadyTokensPerSec float64            `json:"steady_tokens_per_s"`   // tokens per step / median step time of this process's second half
+	FLOPsPerToken      float64            `json:"train_flops_per_token"` // model FLOPs, forward + backward (Plan)
+	TFLOPs             float64            `json:"achieved_tflops"`       // steady_tokens_per_s × train_flops_per_token / 1e12
+	ElapsedSec         float64            `json:"elapsed_s"`             // training time over all restarts
+	PeakRSSBytes       int64              `json:"peak_rss_bytes"`
+	Backend            string             `json:"backend"`
+	ResumedAt          int                `json:"resumed_at_step,omitempty"`
+	ValidationSet      string             `json:"validation_set"`
+	Extra              map[string]float64 `json:"extra,omitempty"`
 }
 
 // ErrInterrupted is returned when the run stopped on SIGINT/SIGTERM after saving a checkpoint.
@@ -244,6 +248,7 @@ func Train(r Run) (*Summary, error) {
 		procTokens int64
 		winStart   = time.Now()
 		winTokens  int64
+		stepTimes  []float64
 	)
 	elapsedBase := st.ElapsedSec
 	for st.Step < tc.Steps {
@@ -257,7 +262,9 @@ func Train(r Run) (*Summary, error) {
 		if r.lossScaleAt != nil {
 			scale = r.lossScaleAt(st.Step)
 		}
+		stepStart := time.Now()
 		stats, err := trainer.step(seqs, modes, lr, scale)
+		stepTimes = append(stepTimes, time.Since(stepStart).Seconds())
 		if err != nil {
 			return nil, fmt.Errorf("step %d: %w", st.Step, err)
 		}
@@ -334,6 +341,13 @@ func Train(r Run) (*Summary, error) {
 	if d := time.Since(procStart).Seconds(); procTokens > 0 && d > 0 {
 		sum.TokensPerSec = float64(procTokens) / d
 	}
+	if len(stepTimes) > 0 {
+		half := append([]float64(nil), stepTimes[len(stepTimes)/2:]...)
+		sort.Float64s(half)
+		sum.SteadyTokensPerSec = float64(tc.TokensPerStep()) / half[len(half)/2]
+	}
+	sum.FLOPsPerToken = trainFLOPsPerToken(r.Model, tc)
+	sum.TFLOPs = sum.SteadyTokensPerSec * sum.FLOPsPerToken / 1e12
 	if train, _, err := readMetrics(metricsPath); err == nil && len(train) > 0 {
 		n := max(1, len(train)/10)
 		var s float64
@@ -435,10 +449,10 @@ func formatLosses(m map[string]Float) string {
 }
 
 // trajectoryDiff lists the fields of TrainConfig that change what a run computes (everything but the
-// logging, validation and checkpoint cadence), as "field: a vs b".
+// logging, validation and checkpoint cadence and the device count), as "field: a vs b".
 func trajectoryDiff(a, b TrainConfig) []string {
-	a.CheckpointEvery, a.KeepCheckpoints, a.EvalEvery, a.EvalBatches, a.LogEvery, a.MaxBadSteps = 0, 0, 0, 0, 0, 0
-	b.CheckpointEvery, b.KeepCheckpoints, b.EvalEvery, b.EvalBatches, b.LogEvery, b.MaxBadSteps = 0, 0, 0, 0, 0, 0
+	a.CheckpointEvery, a.KeepCheckpoints, a.EvalEvery, a.EvalBatches, a.LogEvery, a.MaxBadSteps, a.Devices = 0, 0, 0, 0, 0, 0, 0
+	b.CheckpointEvery, b.KeepCheckpoints, b.EvalEvery, b.EvalBatches, b.LogEvery, b.MaxBadSteps, b.Devices = 0, 0, 0, 0, 0, 0, 0
 	var ma, mb map[string]any
 	ja, _ := json.Marshal(a)
 	jb, _ := json.Marshal(b)

@@ -33,6 +33,7 @@ type Trainer struct {
 	backend backends.Backend
 
 	accumulate, apply, eval *context.Exec
+	dp                      *dataParallel // nil on one device
 }
 
 // StepStats is what one optimizer step measured.
@@ -116,6 +117,11 @@ func NewTrainer(be backends.Backend, m *oryx.Model, ctx *context.Context, cfg Tr
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Devices > 1 {
+		if t.dp, err = newDataParallel(be, cfg.Devices, multi, t.accumulate, t.apply, t.eval); err != nil {
+			return nil, err
+		}
+	}
 	return t, nil
 }
 
@@ -197,7 +203,7 @@ func (t *Trainer) step(seqs [][]int32, modes [][]oryx.Mode, lr, lossScale float6
 		}
 		scale := tensors.FromScalar(float32(lossScale))
 		if i < n-1 {
-			outs, err := t.accumulate.Exec(append(in, scale)...)
+			outs, err := t.exec(t.accumulate, append(in, scale)...)
 			if err != nil {
 				return StepStats{}, fmt.Errorf("Trainer.Step: accumulate: %w", err)
 			}
@@ -206,7 +212,7 @@ func (t *Trainer) step(seqs [][]int32, modes [][]oryx.Mode, lr, lossScale float6
 			lossSum += l
 			continue
 		}
-		outs, err := t.apply.Exec(append(in, scale, tensors.FromScalar(float32(lr)),
+		outs, err := t.exec(t.apply, append(in, scale, tensors.FromScalar(float32(lr)),
 			tensors.FromScalar(float32(n)), tensors.FromScalar(finite))...)
 		if err != nil {
 			return StepStats{}, fmt.Errorf("Trainer.Step: apply: %w", err)
@@ -228,7 +234,7 @@ func (t *Trainer) EvalLoss(seqs [][]int32, modes [][]oryx.Mode) (sum float64, to
 	if err != nil {
 		return 0, 0, err
 	}
-	outs, err := t.eval.Exec(in...)
+	outs, err := t.exec(t.eval, in...)
 	if err != nil {
 		return 0, 0, fmt.Errorf("Trainer.EvalLoss: %w", err)
 	}
@@ -306,4 +312,12 @@ func clipByGlobalNorm(grads []*Node, maxNorm float64) ([]*Node, *Node) {
 		out[i] = Mul(gr, coef)
 	}
 	return out, norm
+}
+
+// exec runs e on one device, or data-parallel.
+func (t *Trainer) exec(e *context.Exec, args ...any) ([]*tensors.Tensor, error) {
+	if t.dp == nil {
+		return e.Exec(args...)
+	}
+	return t.dp.exec(e, args...)
 }
