@@ -356,6 +356,15 @@ func (t *SentencePieceTokenizer) VocabSize() int { return len(t.pieces) }
 // EOS returns trainer_spec.eos_id ("</s>").
 func (t *SentencePieceTokenizer) EOS() int { return t.eos }
 
+// BOS returns the id of the beginning-of-sentence piece "<s>" (Llama-2: 1), or -1 if the model has none.
+// Encode never adds it; lm-eval uses it as the prefix token of empty contexts.
+func (t *SentencePieceTokenizer) BOS() int {
+	if id, ok := t.reserved["<s>"]; ok {
+		return int(id)
+	}
+	return -1
+}
+
 // Path returns the file the tokenizer was read from.
 func (t *SentencePieceTokenizer) Path() string { return t.path }
 

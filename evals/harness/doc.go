@@ -1,0 +1,31 @@
+// Package harness is the model-independent core of the evaluation harness: the request types every task
+// builds, the Model interface a checkpoint implements, lm-evaluation-harness 0.4.x's request rules (the
+// loglikelihood pair encoding, rolling windows, left truncation), its aggregations and standard errors, the
+// task registry, the runner, the --log-samples writer and a FakeModel for tests.
+//
+// The protocol reference is shared/notes/evals.md. The pieces, one per file:
+//
+//	model.go      LLRequest, LLResult, GenRequest, GenResult, Model
+//	encode.go     EncodePair (lm-eval _encode_pair and the empty-context prefix rule), EncodeContext, SplitPoint
+//	rolling.go    RollingWindows (lm-eval loglikelihood_rolling: disjoint windows, context length 1)
+//	truncate.go   TruncateLL, TruncateGen (lm-eval left truncation), CutAtStop
+//	task.go       Task, Options, Plan, LLItem, GenItem, Scores
+//	run.go        Run, RunAll: truncation, model calls, scoring, samples, timing, attention fraction
+//	result.go     Result, Metric
+//	metrics.go    Mean, MeanStderr, Argmax, the perplexity aggregations
+//	bootstrap.go  BootstrapStderr (lm-eval's bootstrap, same random draws as Python's)
+//	pyrandom.go   PyRandom: Python's random.Random (MT19937, seed, random, choices)
+//	pystr.go      Python string semantics (whitespace, strip, capitalize, re.split(r"\s+") counting)
+//	samples.go    SampleWriter (--log-samples, JSON lines)
+//	registry.go   Register, RegisterGroup, Tasks, Lookup, ParseTaskList, Resolve
+//	config.go     Config (data root and per-task path overrides), ParsePathOverrides
+//	table.go      ReadTable (parquet rows with required/optional columns; errors name file and column)
+//	progress.go   ProgressBar
+//	parallel.go   ParallelFor (request building over documents)
+//	fakemodel.go  FakeModel
+//
+// Division of labour: a Task turns documents into requests (already tokenized, with the task's mixed-mode
+// split point) and requests' results into metrics; Run applies every lm-eval truncation rule, calls the
+// model once per request type, counts truncated requests and attention tokens, and times the task. A Model
+// only scores what it is given.
+package harness

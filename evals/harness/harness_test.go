@@ -1,0 +1,476 @@
+package harness
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/oryx-go/oryx/datasets"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// sharedData returns the shared/data directory (searched upwards from the test's directory) or skips.
+func sharedData(t *testing.T) string {
+	t.Helper()
+	wd, err := os.Getwd()
+	require.NoError(t, err)
+	for dir := wd; ; dir = filepath.Dir(dir) {
+		p := filepath.Join(dir, "shared", "data")
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			return p
+		}
+		if filepath.Dir(dir) == dir {
+			break
+		}
+	}
+	t.Skipf("shared data not found: no shared/data in %s or above", wd)
+	return ""
+}
+
+func neox(t *testing.T) datasets.Tokenizer {
+	t.Helper()
+	p := filepath.Join(sharedData(t), "tokenizers", "gpt-neox-20b", "tokenizer.json")
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("GPT-NeoX tokenizer not found at %s", p)
+	}
+	tok, err := datasets.LoadTokenizer(p)
+	require.NoError(t, err)
+	return tok
+}
+
+func TestEncodePairBytes(t *testing.T) {
+	tok := datasets.NewByteTokenizer()
+	// Trailing whitespace moves to the continuation.
+	ctx, cont := EncodePair(tok, 256, "Answer: \n", "yes")
+	assert.Equal(t, tok.Encode("Answer:"), ctx)
+	assert.Equal(t, tok.Encode(" \nyes"), cont)
+	// Empty context: [prefix] + enc(continuation), no whitespace move.
+	ctx, cont = EncodePair(tok, 256, "", " word")
+	assert.Equal(t, []int{256}, ctx)
+	assert.Equal(t, tok.Encode(" word"), cont)
+	// All-whitespace context: [prefix] too ([choice]), the whitespace goes to the continuation.
+	ctx, cont = EncodePair(tok, 7, "  ", "x")
+	assert.Equal(t, []int{7}, ctx)
+	assert.Equal(t, tok.Encode("  x"), cont)
+	// Empty continuation: nothing to score.
+	ctx, cont = EncodePair(tok, 7, "ab", "")
+	assert.Equal(t, tok.Encode("ab"), ctx)
+	assert.Empty(t, cont)
+}
+
+// TestEncodeChoicesEqualsEncodePair: the shared-context encoding gives exactly EncodePair's ids.
+func TestEncodeChoicesEqualsEncodePair(t *testing.T) {
+	toks := []datasets.Tokenizer{datasets.NewByteTokenizer()}
+	if _, err := os.Stat(filepath.Join(sharedDataOrEmpty(), "tokenizers", "gpt-neox-20b", "tokenizer.json")); err == nil {
+		tok, err := datasets.LoadTokenizer(filepath.Join(sharedDataOrEmpty(), "tokenizers", "gpt-neox-20b", "tokenizer.json"))
+		require.NoError(t, err)
+		toks = append(toks, tok)
+	}
+	conts := []string{" yes", "no", "  two spaces", "", "\nline", " é"}
+	for _, tok := range toks {
+		for _, c := range []string{"", "Question: x?\nAnswer:", "ends with space ", "  ", "tab\t"} {
+			ctx, got := EncodeChoices(tok, 3, c, conts)
+			for i, cont := range conts {
+				wc, wcont := EncodePair(tok, 3, c, cont)
+				assert.Equal(t, wc, ctx, "%s %q", tok.Name(), c)
+				assert.Equal(t, wcont, got[i], "%s %q + %q", tok.Name(), c, cont)
+			}
+		}
+	}
+}
+
+func sharedDataOrEmpty() string {
+	wd, _ := os.Getwd()
+	if r := FindDataRoot(wd); r != "" {
+		return filepath.Dir(r)
+	}
+	return ""
+}
+
+func TestEncodePairNeoX(t *testing.T) {
+	tok := neox(t)
+	// "Hello world" → [12092, 1533] (evals.md §6): the context's trailing space joins " world".
+	ctx, cont := EncodePair(tok, 0, "Hello ", "world")
+	assert.Equal(t, []int{12092}, ctx)
+	assert.Equal(t, []int{1533}, cont)
+	// Without the move, enc("Hello ") would end in a lone space token.
+	assert.NotEqual(t, []int{12092}, tok.Encode("Hello "))
+	// Continuation ids come from the whole string: "a  b" → [66, 50276, 67] (the double space is one
+	// added token), so context "a" + continuation "  b" scores [50276, 67].
+	ctx, cont = EncodePair(tok, 0, "a", "  b")
+	assert.Equal(t, []int{66}, ctx)
+	assert.Equal(t, []int{50276, 67}, cont)
+	// SplitPoint finds where a suffix starts.
+	full := "Hello world. Key:"
+	ids := tok.Encode(full)
+	k := SplitPoint(tok, ids, full, strings.Index(full, " Key:"))
+	assert.Equal(t, tok.Encode("Hello world."), ids[:k])
+	assert.Equal(t, tok.Encode(" Key:"), ids[k:])
+}
+
+// TestRollingWindowsByHand checks one case written out: 7 tokens, max_length 3.
+func TestRollingWindowsByHand(t *testing.T) {
+	toks := []int{10, 11, 12, 13, 14, 15, 16}
+	w, err := RollingWindows(toks, 0, 3)
+	require.NoError(t, err)
+	want := []LLRequest{
+		{Context: []int{0}, Continuation: []int{10, 11, 12}, AttentionFrom: Never},
+		{Context: []int{12}, Continuation: []int{13, 14, 15}, AttentionFrom: Never},
+		{Context: []int{13, 14, 15}, Continuation: []int{16}, AttentionFrom: Never},
+	}
+	assert.Equal(t, want, w)
+}
+
+// TestRollingWindowsEnumerate checks, for every length up to 25 and every max_length up to 7, that the
+// windows predict every token exactly once in order, that each model input has at most max_length tokens,
+// and that each later window's input is the max_length tokens ending just before its last predicted token.
+func TestRollingWindowsEnumerate(t *testing.T) {
+	for n := 0; n <= 25; n++ {
+		toks := make([]int, n)
+		for i := range toks {
+			toks[i] = 100 + i
+		}
+		for L := 1; L <= 7; L++ {
+			w, err := RollingWindows(toks, 1, L)
+			require.NoError(t, err)
+			var predicted []int
+			for i, r := range w {
+				predicted = append(predicted, r.Continuation...)
+				input := append(slices.Clone(r.Context), r.Continuation...)
+				input = input[:len(input)-1]
+				require.LessOrEqual(t, len(input), L, "n=%d L=%d window %d", n, L, i)
+				require.NotEmpty(t, r.Context)
+				require.LessOrEqual(t, len(r.Continuation), L)
+				if i == 0 {
+					require.Equal(t, []int{1}, r.Context)
+					require.Equal(t, toks[:min(L, n)], r.Continuation)
+					continue
+				}
+				end := len(predicted)
+				require.Equal(t, toks[end-L-1:end-1], input, "n=%d L=%d window %d", n, L, i)
+				require.Equal(t, L, len(input))
+			}
+			require.Equal(t, toks, append([]int{}, predicted...), "n=%d L=%d", n, L)
+			if n > 0 {
+				require.Equal(t, (n+L-1)/L, len(w), "n=%d L=%d", n, L)
+			}
+		}
+	}
+	_, err := RollingWindows([]int{1}, 0, 0)
+	require.Error(t, err)
+}
+
+func TestTruncateLL(t *testing.T) {
+	ctx := []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}
+	cont := []int{20, 21, 22}
+	r, tr, err := TruncateLL(LLRequest{Context: ctx, Continuation: cont, AttentionFrom: 10}, 8)
+	require.NoError(t, err)
+	assert.True(t, tr)
+	// (ctx+cont)[-9:] keeps 9 tokens: ctx[4:] + cont; the input is its first 8.
+	assert.Equal(t, []int{4, 5, 6, 7, 8, 9}, r.Context)
+	assert.Equal(t, cont, r.Continuation)
+	assert.Equal(t, 6, r.AttentionFrom)
+	r, tr, err = TruncateLL(LLRequest{Context: ctx, Continuation: cont, AttentionFrom: Never}, 12)
+	require.NoError(t, err)
+	assert.False(t, tr)
+	assert.Equal(t, 13, r.AttentionFrom)
+	r, _, err = TruncateLL(LLRequest{Context: ctx, Continuation: cont, AttentionFrom: 2}, 8)
+	require.NoError(t, err)
+	assert.Equal(t, 0, r.AttentionFrom)
+	_, _, err = TruncateLL(LLRequest{Context: ctx, Continuation: cont}, 2)
+	assert.ErrorContains(t, err, "exceeds max_length")
+	_, _, err = TruncateLL(LLRequest{Continuation: cont}, 8)
+	assert.ErrorContains(t, err, "empty context")
+}
+
+func TestTruncateGenAndStop(t *testing.T) {
+	ctx := make([]int, 2100)
+	for i := range ctx {
+		ctx[i] = i
+	}
+	r, tr, err := TruncateGen(GenRequest{Context: ctx, MaxTokens: 48, AttentionFrom: 2090}, 2048)
+	require.NoError(t, err)
+	assert.True(t, tr)
+	assert.Len(t, r.Context, 2000)
+	assert.Equal(t, 100, r.Context[0])
+	assert.Equal(t, 1990, r.AttentionFrom)
+	r, tr, err = TruncateGen(GenRequest{Context: ctx[:10], MaxTokens: 48, AttentionFrom: Never}, 2048)
+	require.NoError(t, err)
+	assert.False(t, tr)
+	assert.Equal(t, 58, r.AttentionFrom)
+	_, _, err = TruncateGen(GenRequest{Context: ctx, MaxTokens: 2048}, 2048)
+	assert.Error(t, err)
+
+	assert.Equal(t, " Paris", CutAtStop(" Paris\nQuestion", []string{"\n"}))
+	assert.Equal(t, "ab", CutAtStop("ab.cd\nef", []string{"\n", "."}))
+	assert.Equal(t, "abc", CutAtStop("abc", []string{"", "z"}))
+}
+
+func TestPyStrings(t *testing.T) {
+	assert.Equal(t, 4, PyWordCount(" a  b\n")) // ['', 'a', 'b', '']
+	assert.Equal(t, 1, PyWordCount(""))
+	assert.Equal(t, 1, PyWordCount("a"))
+	assert.Equal(t, 3, PyWordCount("a\x1cb\u00a0c")) // Python's \s is Unicode-aware
+	assert.Equal(t, "Hello world", PyCapitalize("hELLO wORLD"))
+	assert.Equal(t, "", PyCapitalize(""))
+	assert.Equal(t, "Year", PyUpperFirst("year"))
+	assert.Equal(t, "x", PyStrip("\x1f\u3000 x\u2028\n"))
+	assert.Equal(t, "é", PyDropLastRunes("éé", 1))
+	assert.Equal(t, 2, PyLen("éé"))
+}
+
+func TestMetrics(t *testing.T) {
+	xs := []float64{1, 0, 1, 1}
+	assert.InDelta(t, 0.75, Mean(xs), 1e-15)
+	assert.InDelta(t, 0.5, SampleStddev(xs), 1e-15)
+	assert.InDelta(t, 0.25, MeanStderr(xs), 1e-15)
+	assert.True(t, math.IsNaN(MeanStderr([]float64{1})))
+	assert.InDelta(t, math.Exp(2), Perplexity([]float64{-1, -3}), 1e-12)
+	assert.InDelta(t, math.Exp(6.0/4), WeightedPerplexity([]float64{-2, -4}, []float64{1, 3}), 1e-12)
+	assert.InDelta(t, 6.0/4/math.Ln2, BitsPerByte([]float64{-2, -4}, []float64{1, 3}), 1e-12)
+	assert.Equal(t, 1, Argmax([]float64{0, 2, 2, 1}))
+	assert.Equal(t, -1, Argmax(nil))
+}
+
+func TestPyRandomMatchesCPython(t *testing.T) {
+	// random.seed(0); [random.random() for _ in range(3)]
+	r := NewPyRandom(0)
+	assert.Equal(t, 0.8444218515250481, r.Random())
+	assert.Equal(t, 0.7579544029403025, r.Random())
+	assert.Equal(t, 0.420571580830845, r.Random())
+	assert.Equal(t, 0.6394267984578837, NewPyRandom(42).Random())
+	assert.Equal(t, 0.13436424411240122, NewPyRandom(1).Random())
+	// random.seed(0); random.choices(range(10), k=3) == [8, 7, 4]
+	r = NewPyRandom(0)
+	assert.Equal(t, []int{8, 7, 4}, []int{r.ChoiceIndex(10), r.ChoiceIndex(10), r.ChoiceIndex(10)})
+}
+
+func TestBootstrapStderr(t *testing.T) {
+	xs := []float64{-1, -2.5, -0.5, -4, -3}
+	got := BootstrapStderr(Perplexity, xs, 2000)
+	// The same draws by hand: 2 chunks of 1000, chunk i seeded with i.
+	var res []float64
+	for c := range 2 {
+		r := NewPyRandom(uint64(c))
+		for range 1000 {
+			s := make([]float64, len(xs))
+			for j := range s {
+				s[j] = xs[r.ChoiceIndex(len(xs))]
+			}
+			res = append(res, Perplexity(s))
+		}
+	}
+	assert.Equal(t, SampleStddev(res), got)
+	assert.True(t, math.IsNaN(BootstrapStderr(Perplexity, nil, 100)))
+	assert.True(t, math.IsNaN(BootstrapStderr(Perplexity, xs, 0)))
+}
+
+func TestMetricJSON(t *testing.T) {
+	in := map[string]Metric{"a": {Value: 0.5, Stderr: math.NaN(), N: 3}, "b": {Value: math.Inf(1), Stderr: 0.1, N: 2}}
+	b, err := json.Marshal(in)
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"a":{"value":0.5,"stderr":null,"n":3},"b":{"value":"+Inf","stderr":0.1,"n":2}}`, string(b))
+	var out map[string]Metric
+	require.NoError(t, json.Unmarshal(b, &out))
+	assert.True(t, math.IsNaN(out["a"].Stderr))
+	assert.True(t, math.IsInf(out["b"].Value, 1))
+	assert.Equal(t, 2, out["b"].N)
+}
+
+func TestFakeModelByHand(t *testing.T) {
+	tok := datasets.NewByteTokenizer()
+	m := NewFakeModel(tok)
+	stay, other := math.Log(0.5), math.Log(0.5/257)
+	res, err := m.LogLikelihood([]LLRequest{
+		{Context: tok.Encode("a"), Continuation: tok.Encode("aab"), AttentionFrom: 1},
+		{Context: tok.Encode("xy"), Continuation: tok.Encode("yy"), AttentionFrom: 4},
+	}, nil)
+	require.NoError(t, err)
+	assert.InDelta(t, 2*stay+other, res[0].LogLikelihood, 1e-12)
+	assert.False(t, res[0].IsGreedy)
+	assert.Equal(t, 3, res[0].Tokens)
+	assert.Equal(t, 2, res[0].AttentionTokens)
+	assert.InDelta(t, 2*stay, res[1].LogLikelihood, 1e-12)
+	assert.True(t, res[1].IsGreedy)
+	assert.Equal(t, 0, res[1].AttentionTokens)
+	// Requests the harness must never send are errors.
+	_, err = m.LogLikelihood([]LLRequest{{Continuation: []int{1}}}, nil)
+	assert.Error(t, err)
+	m.MaxLen = 3
+	_, err = m.LogLikelihood([]LLRequest{{Context: []int{1, 2, 3}, Continuation: []int{1, 2}}}, nil)
+	assert.ErrorContains(t, err, "max length")
+}
+
+// toyTask is a task over inline documents for Run tests: each document is (context, continuation).
+type toyTask struct {
+	docs [][2]string
+	gen  []string
+}
+
+func (toyTask) Name() string { return "toy" }
+
+func (tt toyTask) Build(m Model, opts Options) (*Plan, error) {
+	p := &Plan{Docs: len(tt.docs) + len(tt.gen), TotalDocs: len(tt.docs) + len(tt.gen)}
+	for i, d := range tt.docs {
+		ctx, cont := EncodePair(m.Tokenizer(), m.PrefixToken(), d[0], d[1])
+		from := Never
+		if opts.Mixed {
+			from = len(ctx)
+		}
+		p.LL = append(p.LL, LLItem{Doc: i, Context: d[0], Continuation: d[1], Req: LLRequest{Context: ctx, Continuation: cont, AttentionFrom: from}})
+	}
+	for i, g := range tt.gen {
+		ids := EncodeContext(m.Tokenizer(), m.PrefixToken(), g)
+		p.Gen = append(p.Gen, GenItem{Doc: len(tt.docs) + i, Prompt: g, Labels: []string{"q"},
+			Req: GenRequest{Context: ids, AttentionFrom: len(ids) - 1, Until: []string{"\n"}, MaxTokens: 4}})
+	}
+	p.Score = func(ll []LLResult, gen []GenResult) (Scores, error) {
+		var lls, sc []float64
+		for _, r := range ll {
+			lls = append(lls, r.LogLikelihood)
+		}
+		for _, g := range gen {
+			sc = append(sc, Bool01(strings.Contains(g.Text, "q")))
+		}
+		return Scores{Metrics: map[string]Metric{"sum": {Value: -Perplexity(lls), Stderr: math.NaN(), N: len(ll)}}, Gen: sc}, nil
+	}
+	return p, nil
+}
+
+func TestRunTruncatesCountsAndLogs(t *testing.T) {
+	tok := datasets.NewByteTokenizer()
+	m := NewFakeModel(tok)
+	m.MaxLen = 8
+	m.Generate = func(prompt string) string { return "qq\nrest" }
+	var buf bytes.Buffer
+	sw := NewSampleWriter(&buf)
+	task := toyTask{docs: [][2]string{{"abcdefghij", "kl"}, {"ab ", "c"}}, gen: []string{"0123456789"}}
+	res, err := Run(m, task, Options{Mixed: true, Samples: sw})
+	require.NoError(t, err)
+	assert.Equal(t, 3, res.Requests)
+	assert.Equal(t, 2, res.Truncated) // the long LL context and the 10-token prompt (8-4 = 4 kept)
+	// What the model saw: left-truncated, with shifted split points.
+	require.Len(t, m.LLSeen, 2)
+	assert.Equal(t, tok.Encode("defghij"), m.LLSeen[0].Context) // (ctx+cont)[-9:]
+	assert.Equal(t, 7, m.LLSeen[0].AttentionFrom)
+	assert.Equal(t, tok.Encode("ab"), m.LLSeen[1].Context)
+	assert.Equal(t, tok.Encode(" c"), m.LLSeen[1].Continuation)
+	require.Len(t, m.GenSeen, 1)
+	assert.Equal(t, tok.Encode("6789"), m.GenSeen[0].Context)
+	assert.Equal(t, 3, m.GenSeen[0].AttentionFrom)
+	// Attention tokens: LL1 runs 8 positions, 1 in attention; LL2 runs 3, 1; the generation runs 4+4-1 = 7
+	// (the scripted "qq\nr" is cut to 4 tokens), 4 in attention.
+	assert.Equal(t, int64(8+3+7), res.Tokens)
+	assert.Equal(t, int64(1+1+4), res.AttentionTokens)
+	assert.InDelta(t, 6.0/18, res.AttentionFraction, 1e-12)
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	require.Len(t, lines, 3)
+	var s0 LLSample
+	require.NoError(t, json.Unmarshal([]byte(lines[0]), &s0))
+	assert.Equal(t, "toy", s0.Task)
+	assert.Equal(t, "abcdefghij", s0.Context)
+	assert.True(t, s0.Truncated)
+	assert.Equal(t, 7, s0.ContextTokens)
+	var g GenSample
+	require.NoError(t, json.Unmarshal([]byte(lines[2]), &g))
+	assert.Equal(t, "qq", g.Generation) // cut at "\n"
+	assert.Equal(t, 1.0, g.Score)
+	assert.Contains(t, res.Summary(), "truncated 2")
+}
+
+func TestRegistry(t *testing.T) {
+	Register("zz_toy_a", func(Config) (Task, error) { return toyTask{}, nil })
+	Register("zz_toy_b", func(Config) (Task, error) { return toyTask{}, nil })
+	RegisterGroup("zz_toys", "zz_toy_a", "zz_toy_b")
+	assert.Panics(t, func() { Register("zz_toy_a", nil) })
+	names, err := ParseTaskList("zz_toy_b, zz_toys")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"zz_toy_b", "zz_toy_a"}, names)
+	_, err = Lookup("zz_nope", Config{})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `unknown task "zz_nope"`)
+	assert.Contains(t, err.Error(), "zz_toy_a, zz_toy_b")
+	assert.Contains(t, err.Error(), "zz_toys (zz_toy_a,zz_toy_b)")
+	_, err = ParseTaskList("zz_toy_a,zz_nope")
+	assert.ErrorContains(t, err, "known tasks")
+	_, err = ParseTaskList(" , ")
+	assert.Error(t, err)
+	ov, err := ParsePathOverrides([]string{"zz_toy_a=/x/a.parquet,zz_toy_b=/y"})
+	require.NoError(t, err)
+	assert.Equal(t, "/x/a.parquet", Config{DataRoot: "/r", Paths: ov}.Path("zz_toy_a", "a/b.parquet"))
+	assert.Equal(t, "/r/a/b.parquet", Config{DataRoot: "/r"}.Path("zz_toy_a", "a/b.parquet"))
+	_, err = ParsePathOverrides([]string{"zz_nope=/x"})
+	assert.ErrorContains(t, err, "known tasks")
+	_, err = ParsePathOverrides([]string{"zz_toy_a"})
+	assert.ErrorContains(t, err, "task=path")
+}
+
+type textRow struct {
+	Text string `parquet:"text"`
+}
+
+func TestReadTableMissingColumn(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "test.parquet")
+	require.NoError(t, datasets.WriteParquet(path, []textRow{{"a b"}, {"c"}}))
+	tab, err := ReadTable(path, []string{"text"}, "label")
+	require.NoError(t, err)
+	assert.Len(t, tab.Rows, 2)
+	assert.False(t, tab.Has["label"])
+	_, err = ReadTable(path, []string{"text", "label"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), path)
+	assert.Contains(t, err.Error(), `"label"`)
+	_, err = RowInt(tab.Rows[0], "text")
+	assert.ErrorContains(t, err, "not an integer")
+}
+
+func TestParallelForFirstError(t *testing.T) {
+	out := make([]int, 100)
+	require.NoError(t, ParallelFor(100, func(i int) error { out[i] = i * i; return nil }))
+	assert.Equal(t, 81, out[9])
+	err := ParallelFor(50, func(i int) error {
+		if i >= 7 {
+			return assertErr(i)
+		}
+		return nil
+	})
+	assert.EqualError(t, err, "7")
+}
+
+type assertErr int
+
+func (e assertErr) Error() string { b, _ := json.Marshal(int(e)); return string(b) }
+
+func TestProgressBar(t *testing.T) {
+	var buf bytes.Buffer
+	p := ProgressBar(&buf, time.Hour)
+	p("piqa", "loglikelihood", 0, 4)
+	p("piqa", "loglikelihood", 1, 4) // throttled
+	p("piqa", "loglikelihood", 4, 4)
+	out := buf.String()
+	assert.Equal(t, 2, strings.Count(out, "\r"))
+	assert.Contains(t, out, "piqa loglikelihood [....................]      0/4")
+	assert.Contains(t, out, "[####################]      4/4 100.0%")
+	assert.True(t, strings.HasSuffix(out, "\n"))
+}
+
+func TestFakeModelGenerationStops(t *testing.T) {
+	tok := datasets.NewByteTokenizer()
+	m := NewFakeModel(tok)
+	res, err := m.GenerateUntil([]GenRequest{{Context: tok.Encode("ab"), MaxTokens: 3, AttentionFrom: 5}}, nil)
+	require.NoError(t, err)
+	assert.Equal(t, "bbb", res[0].Text) // greedy repeat of the last token
+	m.Generate = func(string) string { return "x<|endoftext|>y" }
+	res, err = m.GenerateUntil([]GenRequest{{Context: tok.Encode("ab"), MaxTokens: 8, AttentionFrom: 0}}, nil)
+	require.NoError(t, err)
+	assert.Equal(t, "x", res[0].Text) // stops at EOS
+	assert.Equal(t, 2, res[0].TotalTokens)
+	assert.Equal(t, 2, res[0].AttentionTokens)
+}

@@ -1,0 +1,150 @@
+package lmeval
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/evals/harness"
+)
+
+// mcDoc is one multiple-choice document as lm-eval's multiple_choice output type sees it.
+type mcDoc struct {
+	// contexts holds one context shared by every choice, or one context per choice (WinoGrande's partial
+	// scoring, where the choices are contexts and the continuation is shared).
+	contexts []string
+	// conts are the continuations, target delimiter " " included: one per choice, or one shared.
+	conts []string
+	// choiceLens are len(choice) in code points, the acc_norm divisor (the delimiter not counted).
+	choiceLens []float64
+	gold       int
+}
+
+func (d mcDoc) numChoices() int { return max(len(d.contexts), len(d.conts)) }
+
+func (d mcDoc) pair(i int) (ctx, cont string) {
+	ctx, cont = d.contexts[0], d.conts[0]
+	if len(d.contexts) > 1 {
+		ctx = d.contexts[i]
+	}
+	if len(d.conts) > 1 {
+		cont = d.conts[i]
+	}
+	return ctx, cont
+}
+
+// choiceDoc is the usual multiple-choice document: one context, choices continued with " ".
+func choiceDoc(context string, choices []string, gold int) mcDoc {
+	d := mcDoc{contexts: []string{context}, gold: gold}
+	for _, c := range choices {
+		d.conts = append(d.conts, " "+c)
+		d.choiceLens = append(d.choiceLens, float64(harness.PyLen(c)))
+	}
+	return d
+}
+
+// mcTask is a multiple-choice task: a parquet file, the columns it needs, a row → document function and the
+// metrics it reports ("acc", "acc_norm").
+type mcTask struct {
+	name    string
+	path    string
+	columns []string
+	metrics []string
+	notes   []string
+	doc     func(r datasets.ParquetRow) (mcDoc, error)
+}
+
+func (t *mcTask) Name() string { return t.name }
+
+// Build reads the file and makes one loglikelihood request per choice of each of the first Limit
+// documents. The gold index is checked against the number of choices (an error naming file and row).
+func (t *mcTask) Build(m harness.Model, opts harness.Options) (*harness.Plan, error) {
+	tab, err := harness.ReadTable(t.path, t.columns)
+	if err != nil {
+		return nil, fmt.Errorf("lmeval: %s: %w", t.name, err)
+	}
+	n := harness.Limit(opts.Limit, len(tab.Rows))
+	docs := make([]mcDoc, n)
+	items := make([][]harness.LLItem, n)
+	tok, prefix := m.Tokenizer(), m.PrefixToken()
+	err = harness.ParallelFor(n, func(i int) error {
+		row := tab.Rows[i]
+		d, err := t.doc(row)
+		if err != nil {
+			return fmt.Errorf("lmeval: %s: %w", t.name, err)
+		}
+		if d.gold < 0 || d.gold >= d.numChoices() {
+			return fmt.Errorf("lmeval: %s: %s: row %d: gold index %d outside the %d choices", t.name, row.File, row.Pos.Row, d.gold, d.numChoices())
+		}
+		docs[i] = d
+		if len(d.contexts) == 1 {
+			ctx, conts := harness.EncodeChoices(tok, prefix, d.contexts[0], d.conts)
+			for c, cont := range conts {
+				items[i] = append(items[i], llItem(i, d.contexts[0], d.conts[c], ctx, cont, opts.Mixed))
+			}
+			return nil
+		}
+		for c := range d.numChoices() {
+			cs, cc := d.pair(c)
+			ctx, cont := harness.EncodePair(tok, prefix, cs, cc)
+			items[i] = append(items[i], llItem(i, cs, cc, ctx, cont, opts.Mixed))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	plan := &harness.Plan{Docs: n, TotalDocs: len(tab.Rows), Data: t.path, Notes: t.notes}
+	for _, its := range items {
+		plan.LL = append(plan.LL, its...)
+	}
+	plan.Score = func(ll []harness.LLResult, _ []harness.GenResult) (harness.Scores, error) {
+		return harness.Scores{Metrics: scoreMC(docs, ll, t.metrics)}, nil
+	}
+	return plan, nil
+}
+
+// llItem makes the request of one (context, continuation) pair; in mixed mode every position that predicts
+// an answer token runs in attention: from the last context token (whose output predicts the first answer
+// token) on.
+func llItem(doc int, context, cont string, ctxIDs, contIDs []int, mixed bool) harness.LLItem {
+	from := harness.Never
+	if mixed {
+		from = len(ctxIDs) - 1
+	}
+	return harness.LLItem{Doc: doc, Context: context, Continuation: cont,
+		Req: harness.LLRequest{Context: ctxIDs, Continuation: contIDs, AttentionFrom: from}}
+}
+
+// scoreMC computes acc and acc_norm (whichever metrics asks for) from the per-choice log-likelihoods, in
+// document order, with lm-eval's mean stderr.
+func scoreMC(docs []mcDoc, ll []harness.LLResult, metrics []string) map[string]harness.Metric {
+	acc := make([]float64, len(docs))
+	accNorm := make([]float64, len(docs))
+	k := 0
+	for i, d := range docs {
+		nc := d.numChoices()
+		lls := make([]float64, nc)
+		norm := make([]float64, nc)
+		for c := range nc {
+			lls[c] = ll[k+c].LogLikelihood
+			if c < len(d.choiceLens) {
+				norm[c] = lls[c] / d.choiceLens[c]
+			} else {
+				norm[c] = math.NaN()
+			}
+		}
+		k += nc
+		acc[i] = harness.Bool01(harness.Argmax(lls) == d.gold)
+		accNorm[i] = harness.Bool01(harness.Argmax(norm) == d.gold)
+	}
+	out := map[string]harness.Metric{}
+	for _, m := range metrics {
+		xs := acc
+		if m == "acc_norm" {
+			xs = accNorm
+		}
+		out[m] = harness.Metric{Value: harness.Mean(xs), Stderr: harness.MeanStderr(xs), N: len(xs)}
+	}
+	return out
+}

@@ -1,0 +1,83 @@
+package lmeval
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/oryx-go/oryx/evals/harness"
+)
+
+// wikiTextTask is wikitext (EleutherAI/wikitext_document_level, wikitext-2-raw-v1, test: 62 pages, column
+// page). Each page is scored with loglikelihood_rolling(WikiTextDetokenize(page)): the detokenized text's
+// tokens in disjoint windows of max_length (harness.RollingWindows; max_length is Model.MaxLength(), which
+// the caller records). Words and bytes are counted on the original page: words = len(re.split(r"\s+",
+// page)) (harness.PyWordCount), bytes = len(page.encode()). Metrics: word_perplexity = exp(-Σll/Σwords),
+// byte_perplexity = exp(-Σll/Σbytes), bits_per_byte = -Σll/Σbytes/ln 2, without stderr (lm-eval has
+// none). The windows never switch to attention in mixed mode ([choice]: the rolling evaluation is all
+// linear).
+type wikiTextTask struct{ path string }
+
+func (t *wikiTextTask) Name() string { return WikiText }
+
+// wikiDoc is what scoring needs of a page.
+type wikiDoc struct {
+	words, bytes float64
+	windows      int
+}
+
+func (t *wikiTextTask) Build(m harness.Model, opts harness.Options) (*harness.Plan, error) {
+	tab, err := harness.ReadTable(t.path, []string{"page"})
+	if err != nil {
+		return nil, fmt.Errorf("lmeval: %s: %w", WikiText, err)
+	}
+	n := harness.Limit(opts.Limit, len(tab.Rows))
+	docs := make([]wikiDoc, n)
+	items := make([][]harness.LLItem, n)
+	tok, prefix, maxLen := m.Tokenizer(), m.PrefixToken(), m.MaxLength()
+	err = harness.ParallelFor(n, func(i int) error {
+		page, err := tab.Rows[i].Str("page")
+		if err != nil {
+			return fmt.Errorf("lmeval: %s: %w", WikiText, err)
+		}
+		docs[i] = wikiDoc{words: float64(harness.PyWordCount(page)), bytes: float64(len(page))}
+		windows, err := harness.RollingWindows(tok.Encode(WikiTextDetokenize(page)), prefix, maxLen)
+		if err != nil {
+			return err
+		}
+		docs[i].windows = len(windows)
+		for _, w := range windows {
+			it := harness.LLItem{Doc: i, Req: w}
+			if opts.Samples != nil { // the decoded window, only when it will be logged
+				it.Context, it.Continuation = tok.Decode(w.Context), tok.Decode(w.Continuation)
+			}
+			items[i] = append(items[i], it)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	plan := &harness.Plan{Docs: n, TotalDocs: len(tab.Rows), Data: t.path,
+		Notes: []string{fmt.Sprintf("wikitext: rolling windows of max_length %d", maxLen)}}
+	for _, its := range items {
+		plan.LL = append(plan.LL, its...)
+	}
+	plan.Score = func(ll []harness.LLResult, _ []harness.GenResult) (harness.Scores, error) {
+		lls, words, bytes := make([]float64, n), make([]float64, n), make([]float64, n)
+		k := 0
+		for i, d := range docs {
+			for range d.windows {
+				lls[i] += ll[k].LogLikelihood
+				k++
+			}
+			words[i], bytes[i] = d.words, d.bytes
+		}
+		na := func(v float64) harness.Metric { return harness.Metric{Value: v, Stderr: math.NaN(), N: n} }
+		return harness.Scores{Metrics: map[string]harness.Metric{
+			"word_perplexity": na(harness.WeightedPerplexity(lls, words)),
+			"byte_perplexity": na(harness.WeightedPerplexity(lls, bytes)),
+			"bits_per_byte":   na(harness.BitsPerByte(lls, bytes)),
+		}}, nil
+	}
+	return plan, nil
+}

@@ -1,0 +1,104 @@
+// Package mqar scores multi-query associative recall (datasets.MQARConfig, Zoology's MQAR) on an oryx model:
+// the accuracy of the greedy prediction of each queried value, under the schedules the variant has —
+// all-attention, all-linear, and mixed: every token in linear mode except the query keys (the positions that
+// predict a value), which read in attention mode (the paper's "context in linear, questions in attention").
+package mqar
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/evals/oryxlm"
+	"github.com/oryx-go/oryx/oryx"
+)
+
+// Result is the accuracy under one schedule.
+type Result struct {
+	Schedule          string  `json:"schedule"` // "attention", "linear" or "mixed"
+	Accuracy          float64 `json:"accuracy"` // fraction of queried values predicted exactly (greedy)
+	StdErr            float64 `json:"stderr"`   // binomial, over queries (queries of one example are not independent)
+	Queries           int     `json:"queries"`
+	Examples          int     `json:"examples"`
+	AttentionFraction float64 `json:"attention_fraction"` // of all input tokens
+}
+
+// Evaluate generates examples 0..n-1 of cfg (use a seed unseen in training) and scores them.
+func Evaluate(m *oryxlm.Model, cfg datasets.MQARConfig, n int) ([]Result, error) {
+	ex, err := datasets.GenerateMQAR(cfg, n)
+	if err != nil {
+		return nil, err
+	}
+	if maxID := cfg.Vocab - 1; maxID >= m.Config().Vocab {
+		return nil, fmt.Errorf("mqar: the task's vocabulary %d exceeds the model's %d", cfg.Vocab, m.Config().Vocab)
+	}
+	seqs := make([][]int32, len(ex))
+	for i, e := range ex {
+		seqs[i] = e.Tokens
+	}
+	t := len(seqs[0]) - 1
+	v := m.Config().Variant
+	type sched struct {
+		name  string
+		modes func(e datasets.MQARExample) []oryx.Mode
+	}
+	fill := func(md oryx.Mode) func(datasets.MQARExample) []oryx.Mode {
+		return func(datasets.MQARExample) []oryx.Mode {
+			row := make([]oryx.Mode, t)
+			for i := range row {
+				row[i] = md
+			}
+			return row
+		}
+	}
+	var scheds []sched
+	switch {
+	case v.IsMultiMixer():
+		scheds = []sched{{"attention", fill(oryx.Attention)}, {"linear", fill(oryx.Linear)}, {"mixed", func(e datasets.MQARExample) []oryx.Mode {
+			row := make([]oryx.Mode, t)
+			for i, q := range e.TargetMask {
+				if q {
+					row[i] = oryx.Attention
+				}
+			}
+			return row
+		}}}
+	case v.HasAttention():
+		scheds = []sched{{"attention", fill(oryx.Attention)}}
+	default:
+		scheds = []sched{{"linear", fill(oryx.Linear)}}
+	}
+	var out []Result
+	for _, s := range scheds {
+		modes := make([][]oryx.Mode, len(ex))
+		attn := 0
+		for i, e := range ex {
+			modes[i] = s.modes(e)
+			for _, x := range modes[i] {
+				if x == oryx.Attention {
+					attn++
+				}
+			}
+		}
+		_, greedy, err := m.TokenScores(seqs, modes)
+		if err != nil {
+			return nil, err
+		}
+		r := Result{Schedule: s.name, Examples: len(ex), AttentionFraction: float64(attn) / float64(len(ex)*t)}
+		correct := 0
+		for i, e := range ex {
+			for p, q := range e.TargetMask {
+				if q {
+					r.Queries++
+					if greedy[i][p] {
+						correct++
+					}
+				}
+			}
+		}
+		r.Accuracy = float64(correct) / float64(max(r.Queries, 1))
+		r.StdErr = math.Sqrt(r.Accuracy * (1 - r.Accuracy) / float64(max(r.Queries, 1)))
+		out = append(out, r)
+	}
+	return out, nil
+}

@@ -1,0 +1,33 @@
+package mqar
+
+import (
+	"testing"
+
+	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/evals/oryxlm"
+	"github.com/oryx-go/oryx/oryx"
+	"github.com/stretchr/testify/require"
+)
+
+func TestEvaluateRandomModel(t *testing.T) {
+	cfg, err := oryx.Preset("tiny", oryx.OryxTM)
+	require.NoError(t, err)
+	cfg.Vocab = 320
+	m, err := oryx.New(cfg)
+	require.NoError(t, err)
+	lm, err := oryxlm.New(m, context.New(), datasets.NewByteTokenizer(), oryxlm.Options{Batch: 4})
+	require.NoError(t, err)
+	task := datasets.MQARConfig{Vocab: 64, SeqLen: 64, NumPairs: 4, Seed: 9}
+	res, err := Evaluate(lm, task, 6)
+	require.NoError(t, err)
+	require.Len(t, res, 3)
+	for _, r := range res {
+		require.Equal(t, 24, r.Queries)
+		require.Less(t, r.Accuracy, 0.5, "a random model does not recall")
+	}
+	require.InDelta(t, 4.0/64, res[2].AttentionFraction, 1e-9, "mixed: only the 4 query keys of 64 tokens")
+	require.Equal(t, 1.0, res[0].AttentionFraction)
+	_, err = Evaluate(lm, datasets.MQARConfig{Vocab: 1024, SeqLen: 64, NumPairs: 4}, 2)
+	require.ErrorContains(t, err, "exceeds")
+}

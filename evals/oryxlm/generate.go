@@ -1,0 +1,179 @@
+package oryxlm
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/oryx-go/oryx/evals/harness"
+	"github.com/oryx-go/oryx/oryx"
+)
+
+// capacityBucket rounds KV-cache capacities up so that engines (and their compiled graphs) are reused.
+const capacityBucket = 256
+
+// GenerateUntil implements harness.Model: greedy decoding with the engine, Options.Batch requests at a time
+// (sorted by prompt length). Each row's prompt is prefilled in its schedule's modes and every generated token
+// fed back in its decode mode (under Mixed: attention from AttentionFrom on). A row stops at EOS, when its
+// decoded text contains a stop string, or after MaxTokens; the text is returned up to there (the harness
+// cuts at the stop string).
+func (m *Model) GenerateUntil(reqs []harness.GenRequest, progress func(done int)) ([]harness.GenResult, error) {
+	order := sortedByLength(len(reqs), func(i int) int { return len(reqs[i].Context) })
+	out := make([]harness.GenResult, len(reqs))
+	done := 0
+	for lo := 0; lo < len(order); lo += m.opts.Batch {
+		idx := order[lo:min(lo+m.opts.Batch, len(order))]
+		if err := m.generateBatch(reqs, idx, out); err != nil {
+			return nil, err
+		}
+		done += len(idx)
+		if progress != nil {
+			progress(done)
+		}
+	}
+	return out, nil
+}
+
+func (m *Model) engine(batch, capacity int) (*oryx.Engine, error) {
+	capacity = (capacity + capacityBucket - 1) / capacityBucket * capacityBucket
+	key := [2]int{batch, capacity}
+	if e, ok := m.engines[key]; ok {
+		return e, nil
+	}
+	e, err := oryx.NewEngine(m.backend, m.ctx, m.model, batch, capacity)
+	if err != nil {
+		return nil, err
+	}
+	m.engines[key] = e
+	return e, nil
+}
+
+func (m *Model) generateBatch(reqs []harness.GenRequest, idx []int, out []harness.GenResult) error {
+	c := m.model.Config
+	capacity, maxNew := 0, 0
+	prompts := make([][]int32, len(idx))
+	modes := make([][]oryx.Mode, len(idx))
+	specs := make([]string, len(idx))
+	for row, i := range idx {
+		r := reqs[i]
+		if len(r.Context) == 0 || r.MaxTokens < 1 {
+			return fmt.Errorf("oryxlm: generation request %d: empty context or MaxTokens %d < 1", i, r.MaxTokens)
+		}
+		capacity = max(capacity, len(r.Context)+r.MaxTokens)
+		maxNew = max(maxNew, r.MaxTokens)
+		prompts[row] = make([]int32, len(r.Context))
+		for p, id := range r.Context {
+			if id < 0 || id >= c.Vocab {
+				return fmt.Errorf("oryxlm: generation request %d: token %d outside the vocabulary [0, %d)", i, id, c.Vocab)
+			}
+			prompts[row][p] = int32(id)
+		}
+		specs[row] = m.specFor(r.AttentionFrom)
+		md, attn, err := m.rowModes(specs[row], len(r.Context))
+		if err != nil {
+			return fmt.Errorf("oryxlm: generation request %d: %w", i, err)
+		}
+		modes[row] = md
+		out[i].AttentionTokens, out[i].TotalTokens = attn, len(r.Context)
+		if s, err := oryx.ParseScheduleRows(orAttention(specs[row]), []int{len(r.Context)}, 0); err == nil {
+			m.FLOPs += oryx.ScheduleFLOPs(c, s, 0, false)
+		}
+	}
+	if !c.Variant.IsMultiMixer() {
+		modes = nil
+	}
+	e, err := m.engine(len(idx), capacity)
+	if err != nil {
+		return err
+	}
+	logits, err := e.Prefill(prompts, modes)
+	if err != nil {
+		return fmt.Errorf("oryxlm: prefill: %w", err)
+	}
+	eos := m.tok.EOS()
+	running := make([]bool, len(idx))
+	gen := make([][]int, len(idx))
+	for row := range running {
+		running[row] = true
+	}
+	for k := 0; ; k++ {
+		next := make([]int32, len(idx))
+		stepModes := make([]oryx.Mode, len(idx))
+		any := false
+		for row, i := range idx {
+			if !running[row] {
+				next[row] = prompts[row][len(prompts[row])-1] // a dummy keeps the batch aligned
+				continue
+			}
+			tok := argmax(logits[row])
+			r := reqs[i]
+			if tok == eos {
+				running[row] = false
+				continue
+			}
+			gen[row] = append(gen[row], tok)
+			if len(gen[row]) >= r.MaxTokens || containsAny(m.tok.Decode(gen[row]), r.Until) {
+				running[row] = false
+				continue
+			}
+			pos := len(r.Context) + len(gen[row]) - 1 // the position the token is fed at
+			md, err := m.decodeMode(specs[row], pos, len(r.Context))
+			if err != nil {
+				return fmt.Errorf("oryxlm: generation request %d: %w", i, err)
+			}
+			next[row], stepModes[row] = int32(tok), md
+			out[i].TotalTokens++
+			frac := 0.0
+			if md == oryx.Attention {
+				out[i].AttentionTokens++
+				frac = 1
+			}
+			m.FLOPs += oryx.FLOPsPerToken(c, pos+1, frac)
+			any = true
+		}
+		if !any {
+			break
+		}
+		var sm []oryx.Mode
+		if c.Variant.IsMultiMixer() {
+			sm = stepModes
+		}
+		if logits, err = e.Step(next, sm); err != nil {
+			return fmt.Errorf("oryxlm: decode step %d: %w", k, err)
+		}
+	}
+	for row, i := range idx {
+		out[i].Tokens = gen[row]
+		out[i].Text = m.tok.Decode(gen[row])
+	}
+	return nil
+}
+
+func argmax(x []float32) int {
+	best := 0
+	for i, v := range x {
+		if v > x[best] {
+			best = i
+		}
+	}
+	return best
+}
+
+func containsAny(s string, subs []string) bool {
+	for _, u := range subs {
+		if u != "" && strings.Contains(s, u) {
+			return true
+		}
+	}
+	return false
+}
+
+// sortedByLength returns 0..n-1 ordered by decreasing length (stable).
+func sortedByLength(n int, length func(i int) int) []int {
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return length(order[a]) > length(order[b]) })
+	return order
+}

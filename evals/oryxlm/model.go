@@ -1,0 +1,163 @@
+// Package oryxlm evaluates an oryx model through the harness: it implements harness.Model over a checkpoint,
+// scoring loglikelihood requests with the parallel forward and generating with the engine (prefill + steps),
+// under a mode schedule.
+package oryxlm
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/gomlx/gomlx/backends"
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
+	"github.com/gomlx/gomlx/pkg/core/shapes"
+	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/evals/harness"
+	"github.com/oryx-go/oryx/internal/backend"
+	"github.com/oryx-go/oryx/oryx"
+)
+
+// Mixed is the Schedule value of the paper's mixed setting: every request runs in linear mode up to its
+// AttentionFrom token (set by the task: the question suffix, or the continuation) and in attention mode from
+// there on, generated tokens included (oryx spec "linear-until:P" per request).
+const Mixed = "mixed"
+
+// Options configures a Model.
+type Options struct {
+	// MaxLength is lm-eval's max_length (0 = 2048, the mamba_ssm wrapper's).
+	MaxLength int
+	// Schedule is Mixed or an oryx schedule spec (oryx.ParseSchedule grammar: "attention", "linear",
+	// "attention-last:N", ranges...); "" means "attention" [choice: the Transformer reading]. Single-mixer
+	// variants run their only mixer whatever it says. Random specs (block, sequence) are accepted for
+	// loglikelihood tasks (seed 0) but not for generation.
+	Schedule string
+	// Batch is the number of requests per forward or generation batch (0 = 8).
+	Batch int
+}
+
+// Model is an oryx model behind the harness.Model interface.
+type Model struct {
+	model   *oryx.Model
+	ctx     *context.Context
+	backend backends.Backend
+	tok     datasets.Tokenizer
+	opts    Options
+
+	scorer  *context.Exec
+	engines map[[2]int]*oryx.Engine // by (batch, capacity)
+
+	// FLOPs accumulates the forward FLOPs spent (oryx.ScheduleFLOPs of every sequence run, dense form; for
+	// generation the prefill plus one token per step). Callers reset it between tasks.
+	FLOPs float64
+}
+
+var _ harness.Model = (*Model)(nil)
+
+// Load opens the checkpoint in dir for evaluation with tok, which must fit the model's vocabulary.
+func Load(dir string, tok datasets.Tokenizer, opts Options) (*Model, error) {
+	m, ctx, err := oryx.LoadCheckpoint(dir, nil)
+	if err != nil {
+		return nil, err
+	}
+	return New(m, ctx, tok, opts)
+}
+
+// New wraps a model whose weights live in ctx.
+func New(m *oryx.Model, ctx *context.Context, tok datasets.Tokenizer, opts Options) (*Model, error) {
+	if tok == nil {
+		return nil, errors.New("oryxlm: nil tokenizer")
+	}
+	if tok.VocabSize() > m.Config.Vocab {
+		return nil, fmt.Errorf("oryxlm: tokenizer %s has %d ids but the model's vocabulary is %d", tok.Name(), tok.VocabSize(), m.Config.Vocab)
+	}
+	if opts.MaxLength == 0 {
+		opts.MaxLength = 2048
+	}
+	if opts.Batch == 0 {
+		opts.Batch = 8
+	}
+	if opts.Schedule == "" {
+		opts.Schedule = "attention"
+	}
+	if opts.MaxLength < 2 || opts.Batch < 1 {
+		return nil, fmt.Errorf("oryxlm: MaxLength %d and Batch %d must be ≥ 2 and ≥ 1", opts.MaxLength, opts.Batch)
+	}
+	if opts.Schedule != Mixed {
+		if err := oryx.CheckSpec(opts.Schedule); err != nil {
+			return nil, fmt.Errorf("oryxlm: schedule: %w", err)
+		}
+	}
+	be, err := backend.Get()
+	if err != nil {
+		return nil, err
+	}
+	return &Model{model: m, ctx: ctx, backend: be, tok: tok, opts: opts, engines: map[[2]int]*oryx.Engine{}}, nil
+}
+
+// Tokenizer implements harness.Model.
+func (m *Model) Tokenizer() datasets.Tokenizer { return m.tok }
+
+// MaxLength implements harness.Model.
+func (m *Model) MaxLength() int { return m.opts.MaxLength }
+
+// PrefixToken implements harness.Model: the tokenizers the project reads have no BOS in lm-eval's sense
+// for NeoX/bytes (EOS is used), and SentencePiece's BOS is id 1.
+func (m *Model) PrefixToken() int {
+	if bos, ok := m.tok.(interface{ BOS() int }); ok && bos.BOS() >= 0 {
+		return bos.BOS()
+	}
+	return m.tok.EOS()
+}
+
+// Config returns the model's architecture.
+func (m *Model) Config() oryx.Config { return m.model.Config }
+
+// Schedule returns the schedule in use (Mixed or a spec).
+func (m *Model) Schedule() string { return m.opts.Schedule }
+
+// specFor returns the oryx spec of a request whose attention part starts at attnFrom.
+func (m *Model) specFor(attnFrom int) string {
+	if m.opts.Schedule == Mixed {
+		return "linear-until:" + strconv.Itoa(max(attnFrom, 0))
+	}
+	return m.opts.Schedule
+}
+
+// rowModes returns the modes of an n-token input under spec (nil for single-mixer variants) and how many
+// are in attention mode (for single-mixer variants: all for the Transformer, none otherwise).
+func (m *Model) rowModes(spec string, n int) ([]oryx.Mode, int, error) {
+	v := m.model.Config.Variant
+	if !v.IsMultiMixer() {
+		if v.HasAttention() {
+			return nil, n, nil
+		}
+		return nil, 0, nil
+	}
+	s, err := oryx.ParseScheduleRows(spec, []int{n}, 0)
+	if err != nil {
+		return nil, 0, err
+	}
+	row := s.Row(0)
+	a := 0
+	for _, x := range row {
+		if x == oryx.Attention {
+			a++
+		}
+	}
+	return row, a, nil
+}
+
+// decodeMode is the mode of a generated token at position pos after a promptLen-token prompt.
+func (m *Model) decodeMode(spec string, pos, promptLen int) (oryx.Mode, error) {
+	v := m.model.Config.Variant
+	if !v.IsMultiMixer() {
+		if v.HasAttention() {
+			return oryx.Attention, nil
+		}
+		return oryx.Linear, nil
+	}
+	return oryx.DecodeMode(spec, pos, promptLen)
+}
+
+func shapeInt(dims ...int) shapes.Shape { return shapes.Make(dtypes.Int32, dims...) }
