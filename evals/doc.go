@@ -1,3 +1,8 @@
-// Package evals will hold the evaluation harness (LM tasks, recall-intensive retrieval, mixed-mode
-// schedules, leaderboard JSON) behind `go run ./evals`. Not implemented yet: issue 6 brings it.
-package evals
+// Command evals evaluates an oryx checkpoint on lm-evaluation-harness-compatible LM tasks, the JRT
+// recall-intensive retrieval tasks and RULER needle-in-a-haystack, under a mode schedule, and writes one
+// leaderboard run file; `evals merge` builds leaderboard.json and a markdown table from run files.
+//
+//	go run ./evals --checkpoint runs/oryx-tg-130m --tasks lm,recall,niah --mixed --out results/tg-mixed.json
+//	go run ./evals --checkpoint DIR --tasks piqa,arc_easy --schedule attention --limit 100
+//	go run ./evals merge --out results results/*.json
+package main

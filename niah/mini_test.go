@@ -22,7 +22,7 @@ func TestMiniNeedle(t *testing.T) {
 			require.Equal(t, " The magic", tok.Decode(s.PromptTokens[s.NeedleToken:s.NeedleToken+10]))
 			needleLen := len(tok.Encode(" The magic number for " + s.Key + " is " + s.Value + "."))
 			frac := float64(s.NeedleToken) / float64(s.QuestionStart-needleLen) // filler before / all filler
-			tol := max(0.1, 12/float64(s.QuestionStart-needleLen)) // within about a word
+			tol := max(0.1, 12/float64(s.QuestionStart-needleLen))              // within about a word
 			require.InDelta(t, d, frac, tol, "needle depth (L %d)", L)
 			require.Equal(t, 1.0, s.Score(" "+s.Value+"."))
 			require.Equal(t, 0.0, s.Score(" 12"))

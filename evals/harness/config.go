@@ -15,6 +15,9 @@ type Config struct {
 	// Paths overrides the file of a task: task name → a parquet file, a directory of parquet files or a glob
 	// (datasets.OpenParquet). A relative path is taken as is (relative to the working directory).
 	Paths map[string]string
+	// Params are task-family options from the command line, e.g. "niah.lengths" = "1024,2048" (each family
+	// documents the keys it reads; unknown keys are ignored).
+	Params map[string]string
 }
 
 // Path returns the data path of task: its override when there is one, else DataRoot joined with rel.

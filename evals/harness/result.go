@@ -115,6 +115,8 @@ type Result struct {
 	AttentionFraction float64 `json:"attention_fraction"`
 	// Seconds is the wall time of the task (building, model calls, scoring).
 	Seconds float64 `json:"seconds"`
+	// FLOPs are the model's forward FLOPs for the task, when the model counts them (filled by the caller).
+	FLOPs float64 `json:"flops,omitempty"`
 	// Data is the parquet file (or pattern) read; Notes are the task's caveats (approximate data, ...).
 	Data  string   `json:"data,omitempty"`
 	Notes []string `json:"notes,omitempty"`

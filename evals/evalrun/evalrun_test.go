@@ -1,0 +1,62 @@
+package evalrun
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/oryx-go/oryx/evals/harness"
+	"github.com/oryx-go/oryx/oryx"
+	"github.com/stretchr/testify/require"
+)
+
+func tinyCheckpoint(t *testing.T, v oryx.Variant) string {
+	cfg, err := oryx.Preset("tiny", v)
+	require.NoError(t, err)
+	cfg.Vocab = 320
+	dir := filepath.Join(t.TempDir(), "tiny-"+string(v))
+	require.NoError(t, oryx.InitCheckpoint(dir, cfg, 1))
+	return dir
+}
+
+func TestRunAndMergeOnRealData(t *testing.T) {
+	wd, _ := os.Getwd()
+	root := harness.FindDataRoot(wd)
+	if root == "" {
+		t.Skip("no shared/data/hf: the real evaluation sets are not on this machine")
+	}
+	out := t.TempDir()
+	var files []string
+	for _, v := range []oryx.Variant{oryx.OryxTG, oryx.GDN} {
+		for _, mixed := range []bool{false, true} {
+			if mixed && !v.IsMultiMixer() {
+				continue
+			}
+			f, err := Run(Options{Checkpoint: tinyCheckpoint(t, v), Tasks: "piqa,lambada_openai", Mixed: mixed,
+				Harness: harness.Config{DataRoot: root}, Limit: 3, Batch: 4, Bootstrap: -1,
+				Out: filepath.Join(out, string(v)+map[bool]string{true: "-mixed", false: ""}[mixed]+".json"),
+				LogSamples: filepath.Join(out, "samples.jsonl"), Log: testWriter{t}})
+			require.NoError(t, err)
+			files = append(files, f)
+		}
+	}
+	require.NoError(t, Merge(out, files))
+	require.FileExists(t, filepath.Join(out, "leaderboard.json"))
+	md, err := os.ReadFile(filepath.Join(out, "leaderboard.md"))
+	require.NoError(t, err)
+	require.Contains(t, string(md), "mixed")
+}
+
+func TestBadInput(t *testing.T) {
+	_, err := Run(Options{Checkpoint: "", Tasks: "piqa"})
+	require.ErrorContains(t, err, "--checkpoint")
+	_, err = Run(Options{Checkpoint: "x", Tasks: "piqa", Mixed: true, Schedule: "linear"})
+	require.ErrorContains(t, err, "exclusive")
+	_, err = Run(Options{Checkpoint: "x", Tasks: "no_such_task"})
+	require.ErrorContains(t, err, "piqa")
+	require.ErrorContains(t, Merge(t.TempDir(), nil), "no run files")
+}
+
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) { w.t.Log(string(p)); return len(p), nil }
