@@ -1,6 +1,7 @@
 package recipe
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -15,6 +16,7 @@ import (
 //	synth                the synthetic language (datasets.SynthLang, default mix), rendered as text and tokenized;
 //	                     "synth:SEED" picks its seed (training uses seed 1, validation seed 2 by default)
 //	DIR                  a pre-tokenized corpus written by `oryx tokenize` (DIR/manifest.json)
+//	mix:synth=W,...      the tiny study's synthetic mixture: language, MQAR and mini needles (mixture.go)
 //	PATTERN              Hugging Face parquet files (a file, a directory or a glob) with a text column
 //	                     (--column, default "text")
 //
@@ -30,6 +32,25 @@ type DataSpec struct {
 
 // defaultSynthSeed is the SynthLang seed of "synth" for training; validation uses defaultSynthSeed+1.
 const defaultSynthSeed = 1
+
+// openSource opens the training data d as a batch source, resumed from state when non-nil.
+func openSource(d DataSpec, tok datasets.Tokenizer, seqLen int, seed uint64, state json.RawMessage, log io.Writer) (batchSource, error) {
+	if strings.HasPrefix(d.Spec, "mix:") {
+		return newMixSource(d.Spec, tok, seqLen, seed, state, log)
+	}
+	var cur *datasets.StreamCursor
+	if state != nil {
+		cur = &datasets.StreamCursor{}
+		if err := json.Unmarshal(state, cur); err != nil {
+			return nil, fmt.Errorf("data state: %w", err)
+		}
+	}
+	s, err := openStream(d, tok, seqLen, 0, seed, defaultSynthSeed, cur, log)
+	if err != nil {
+		return nil, err
+	}
+	return streamSource{s}, nil
+}
 
 // openStream opens spec as an endless packed stream of seqLen+1 windows for tok, resumed from cur when
 // non-nil. shuffle 1 keeps source order.
@@ -89,14 +110,15 @@ func isPretokenizedDir(path string) bool {
 }
 
 // validationSet reads n fixed sequences of seqLen+1 tokens for validation: from valSpec when given, else
-// from the synthetic language with the validation seed when training on synth, else from the start of the
+// from the synthetic language with the validation seed when training on synth or the mixture (whose
+// validation loss is then the language-modelling loss), else from the start of the
 // training corpus in source order (then the validation loss is in-sample; a warning says so).
 func validationSet(train, val DataSpec, tok datasets.Tokenizer, seqLen, n int, warn io.Writer) ([][]int32, string, error) {
 	spec := val
 	what := val.Spec
 	switch {
 	case val.Spec != "":
-	case train.Spec == "synth" || strings.HasPrefix(train.Spec, "synth:"):
+	case train.Spec == "synth" || strings.HasPrefix(train.Spec, "synth:") || strings.HasPrefix(train.Spec, "mix:"):
 		spec = DataSpec{Spec: "synth"}
 		what = fmt.Sprintf("synth:%d (held out)", defaultSynthSeed+1)
 	default:

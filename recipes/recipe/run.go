@@ -151,11 +151,11 @@ func Train(r Run) (*Summary, error) {
 	}
 
 	// Data.
-	var cursor *datasets.StreamCursor
+	var state json.RawMessage
 	if st != nil {
-		cursor = &st.StreamCursor
+		state = st.DataState
 	}
-	stream, err := openStream(r.Data, tok, tc.SeqLen, 0, tc.Seed, defaultSynthSeed, cursor, r.Log)
+	stream, err := openSource(r.Data, tok, tc.SeqLen, tc.Seed, state, r.Log)
 	if err != nil {
 		return nil, fmt.Errorf("--data: %w", err)
 	}
@@ -204,7 +204,9 @@ func Train(r Run) (*Summary, error) {
 	defer signal.Stop(stop)
 
 	save := func() error {
-		st.StreamCursor = stream.Cursor()
+		if st.DataState, err = stream.State(); err != nil {
+			return fmt.Errorf("saving the data position: %w", err)
+		}
 		if err := writeState(r.Out, st); err != nil {
 			return fmt.Errorf("saving trainer state: %w", err)
 		}

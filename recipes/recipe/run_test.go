@@ -2,6 +2,7 @@ package recipe
 
 import (
 	"bufio"
+	"io"
 	"errors"
 	"fmt"
 	"image/png"
@@ -14,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/oryx-go/oryx/datasets"
 	"github.com/oryx-go/oryx/oryx"
 	"github.com/stretchr/testify/require"
 )
@@ -279,4 +281,59 @@ func TestKill9Child(t *testing.T) {
 	_, err := Train(r)
 	require.NoError(t, err)
 	fmt.Println("child done")
+}
+
+// TestMixtureResumeIsExact: the study's mixture (language, MQAR, needles) resumes exactly too.
+func TestMixtureResumeIsExact(t *testing.T) {
+	full, cut := t.TempDir(), t.TempDir()
+	r := tinyRun(t, oryx.OryxTG, full)
+	r.Data = DataSpec{Spec: "mix:synth=1,mqar=1,needle=1,pairs=8"}
+	r.Train.EvalBatches, r.Train.SeqLen = 1, 160
+	_, err := Train(r)
+	require.NoError(t, err)
+	r.Out, r.stopAfter = cut, 3
+	_, err = Train(r)
+	require.ErrorIs(t, err, errSimulatedKill)
+	r.stopAfter = 0
+	_, err = Train(r)
+	require.NoError(t, err)
+	require.Equal(t, trainLosses(t, full), trainLosses(t, cut))
+}
+
+func TestMixtureComponents(t *testing.T) {
+	tok, _ := datasets.LoadTokenizer("bytes")
+	s, err := newMixSource("mix:synth=1,mqar=1,needle=1,pairs=8", tok, 160, 3, nil, io.Discard)
+	require.NoError(t, err)
+	seqs, err := s.Batch(60)
+	require.NoError(t, err)
+	kinds := map[string]int{}
+	for _, q := range seqs {
+		require.Len(t, q, 161)
+		switch {
+		case q[0] >= MQARTokenOffset:
+			kinds["mqar"]++
+			for _, id := range q {
+				require.GreaterOrEqual(t, id, int32(MQARTokenOffset))
+			}
+		case strings.Contains(tok.Decode(toInts(q)), "magic number"):
+			kinds["needle"]++
+		default:
+			kinds["synth"]++
+		}
+	}
+	require.Len(t, kinds, 3, "%v", kinds)
+	_, err = newMixSource("mix:needle=1", tok, 64, 3, nil, io.Discard)
+	require.ErrorContains(t, err, "too short")
+	for _, bad := range []string{"mix:", "mix:synth=x", "mix:foo=1", "mix:synth=0", "mix:mqar=1,pairs=60"} {
+		_, err := newMixSource(bad, tok, 160, 3, nil, io.Discard)
+		require.Error(t, err, bad)
+	}
+}
+
+func toInts(x []int32) []int {
+	out := make([]int, len(x))
+	for i, v := range x {
+		out[i] = int(v)
+	}
+	return out
 }

@@ -10,7 +10,6 @@ import (
 	"regexp"
 	"strconv"
 
-	"github.com/oryx-go/oryx/datasets"
 )
 
 // RunState is what a checkpoint needs besides the weights and optimizer state to resume a run exactly: the
@@ -27,7 +26,7 @@ type RunState struct {
 	Train        TrainConfig           `json:"train"`         // the optimisation config (checked on resume)
 	Data         DataSpec              `json:"data"`          // the training corpus
 	Tokenizer    string                `json:"tokenizer"`     // tokenizer name
-	StreamCursor datasets.StreamCursor `json:"stream_cursor"` // the training stream, after Step steps
+	DataState    json.RawMessage       `json:"data_state"`    // the training data source's position, after Step steps
 }
 
 var stateFileRE = regexp.MustCompile(`^trainer-state-(\d{8})\.json$`)
