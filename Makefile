@@ -1,13 +1,18 @@
 # Oryx in Go. `make demo` is the main job, `make test` the test suite (what CI runs).
 GO ?= go
 
-.PHONY: demo test fuzz-short bench-mixers bench-model bench-train bench-train-xla vet build
+.PHONY: demo demo-quick test fuzz-short bench-mixers bench-model bench-train bench-train-xla vet build
 
-# The main job. Until issue 7 (several tiny models -> evaluations -> leaderboard) lands: the set-up self-check,
-# then the tiny Oryx-TG recipe on the synthetic language (per-mode validation losses; resumes if interrupted).
+# The main job: the set-up self-check, then the tiny study (recipes/study): Transformer, GDN and Oryx-TG
+# trained on the same synthetic mixture and budget, evaluated all-attention / all-linear / mixed (MQAR, mini
+# needle, validation loss, mode-switch curves) -> runs/study/{report.md,leaderboard.json,leaderboard.md,*.png}.
 demo:
 	$(GO) run ./cmd/oryx selfcheck
-	$(GO) run ./recipes/oryx-tg-tiny --out runs/oryx-tg-tiny
+	$(GO) run ./recipes/tiny-study
+
+# The same pipeline at a fraction of the budget (CI smoke; numbers meaningless): runs/study-quick.
+demo-quick:
+	$(GO) run ./recipes/tiny-study --quick
 
 # The test suite: every package, pure-Go backend, no network, no GPU; then a short run of every fuzz test.
 test:

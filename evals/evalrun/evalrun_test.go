@@ -34,7 +34,7 @@ func TestRunAndMergeOnRealData(t *testing.T) {
 			}
 			f, err := Run(Options{Checkpoint: tinyCheckpoint(t, v), Tasks: "piqa,lambada_openai", Mixed: mixed,
 				Harness: harness.Config{DataRoot: root}, Limit: 3, Batch: 4, Bootstrap: -1,
-				Out: filepath.Join(out, string(v)+map[bool]string{true: "-mixed", false: ""}[mixed]+".json"),
+				Out:        filepath.Join(out, string(v)+map[bool]string{true: "-mixed", false: ""}[mixed]+".json"),
 				LogSamples: filepath.Join(out, "samples.jsonl"), Log: testWriter{t}})
 			require.NoError(t, err)
 			files = append(files, f)

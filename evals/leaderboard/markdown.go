@@ -3,6 +3,7 @@ package leaderboard
 import (
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 )
 
@@ -37,12 +38,14 @@ var columns = []column{
 }
 
 // Markdown renders the leaderboard as a markdown table: one row per run (model, variant, size, step,
-// tokens seen, schedule, attention %) and the GDN tables' columns, accuracies in percent, "–" where a
-// run lacks the metric. A note under the table lists how the averages are computed.
+// tokens seen, schedule, attention %) and the GDN tables' columns that at least one run has, accuracies in
+// percent, "–" where a run lacks the metric; then a column for every other task metric the runs report
+// ("task metric", sorted). A note under the table lists how the averages are computed.
 func (l *Leaderboard) Markdown() string {
 	var b strings.Builder
 	heads := []string{"Model", "Variant", "Size", "Step", "Tokens", "Schedule", "Attn %"}
-	for _, c := range columns {
+	cols := l.presentColumns()
+	for _, c := range cols {
 		heads = append(heads, c.head)
 	}
 	b.WriteString("| " + strings.Join(heads, " | ") + " |\n")
@@ -50,7 +53,7 @@ func (l *Leaderboard) Markdown() string {
 	for _, r := range l.Runs {
 		cells := []string{r.Model, r.Variant, r.Size, fmt.Sprint(r.CheckpointStep), humanCount(r.TokensSeen), r.Schedule,
 			fmt.Sprintf("%.1f", 100*r.AttentionFraction)}
-		for _, c := range columns {
+		for _, c := range cols {
 			cells = append(cells, cell(r, c))
 		}
 		for i, s := range cells {
@@ -63,6 +66,40 @@ func (l *Leaderboard) Markdown() string {
 		fmt.Fprintf(&b, "- %s: %s over %s\n", d.Name, d.Description, strings.Join(d.Members, ", "))
 	}
 	return b.String()
+}
+
+// presentColumns are the fixed columns some run has, then the other metrics of the runs.
+func (l *Leaderboard) presentColumns() []column {
+	var out []column
+	fixed := map[MetricRef]bool{}
+	for _, c := range columns {
+		fixed[c.ref] = true
+		for _, r := range l.Runs {
+			if cell(r, c) != "–" {
+				out = append(out, c)
+				break
+			}
+		}
+	}
+	extra := map[MetricRef]bool{}
+	for _, r := range l.Runs {
+		for task, res := range r.Tasks {
+			for name := range res.Metrics {
+				if ref := (MetricRef{task, name}); !fixed[ref] {
+					extra[ref] = true
+				}
+			}
+		}
+	}
+	var refs []MetricRef
+	for ref := range extra {
+		refs = append(refs, ref)
+	}
+	sort.Slice(refs, func(i, j int) bool { return refs[i].String() < refs[j].String() })
+	for _, ref := range refs {
+		out = append(out, column{head: ref.Task + " " + ref.Metric, ref: ref})
+	}
+	return out
 }
 
 func cell(r *RunFile, c column) string {

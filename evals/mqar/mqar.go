@@ -23,18 +23,22 @@ type Result struct {
 	AttentionFraction float64 `json:"attention_fraction"` // of all input tokens
 }
 
-// Evaluate generates examples 0..n-1 of cfg (use a seed unseen in training) and scores them.
-func Evaluate(m *oryxlm.Model, cfg datasets.MQARConfig, n int) ([]Result, error) {
+// Evaluate generates examples 0..n-1 of cfg (use a seed unseen in training), adds offset to every id (a
+// byte-level model trained on MQAR in another id range, e.g. recipe.MQARTokenOffset) and scores them.
+func Evaluate(m *oryxlm.Model, cfg datasets.MQARConfig, n int, offset int32) ([]Result, error) {
 	ex, err := datasets.GenerateMQAR(cfg, n)
 	if err != nil {
 		return nil, err
 	}
-	if maxID := cfg.Vocab - 1; maxID >= m.Config().Vocab {
-		return nil, fmt.Errorf("mqar: the task's vocabulary %d exceeds the model's %d", cfg.Vocab, m.Config().Vocab)
+	if maxID := cfg.Vocab - 1 + int(offset); maxID >= m.Config().Vocab || offset < 0 {
+		return nil, fmt.Errorf("mqar: the task's ids [%d, %d) exceed the model's vocabulary %d", offset, cfg.Vocab+int(offset), m.Config().Vocab)
 	}
 	seqs := make([][]int32, len(ex))
 	for i, e := range ex {
-		seqs[i] = e.Tokens
+		seqs[i] = make([]int32, len(e.Tokens))
+		for j, id := range e.Tokens {
+			seqs[i][j] = id + offset
+		}
 	}
 	t := len(seqs[0]) - 1
 	v := m.Config().Variant

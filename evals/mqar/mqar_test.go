@@ -19,7 +19,7 @@ func TestEvaluateRandomModel(t *testing.T) {
 	lm, err := oryxlm.New(m, context.New(), datasets.NewByteTokenizer(), oryxlm.Options{Batch: 4})
 	require.NoError(t, err)
 	task := datasets.MQARConfig{Vocab: 64, SeqLen: 64, NumPairs: 4, Seed: 9}
-	res, err := Evaluate(lm, task, 6)
+	res, err := Evaluate(lm, task, 6, 0)
 	require.NoError(t, err)
 	require.Len(t, res, 3)
 	for _, r := range res {
@@ -28,6 +28,11 @@ func TestEvaluateRandomModel(t *testing.T) {
 	}
 	require.InDelta(t, 4.0/64, res[2].AttentionFraction, 1e-9, "mixed: only the 4 query keys of 64 tokens")
 	require.Equal(t, 1.0, res[0].AttentionFraction)
-	_, err = Evaluate(lm, datasets.MQARConfig{Vocab: 1024, SeqLen: 64, NumPairs: 4}, 2)
-	require.ErrorContains(t, err, "exceeds")
+	_, err = Evaluate(lm, datasets.MQARConfig{Vocab: 1024, SeqLen: 64, NumPairs: 4}, 2, 0)
+	require.ErrorContains(t, err, "exceed")
+	_, err = Evaluate(lm, datasets.MQARConfig{Vocab: 128, SeqLen: 64, NumPairs: 4}, 2, 256)
+	require.ErrorContains(t, err, "exceed")
+	res, err = Evaluate(lm, datasets.MQARConfig{Vocab: 128, SeqLen: 64, NumPairs: 4}, 2, 128)
+	require.NoError(t, err)
+	require.Equal(t, 8, res[0].Queries)
 }

@@ -1,0 +1,195 @@
+package study
+
+import (
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/evals/harness"
+	"github.com/oryx-go/oryx/evals/modeswitch"
+	"github.com/oryx-go/oryx/evals/mqar"
+	"github.com/oryx-go/oryx/evals/oryxlm"
+	"github.com/oryx-go/oryx/niah"
+	"github.com/oryx-go/oryx/oryx"
+	"github.com/oryx-go/oryx/recipes/recipe"
+)
+
+// Evaluation seeds, disjoint from the training mixture's (recipe.MixTrainSeed and up).
+const (
+	mqarEvalSeed   = 77
+	needleEvalSeed = 78
+)
+
+// ScheduleResult is one model read under one schedule.
+type ScheduleResult struct {
+	Schedule          string             `json:"schedule"` // attention | linear | mixed
+	ValLoss           float64            `json:"val_loss"` // held-out synthetic language, nats/token (NaN if not measured)
+	MQAR              map[int]mqarCell   `json:"mqar"`     // by number of pairs
+	Needle            map[int]needleCell `json:"needle"`   // by prompt length
+	AttentionFraction float64            `json:"attention_fraction"`
+}
+
+type mqarCell struct {
+	Accuracy, StdErr  float64
+	Queries           int
+	AttentionFraction float64
+}
+
+type needleCell struct {
+	Score, StdErr     float64
+	N                 int
+	AttentionFraction float64
+}
+
+// ModelResult is everything measured on one trained model.
+type ModelResult struct {
+	Variant   oryx.Variant       `json:"variant"`
+	Params    int64              `json:"params"`
+	Summary   *recipe.Summary    `json:"training"`
+	Schedules []ScheduleResult   `json:"schedules"`
+	Switch    *modeswitch.Curves `json:"mode_switch,omitempty"`
+}
+
+// schedulesOf lists the schedules a variant is read in.
+func schedulesOf(v oryx.Variant) []string {
+	switch {
+	case v.IsMultiMixer():
+		return []string{"attention", "linear", "mixed"}
+	case v.HasAttention():
+		return []string{"attention"}
+	}
+	return []string{"linear"}
+}
+
+// evaluate measures a trained model (its checkpoint in dir).
+func evaluate(c Config, dir string, sum *recipe.Summary, log io.Writer) (*ModelResult, error) {
+	m, ctx, err := oryx.LoadCheckpoint(dir, nil)
+	if err != nil {
+		return nil, err
+	}
+	tok := datasets.NewByteTokenizer()
+	res := &ModelResult{Variant: m.Config.Variant, Params: oryx.CountParams(m.Config).Total, Summary: sum}
+	for _, sched := range schedulesOf(m.Config.Variant) {
+		sr := ScheduleResult{Schedule: sched, ValLoss: math.NaN(), MQAR: map[int]mqarCell{}, Needle: map[int]needleCell{}}
+		if v, ok := sum.ValLoss[sched]; ok {
+			sr.ValLoss = float64(v)
+		}
+		res.Schedules = append(res.Schedules, sr)
+	}
+	idx := map[string]int{}
+	for i, s := range res.Schedules {
+		idx[s.Schedule] = i
+	}
+
+	// MQAR: mqar.Evaluate reads every schedule the variant has at once.
+	lm, err := oryxlm.New(m, ctx, tok, oryxlm.Options{Batch: 16, MaxLength: 4096})
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range c.MQARPairs {
+		rs, err := mqar.Evaluate(lm, datasets.MQARConfig{Vocab: recipe.MQARVocab, SeqLen: c.Train.SeqLen, NumPairs: p,
+			Seed: mqarEvalSeed}, c.MQARExamples, recipe.MQARTokenOffset)
+		if err != nil {
+			return nil, fmt.Errorf("mqar with %d pairs: %w", p, err)
+		}
+		for _, r := range rs {
+			res.Schedules[idx[r.Schedule]].MQAR[p] = mqarCell{r.Accuracy, r.StdErr, r.Queries, r.AttentionFraction}
+		}
+		fmt.Fprintf(log, "  mqar %2d pairs: %s\n", p, formatMQAR(rs))
+	}
+
+	// Mini needle: greedy generation of 6 tokens through the engine.
+	var samples []niah.MiniNeedle
+	for _, l := range c.NeedleLengths {
+		for _, d := range c.NeedleDepths {
+			for i := 0; i < c.NeedleSamples; i++ {
+				s, err := niah.GenerateMiniNeedle(tok, l, d, needleEvalSeed, len(samples))
+				if err != nil {
+					return nil, err
+				}
+				samples = append(samples, s)
+			}
+		}
+	}
+	for _, sched := range schedulesOf(m.Config.Variant) {
+		spec := sched
+		if sched == "mixed" {
+			spec = oryxlm.Mixed
+		}
+		lm, err := oryxlm.New(m, ctx, tok, oryxlm.Options{Batch: 8, MaxLength: 4096, Schedule: spec})
+		if err != nil {
+			return nil, err
+		}
+		reqs := make([]harness.GenRequest, len(samples))
+		for i, s := range samples {
+			reqs[i] = harness.GenRequest{Context: s.PromptTokens, AttentionFrom: s.QuestionStart, MaxTokens: 6, Until: []string{"."}}
+		}
+		gen, err := lm.GenerateUntil(reqs, nil)
+		if err != nil {
+			return nil, fmt.Errorf("needle (%s): %w", sched, err)
+		}
+		byLen := map[int][]float64{}
+		attn, tot := map[int]int{}, map[int]int{}
+		for i, s := range samples {
+			byLen[s.Length] = append(byLen[s.Length], s.Score(harness.CutAtStop(gen[i].Text, []string{"."})))
+			attn[s.Length] += gen[i].AttentionTokens
+			tot[s.Length] += gen[i].TotalTokens
+		}
+		line := ""
+		for _, l := range c.NeedleLengths {
+			xs := byLen[l]
+			cell := needleCell{harness.Mean(xs), harness.MeanStderr(xs), len(xs), float64(attn[l]) / float64(max(tot[l], 1))}
+			res.Schedules[idx[sched]].Needle[l] = cell
+			line += fmt.Sprintf("  %d: %.0f%%", l, 100*cell.Score)
+		}
+		fmt.Fprintf(log, "  needle (%s):%s\n", sched, line)
+	}
+
+	// Attention fraction of each schedule over the MQAR and needle tokens.
+	for i := range res.Schedules {
+		s := &res.Schedules[i]
+		var a, n float64
+		for _, cell := range s.MQAR {
+			a += cell.AttentionFraction * float64(c.MQARExamples)
+			n += float64(c.MQARExamples)
+		}
+		for _, cell := range s.Needle {
+			a += cell.AttentionFraction * float64(cell.N)
+			n += float64(cell.N)
+		}
+		if n > 0 {
+			s.AttentionFraction = a / n
+		}
+	}
+
+	// Mode-switch curves on held-out text (multi-mixer models).
+	if m.Config.Variant.IsMultiMixer() {
+		src, err := datasets.NewSynthLangSource(datasets.SynthLangConfig{Seed: 3}, 0)
+		if err != nil {
+			return nil, err
+		}
+		st, err := datasets.NewStream(datasets.StreamConfig{SeqLen: c.Train.SeqLen, ShuffleBuffer: 1, Log: io.Discard}, src, tok)
+		if err != nil {
+			return nil, err
+		}
+		seqs, err := st.Batch(c.SwitchSequences)
+		if err != nil {
+			return nil, err
+		}
+		if res.Switch, err = modeswitch.Run(lm, seqs, c.Train.SeqLen/2); err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(log, "  mode switch at %d: recovery attention→linear %d tokens, linear→attention %d tokens\n",
+			res.Switch.SwitchAt, res.Switch.Recovery[modeswitch.AttentionToLinear], res.Switch.Recovery[modeswitch.LinearToAttention])
+	}
+	return res, nil
+}
+
+func formatMQAR(rs []mqar.Result) string {
+	s := ""
+	for _, r := range rs {
+		s += fmt.Sprintf("  %s %.1f%% (attn %.1f%%)", r.Schedule, 100*r.Accuracy, 100*r.AttentionFraction)
+	}
+	return s
+}

@@ -1,0 +1,134 @@
+package study
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/oryx-go/oryx/evals/harness"
+	"github.com/oryx-go/oryx/evals/leaderboard"
+	"github.com/oryx-go/oryx/internal/backend"
+	"github.com/oryx-go/oryx/oryx"
+	"github.com/oryx-go/oryx/recipes/recipe"
+)
+
+// Report is the study's outcome, also written to study.json.
+type Report struct {
+	Config  Config         `json:"config"`
+	Models  []*ModelResult `json:"models"`
+	Claims  []Claim        `json:"claims"`
+	Seconds float64        `json:"seconds"`
+	Backend string         `json:"backend"`
+	Date    string         `json:"date"`
+}
+
+// Run trains and evaluates every model of c, then writes the artefacts. A model whose run directory already
+// holds a finished run is not retrained (its checkpoint is resumed at the last step), so an interrupted
+// study continues where it stopped.
+func Run(c Config, log io.Writer) (*Report, error) {
+	start := time.Now()
+	be, err := backend.Get()
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{Config: c, Backend: be.Name()}
+	for i, v := range c.Variants {
+		name := string(v) + "-tiny"
+		fmt.Fprintf(log, "\n[%d/%d] training %s on %s (%d steps × %d tokens)\n", i+1, len(c.Variants), name, c.Data,
+			c.Train.Steps, c.Train.TokensPerStep())
+		cfg, err := oryx.Preset("tiny", v)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Vocab = 320 // the byte tokenizer's 258 ids, padded to a multiple of 64
+		dir := filepath.Join(c.Out, "runs", name)
+		sum, err := recipe.Train(recipe.Run{Name: name, Model: cfg, Train: c.Train, Data: recipe.DataSpec{Spec: c.Data},
+			Tokenizer: "bytes", Out: dir, Log: log})
+		if err != nil {
+			return nil, fmt.Errorf("training %s: %w", name, err)
+		}
+		fmt.Fprintf(log, "[%d/%d] evaluating %s\n", i+1, len(c.Variants), name)
+		res, err := evaluate(c, dir, sum, log)
+		if err != nil {
+			return nil, fmt.Errorf("evaluating %s: %w", name, err)
+		}
+		rep.Models = append(rep.Models, res)
+	}
+	rep.Claims = claims(rep.Models)
+	rep.Seconds = time.Since(start).Seconds()
+	rep.Date = time.Now().UTC().Format(time.RFC3339)
+	if err := writeArtefacts(c, rep); err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
+
+// writeArtefacts writes results/<model>-<schedule>.json, leaderboard.json, leaderboard.md, study.json,
+// report.md and the plots.
+func writeArtefacts(c Config, rep *Report) error {
+	resDir := filepath.Join(c.Out, "results")
+	if err := os.MkdirAll(resDir, 0o755); err != nil {
+		return err
+	}
+	var files []string
+	for _, m := range rep.Models {
+		for _, s := range m.Schedules {
+			f := filepath.Join(resDir, fmt.Sprintf("%s-tiny-%s.json", m.Variant, s.Schedule))
+			info := leaderboard.RunInfo{Model: string(m.Variant) + "-tiny", Variant: string(m.Variant), Size: "tiny",
+				Parameters: m.Params, Checkpoint: filepath.Join(c.Out, "runs", string(m.Variant)+"-tiny"),
+				CheckpointStep: int64(m.Summary.Steps), TokensSeen: m.Summary.Tokens, Schedule: s.Schedule,
+				Backend: rep.Backend, Tokenizer: "bytes", MaxLength: 4096, Date: rep.Date}
+			run := leaderboard.NewRunFile(info, scheduleResults(s))
+			run.AttentionFraction = s.AttentionFraction
+			if err := run.WriteFile(f); err != nil {
+				return err
+			}
+			files = append(files, f)
+		}
+	}
+	lb, err := leaderboard.Merge(files...)
+	if err != nil {
+		return err
+	}
+	if err := lb.WriteFiles(filepath.Join(c.Out, "leaderboard.json"), filepath.Join(c.Out, "leaderboard.md")); err != nil {
+		return err
+	}
+	data, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(c.Out, "study.json"), append(data, '\n'), 0o644); err != nil {
+		return err
+	}
+	if err := writePlots(c, rep); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(c.Out, "report.md"), []byte(markdown(c, rep)), 0o644)
+}
+
+// scheduleResults turns a schedule's measurements into harness results for the run file.
+func scheduleResults(s ScheduleResult) []*harness.Result {
+	var out []*harness.Result
+	if !math.IsNaN(s.ValLoss) {
+		out = append(out, &harness.Result{Task: "val", Metrics: map[string]harness.Metric{"loss": {Value: s.ValLoss, Stderr: math.NaN()}}})
+	}
+	mq := &harness.Result{Task: "mqar", Metrics: map[string]harness.Metric{}, AttentionFraction: s.AttentionFraction}
+	var all []float64
+	for p, cell := range s.MQAR {
+		mq.Metrics[fmt.Sprintf("acc@%d", p)] = harness.Metric{Value: cell.Accuracy, Stderr: cell.StdErr, N: cell.Queries}
+		all = append(all, cell.Accuracy)
+	}
+	mq.Metrics["acc"] = harness.Metric{Value: harness.Mean(all), Stderr: math.NaN(), N: len(all)}
+	nd := &harness.Result{Task: "mini_niah", Metrics: map[string]harness.Metric{}}
+	all = nil
+	for l, cell := range s.Needle {
+		nd.Metrics[fmt.Sprintf("score@%d", l)] = harness.Metric{Value: cell.Score, Stderr: cell.StdErr, N: cell.N}
+		all = append(all, cell.Score)
+	}
+	nd.Metrics["score"] = harness.Metric{Value: harness.Mean(all), Stderr: math.NaN(), N: len(all)}
+	return append(out, mq, nd)
+}
