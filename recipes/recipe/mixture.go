@@ -21,7 +21,7 @@ type batchSource interface {
 // streamSource adapts a datasets.Stream.
 type streamSource struct{ s *datasets.Stream }
 
-func (s streamSource) Batch(n int) ([][]int32, error) { return s.s.Batch(n) }
+func (s streamSource) Batch(n int) ([][]int32, error)  { return s.s.Batch(n) }
 func (s streamSource) State() (json.RawMessage, error) { return json.Marshal(s.s.Cursor()) }
 
 // The synthetic training mixture of the tiny study, spec "mix:synth=W,mqar=W,needle=W[,pairs=P]" (weights

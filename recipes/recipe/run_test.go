@@ -2,10 +2,10 @@ package recipe
 
 import (
 	"bufio"
-	"io"
 	"errors"
 	"fmt"
 	"image/png"
+	"io"
 	"math"
 	"os"
 	"os/exec"

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
-
 )
 
 // RunState is what a checkpoint needs besides the weights and optimizer state to resume a run exactly: the
@@ -18,15 +17,15 @@ import (
 // file, fsync, rename), so the newest checkpoint always finds its state file; files of pruned checkpoints
 // are removed after them.
 type RunState struct {
-	Step         int                   `json:"step"`          // optimizer steps completed
-	TokensSeen   int64                 `json:"tokens_seen"`   // training tokens consumed
-	Skipped      int                   `json:"skipped"`       // steps skipped for a non-finite loss or gradient
-	BadInRow     int                   `json:"bad_in_row"`    // the current run of skipped steps
-	ElapsedSec   float64               `json:"elapsed_s"`     // training wall time so far, over restarts
-	Train        TrainConfig           `json:"train"`         // the optimisation config (checked on resume)
-	Data         DataSpec              `json:"data"`          // the training corpus
-	Tokenizer    string                `json:"tokenizer"`     // tokenizer name
-	DataState    json.RawMessage       `json:"data_state"`    // the training data source's position, after Step steps
+	Step       int             `json:"step"`        // optimizer steps completed
+	TokensSeen int64           `json:"tokens_seen"` // training tokens consumed
+	Skipped    int             `json:"skipped"`     // steps skipped for a non-finite loss or gradient
+	BadInRow   int             `json:"bad_in_row"`  // the current run of skipped steps
+	ElapsedSec float64         `json:"elapsed_s"`   // training wall time so far, over restarts
+	Train      TrainConfig     `json:"train"`       // the optimisation config (checked on resume)
+	Data       DataSpec        `json:"data"`        // the training corpus
+	Tokenizer  string          `json:"tokenizer"`   // tokenizer name
+	DataState  json.RawMessage `json:"data_state"`  // the training data source's position, after Step steps
 }
 
 var stateFileRE = regexp.MustCompile(`^trainer-state-(\d{8})\.json$`)

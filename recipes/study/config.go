@@ -42,10 +42,10 @@ func Default() Config {
 		CheckpointEvery: 50, KeepCheckpoints: 1, EvalEvery: 50, EvalBatches: 4, LogEvery: 1,
 	}
 	return Config{
-		Out:      "runs/study",
-		Variants: []oryx.Variant{oryx.Transformer, oryx.GDN, oryx.OryxTG},
-		Data:     "mix:synth=2,mqar=1,needle=1,pairs=16",
-		Train:    tc,
+		Out:       "runs/study",
+		Variants:  []oryx.Variant{oryx.Transformer, oryx.GDN, oryx.OryxTG},
+		Data:      "mix:synth=2,mqar=1,needle=1,pairs=16",
+		Train:     tc,
 		MQARPairs: []int{4, 8, 16}, MQARExamples: 64,
 		NeedleLengths: []int{128, 256, 512}, NeedleDepths: []float64{0, 0.25, 0.5, 0.75, 1}, NeedleSamples: 4,
 		SwitchSequences: 32,
