@@ -7,9 +7,9 @@
 // (at most MaxGenTokens tokens, no stop string, until EOS), decodes it and calls Score; Aggregate and
 // Report.Markdown make the table.
 //
-// Exactness. Keys, values and depths come from a re-implementation of CPython's random module
-// (pyrandom.go), and sizing makes the same calls in the same order as RULER's generate_samples, so with the
-// same seed, word lists, essays and token counts the samples are RULER's: the tests compare prompt hashes
+// Exactness. Keys, values and depths come from a re-implementation of CPython's random module (package
+// internal/pyrand), and sizing makes the same calls in the same order as RULER's generate_samples, so with
+// the same seed, word lists, essays and token counts the samples are RULER's: the tests compare prompt hashes
 // with RULER's code run under Python (with the byte tokenizer). The one deviation is the sentence splitter
 // of essay haystacks (NLTK Punkt there, a rule here; see haystack.go), which can move a needle by a sentence.
 //
@@ -17,7 +17,6 @@
 //
 //	task.go           Task, the four tasks' RULER settings, ParseTask
 //	templates.go      the needle and prompt templates, singularisation, the answer prefix
-//	pyrandom.go       CPython's Mersenne Twister, randint/choice/sample/shuffle/uuid4
 //	words.go          keys: the sorted adjective-noun set from the words parquet; words_fallback.go the
 //	                  embedded fallback lists (used only without a words parquet)
 //	haystack.go       the noise and essay haystacks, needle insertion, the sentence splitter

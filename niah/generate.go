@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/internal/pyrand"
 )
 
 // Protocol defaults (shared/notes/evals.md §5).
@@ -261,7 +262,7 @@ type draw struct {
 }
 
 // drawContent consumes the random stream exactly as RULER's generate_input_output(num_haystack=n) does.
-func (g *generator) drawContent(r *pyRandom, n int) (*draw, error) {
+func (g *generator) drawContent(r *pyrand.Rand, n int) (*draw, error) {
 	s := g.spec
 	d := &draw{}
 	for k := range s.NumKeys {
@@ -276,14 +277,14 @@ func (g *generator) drawContent(r *pyRandom, n int) (*draw, error) {
 		d.values = append(d.values, vals)
 	}
 	// random.Random(args.random_seed).shuffle(needles): a fresh generator each time.
-	newPyRandom(g.cfg.Seed).shuffle(len(d.needles), func(i, j int) {
+	pyrand.New(g.cfg.Seed).Shuffle(len(d.needles), func(i, j int) {
 		d.needles[i], d.needles[j] = d.needles[j], d.needles[i]
 		d.needleKey[i], d.needleKey[j] = d.needleKey[j], d.needleKey[i]
 	})
 	k := len(d.needles)
 	if s.Haystack == HaystackEssay {
 		var pcts []int
-		for _, i := range r.sample(len(rulerDepthPercents), k) {
+		for _, i := range r.Sample(len(rulerDepthPercents), k) {
 			pcts = append(pcts, rulerDepthPercents[i])
 		}
 		slices.Sort(pcts)
@@ -294,19 +295,19 @@ func (g *generator) drawContent(r *pyRandom, n int) (*draw, error) {
 		if n < k {
 			return nil, fmt.Errorf("niah: %d noise pieces cannot hold %d needles", n, k)
 		}
-		d.idx = r.sample(n, k)
+		d.idx = r.Sample(n, k)
 		slices.SortFunc(d.idx, func(a, b int) int { return b - a })
 	}
-	d.asked = r.sample(s.NumKeys, s.NumQuery)
+	d.asked = r.Sample(s.NumKeys, s.NumQuery)
 	return d, nil
 }
 
-func (g *generator) random(r *pyRandom, kind string) string {
+func (g *generator) random(r *pyrand.Rand, kind string) string {
 	switch kind {
 	case NeedleNumbers:
-		return strconv.Itoa(r.randint(1_000_000, 9_999_999))
+		return strconv.Itoa(r.Randint(1_000_000, 9_999_999))
 	case NeedleUUIDs:
-		return r.uuid4()
+		return r.UUID4()
 	default: // NeedleWords
 		return g.words.choice(r)
 	}
@@ -401,7 +402,7 @@ const maxRedraws = 20
 
 // length builds the samples of target length L.
 func (g *generator) length(L int) ([]Sample, error) {
-	r := newPyRandom(g.cfg.Seed)
+	r := pyrand.New(g.cfg.Seed)
 	unit := g.unit(L)
 	probe := func(n int) (int, error) {
 		d, err := g.drawContent(r, n)
@@ -476,7 +477,7 @@ func (g *generator) unitName() string {
 }
 
 // sample draws one sample at haystack size n and shrinks it per Config.Fit until it fits L.
-func (g *generator) sample(r *pyRandom, L, n, unit int, depth float64) (Sample, error) {
+func (g *generator) sample(r *pyrand.Rand, L, n, unit int, depth float64) (Sample, error) {
 	tight := g.cfg.Fit == FitTight
 	step := 1
 	if tight && g.spec.Haystack == HaystackEssay {

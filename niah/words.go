@@ -10,6 +10,7 @@ import (
 	"unicode"
 
 	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/internal/pyrand"
 )
 
 // Keys. RULER draws a key (type_needle_k "words") with random.choice(words), where
@@ -39,7 +40,7 @@ func (w *wordSet) word(i int) string {
 }
 
 // choice is random.choice(words).
-func (w *wordSet) choice(r *pyRandom) string { return w.word(r.randbelow(w.len())) }
+func (w *wordSet) choice(r *pyrand.Rand) string { return w.word(r.Randbelow(w.len())) }
 
 // newWordSet builds the sorted set of adjective-noun keys. Python compares str by code point, which for
 // valid UTF-8 is Go's byte order. Sorting the adjectives by adj+"-" and taking the nouns in order for each

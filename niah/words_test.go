@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/internal/pyrand"
 	"github.com/stretchr/testify/require"
 )
 
@@ -57,7 +58,7 @@ func TestRulerWords(t *testing.T) {
 	require.Equal(t, "defeated-appendix", w.word(1234567))
 	require.Equal(t, "lackadaisical-finisher", w.word(3000000))
 	// [words[random.Random(42)._randbelow(len(words))] for _ in range(5)] in CPython:
-	r := newPyRandom(42)
+	r := pyrand.New(42)
 	var got []string
 	for range 5 {
 		got = append(got, w.choice(r))

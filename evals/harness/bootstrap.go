@@ -4,6 +4,8 @@ import (
 	"math"
 	"runtime"
 	"sync"
+
+	"github.com/oryx-go/oryx/internal/pyrand"
 )
 
 // DefaultBootstrapIters is lm-eval's default bootstrap_iters (simple_evaluate).
@@ -14,7 +16,7 @@ const DefaultBootstrapIters = 100000
 // chunk = min(1000, iters); chunk i draws with random.Random(i), each resample being
 // rnd.choices(xs, k=len(xs)); the result is the sample standard deviation of f over all resamples.
 //
-// The draws are those of CPython (PyRandom), so the result equals lm-eval's up to floating-point
+// The draws are those of CPython (internal/pyrand), so the result equals lm-eval's up to floating-point
 // summation order (Python ≥ 3.12 sums floats with compensation; lm-eval 0.4.2 ran on older Pythons that
 // sum left to right, as here). Chunks run in parallel; the result does not depend on the number of
 // goroutines. NaN when iters < 2 or xs is empty.
@@ -32,12 +34,12 @@ func BootstrapStderr(f func([]float64) float64, xs []float64, iters int) float64
 		go func() {
 			defer wg.Done()
 			sample := make([]float64, len(xs))
-			rnd := &PyRandom{}
+			var rnd pyrand.Rand
 			for c := range next {
 				rnd.Seed(uint64(c))
 				for k := range chunk {
 					for j := range sample {
-						sample[j] = xs[rnd.ChoiceIndex(len(xs))]
+						sample[j] = xs[rnd.ChoicesIndex(len(xs))]
 					}
 					res[c*chunk+k] = f(sample)
 				}

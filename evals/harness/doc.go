@@ -14,7 +14,6 @@
 //	result.go     Result, Metric
 //	metrics.go    Mean, MeanStderr, Argmax, the perplexity aggregations
 //	bootstrap.go  BootstrapStderr (lm-eval's bootstrap, same random draws as Python's)
-//	pyrandom.go   PyRandom: Python's random.Random (MT19937, seed, random, choices)
 //	pystr.go      Python string semantics (whitespace, strip, capitalize, re.split(r"\s+") counting)
 //	samples.go    SampleWriter (--log-samples, JSON lines)
 //	registry.go   Register, RegisterGroup, Tasks, Lookup, ParseTaskList, Resolve

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/internal/pyrand"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -239,30 +240,17 @@ func TestMetrics(t *testing.T) {
 	assert.Equal(t, -1, Argmax(nil))
 }
 
-func TestPyRandomMatchesCPython(t *testing.T) {
-	// random.seed(0); [random.random() for _ in range(3)]
-	r := NewPyRandom(0)
-	assert.Equal(t, 0.8444218515250481, r.Random())
-	assert.Equal(t, 0.7579544029403025, r.Random())
-	assert.Equal(t, 0.420571580830845, r.Random())
-	assert.Equal(t, 0.6394267984578837, NewPyRandom(42).Random())
-	assert.Equal(t, 0.13436424411240122, NewPyRandom(1).Random())
-	// random.seed(0); random.choices(range(10), k=3) == [8, 7, 4]
-	r = NewPyRandom(0)
-	assert.Equal(t, []int{8, 7, 4}, []int{r.ChoiceIndex(10), r.ChoiceIndex(10), r.ChoiceIndex(10)})
-}
-
 func TestBootstrapStderr(t *testing.T) {
 	xs := []float64{-1, -2.5, -0.5, -4, -3}
 	got := BootstrapStderr(Perplexity, xs, 2000)
 	// The same draws by hand: 2 chunks of 1000, chunk i seeded with i.
 	var res []float64
 	for c := range 2 {
-		r := NewPyRandom(uint64(c))
+		r := pyrand.New(uint64(c))
 		for range 1000 {
 			s := make([]float64, len(xs))
 			for j := range s {
-				s[j] = xs[r.ChoiceIndex(len(xs))]
+				s[j] = xs[r.ChoicesIndex(len(xs))]
 			}
 			res = append(res, Perplexity(s))
 		}

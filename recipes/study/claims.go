@@ -93,23 +93,28 @@ func claims(models []*ModelResult) []Claim {
 			100*ma, 100*mm, 100*mixFrac, c.Value, 100*ml, ml/math.Max(ma, 1e-9))
 		c.Holds = boolp(ma > 0 && c.Value >= 0.9 && mixFrac < 0.1)
 		out = append(out, c)
-		// (b') the same for the needle.
-		var na, nm, nl, nFrac float64
-		for l, cell := range att.Needle {
-			na += cell.Score / float64(len(att.Needle))
-			nm += mix.Needle[l].Score / float64(len(att.Needle))
-			nl += lin.Needle[l].Score / float64(len(att.Needle))
-			nFrac += mix.Needle[l].AttentionFraction / float64(len(att.Needle))
+		// (b') the same for the needle and the copy probe.
+		for _, probe := range []struct {
+			id, what      string
+			att, mix, lin map[int]needleCell
+		}{{"needle", "mini needle score", att.Needle, mix.Needle, lin.Needle}, {"copy", "copy accuracy", att.Copy, mix.Copy, lin.Copy}} {
+			var na, nm, nl, nFrac float64
+			for l, cell := range probe.att {
+				na += cell.Score / float64(len(probe.att))
+				nm += probe.mix[l].Score / float64(len(probe.att))
+				nl += probe.lin[l].Score / float64(len(probe.att))
+				nFrac += probe.mix[l].AttentionFraction / float64(len(probe.att))
+			}
+			c = Claim{ID: fmt.Sprintf("b-%s-%s", o.Variant, probe.id),
+				Statement: fmt.Sprintf("%s mixed mode recovers ≥ 90%% of its attention-mode %s with < 10%% of tokens in attention", o.Variant, probe.what)}
+			if na > 0 {
+				c.Value = nm / na
+			}
+			c.Measured = fmt.Sprintf("%s (mean over lengths): attention %.1f%%, mixed %.1f%% (%.1f%% of tokens in attention), linear %.1f%%",
+				probe.what, 100*na, 100*nm, 100*nFrac, 100*nl)
+			c.Holds = boolp(na > 0 && c.Value >= 0.9 && nFrac < 0.1)
+			out = append(out, c)
 		}
-		c = Claim{ID: fmt.Sprintf("b-%s-needle", o.Variant),
-			Statement: fmt.Sprintf("%s mixed mode recovers ≥ 90%% of its attention-mode needle retrieval with < 10%% of tokens in attention", o.Variant)}
-		if na > 0 {
-			c.Value = nm / na
-		}
-		c.Measured = fmt.Sprintf("mini needle score (mean over lengths): attention %.1f%%, mixed %.1f%% (%.1f%% attention), linear %.1f%%",
-			100*na, 100*nm, 100*nFrac, 100*nl)
-		c.Holds = boolp(na > 0 && c.Value >= 0.9 && nFrac < 0.1)
-		out = append(out, c)
 		// (c) after a switch the loss reaches the new mode's level within a few tokens.
 		if o.Switch != nil {
 			ra, rl := o.Switch.Recovery[modeswitch.AttentionToLinear], o.Switch.Recovery[modeswitch.LinearToAttention]

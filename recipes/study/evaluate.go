@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 
+	"github.com/gomlx/gomlx/pkg/ml/context"
 	"github.com/oryx-go/oryx/datasets"
 	"github.com/oryx-go/oryx/evals/harness"
 	"github.com/oryx-go/oryx/evals/modeswitch"
@@ -19,6 +20,7 @@ import (
 const (
 	mqarEvalSeed   = 77
 	needleEvalSeed = 78
+	copyEvalSeed   = 7900
 )
 
 // ScheduleResult is one model read under one schedule.
@@ -27,6 +29,7 @@ type ScheduleResult struct {
 	ValLoss           float64            `json:"val_loss"` // held-out synthetic language, nats/token (NaN if not measured)
 	MQAR              map[int]mqarCell   `json:"mqar"`     // by number of pairs
 	Needle            map[int]needleCell `json:"needle"`   // by prompt length
+	Copy              map[int]needleCell `json:"copy"`     // by prompt length
 	AttentionFraction float64            `json:"attention_fraction"`
 }
 
@@ -71,7 +74,8 @@ func evaluate(c Config, dir string, sum *recipe.Summary, log io.Writer) (*ModelR
 	tok := datasets.NewByteTokenizer()
 	res := &ModelResult{Variant: m.Config.Variant, Params: oryx.CountParams(m.Config).Total, Summary: sum}
 	for _, sched := range schedulesOf(m.Config.Variant) {
-		sr := ScheduleResult{Schedule: sched, ValLoss: math.NaN(), MQAR: map[int]mqarCell{}, Needle: map[int]needleCell{}}
+		sr := ScheduleResult{Schedule: sched, ValLoss: math.NaN(), MQAR: map[int]mqarCell{}, Needle: map[int]needleCell{},
+			Copy: map[int]needleCell{}}
 		if v, ok := sum.ValLoss[sched]; ok {
 			sr.ValLoss = float64(v)
 		}
@@ -99,54 +103,54 @@ func evaluate(c Config, dir string, sum *recipe.Summary, log io.Writer) (*ModelR
 		fmt.Fprintf(log, "  mqar %2d pairs: %s\n", p, formatMQAR(rs))
 	}
 
-	// Mini needle: greedy generation of 6 tokens through the engine.
-	var samples []niah.MiniNeedle
+	// Mini needle and copy probe: greedy generation through the engine, under each schedule.
+	var needles []probeItem
 	for _, l := range c.NeedleLengths {
 		for _, d := range c.NeedleDepths {
 			for i := 0; i < c.NeedleSamples; i++ {
-				s, err := niah.GenerateMiniNeedle(tok, l, d, needleEvalSeed, len(samples))
+				s, err := niah.GenerateMiniNeedle(tok, l, d, needleEvalSeed, len(needles))
 				if err != nil {
 					return nil, err
 				}
-				samples = append(samples, s)
+				needles = append(needles, probeItem{length: l, tokens: s.PromptTokens, attentionFrom: s.QuestionStart,
+					maxTokens: 6, score: s.Score})
 			}
 		}
 	}
-	for _, sched := range schedulesOf(m.Config.Variant) {
-		spec := sched
-		if sched == "mixed" {
-			spec = oryxlm.Mixed
-		}
-		lm, err := oryxlm.New(m, ctx, tok, oryxlm.Options{Batch: 8, MaxLength: 4096, Schedule: spec})
+	var copies []probeItem
+	for _, l := range c.NeedleLengths {
+		ps, err := copyPrompts(tok, l, c.NeedleSamples*len(c.NeedleDepths), copyEvalSeed+uint64(l))
 		if err != nil {
 			return nil, err
 		}
-		reqs := make([]harness.GenRequest, len(samples))
-		for i, s := range samples {
-			reqs[i] = harness.GenRequest{Context: s.PromptTokens, AttentionFrom: s.QuestionStart, MaxTokens: 6, Until: []string{"."}}
+		for _, p := range ps {
+			copies = append(copies, probeItem{length: l, tokens: p.Tokens, attentionFrom: p.AttentionFrom,
+				maxTokens: len(p.Answer) + 3, score: p.score})
 		}
-		gen, err := lm.GenerateUntil(reqs, nil)
-		if err != nil {
-			return nil, fmt.Errorf("needle (%s): %w", sched, err)
+	}
+	for _, pr := range []struct {
+		name  string
+		items []probeItem
+		cells func(*ScheduleResult) map[int]needleCell
+	}{
+		{"needle", needles, func(s *ScheduleResult) map[int]needleCell { return s.Needle }},
+		{"copy", copies, func(s *ScheduleResult) map[int]needleCell { return s.Copy }},
+	} {
+		for _, sched := range schedulesOf(m.Config.Variant) {
+			cells, err := runProbe(m, ctx, tok, sched, pr.items)
+			if err != nil {
+				return nil, fmt.Errorf("%s (%s): %w", pr.name, sched, err)
+			}
+			line := ""
+			for _, l := range c.NeedleLengths {
+				pr.cells(&res.Schedules[idx[sched]])[l] = cells[l]
+				line += fmt.Sprintf("  %d: %.0f%%", l, 100*cells[l].Score)
+			}
+			fmt.Fprintf(log, "  %s (%s):%s\n", pr.name, sched, line)
 		}
-		byLen := map[int][]float64{}
-		attn, tot := map[int]int{}, map[int]int{}
-		for i, s := range samples {
-			byLen[s.Length] = append(byLen[s.Length], s.Score(harness.CutAtStop(gen[i].Text, []string{"."})))
-			attn[s.Length] += gen[i].AttentionTokens
-			tot[s.Length] += gen[i].TotalTokens
-		}
-		line := ""
-		for _, l := range c.NeedleLengths {
-			xs := byLen[l]
-			cell := needleCell{harness.Mean(xs), harness.MeanStderr(xs), len(xs), float64(attn[l]) / float64(max(tot[l], 1))}
-			res.Schedules[idx[sched]].Needle[l] = cell
-			line += fmt.Sprintf("  %d: %.0f%%", l, 100*cell.Score)
-		}
-		fmt.Fprintf(log, "  needle (%s):%s\n", sched, line)
 	}
 
-	// Attention fraction of each schedule over the MQAR and needle tokens.
+	// Attention fraction of each schedule over the MQAR, needle and copy tokens.
 	for i := range res.Schedules {
 		s := &res.Schedules[i]
 		var a, n float64
@@ -154,9 +158,11 @@ func evaluate(c Config, dir string, sum *recipe.Summary, log io.Writer) (*ModelR
 			a += cell.AttentionFraction * float64(c.MQARExamples)
 			n += float64(c.MQARExamples)
 		}
-		for _, cell := range s.Needle {
-			a += cell.AttentionFraction * float64(cell.N)
-			n += float64(cell.N)
+		for _, cells := range []map[int]needleCell{s.Needle, s.Copy} {
+			for _, cell := range cells {
+				a += cell.AttentionFraction * float64(cell.N)
+				n += float64(cell.N)
+			}
 		}
 		if n > 0 {
 			s.AttentionFraction = a / n
@@ -192,4 +198,44 @@ func formatMQAR(rs []mqar.Result) string {
 		s += fmt.Sprintf("  %s %.1f%% (attn %.1f%%)", r.Schedule, 100*r.Accuracy, 100*r.AttentionFraction)
 	}
 	return s
+}
+
+// probeItem is one generation probe: a prompt, where its question starts (the mixed schedule's switch), how
+// many tokens to generate, and how to score the generation (cut at the first ".").
+type probeItem struct {
+	length, attentionFrom, maxTokens int
+	tokens                           []int
+	score                            func(generation string) float64
+}
+
+// runProbe generates for every item under schedule sched and returns the mean score per prompt length.
+func runProbe(m *oryx.Model, ctx *context.Context, tok datasets.Tokenizer, sched string, items []probeItem) (map[int]needleCell, error) {
+	spec := sched
+	if sched == "mixed" {
+		spec = oryxlm.Mixed
+	}
+	lm, err := oryxlm.New(m, ctx, tok, oryxlm.Options{Batch: 8, MaxLength: 4096, Schedule: spec})
+	if err != nil {
+		return nil, err
+	}
+	reqs := make([]harness.GenRequest, len(items))
+	for i, it := range items {
+		reqs[i] = harness.GenRequest{Context: it.tokens, AttentionFrom: it.attentionFrom, MaxTokens: it.maxTokens, Until: []string{"."}}
+	}
+	gen, err := lm.GenerateUntil(reqs, nil)
+	if err != nil {
+		return nil, err
+	}
+	byLen := map[int][]float64{}
+	attn, tot := map[int]int{}, map[int]int{}
+	for i, it := range items {
+		byLen[it.length] = append(byLen[it.length], it.score(harness.CutAtStop(gen[i].Text, []string{"."})))
+		attn[it.length] += gen[i].AttentionTokens
+		tot[it.length] += gen[i].TotalTokens
+	}
+	out := map[int]needleCell{}
+	for l, xs := range byLen {
+		out[l] = needleCell{harness.Mean(xs), harness.MeanStderr(xs), len(xs), float64(attn[l]) / float64(max(tot[l], 1))}
+	}
+	return out, nil
 }

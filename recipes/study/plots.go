@@ -17,13 +17,15 @@ import (
 //	loss.png       validation loss against training tokens, per model and mode
 //	mqar.png       MQAR accuracy against the number of key–value pairs, per model and schedule
 //	needle.png     mini needle score against prompt length, per model and schedule
+//	copy.png       copy-probe accuracy against prompt length, per model and schedule
 //	switch-<v>.png per-position loss around a mode switch, per multi-mixer model
 func writePlots(c Config, rep *Report) error {
 	loss := &plot.Chart{Title: "validation loss (held-out synthetic language)", XLabel: "training tokens", YLabel: "nats/token"}
 	mq := &plot.Chart{Title: "MQAR accuracy", XLabel: "key-value pairs", YLabel: "accuracy", LogX: true}
 	nd := &plot.Chart{Title: "mini needle-in-a-haystack", XLabel: "prompt length (tokens)", YLabel: "score", LogX: true}
+	cp := &plot.Chart{Title: "copy probe (recall of a copied span)", XLabel: "prompt length (tokens)", YLabel: "accuracy", LogX: true}
 	zero, one := 0.0, 1.0
-	mq.YMin, mq.YMax, nd.YMin, nd.YMax = &zero, &one, &zero, &one
+	mq.YMin, mq.YMax, nd.YMin, nd.YMax, cp.YMin, cp.YMax = &zero, &one, &zero, &one, &zero, &one
 	for _, m := range rep.Models {
 		x, ys := valCurves(filepath.Join(c.Out, "runs", string(m.Variant)+"-tiny", "metrics.jsonl"))
 		for _, mode := range []string{"attention", "linear", "mixed"} {
@@ -44,6 +46,11 @@ func writePlots(c Config, rep *Report) error {
 				px, py = append(px, float64(l)), append(py, s.Needle[l].Score)
 			}
 			nd.Series = append(nd.Series, plot.Series{Name: name, X: px, Y: py, Dashed: s.Schedule == "mixed"})
+			px, py = nil, nil
+			for _, l := range sortedKeys(s.Copy) {
+				px, py = append(px, float64(l)), append(py, s.Copy[l].Score)
+			}
+			cp.Series = append(cp.Series, plot.Series{Name: name, X: px, Y: py, Dashed: s.Schedule == "mixed"})
 		}
 		if m.Switch != nil {
 			if err := m.Switch.WritePNG(filepath.Join(c.Out, "switch-"+string(m.Variant)+".png"),
@@ -52,7 +59,7 @@ func writePlots(c Config, rep *Report) error {
 			}
 		}
 	}
-	for name, ch := range map[string]*plot.Chart{"loss.png": loss, "mqar.png": mq, "needle.png": nd} {
+	for name, ch := range map[string]*plot.Chart{"loss.png": loss, "mqar.png": mq, "needle.png": nd, "copy.png": cp} {
 		if err := ch.WritePNG(filepath.Join(c.Out, name)); err != nil {
 			return fmt.Errorf("plot %s: %w", name, err)
 		}

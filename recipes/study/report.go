@@ -23,10 +23,13 @@ func markdown(c Config, rep *Report) string {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s |\n", cl.Statement, cl.Measured, h)
 	}
-	b.WriteString("\n## Per model and schedule\n\n| model | params | schedule | val loss | MQAR acc (pairs: acc) | needle score (length: score) | attention tokens |\n|---|---|---|---|---|---|---|\n")
+	b.WriteString("\n## Per model and schedule\n\n| model | params | schedule | val loss | MQAR acc (pairs: acc) | needle score (length: score) | copy acc (length: acc) | attention tokens |\n|---|---|---|---|---|---|---|---|\n")
 	for _, m := range rep.Models {
 		for _, s := range m.Schedules {
-			var mq, nd []string
+			var mq, nd, cp []string
+			for _, l := range sortedKeys(s.Copy) {
+				cp = append(cp, fmt.Sprintf("%d: %.0f%%", l, 100*s.Copy[l].Score))
+			}
 			for _, p := range sortedKeys(s.MQAR) {
 				mq = append(mq, fmt.Sprintf("%d: %.1f%%", p, 100*s.MQAR[p].Accuracy))
 			}
@@ -37,11 +40,11 @@ func markdown(c Config, rep *Report) string {
 			if !math.IsNaN(s.ValLoss) {
 				vl = fmt.Sprintf("%.4f", s.ValLoss)
 			}
-			fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %.1f%% |\n", m.Variant, m.Params, s.Schedule, vl,
-				strings.Join(mq, ", "), strings.Join(nd, ", "), 100*s.AttentionFraction)
+			fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s | %.1f%% |\n", m.Variant, m.Params, s.Schedule, vl,
+				strings.Join(mq, ", "), strings.Join(nd, ", "), strings.Join(cp, ", "), 100*s.AttentionFraction)
 		}
 	}
-	b.WriteString("\nMixed: every token in linear mode except the MQAR query keys / the needle question and answer, which read in attention. ")
+	b.WriteString("\nMixed: every token in linear mode except the MQAR query keys, the needle question and answer, and the copy answer (from its \"=\"), which read in attention. ")
 	b.WriteString("Training throughput: ")
 	for i, m := range rep.Models {
 		if i > 0 {
@@ -49,6 +52,6 @@ func markdown(c Config, rep *Report) string {
 		}
 		fmt.Fprintf(&b, "%s %.0f tokens/s", m.Variant, m.Summary.TokensPerSec)
 	}
-	b.WriteString(".\n\nPlots: loss.png, mqar.png, needle.png, switch-*.png. Leaderboard: leaderboard.json, leaderboard.md. Per-run results: results/.\n")
+	b.WriteString(".\n\nPlots: loss.png, mqar.png, needle.png, copy.png, switch-*.png. Leaderboard: leaderboard.json, leaderboard.md. Per-run results: results/.\n")
 	return b.String()
 }

@@ -116,19 +116,23 @@ func scheduleResults(s ScheduleResult) []*harness.Result {
 	if !math.IsNaN(s.ValLoss) {
 		out = append(out, &harness.Result{Task: "val", Metrics: map[string]harness.Metric{"loss": {Value: s.ValLoss, Stderr: math.NaN()}}})
 	}
-	mq := &harness.Result{Task: "mqar", Metrics: map[string]harness.Metric{}, AttentionFraction: s.AttentionFraction}
-	var all []float64
+	mqar := map[int]needleCell{}
 	for p, cell := range s.MQAR {
-		mq.Metrics[fmt.Sprintf("acc@%d", p)] = harness.Metric{Value: cell.Accuracy, Stderr: cell.StdErr, N: cell.Queries}
-		all = append(all, cell.Accuracy)
+		mqar[p] = needleCell{Score: cell.Accuracy, StdErr: cell.StdErr, N: cell.Queries}
 	}
-	mq.Metrics["acc"] = harness.Metric{Value: harness.Mean(all), Stderr: math.NaN(), N: len(all)}
-	nd := &harness.Result{Task: "mini_niah", Metrics: map[string]harness.Metric{}}
-	all = nil
-	for l, cell := range s.Needle {
-		nd.Metrics[fmt.Sprintf("score@%d", l)] = harness.Metric{Value: cell.Score, Stderr: cell.StdErr, N: cell.N}
+	mq := cellsResult("mqar", "acc", mqar)
+	mq.AttentionFraction = s.AttentionFraction
+	return append(out, mq, cellsResult("mini_niah", "score", s.Needle), cellsResult("copy", "acc", s.Copy))
+}
+
+// cellsResult turns per-size cells into a result with metrics "<metric>@<size>" and their mean "<metric>".
+func cellsResult(task, metric string, cells map[int]needleCell) *harness.Result {
+	r := &harness.Result{Task: task, Metrics: map[string]harness.Metric{}}
+	var all []float64
+	for k, cell := range cells {
+		r.Metrics[fmt.Sprintf("%s@%d", metric, k)] = harness.Metric{Value: cell.Score, Stderr: cell.StdErr, N: cell.N}
 		all = append(all, cell.Score)
 	}
-	nd.Metrics["score"] = harness.Metric{Value: harness.Mean(all), Stderr: math.NaN(), N: len(all)}
-	return append(out, mq, nd)
+	r.Metrics[metric] = harness.Metric{Value: harness.Mean(all), Stderr: math.NaN(), N: len(all)}
+	return r
 }

@@ -5,8 +5,10 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/oryx-go/oryx/datasets"
 	"github.com/oryx-go/oryx/evals/leaderboard"
 	"github.com/stretchr/testify/require"
 )
@@ -40,11 +42,12 @@ func TestQuickStudyArtefacts(t *testing.T) {
 	for _, r := range l.Runs {
 		require.Contains(t, r.Tasks, "mqar")
 		require.Contains(t, r.Tasks, "mini_niah")
+		require.Contains(t, r.Tasks, "copy")
 	}
 	files, err := filepath.Glob(filepath.Join(c.Out, "results", "*.json"))
 	require.NoError(t, err)
 	require.Len(t, files, 5)
-	for _, p := range []string{"loss.png", "mqar.png", "needle.png", "switch-oryx-tg.png"} {
+	for _, p := range []string{"loss.png", "mqar.png", "needle.png", "copy.png", "switch-oryx-tg.png"} {
 		f, err := os.Open(filepath.Join(c.Out, p))
 		require.NoError(t, err)
 		_, err = png.Decode(f)
@@ -59,3 +62,18 @@ func TestQuickStudyArtefacts(t *testing.T) {
 type testLog struct{ t *testing.T }
 
 func (l testLog) Write(p []byte) (int, error) { l.t.Log(string(p)); return len(p), nil }
+
+func TestCopyPrompts(t *testing.T) {
+	tok := datasets.NewByteTokenizer()
+	ps, err := copyPrompts(tok, 128, 5, 1)
+	require.NoError(t, err)
+	require.Len(t, ps, 5)
+	for _, p := range ps {
+		require.Len(t, p.Tokens, 128)
+		text := tok.Decode(p.Tokens)
+		require.True(t, strings.HasSuffix(text, "\ncopy: "+p.Answer+" ="), text)
+		require.Equal(t, " =", tok.Decode(p.Tokens[p.AttentionFrom:]))
+		require.Equal(t, 1.0, p.score(" "+p.Answer+"."))
+		require.Equal(t, 0.0, p.score(" zz"))
+	}
+}
