@@ -5,4 +5,6 @@
 //	go run ./evals --checkpoint runs/oryx-tg-130m --tasks lm,recall,niah --mixed --out results/tg-mixed.json
 //	go run ./evals --checkpoint DIR --tasks piqa,arc_easy --schedule attention --limit 100
 //	go run ./evals merge --out results results/*.json
+//	go run ./evals switch --checkpoint DIR --at 512 --seq-len 1024      # per-position loss around a mode switch
+//	go run ./evals mqar --checkpoint DIR --pairs 4,8,16 --offset 128    # MQAR accuracy per schedule
 package main

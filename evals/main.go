@@ -28,6 +28,59 @@ func (l *listFlag) String() string     { return strings.Join(*l, ",") }
 func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
 
 func run(args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "switch" {
+		fs := flag.NewFlagSet("evals switch", flag.ContinueOnError)
+		fs.SetOutput(stderr)
+		var o evalrun.SwitchOptions
+		fs.StringVar(&o.Checkpoint, "checkpoint", "", "checkpoint directory")
+		fs.StringVar(&o.Tokenizer, "tokenizer", "", "tokenizer (default: the training run's, else bytes)")
+		fs.StringVar(&o.Data, "data", "synth", "held-out text: synth, or parquet files (--column)")
+		fs.StringVar(&o.Column, "column", "text", "text column of parquet data")
+		fs.IntVar(&o.SeqLen, "seq-len", 256, "tokens per sequence")
+		fs.IntVar(&o.At, "at", 128, "position of the switch (first token read in the new mode)")
+		fs.IntVar(&o.Sequences, "sequences", 64, "sequences averaged")
+		fs.IntVar(&o.Batch, "batch", 8, "sequences per model call")
+		fs.StringVar(&o.Out, "out", "results/switch", "output directory (switch.json, switch.png)")
+		if err := fs.Parse(args[1:]); err != nil {
+			return err
+		}
+		if _, err := evalrun.Switch(o, stderr); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "wrote %s/switch.json and %s/switch.png\n", o.Out, o.Out)
+		return nil
+	}
+	if len(args) > 0 && args[0] == "mqar" {
+		fs := flag.NewFlagSet("evals mqar", flag.ContinueOnError)
+		fs.SetOutput(stderr)
+		var o evalrun.MQAROptions
+		pairs := fs.String("pairs", "4,8,16", "comma-separated numbers of key-value pairs")
+		offset := fs.Int("offset", 0, "added to every MQAR id (128 for byte models trained on the study's mixture)")
+		fs.StringVar(&o.Checkpoint, "checkpoint", "", "checkpoint directory")
+		fs.StringVar(&o.Tokenizer, "tokenizer", "", "tokenizer (default: the training run's, else bytes)")
+		fs.IntVar(&o.SeqLen, "seq-len", 256, "tokens per example")
+		fs.IntVar(&o.Vocab, "vocab", 128, "MQAR vocabulary")
+		fs.IntVar(&o.Examples, "examples", 128, "examples per pair count")
+		fs.Uint64Var(&o.Seed, "seed", 77, "example seed (use one unseen in training)")
+		fs.IntVar(&o.Batch, "batch", 16, "examples per model call")
+		fs.StringVar(&o.Out, "out", "results/mqar.json", "JSON output")
+		if err := fs.Parse(args[1:]); err != nil {
+			return err
+		}
+		for _, f := range strings.Split(*pairs, ",") {
+			var p int
+			if _, err := fmt.Sscan(strings.TrimSpace(f), &p); err != nil || p < 1 {
+				return fmt.Errorf("--pairs %q: want comma-separated positive integers", *pairs)
+			}
+			o.Pairs = append(o.Pairs, p)
+		}
+		o.Offset = int32(*offset)
+		if _, err := evalrun.MQAR(o, stderr); err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, "wrote", o.Out)
+		return nil
+	}
 	if len(args) > 0 && args[0] == "merge" {
 		fs := flag.NewFlagSet("evals merge", flag.ContinueOnError)
 		fs.SetOutput(stderr)
@@ -63,7 +116,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.ModelName, "model", "", "model name in the results (default: the checkpoint directory's name)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: go run ./evals --checkpoint DIR [--tasks LIST] [--mixed | --schedule SPEC] [flags]\n"+
-			"       go run ./evals merge [--out DIR] RUN.json...\n\nTasks: %s\nGroups: lm, recall, niah, all\n\nFlags:\n",
+			"       go run ./evals merge [--out DIR] RUN.json...\n"+
+			"       go run ./evals switch --checkpoint DIR [--at N --seq-len T --data synth|PARQUET]   (mode-switch curves)\n"+
+			"       go run ./evals mqar --checkpoint DIR [--pairs 4,8,16 --offset 128]              (MQAR accuracy per schedule)\n\nTasks: %s\nGroups: lm, recall, niah, all\n\nFlags:\n",
 			strings.Join(harness.Tasks(), ", "))
 		fs.PrintDefaults()
 	}

@@ -60,3 +60,19 @@ func TestBadInput(t *testing.T) {
 type testWriter struct{ t *testing.T }
 
 func (w testWriter) Write(p []byte) (int, error) { w.t.Log(string(p)); return len(p), nil }
+
+func TestSwitchAndMQARCommands(t *testing.T) {
+	dir := tinyCheckpoint(t, oryx.OryxTM)
+	out := t.TempDir()
+	c, err := Switch(SwitchOptions{Checkpoint: dir, Data: "synth", SeqLen: 32, At: 16, Sequences: 4, Batch: 4, Out: out}, testWriter{t})
+	require.NoError(t, err)
+	require.Len(t, c.Loss, 4)
+	require.FileExists(t, filepath.Join(out, "switch.json"))
+	require.FileExists(t, filepath.Join(out, "switch.png"))
+	res, err := MQAR(MQAROptions{Checkpoint: dir, Pairs: []int{2, 4}, SeqLen: 32, Vocab: 64, Offset: 128, Examples: 4, Seed: 5,
+		Batch: 4, Out: filepath.Join(out, "mqar.json")}, testWriter{t})
+	require.NoError(t, err)
+	require.Len(t, res[4], 3)
+	_, err = Switch(SwitchOptions{Checkpoint: dir, Data: filepath.Join(out, "none-*.parquet"), SeqLen: 32, At: 16, Sequences: 4, Batch: 4, Out: out}, testWriter{t})
+	require.ErrorContains(t, err, "--data")
+}

@@ -1,0 +1,139 @@
+package evalrun
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/evals/modeswitch"
+	"github.com/oryx-go/oryx/evals/mqar"
+	"github.com/oryx-go/oryx/evals/oryxlm"
+	"github.com/oryx-go/oryx/oryx"
+)
+
+// SwitchOptions configure the mode-switch analysis (`evals switch`).
+type SwitchOptions struct {
+	Checkpoint string
+	Tokenizer  string // "" = the training run's
+	Data       string // "synth" (held-out synthetic language, seed 3) or parquet files
+	Column     string // text column of parquet data
+	SeqLen     int    // tokens per sequence
+	At         int    // switch position
+	Sequences  int
+	Batch      int
+	Out        string // directory: switch.json and switch.png
+}
+
+// Switch computes the per-position loss curves around a mode switch and writes switch.json and switch.png.
+func Switch(o SwitchOptions, log io.Writer) (*modeswitch.Curves, error) {
+	lm, err := loadLM(o.Checkpoint, o.Tokenizer, oryxlm.Options{Batch: o.Batch, MaxLength: o.SeqLen + 1})
+	if err != nil {
+		return nil, err
+	}
+	if o.SeqLen < 2 || o.Sequences < 1 {
+		return nil, fmt.Errorf("--seq-len %d and --sequences %d must be ≥ 2 and ≥ 1", o.SeqLen, o.Sequences)
+	}
+	var src datasets.DocumentSource
+	if o.Data == "synth" || o.Data == "" {
+		src, err = datasets.NewSynthLangSource(datasets.SynthLangConfig{Seed: 3}, 0)
+	} else {
+		src, err = datasets.OpenParquetTextSource(o.Data, o.Column)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("--data: %w", err)
+	}
+	st, err := datasets.NewStream(datasets.StreamConfig{SeqLen: o.SeqLen, ShuffleBuffer: 1, Log: io.Discard}, src, lm.Tokenizer())
+	if err != nil {
+		return nil, err
+	}
+	seqs, err := st.Batch(o.Sequences)
+	if err != nil {
+		return nil, fmt.Errorf("--data %s: reading %d sequences of %d tokens: %w", o.Data, o.Sequences, o.SeqLen+1, err)
+	}
+	c, err := modeswitch.Run(lm, seqs, o.At)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(o.Out, 0o755); err != nil {
+		return nil, err
+	}
+	if err := c.WriteJSON(filepath.Join(o.Out, "switch.json")); err != nil {
+		return nil, err
+	}
+	title := fmt.Sprintf("%s: loss around a mode switch at %d", filepath.Base(o.Checkpoint), o.At)
+	if err := c.WritePNG(filepath.Join(o.Out, "switch.png"), title); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(log, "mean loss after the switch: %v; recovery tokens: %v\n", c.MeanAfter, c.Recovery)
+	return c, nil
+}
+
+// MQAROptions configure `evals mqar`.
+type MQAROptions struct {
+	Checkpoint string
+	Tokenizer  string
+	Pairs      []int
+	SeqLen     int
+	Vocab      int   // MQAR vocabulary (keys [1, V/2), values [V/2, V))
+	Offset     int32 // added to every id (byte-level models trained with the study's mixture: 128)
+	Examples   int
+	Seed       uint64
+	Batch      int
+	Out        string // JSON file
+}
+
+// MQAR scores MQAR accuracy per schedule and number of pairs and writes a JSON file.
+func MQAR(o MQAROptions, log io.Writer) (map[int][]mqar.Result, error) {
+	lm, err := loadLM(o.Checkpoint, o.Tokenizer, oryxlm.Options{Batch: o.Batch, MaxLength: o.SeqLen + 1})
+	if err != nil {
+		return nil, err
+	}
+	out := map[int][]mqar.Result{}
+	for _, p := range o.Pairs {
+		rs, err := mqar.Evaluate(lm, datasets.MQARConfig{Vocab: o.Vocab, SeqLen: o.SeqLen, NumPairs: p, Seed: o.Seed}, o.Examples, o.Offset)
+		if err != nil {
+			return nil, fmt.Errorf("%d pairs: %w", p, err)
+		}
+		out[p] = rs
+		var parts []string
+		for _, r := range rs {
+			parts = append(parts, fmt.Sprintf("%s %.1f%% ± %.1f (attention %.1f%% of tokens)", r.Schedule, 100*r.Accuracy, 100*r.StdErr, 100*r.AttentionFraction))
+		}
+		fmt.Fprintf(log, "mqar %d pairs: %s\n", p, strings.Join(parts, ", "))
+	}
+	if o.Out != "" {
+		data, err := json.MarshalIndent(out, "", "  ")
+		if err != nil {
+			return nil, err
+		}
+		if err := os.MkdirAll(filepath.Dir(o.Out), 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(o.Out, append(data, '\n'), 0o644); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func loadLM(dir, tokSpec string, opts oryxlm.Options) (*oryxlm.Model, error) {
+	if dir == "" {
+		return nil, fmt.Errorf("--checkpoint is required")
+	}
+	if tokSpec == "" {
+		tokSpec = tokenizerOfRun(dir)
+	}
+	tok, err := datasets.LoadTokenizer(tokSpec)
+	if err != nil {
+		return nil, fmt.Errorf("--tokenizer: %w", err)
+	}
+	m, ctx, err := oryx.LoadCheckpoint(dir, nil)
+	if err != nil {
+		return nil, err
+	}
+	return oryxlm.New(m, ctx, tok, opts)
+}
