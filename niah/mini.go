@@ -31,7 +31,8 @@ type MiniNeedle struct {
 	Value         string // "4821"
 	Key           string // "red-owl"
 	PromptTokens  []int
-	QuestionStart int // token index where "\nQ:" begins: the mixed schedule reads from here in attention mode
+	QuestionStart int // token index where "\nQ:" begins
+	AnswerStart   int // token index where " A:" begins (the answer prefix; the tiny study's mixed schedule reads from here in attention)
 	NeedleToken   int // token index where the needle sentence begins
 }
 
@@ -87,6 +88,7 @@ func GenerateMiniNeedle(tok datasets.Tokenizer, length int, depth float64, seed 
 	s := MiniNeedle{Length: length, Depth: depth, Index: index, Seed: seed, Prompt: prompt, Answer: " " + value,
 		Value: value, Key: key, PromptTokens: tok.Encode(prompt)}
 	s.QuestionStart = len(tok.Encode(prompt[:questionAt]))
+	s.AnswerStart = len(tok.Encode(prompt[:strings.LastIndex(prompt, " A:")]))
 	s.NeedleToken = len(tok.Encode(prompt[:needleAt]))
 	return s, nil
 }

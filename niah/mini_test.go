@@ -19,6 +19,7 @@ func TestMiniNeedle(t *testing.T) {
 			require.True(t, strings.HasSuffix(s.Prompt, "the magic number for "+s.Key+" is"))
 			require.Contains(t, s.Prompt, "The magic number for "+s.Key+" is "+s.Value+".")
 			require.Equal(t, "\nQ:", tok.Decode(s.PromptTokens[s.QuestionStart:s.QuestionStart+3]))
+			require.Equal(t, " A: the magic number for "+s.Key+" is", tok.Decode(s.PromptTokens[s.AnswerStart:]))
 			require.Equal(t, " The magic", tok.Decode(s.PromptTokens[s.NeedleToken:s.NeedleToken+10]))
 			needleLen := len(tok.Encode(" The magic number for " + s.Key + " is " + s.Value + "."))
 			frac := float64(s.NeedleToken) / float64(s.QuestionStart-needleLen) // filler before / all filler

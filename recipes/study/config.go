@@ -32,11 +32,12 @@ type Config struct {
 	Quick           bool
 }
 
-// Default is the full study: three models × 700K tokens (≈ 170 steps of 16 × 256 tokens), sized to finish
-// in ≤ 15 minutes on 2 cores (BENCHMARKS.md: tiny training runs at 3.4–5.7K tokens/s there).
+// Default is the full study: three models × 819K tokens (200 steps of 16 × 256 tokens), sized to finish in
+// ≤ 15 minutes on 2 cores (measured: 170 steps took 9.9 minutes in all; tiny training runs at 2.9–5.4K
+// tokens/s there).
 func Default() Config {
 	tc := recipe.TrainConfig{
-		SeqLen: 256, Batch: 16, MicroBatch: 16, Steps: 170,
+		SeqLen: 256, Batch: 16, MicroBatch: 16, Steps: 200,
 		LR: 3e-3, MinLRRatio: 0.1, WarmupSteps: 15, Beta1: 0.9, Beta2: 0.95, Eps: 1e-8, WeightDecay: 0.1,
 		ClipNorm: 1, Precision: "f32", BlockLen: 64, AttentionProb: 0.5, Seed: 1,
 		CheckpointEvery: 50, KeepCheckpoints: 1, EvalEvery: 50, EvalBatches: 4, LogEvery: 1,
@@ -47,7 +48,7 @@ func Default() Config {
 		Data:      "mix:synth=2,mqar=1,needle=1,pairs=16",
 		Train:     tc,
 		MQARPairs: []int{4, 8, 16}, MQARExamples: 64,
-		NeedleLengths: []int{128, 256, 512}, NeedleDepths: []float64{0, 0.25, 0.5, 0.75, 1}, NeedleSamples: 4,
+		NeedleLengths: []int{256, 512, 1024}, NeedleDepths: []float64{0, 0.25, 0.5, 0.75, 1}, NeedleSamples: 4,
 		SwitchSequences: 32,
 	}
 }
@@ -61,7 +62,7 @@ func QuickConfig() Config {
 	c.Train.Steps, c.Train.Batch, c.Train.MicroBatch = 12, 8, 8
 	c.Train.WarmupSteps, c.Train.CheckpointEvery, c.Train.EvalEvery, c.Train.EvalBatches = 2, 12, 6, 1
 	c.MQARPairs, c.MQARExamples = []int{4, 8}, 8
-	c.NeedleLengths, c.NeedleDepths, c.NeedleSamples = []int{128, 256}, []float64{0, 1}, 2
+	c.NeedleLengths, c.NeedleDepths, c.NeedleSamples = []int{256, 512}, []float64{0, 1}, 2
 	c.SwitchSequences = 8
 	return c
 }

@@ -17,7 +17,7 @@ func markdown(c Config, rep *Report) string {
 	}
 	b.WriteString("## Claims\n\n| claim | measured | holds |\n|---|---|---|\n")
 	for _, cl := range rep.Claims {
-		h := "n/a"
+		h := "not measurable"
 		if cl.Holds != nil {
 			h = map[bool]string{true: "yes", false: "**no**"}[*cl.Holds]
 		}

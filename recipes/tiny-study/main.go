@@ -46,7 +46,7 @@ func main() {
 	}
 	fmt.Printf("\nwrote %s/report.md, leaderboard.json, leaderboard.md, study.json, results/, *.png (%.1f min)\n\n", c.Out, rep.Seconds/60)
 	for _, cl := range rep.Claims {
-		h := "n/a"
+		h := "not measurable"
 		if cl.Holds != nil {
 			h = map[bool]string{true: "holds", false: "DOES NOT HOLD"}[*cl.Holds]
 		}
