@@ -20,8 +20,8 @@ import (
 const (
 	Attention         = "attention"
 	Linear            = "linear"
-	AttentionToLinear = "attention→linear"
-	LinearToAttention = "linear→attention"
+	AttentionToLinear = "attention->linear"
+	LinearToAttention = "linear->attention"
 )
 
 // Curves is the result: Loss[name][p] is the mean loss (nats) of predicting token p+1 from tokens 0..p.
