@@ -6,7 +6,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/oryx-go/oryx/datasets"
 )
@@ -42,20 +41,17 @@ type essayHaystack struct {
 	source string
 }
 
-var essayCache struct {
-	sync.Mutex
-	sets map[string]*essayHaystack
-}
+var essayCache pathCache[*essayHaystack]
 
 // loadEssays reads the essays parquet at path (cached per path): the EssaysColumn of every row, concatenated
 // in row order with no separator, then split into RULER's haystack words. A missing file or column, or a
 // null text, is an error naming the file and column.
 func loadEssays(path string) (*essayHaystack, error) {
-	essayCache.Lock()
-	defer essayCache.Unlock()
-	if h, ok := essayCache.sets[path]; ok {
-		return h, nil
-	}
+	return essayCache.get(path, func() (*essayHaystack, error) { return readEssays(path) })
+}
+
+// readEssays does loadEssays' reading.
+func readEssays(path string) (*essayHaystack, error) {
 	set, err := datasets.OpenParquet(path)
 	if err != nil {
 		return nil, fmt.Errorf("niah: essays: %w", err)
@@ -84,10 +80,6 @@ func loadEssays(path string) (*essayHaystack, error) {
 	if len(h.words) == 0 || (len(h.words) == 1 && h.words[0] == "") {
 		return nil, fmt.Errorf("niah: essays: %s: column %q holds no text", path, EssaysColumn)
 	}
-	if essayCache.sets == nil {
-		essayCache.sets = map[string]*essayHaystack{}
-	}
-	essayCache.sets[path] = h
 	return h, nil
 }
 

@@ -6,7 +6,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"sync"
 	"unicode"
 
 	"github.com/oryx-go/oryx/datasets"
@@ -92,19 +91,16 @@ func sortedUnique(list []string, suffix string) []string {
 	return slices.Compact(out)
 }
 
-var wordCache struct {
-	sync.Mutex
-	sets map[string]*wordSet
-}
+var wordCache pathCache[*wordSet]
 
 // loadWords returns the key set of the words parquet at path (cached per path), or the embedded fallback
 // lists when path is "".
 func loadWords(path string) (*wordSet, error) {
-	wordCache.Lock()
-	defer wordCache.Unlock()
-	if w, ok := wordCache.sets[path]; ok {
-		return w, nil
-	}
+	return wordCache.get(path, func() (*wordSet, error) { return readWords(path) })
+}
+
+// readWords does loadWords' reading.
+func readWords(path string) (*wordSet, error) {
 	var w *wordSet
 	var err error
 	if path == "" {
@@ -118,10 +114,6 @@ func loadWords(path string) (*wordSet, error) {
 	if err != nil {
 		return nil, err
 	}
-	if wordCache.sets == nil {
-		wordCache.sets = map[string]*wordSet{}
-	}
-	wordCache.sets[path] = w
 	return w, nil
 }
 
