@@ -11,15 +11,14 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/oryx-go/oryx/datasets"
 	"github.com/oryx-go/oryx/internal/backend"
+	"github.com/oryx-go/oryx/internal/runinfo"
 	"github.com/oryx-go/oryx/oryx"
 )
 
-// Text prompts and outputs are byte-level until the tokenizer lands (issue 4): each UTF-8 byte of a
-// --prompt is one token id (0–255), which needs a model vocabulary of at least 256, and generated ids below
-// 256 are decoded back as bytes. This is a placeholder: such a model has only seen bytes if it was trained on
-// bytes.
-const byteVocab = 256
+// Text prompts are encoded, and continuations decoded, with --tokenizer (default: the tokenizer recorded by
+// the training run in the checkpoint's run.json, else the byte tokenizer).
 
 // prompt is one --prompt (text) or --tokens (ids) flag, in command-line order.
 type prompt struct {
@@ -79,6 +78,7 @@ func generateCmd(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	var prompts []prompt
 	checkpoint := fs.String("checkpoint", "", "checkpoint directory (written by oryx init or training; required)")
+	tokSpec := fs.String("tokenizer", "", "tokenizer of text prompts (bytes | tokenizer.json | tokenizer.model; default: the training run's, else bytes)")
 	fs.Var(promptFlags{&prompts, true}, "prompt", "text prompt, one UTF-8 byte per token (repeatable; one batch row each)")
 	fs.Var(promptFlags{&prompts, false}, "tokens", "prompt as comma-separated token ids, e.g. 1,2,3 (repeatable)")
 	schedule := fs.String("schedule", "attention", "mode schedule of the prompt and the generated tokens, e.g. attention, "+
@@ -96,7 +96,7 @@ func generateCmd(args []string, stdout, stderr io.Writer) error {
 			"                     [--temperature T] [--top-k K] [--top-p P] [--seed N] [--stop IDS] [--capacity N]\n\n"+
 			"Continues each prompt (one batch row per prompt) and prints the continuations, then the number of\n"+
 			"tokens generated, decode tokens/s, prefill time and the fraction of tokens run in attention mode.\n"+
-			"Text is byte-level until the tokenizer lands: one token per UTF-8 byte (needs vocab >= 256).\n\n")
+			"Text goes through --tokenizer (default: the training run's, else bytes).\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -146,18 +146,29 @@ func generateCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("generate: --checkpoint: %w", err)
 	}
+	if *tokSpec == "" {
+		*tokSpec = runinfo.Tokenizer(*checkpoint)
+	}
+	tok, err := datasets.LoadTokenizer(*tokSpec)
+	if err != nil {
+		return fmt.Errorf("generate: --tokenizer: %w", err)
+	}
 	vocab := m.Config.Vocab
 	rows := make([][]int32, len(prompts))
 	longest := 0
 	for i, p := range prompts {
 		if p.isText {
-			if vocab < byteVocab {
-				return fmt.Errorf("generate: --prompt %d: text prompts are byte-level (one token per UTF-8 byte, ids 0-255) "+
-					"until the tokenizer lands, and this model's vocabulary has only %d tokens: use --tokens", i, vocab)
+			ids := tok.Encode(p.text)
+			if len(ids) == 0 {
+				return fmt.Errorf("generate: --prompt %d encodes to no tokens", i)
 			}
-			rows[i] = make([]int32, len(p.text))
-			for j := range len(p.text) {
-				rows[i][j] = int32(p.text[j])
+			rows[i] = make([]int32, len(ids))
+			for j, id := range ids {
+				if id >= vocab {
+					return fmt.Errorf("generate: --prompt %d: --tokenizer %s gives token %d, outside the model's vocabulary [0, %d): "+
+						"is this the tokenizer the model was trained with?", i, tok.Name(), id, vocab)
+				}
+				rows[i][j] = int32(id)
 			}
 		} else {
 			for _, id := range p.ids {
@@ -207,8 +218,8 @@ func generateCmd(args []string, stdout, stderr io.Writer) error {
 
 	for i, p := range prompts {
 		if p.isText {
-			fmt.Fprintf(stdout, "[%d] prompt: %s\n", i, renderBytes(rows[i]))
-			fmt.Fprintf(stdout, "[%d] continuation: %s\n", i, renderBytes(gen.Tokens[i]))
+			fmt.Fprintf(stdout, "[%d] prompt: %s\n", i, renderText(tok.Decode(toInts(rows[i]))))
+			fmt.Fprintf(stdout, "[%d] continuation: %s\n", i, renderText(tok.Decode(toInts(gen.Tokens[i]))))
 		} else {
 			fmt.Fprintf(stdout, "[%d] prompt: %s\n", i, joinIDs(rows[i]))
 			fmt.Fprintf(stdout, "[%d] continuation: %s\n", i, joinIDs(gen.Tokens[i]))
@@ -242,45 +253,42 @@ func checkScheduleFlag(spec string) error {
 	return fmt.Errorf("--schedule %q: %s", spec, msg)
 }
 
-// renderBytes decodes byte-level tokens as text: printable UTF-8 as is, everything else escaped (\n, \t,
-// \xNN for other bytes and invalid UTF-8), ids ≥ 256 as <id>.
-func renderBytes(ids []int32) string {
+// renderText shows decoded text on one line: printable UTF-8 as is, everything else escaped (\n, \t, \r,
+// \\, \xNN for other control bytes and invalid UTF-8, \uNNNN for other non-printable runes).
+func renderText(s string) string {
 	var sb strings.Builder
-	buf := make([]byte, 0, len(ids))
-	flush := func() {
-		for len(buf) > 0 {
-			r, n := utf8.DecodeRune(buf)
-			switch {
-			case r == utf8.RuneError && n <= 1:
-				fmt.Fprintf(&sb, `\x%02x`, buf[0])
-			case r == '\\':
-				sb.WriteString(`\\`)
-			case r == '\n':
-				sb.WriteString(`\n`)
-			case r == '\t':
-				sb.WriteString(`\t`)
-			case r == '\r':
-				sb.WriteString(`\r`)
-			case unicode.IsPrint(r):
-				sb.WriteRune(r)
-			case r < 0x80:
-				fmt.Fprintf(&sb, `\x%02x`, r)
-			default:
-				fmt.Fprintf(&sb, `\u%04x`, r)
-			}
-			buf = buf[n:]
+	buf := []byte(s)
+	for len(buf) > 0 {
+		r, n := utf8.DecodeRune(buf)
+		switch {
+		case r == utf8.RuneError && n <= 1:
+			fmt.Fprintf(&sb, `\x%02x`, buf[0])
+		case r == '\\':
+			sb.WriteString(`\\`)
+		case r == '\n':
+			sb.WriteString(`\n`)
+		case r == '\t':
+			sb.WriteString(`\t`)
+		case r == '\r':
+			sb.WriteString(`\r`)
+		case unicode.IsPrint(r):
+			sb.WriteRune(r)
+		case r < 0x80:
+			fmt.Fprintf(&sb, `\x%02x`, r)
+		default:
+			fmt.Fprintf(&sb, `\u%04x`, r)
 		}
+		buf = buf[n:]
 	}
-	for _, id := range ids {
-		if id >= 0 && id < byteVocab {
-			buf = append(buf, byte(id))
-			continue
-		}
-		flush()
-		fmt.Fprintf(&sb, "<%d>", id)
-	}
-	flush()
 	return sb.String()
+}
+
+func toInts(ids []int32) []int {
+	out := make([]int, len(ids))
+	for i, id := range ids {
+		out[i] = int(id)
+	}
+	return out
 }
 
 func joinIDs(ids []int32) string {

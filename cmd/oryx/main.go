@@ -10,8 +10,8 @@
 //	oryx tokenize     encode a text parquet corpus once into token parquet shards + manifest.json (the
 //	                  training stream reads them without tokenizing again), with a progress bar
 //
-// Text prompts of generate are byte-level (one token per UTF-8 byte) until the tokenizer lands. Later
-// issues add train and merge-results.
+// Text prompts of generate go through --tokenizer (default: the training run's tokenizer, else bytes).
+// Training is `go run ./recipes/<name>`, evaluation `go run ./evals`.
 package main
 
 import (
@@ -68,7 +68,7 @@ subcommands:
                 oryx generate --checkpoint DIR --prompt "text" [--prompt ...] [--tokens 1,2,3]
                   [--schedule SPEC] [--max-tokens N] [--temperature T --top-k K --top-p P --seed N]
                   [--stop IDS] [--capacity N]
-              text is byte-level (one token per UTF-8 byte) until the tokenizer lands
+              text goes through --tokenizer (default: the training run's, else bytes)
   info        parameters, FLOPs per token under mode schedules and decode-state memory of a model:
                 oryx info [--preset 130m --variant oryx-tg | --config FILE] [--T 2048] [--schedule SPEC ...]
   synth       write a synthetic corpus (MQAR or the synthetic language mix) to parquet:

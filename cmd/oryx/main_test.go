@@ -87,7 +87,8 @@ func TestGenerateFlagErrors(t *testing.T) {
 		{[]string{"--checkpoint", dir, "--tokens", "1,300"}, "--tokens (prompt 0): token 300 is outside"},
 		{[]string{"--checkpoint", dir, "--prompt", "hello", "--max-tokens", "8", "--capacity", "4"}, "--capacity 4 is too small"},
 		{[]string{"--checkpoint", filepath.Join(dir, "nope"), "--prompt", "x"}, "--checkpoint: checkpoint"},
-		{[]string{"--checkpoint", small, "--prompt", "x"}, "--prompt 0: text prompts are byte-level"},
+		{[]string{"--checkpoint", small, "--prompt", "x"}, "outside the model's vocabulary [0, 64)"},
+		{[]string{"--checkpoint", small, "--prompt", "x", "--tokenizer", "nope.txt"}, "--tokenizer"},
 		{[]string{"--checkpoint", dir, "--tokens", "1,x"}, `"x" is not a token id`},
 		{[]string{"--checkpoint", dir, "--prompt", ""}, "empty prompt"},
 	} {

@@ -20,6 +20,7 @@ import (
 	"github.com/oryx-go/oryx/evals/leaderboard"
 	"github.com/oryx-go/oryx/evals/oryxlm"
 	"github.com/oryx-go/oryx/internal/backend"
+	"github.com/oryx-go/oryx/internal/runinfo"
 	"github.com/oryx-go/oryx/oryx"
 
 	// Task families register themselves with the harness.
@@ -63,7 +64,7 @@ func Run(o Options) (string, error) {
 	}
 	spec := o.Tokenizer
 	if spec == "" {
-		spec = tokenizerOfRun(o.Checkpoint)
+		spec = runinfo.Tokenizer(o.Checkpoint)
 	}
 	tok, err := datasets.LoadTokenizer(spec)
 	if err != nil {
@@ -147,21 +148,6 @@ func Merge(dir string, files []string) error {
 		return err
 	}
 	return l.WriteFiles(filepath.Join(dir, "leaderboard.json"), filepath.Join(dir, "leaderboard.md"))
-}
-
-// tokenizerOfRun reads the tokenizer spec from the training run's run.json next to the checkpoint
-// (recipes write it), else "bytes".
-func tokenizerOfRun(dir string) string {
-	data, err := os.ReadFile(filepath.Join(dir, "run.json"))
-	if err == nil {
-		var r struct {
-			Tokenizer string `json:"tokenizer"`
-		}
-		if json.Unmarshal(data, &r) == nil && r.Tokenizer != "" {
-			return r.Tokenizer
-		}
-	}
-	return "bytes"
 }
 
 // tokensSeen reads the training tokens of the checkpoint's step from its trainer-state file, when present.

@@ -12,6 +12,7 @@ import (
 	"github.com/oryx-go/oryx/evals/modeswitch"
 	"github.com/oryx-go/oryx/evals/mqar"
 	"github.com/oryx-go/oryx/evals/oryxlm"
+	"github.com/oryx-go/oryx/internal/runinfo"
 	"github.com/oryx-go/oryx/oryx"
 )
 
@@ -125,7 +126,7 @@ func loadLM(dir, tokSpec string, opts oryxlm.Options) (*oryxlm.Model, error) {
 		return nil, fmt.Errorf("--checkpoint is required")
 	}
 	if tokSpec == "" {
-		tokSpec = tokenizerOfRun(dir)
+		tokSpec = runinfo.Tokenizer(dir)
 	}
 	tok, err := datasets.LoadTokenizer(tokSpec)
 	if err != nil {
