@@ -337,3 +337,89 @@ func toInts(x []int32) []int {
 	}
 	return out
 }
+
+// TestTrainOnParquetAndPretokenized: the two file-based data forms train, resume exactly and agree with each
+// other (a pre-tokenized corpus packs the same token stream as the text it came from).
+func TestTrainOnParquetAndPretokenized(t *testing.T) {
+	dir := t.TempDir()
+	pq := filepath.Join(dir, "corpus.parquet")
+	require.NoError(t, datasets.WriteSynthLangParquet(pq, datasets.SynthLangConfig{Seed: 5}, 400))
+	tok, err := datasets.LoadTokenizer("bytes")
+	require.NoError(t, err)
+	ptk := filepath.Join(dir, "tokens")
+	_, err = datasets.Pretokenize(datasets.PretokenizeConfig{Input: pq, OutDir: ptk, Tokenizer: tok})
+	require.NoError(t, err)
+
+	var curves [][]float64
+	for _, data := range []string{pq, ptk} {
+		full, cut := t.TempDir(), t.TempDir()
+		r := tinyRun(t, oryx.GDN, full)
+		r.Data, r.ValData = DataSpec{Spec: data}, DataSpec{Spec: "synth"}
+		r.Train.Steps, r.Train.EvalBatches = 4, 1
+		_, err := Train(r)
+		require.NoError(t, err, data)
+		r.Out, r.stopAfter = cut, 3
+		_, err = Train(r)
+		require.ErrorIs(t, err, errSimulatedKill)
+		r.stopAfter = 0
+		_, err = Train(r)
+		require.NoError(t, err)
+		require.Equal(t, trainLosses(t, full), trainLosses(t, cut), data)
+		curves = append(curves, trainLosses(t, full))
+	}
+	require.Equal(t, curves[0], curves[1], "parquet text and its pre-tokenized shards give the same run")
+}
+
+// TestInterruptSavesAndResumes: SIGINT makes a training process save a checkpoint and exit with
+// ErrInterrupted; the same command resumes from that step.
+func TestInterruptSavesAndResumes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: spawns processes")
+	}
+	out := t.TempDir()
+	child := func() *exec.Cmd {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestInterruptChild$", "-test.v")
+		cmd.Env = append(os.Environ(), "ORYX_INTERRUPT_CHILD="+out)
+		return cmd
+	}
+	cmd := child()
+	var first strings.Builder
+	cmd.Stdout, cmd.Stderr = &first, &first
+	require.NoError(t, cmd.Start())
+	deadline := time.Now().Add(60 * time.Second)
+	for { // interrupt once two steps are logged
+		data, _ := os.ReadFile(filepath.Join(out, "metrics.jsonl"))
+		if strings.Count(string(data), "\n") >= 2 {
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "the child logged no steps")
+		time.Sleep(5 * time.Millisecond)
+	}
+	require.NoError(t, cmd.Process.Signal(os.Interrupt))
+	require.NoError(t, cmd.Wait(), "%s", first.String())
+	require.Contains(t, first.String(), "interrupted")
+	names, err := oryx.ListCheckpoints(out)
+	require.NoError(t, err)
+	require.Len(t, names, 1, "the interrupted run saved a checkpoint (its first: checkpoint_every is larger than the run)")
+	require.NotContains(t, names[0], "step-00000040", "saved before the end")
+	outp, err := child().CombinedOutput()
+	require.NoError(t, err, "%s", outp)
+	require.Contains(t, string(outp), "resuming at step")
+}
+
+// TestInterruptChild is the child process of TestInterruptSavesAndResumes.
+func TestInterruptChild(t *testing.T) {
+	out := os.Getenv("ORYX_INTERRUPT_CHILD")
+	if out == "" {
+		t.Skip("child of TestInterruptSavesAndResumes only")
+	}
+	r := tinyRun(t, oryx.Transformer, out)
+	r.Train.Steps, r.Train.CheckpointEvery, r.Train.EvalBatches = 40, 1000, 0
+	r.Log = os.Stdout
+	_, err := Train(r)
+	if errors.Is(err, ErrInterrupted) {
+		fmt.Println("interrupted")
+		return
+	}
+	require.NoError(t, err)
+}
