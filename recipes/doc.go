@@ -1,3 +1,5 @@
-// Package recipes will hold the training recipes (recipes/recipe plus one small main per run, e.g.
-// recipes/oryx-tg-1.4b) and the tiny CPU recipes. Not implemented yet: issue 5 brings it.
+// Package recipes holds the training runs: recipes/recipe (the trainer, the data sources, the recipe table,
+// plans and the shared main), one small main per run (recipes/<variant>-<size>, e.g. recipes/oryx-tg-1.4b,
+// recipes/gdn-tiny), recipes/study and recipes/tiny-study (the main job: tiny models trained and evaluated
+// end to end). This package itself holds no code.
 package recipes

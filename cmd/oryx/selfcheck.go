@@ -32,7 +32,7 @@ func selfcheck(args []string) error {
 		return err
 	}
 	fmt.Printf("backend: %s (config %q; compiled in: %v)\n", be.Name(), backend.Config(), backend.Available())
-	fmt.Println("The main job (train -> evaluate -> leaderboard JSON) arrives with issue 7; this checks the mixers.")
+	fmt.Println("This checks the backend and the mixers; the main job itself is go run ./recipes/tiny-study (make demo).")
 
 	const b, h, d = 2, 2, 16
 	t := *seqLen
