@@ -443,7 +443,8 @@ func TestProgressBar(t *testing.T) {
 	p("piqa", "loglikelihood", 1, 4) // throttled
 	p("piqa", "loglikelihood", 4, 4)
 	out := buf.String()
-	assert.Equal(t, 2, strings.Count(out, "\r"))
+	assert.Equal(t, 2, strings.Count(out, "\n"), "not a terminal: one plain line per update")
+	assert.Equal(t, 0, strings.Count(out, "\r"))
 	assert.Contains(t, out, "piqa loglikelihood [....................]      0/4")
 	assert.Contains(t, out, "[####################]      4/4 100.0%")
 	assert.True(t, strings.HasSuffix(out, "\n"))
