@@ -78,6 +78,12 @@ func (k *task) Build(m harness.Model, opts harness.Options) (*harness.Plan, erro
 	if err != nil {
 		return nil, err
 	}
+	for _, l := range c.Lengths {
+		if l > m.MaxLength() {
+			return nil, fmt.Errorf("%s: target length %d exceeds the model's max length %d: raise --max-length or set --param niah.lengths",
+				k.t, l, m.MaxLength())
+		}
+	}
 	if opts.Limit > 0 { // spread the limit over the lengths
 		c.SamplesPerCell = max(1, min(c.SamplesPerCell, (opts.Limit+len(c.Lengths)-1)/len(c.Lengths)))
 	}
