@@ -215,7 +215,7 @@ func Train(r Run) (*Summary, error) {
 		}
 		return pruneStatesToCheckpoints(r.Out)
 	}
-	validate := func() (map[string]Float, error) {
+	validate := func(record bool) (map[string]Float, error) {
 		if len(valSeqs) == 0 {
 			return nil, nil
 		}
@@ -237,6 +237,9 @@ func Train(r Run) (*Summary, error) {
 				n += c
 			}
 			out[vm.name] = Float(sum / float64(n))
+		}
+		if !record {
+			return out, nil
 		}
 		if err := mlog.write(ValRecord{Kind: "val", Step: st.Step, Tokens: st.TokensSeen, Loss: out}); err != nil {
 			return nil, err
@@ -301,7 +304,7 @@ func Train(r Run) (*Summary, error) {
 
 		final := st.Step == tc.Steps
 		if final || (tc.EvalEvery > 0 && st.Step%tc.EvalEvery == 0) {
-			if lastVal, err = validate(); err != nil {
+			if lastVal, err = validate(true); err != nil {
 				return nil, fmt.Errorf("validation at step %d: %w", st.Step, err)
 			}
 			if lastVal != nil {
@@ -330,8 +333,8 @@ func Train(r Run) (*Summary, error) {
 		}
 	}
 	prog.done()
-	if lastVal == nil && len(valSeqs) > 0 { // resumed after the final step: validate for the summary
-		if lastVal, err = validate(); err != nil {
+	if lastVal == nil && len(valSeqs) > 0 { // resumed after the final step: validate for the summary (logged already)
+		if lastVal, err = validate(false); err != nil {
 			return nil, err
 		}
 	}
