@@ -234,11 +234,7 @@ func TestKill9Resume(t *testing.T) {
 	require.NoError(t, err)
 
 	out := t.TempDir()
-	child := func() *exec.Cmd {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestKill9Child$", "-test.v")
-		cmd.Env = append(os.Environ(), "ORYX_KILL9_CHILD="+out)
-		return cmd
-	}
+	child := func() *exec.Cmd { return childTraining(out, oryx.GDN, 12, 1) }
 	cmd := child()
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
@@ -267,20 +263,6 @@ func TestKill9Resume(t *testing.T) {
 	require.Contains(t, string(outp), "resuming at step")
 	require.Equal(t, trainLosses(t, full), trainLosses(t, out))
 	requireSameWeights(t, full, out)
-}
-
-// TestKill9Child is the child process of TestKill9Resume (it does nothing in a normal test run).
-func TestKill9Child(t *testing.T) {
-	out := os.Getenv("ORYX_KILL9_CHILD")
-	if out == "" {
-		t.Skip("child of TestKill9Resume only")
-	}
-	r := tinyRun(t, oryx.GDN, out)
-	r.Train.Steps, r.Train.CheckpointEvery, r.Train.EvalBatches = 12, 1, 0
-	r.Log = os.Stdout
-	_, err := Train(r)
-	require.NoError(t, err)
-	fmt.Println("child done")
 }
 
 // TestMixtureResumeIsExact: the study's mixture (language, MQAR, needles) resumes exactly too.
@@ -377,11 +359,7 @@ func TestInterruptSavesAndResumes(t *testing.T) {
 		t.Skip("-short: spawns processes")
 	}
 	out := t.TempDir()
-	child := func() *exec.Cmd {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestInterruptChild$", "-test.v")
-		cmd.Env = append(os.Environ(), "ORYX_INTERRUPT_CHILD="+out)
-		return cmd
-	}
+	child := func() *exec.Cmd { return childTraining(out, oryx.Transformer, 40, 1000) }
 	cmd := child()
 	var first strings.Builder
 	cmd.Stdout, cmd.Stderr = &first, &first
@@ -407,16 +385,30 @@ func TestInterruptSavesAndResumes(t *testing.T) {
 	require.Contains(t, string(outp), "resuming at step")
 }
 
-// TestInterruptChild is the child process of TestInterruptSavesAndResumes.
-func TestInterruptChild(t *testing.T) {
-	out := os.Getenv("ORYX_INTERRUPT_CHILD")
-	if out == "" {
-		t.Skip("child of TestInterruptSavesAndResumes only")
+// childTraining returns a command that reruns this test binary as TestTrainingChild: a tinyRun of variant v in
+// out with the given steps and checkpoint interval, no validation, logging to stdout; it prints "interrupted"
+// when stopped by SIGINT. The process tests (kill -9, SIGINT) drive it.
+func childTraining(out string, v oryx.Variant, steps, checkpointEvery int) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], "-test.run=^TestTrainingChild$", "-test.v")
+	cmd.Env = append(os.Environ(), "ORYX_CHILD_RUN="+fmt.Sprintf("%s|%s|%d|%d", out, v, steps, checkpointEvery))
+	return cmd
+}
+
+// TestTrainingChild is the child process of the process tests (it does nothing in a normal test run).
+func TestTrainingChild(t *testing.T) {
+	spec := os.Getenv("ORYX_CHILD_RUN")
+	if spec == "" {
+		t.Skip("child of TestKill9Resume and TestInterruptSavesAndResumes only")
 	}
-	r := tinyRun(t, oryx.Transformer, out)
-	r.Train.Steps, r.Train.CheckpointEvery, r.Train.EvalBatches = 40, 1000, 0
-	r.Log = os.Stdout
-	_, err := Train(r)
+	f := strings.Split(spec, "|")
+	require.Len(t, f, 4)
+	r := tinyRun(t, oryx.Variant(f[1]), f[0])
+	_, err := fmt.Sscan(f[2], &r.Train.Steps)
+	require.NoError(t, err)
+	_, err = fmt.Sscan(f[3], &r.Train.CheckpointEvery)
+	require.NoError(t, err)
+	r.Train.EvalBatches, r.Log = 0, os.Stdout
+	_, err = Train(r)
 	if errors.Is(err, ErrInterrupted) {
 		fmt.Println("interrupted")
 		return
