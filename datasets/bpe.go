@@ -609,12 +609,12 @@ func (t *BPETokenizer) bpe(w string, sc *bpeScratch) []int32 {
 	h := sc.heap[:0]
 	for i := int32(0); i+1 < n; i++ {
 		if m, ok := t.merges[uint64(uint32(syms[i].id))<<32|uint64(uint32(syms[i+1].id))]; ok {
-			h = bpeHeapPush(h, bpeMerge{rank: m.rank, pos: i, id: m.id})
+			h = heapPush(h, bpeMerge{rank: m.rank, pos: i, id: m.id})
 		}
 	}
 	for len(h) > 0 {
 		var top bpeMerge
-		top, h = bpeHeapPop(h)
+		top, h = heapPop(h)
 		cur := &syms[top.pos]
 		if cur.size == 0 || cur.next < 0 {
 			continue
@@ -634,13 +634,13 @@ func (t *BPETokenizer) bpe(w string, sc *bpeScratch) []int32 {
 		if cur.prev >= 0 {
 			prev := syms[cur.prev]
 			if m, ok := t.merges[uint64(uint32(prev.id))<<32|uint64(uint32(cur.id))]; ok {
-				h = bpeHeapPush(h, bpeMerge{rank: m.rank, pos: cur.prev, id: m.id})
+				h = heapPush(h, bpeMerge{rank: m.rank, pos: cur.prev, id: m.id})
 			}
 		}
 		if cur.next >= 0 {
 			next := syms[cur.next]
 			if m, ok := t.merges[uint64(uint32(cur.id))<<32|uint64(uint32(next.id))]; ok {
-				h = bpeHeapPush(h, bpeMerge{rank: m.rank, pos: top.pos, id: m.id})
+				h = heapPush(h, bpeMerge{rank: m.rank, pos: top.pos, id: m.id})
 			}
 		}
 	}
@@ -654,46 +654,9 @@ func (t *BPETokenizer) bpe(w string, sc *bpeScratch) []int32 {
 	return ids
 }
 
-func bpeLess(a, b bpeMerge) bool {
+// before orders the merge heap: lower rank first, then leftmost.
+func (a bpeMerge) before(b bpeMerge) bool {
 	return a.rank < b.rank || (a.rank == b.rank && a.pos < b.pos)
-}
-
-func bpeHeapPush(h []bpeMerge, m bpeMerge) []bpeMerge {
-	h = append(h, m)
-	i := len(h) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if !bpeLess(h[i], h[p]) {
-			break
-		}
-		h[i], h[p] = h[p], h[i]
-		i = p
-	}
-	return h
-}
-
-func bpeHeapPop(h []bpeMerge) (bpeMerge, []bpeMerge) {
-	top := h[0]
-	n := len(h) - 1
-	h[0] = h[n]
-	h = h[:n]
-	i := 0
-	for {
-		l := 2*i + 1
-		if l >= n {
-			break
-		}
-		c := l
-		if r := l + 1; r < n && bpeLess(h[r], h[l]) {
-			c = r
-		}
-		if !bpeLess(h[c], h[i]) {
-			break
-		}
-		h[i], h[c] = h[c], h[i]
-		i = c
-	}
-	return top, h
 }
 
 // Decode returns the text of ids: model tokens as their bytes, added tokens as their content, an id without

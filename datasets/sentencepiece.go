@@ -380,46 +380,9 @@ type spmCand struct {
 	size        int32
 }
 
-func spmBefore(a, b spmCand) bool { // a pops before b
+// before orders the candidate heap: higher score first, then leftmost.
+func (a spmCand) before(b spmCand) bool {
 	return a.score > b.score || (a.score == b.score && a.left < b.left)
-}
-
-func spmPush(h []spmCand, c spmCand) []spmCand {
-	h = append(h, c)
-	i := len(h) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if !spmBefore(h[i], h[p]) {
-			break
-		}
-		h[i], h[p] = h[p], h[i]
-		i = p
-	}
-	return h
-}
-
-func spmPop(h []spmCand) (spmCand, []spmCand) {
-	top := h[0]
-	n := len(h) - 1
-	h[0] = h[n]
-	h = h[:n]
-	i := 0
-	for {
-		l := 2*i + 1
-		if l >= n {
-			break
-		}
-		c := l
-		if r := l + 1; r < n && spmBefore(h[r], h[l]) {
-			c = r
-		}
-		if !spmBefore(h[c], h[i]) {
-			break
-		}
-		h[i], h[c] = h[c], h[i]
-		i = c
-	}
-	return top, h
 }
 
 // normalize applies the identity normaliser: dummy prefix and spaces as "▁".
@@ -528,7 +491,7 @@ func (t *SentencePieceTokenizer) encodeChunk(s string, out []int) []int {
 		if !ok {
 			return
 		}
-		h = spmPush(h, spmCand{score: t.pieces[id].score, left: l, right: r, size: int32(len(piece))})
+		h = heapPush(h, spmCand{score: t.pieces[id].score, left: l, right: r, size: int32(len(piece))})
 		if t.pieces[id].typ == spmUnused {
 			if revMerge == nil {
 				revMerge = make(map[string][2]string)
@@ -541,7 +504,7 @@ func (t *SentencePieceTokenizer) encodeChunk(s string, out []int) []int {
 	}
 	for len(h) > 0 {
 		var top spmCand
-		top, h = spmPop(h)
+		top, h = heapPop(h)
 		l, r := &syms[top.left], &syms[top.right]
 		if l.end == l.start || r.end == r.start || (l.end-l.start)+(r.end-r.start) != top.size {
 			continue // stale
