@@ -376,15 +376,10 @@ func (s *Stream) readDocument() error {
 		return s.readTokenDocument()
 	}
 	text, err := s.docs.Next()
-	if err == io.EOF {
-		return s.endEpoch()
-	}
 	if err != nil {
-		return fmt.Errorf("datasets: stream: reading %s (epoch %d, document %d): %w", s.src.Name(), s.epoch, s.epochDocs, err)
+		return s.sourceError(err)
 	}
-	index := s.epochDocs
-	s.stats.Documents++
-	s.epochDocs++
+	index := s.startDocument()
 	if !utf8.ValidString(text) {
 		s.stats.SkippedInvalidUTF8++
 		s.logSkip(s.stats.SkippedInvalidUTF8, "invalid UTF-8", index)
@@ -394,52 +389,64 @@ func (s *Stream) readDocument() error {
 	if text != "" {
 		ids = s.tok.Encode(text)
 	}
-	if len(ids) == 0 {
-		s.stats.SkippedEmpty++
-		s.logSkip(s.stats.SkippedEmpty, "empty", index)
-		return nil
-	}
 	for i, id := range ids {
 		if id < 0 || id >= s.vocab {
 			return fmt.Errorf("datasets: stream: tokenizer %s returned id %d (token %d of document %d of %s, epoch %d) outside [0, VocabSize=%d)",
 				s.tok.Name(), id, i, index, s.src.Name(), s.epoch, s.vocab)
 		}
-		s.pending = append(s.pending, int32(id))
 	}
-	s.pending = append(s.pending, s.eos)
-	s.stats.Tokens += int64(len(ids) + 1)
-	s.epochTokens += int64(len(ids) + 1)
+	addDocument(s, ids, index)
 	return nil
 }
 
 // readTokenDocument is readDocument for a token stream: the ids come from the source as they are.
 func (s *Stream) readTokenDocument() error {
 	ids, err := s.toks.NextTokens()
-	if err == io.EOF {
-		return s.endEpoch()
-	}
 	if err != nil {
-		return fmt.Errorf("datasets: stream: reading %s (epoch %d, document %d): %w", s.src.Name(), s.epoch, s.epochDocs, err)
+		return s.sourceError(err)
 	}
-	index := s.epochDocs
-	s.stats.Documents++
-	s.epochDocs++
-	if len(ids) == 0 {
-		s.stats.SkippedEmpty++
-		s.logSkip(s.stats.SkippedEmpty, "empty", index)
-		return nil
-	}
+	index := s.startDocument()
 	for i, id := range ids {
 		if id < 0 || int(id) >= s.vocab {
 			return fmt.Errorf("datasets: stream: source %s holds id %d (token %d of document %d, epoch %d) outside [0, VocabSize=%d)",
 				s.src.Name(), id, i, index, s.epoch, s.vocab)
 		}
 	}
-	s.pending = append(s.pending, ids...)
+	addDocument(s, ids, index)
+	return nil
+}
+
+// sourceError handles an error from the source: io.EOF ends the epoch, anything else is wrapped with the
+// source, epoch and document.
+func (s *Stream) sourceError(err error) error {
+	if err == io.EOF {
+		return s.endEpoch()
+	}
+	return fmt.Errorf("datasets: stream: reading %s (epoch %d, document %d): %w", s.src.Name(), s.epoch, s.epochDocs, err)
+}
+
+// startDocument counts a document read from the source and returns its index in the epoch.
+func (s *Stream) startDocument() int64 {
+	index := s.epochDocs
+	s.stats.Documents++
+	s.epochDocs++
+	return index
+}
+
+// addDocument appends a document's (validated) ids and EOS to s's pending tokens, or skips (and counts) an
+// empty one. Generic so that the text path appends the tokenizer's ints without an intermediate copy.
+func addDocument[T int | int32](s *Stream, ids []T, index int64) {
+	if len(ids) == 0 {
+		s.stats.SkippedEmpty++
+		s.logSkip(s.stats.SkippedEmpty, "empty", index)
+		return
+	}
+	for _, id := range ids {
+		s.pending = append(s.pending, int32(id))
+	}
 	s.pending = append(s.pending, s.eos)
 	s.stats.Tokens += int64(len(ids) + 1)
 	s.epochTokens += int64(len(ids) + 1)
-	return nil
 }
 
 // endEpoch handles io.EOF from the source: start the next epoch or mark the source done.
