@@ -28,71 +28,15 @@ func (l *listFlag) String() string     { return strings.Join(*l, ",") }
 func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
 
 func run(args []string, stdout, stderr io.Writer) error {
-	if len(args) > 0 && args[0] == "switch" {
-		fs := flag.NewFlagSet("evals switch", flag.ContinueOnError)
-		fs.SetOutput(stderr)
-		var o evalrun.SwitchOptions
-		fs.StringVar(&o.Checkpoint, "checkpoint", "", "checkpoint directory")
-		fs.StringVar(&o.Tokenizer, "tokenizer", "", "tokenizer (default: the training run's, else bytes)")
-		fs.StringVar(&o.Data, "data", "synth", "held-out text: synth, or parquet files (--column)")
-		fs.StringVar(&o.Column, "column", "text", "text column of parquet data")
-		fs.IntVar(&o.SeqLen, "seq-len", 256, "tokens per sequence")
-		fs.IntVar(&o.At, "at", 128, "position of the switch (first token read in the new mode)")
-		fs.IntVar(&o.Sequences, "sequences", 64, "sequences averaged")
-		fs.IntVar(&o.Batch, "batch", 8, "sequences per model call")
-		fs.StringVar(&o.Out, "out", "results/switch", "output directory (switch.json, switch.png)")
-		if err := fs.Parse(args[1:]); err != nil {
-			return err
+	if len(args) > 0 {
+		switch args[0] {
+		case "switch":
+			return switchCmd(args[1:], stdout, stderr)
+		case "mqar":
+			return mqarCmd(args[1:], stdout, stderr)
+		case "merge":
+			return mergeCmd(args[1:], stdout, stderr)
 		}
-		if _, err := evalrun.Switch(o, stderr); err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "wrote %s/switch.json and %s/switch.png\n", o.Out, o.Out)
-		return nil
-	}
-	if len(args) > 0 && args[0] == "mqar" {
-		fs := flag.NewFlagSet("evals mqar", flag.ContinueOnError)
-		fs.SetOutput(stderr)
-		var o evalrun.MQAROptions
-		pairs := fs.String("pairs", "4,8,16", "comma-separated numbers of key-value pairs")
-		offset := fs.Int("offset", 0, "added to every MQAR id (128 for byte models trained on the study's mixture)")
-		fs.StringVar(&o.Checkpoint, "checkpoint", "", "checkpoint directory")
-		fs.StringVar(&o.Tokenizer, "tokenizer", "", "tokenizer (default: the training run's, else bytes)")
-		fs.IntVar(&o.SeqLen, "seq-len", 256, "tokens per example")
-		fs.IntVar(&o.Vocab, "vocab", 128, "MQAR vocabulary")
-		fs.IntVar(&o.Examples, "examples", 128, "examples per pair count")
-		fs.Uint64Var(&o.Seed, "seed", 77, "example seed (use one unseen in training)")
-		fs.IntVar(&o.Batch, "batch", 16, "examples per model call")
-		fs.StringVar(&o.Out, "out", "results/mqar.json", "JSON output")
-		if err := fs.Parse(args[1:]); err != nil {
-			return err
-		}
-		for _, f := range strings.Split(*pairs, ",") {
-			var p int
-			if _, err := fmt.Sscan(strings.TrimSpace(f), &p); err != nil || p < 1 {
-				return fmt.Errorf("--pairs %q: want comma-separated positive integers", *pairs)
-			}
-			o.Pairs = append(o.Pairs, p)
-		}
-		o.Offset = int32(*offset)
-		if _, err := evalrun.MQAR(o, stderr); err != nil {
-			return err
-		}
-		fmt.Fprintln(stdout, "wrote", o.Out)
-		return nil
-	}
-	if len(args) > 0 && args[0] == "merge" {
-		fs := flag.NewFlagSet("evals merge", flag.ContinueOnError)
-		fs.SetOutput(stderr)
-		out := fs.String("out", "results", "directory for leaderboard.json and leaderboard.md")
-		if err := fs.Parse(args[1:]); err != nil {
-			return err
-		}
-		if err := evalrun.Merge(*out, fs.Args()); err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "wrote %s/leaderboard.json and %s/leaderboard.md from %d run files\n", *out, *out, fs.NArg())
-		return nil
 	}
 	fs := flag.NewFlagSet("evals", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -146,5 +90,77 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprintln(stdout, "wrote", out)
+	return nil
+}
+
+// switchCmd is `evals switch`: per-position loss curves around a mode switch.
+func switchCmd(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("evals switch", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var o evalrun.SwitchOptions
+	fs.StringVar(&o.Checkpoint, "checkpoint", "", "checkpoint directory")
+	fs.StringVar(&o.Tokenizer, "tokenizer", "", "tokenizer (default: the training run's, else bytes)")
+	fs.StringVar(&o.Data, "data", "synth", "held-out text: synth, or parquet files (--column)")
+	fs.StringVar(&o.Column, "column", "text", "text column of parquet data")
+	fs.IntVar(&o.SeqLen, "seq-len", 256, "tokens per sequence")
+	fs.IntVar(&o.At, "at", 128, "position of the switch (first token read in the new mode)")
+	fs.IntVar(&o.Sequences, "sequences", 64, "sequences averaged")
+	fs.IntVar(&o.Batch, "batch", 8, "sequences per model call")
+	fs.StringVar(&o.Out, "out", "results/switch", "output directory (switch.json, switch.png)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if _, err := evalrun.Switch(o, stderr); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %s/switch.json and %s/switch.png\n", o.Out, o.Out)
+	return nil
+}
+
+// mqarCmd is `evals mqar`: MQAR accuracy per schedule and number of pairs.
+func mqarCmd(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("evals mqar", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var o evalrun.MQAROptions
+	pairs := fs.String("pairs", "4,8,16", "comma-separated numbers of key-value pairs")
+	offset := fs.Int("offset", 0, "added to every MQAR id (128 for byte models trained on the study's mixture)")
+	fs.StringVar(&o.Checkpoint, "checkpoint", "", "checkpoint directory")
+	fs.StringVar(&o.Tokenizer, "tokenizer", "", "tokenizer (default: the training run's, else bytes)")
+	fs.IntVar(&o.SeqLen, "seq-len", 256, "tokens per example")
+	fs.IntVar(&o.Vocab, "vocab", 128, "MQAR vocabulary")
+	fs.IntVar(&o.Examples, "examples", 128, "examples per pair count")
+	fs.Uint64Var(&o.Seed, "seed", 77, "example seed (use one unseen in training)")
+	fs.IntVar(&o.Batch, "batch", 16, "examples per model call")
+	fs.StringVar(&o.Out, "out", "results/mqar.json", "JSON output")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	for _, f := range strings.Split(*pairs, ",") {
+		var p int
+		if _, err := fmt.Sscan(strings.TrimSpace(f), &p); err != nil || p < 1 {
+			return fmt.Errorf("--pairs %q: want comma-separated positive integers", *pairs)
+		}
+		o.Pairs = append(o.Pairs, p)
+	}
+	o.Offset = int32(*offset)
+	if _, err := evalrun.MQAR(o, stderr); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, "wrote", o.Out)
+	return nil
+}
+
+// mergeCmd is `evals merge`: leaderboard.json and leaderboard.md from run files.
+func mergeCmd(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("evals merge", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	out := fs.String("out", "results", "directory for leaderboard.json and leaderboard.md")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if err := evalrun.Merge(*out, fs.Args()); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %s/leaderboard.json and %s/leaderboard.md from %d run files\n", *out, *out, fs.NArg())
 	return nil
 }
