@@ -69,15 +69,13 @@ func (m *Model) generateBatch(reqs []harness.GenRequest, idx []int, out []harnes
 			prompts[row][p] = int32(id)
 		}
 		specs[row] = m.specFor(r.AttentionFrom)
-		md, attn, err := m.rowModes(specs[row], len(r.Context))
+		md, attn, flops, err := m.rowModes(specs[row], len(r.Context))
 		if err != nil {
 			return fmt.Errorf("oryxlm: generation request %d: %w", i, err)
 		}
 		modes[row] = md
 		out[i].AttentionTokens, out[i].TotalTokens = attn, len(r.Context)
-		if s, err := oryx.ParseScheduleRows(orAttention(specs[row]), []int{len(r.Context)}, 0); err == nil {
-			m.FLOPs += oryx.ScheduleFLOPs(c, s, 0, false)
-		}
+		m.FLOPs += flops
 	}
 	if !c.Variant.IsMultiMixer() {
 		modes = nil

@@ -96,7 +96,7 @@ func (m *Model) scoreBatch(reqs []harness.LLRequest, idx []int, out []harness.LL
 			tgt[row*t+p] = int32(seq[p+1])
 		}
 		spec := m.specFor(r.AttentionFrom)
-		modes, attn, err := m.rowModes(spec, n)
+		modes, attn, flops, err := m.rowModes(spec, n)
 		if err != nil {
 			return fmt.Errorf("oryxlm: request %d: %w", i, err)
 		}
@@ -104,9 +104,7 @@ func (m *Model) scoreBatch(reqs []harness.LLRequest, idx []int, out []harness.LL
 			md[row*t+p] = int32(x)
 		}
 		out[i].AttentionTokens, out[i].Tokens = attn, n
-		if s, err := oryx.ParseScheduleRows(orAttention(spec), []int{n}, 0); err == nil {
-			m.FLOPs += oryx.ScheduleFLOPs(m.model.Config, s, 0, false)
-		}
+		m.FLOPs += flops
 	}
 	res, err := m.scorer.Exec(tensors.FromFlatDataAndDimensions(tok, b, t), tensors.FromFlatDataAndDimensions(tgt, b, t),
 		tensors.FromFlatDataAndDimensions(md, b, t))
@@ -127,14 +125,6 @@ func (m *Model) scoreBatch(reqs []harness.LLRequest, idx []int, out []harness.LL
 		out[i].LogLikelihood, out[i].IsGreedy = ll, greedy
 	}
 	return nil
-}
-
-// orAttention maps "" to "attention" (ParseScheduleRows needs a spec).
-func orAttention(spec string) string {
-	if spec == "" {
-		return "attention"
-	}
-	return spec
 }
 
 // TokenLogProbs returns log p(seq[i+1] | seq[:i+1]) for every position of each sequence (each of T+1 tokens,

@@ -124,28 +124,29 @@ func (m *Model) specFor(attnFrom int) string {
 	return m.opts.Schedule
 }
 
-// rowModes returns the modes of an n-token input under spec (nil for single-mixer variants) and how many
-// are in attention mode (for single-mixer variants: all for the Transformer, none otherwise).
-func (m *Model) rowModes(spec string, n int) ([]oryx.Mode, int, error) {
-	v := m.model.Config.Variant
-	if !v.IsMultiMixer() {
-		if v.HasAttention() {
-			return nil, n, nil
+// rowModes returns the modes of an n-token input under spec (nil for single-mixer variants), how many are in
+// attention mode (for single-mixer variants: all for the Transformer, none otherwise), and the forward FLOPs
+// of the row (oryx.ScheduleFLOPs, dense form).
+func (m *Model) rowModes(spec string, n int) (modes []oryx.Mode, attn int, flops float64, err error) {
+	c := m.model.Config
+	if !c.Variant.IsMultiMixer() {
+		flops = float64(n) * oryx.FLOPsPerToken(c, n, 0)
+		if c.Variant.HasAttention() {
+			return nil, n, flops, nil
 		}
-		return nil, 0, nil
+		return nil, 0, flops, nil
 	}
 	s, err := oryx.ParseScheduleRows(spec, []int{n}, 0)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, 0, err
 	}
-	row := s.Row(0)
-	a := 0
-	for _, x := range row {
+	modes = s.Row(0)
+	for _, x := range modes {
 		if x == oryx.Attention {
-			a++
+			attn++
 		}
 	}
-	return row, a, nil
+	return modes, attn, oryx.ScheduleFLOPs(c, s, 0, false), nil
 }
 
 // decodeMode is the mode of a generated token at position pos after a promptLen-token prompt.

@@ -83,7 +83,7 @@ func TestLogLikelihoodMatchesEngine(t *testing.T) {
 					seq = append(seq, int32(id))
 				}
 				n := len(seq) - 1
-				modes, attn, err := lm.rowModes(lm.specFor(r.AttentionFrom), n)
+				modes, attn, _, err := lm.rowModes(lm.specFor(r.AttentionFrom), n)
 				require.NoError(t, err)
 				if modes == nil {
 					modes = make([]oryx.Mode, n)
