@@ -5,7 +5,6 @@ import (
 	"io"
 	"math"
 
-	"github.com/gomlx/gomlx/pkg/ml/context"
 	"github.com/oryx-go/oryx/datasets"
 	"github.com/oryx-go/oryx/evals/harness"
 	"github.com/oryx-go/oryx/evals/modeswitch"
@@ -131,6 +130,17 @@ func evaluate(c Config, dir string, sum *recipe.Summary, log io.Writer) (*ModelR
 				maxTokens: len(p.Answer) + 3, score: p.score})
 		}
 	}
+	// One generating model per schedule, shared by the probes (its engines and compiled steps are reused).
+	gens := map[string]*oryxlm.Model{}
+	for _, sched := range schedulesOf(m.Config.Variant) {
+		spec := sched
+		if sched == "mixed" {
+			spec = oryxlm.Mixed
+		}
+		if gens[sched], err = oryxlm.New(m, ctx, tok, oryxlm.Options{Batch: 8, MaxLength: 4096, Schedule: spec}); err != nil {
+			return nil, err
+		}
+	}
 	for _, pr := range []struct {
 		name  string
 		items []probeItem
@@ -140,7 +150,7 @@ func evaluate(c Config, dir string, sum *recipe.Summary, log io.Writer) (*ModelR
 		{"copy", copies, func(s *ScheduleResult) map[int]needleCell { return s.Copy }},
 	} {
 		for _, sched := range schedulesOf(m.Config.Variant) {
-			cells, err := runProbe(m, ctx, tok, sched, pr.items)
+			cells, err := runProbe(gens[sched], pr.items)
 			if err != nil {
 				return nil, fmt.Errorf("%s (%s): %w", pr.name, sched, err)
 			}
@@ -211,16 +221,9 @@ type probeItem struct {
 	score                            func(generation string) float64
 }
 
-// runProbe generates for every item under schedule sched and returns the mean score per prompt length.
-func runProbe(m *oryx.Model, ctx *context.Context, tok datasets.Tokenizer, sched string, items []probeItem) (map[int]needleCell, error) {
-	spec := sched
-	if sched == "mixed" {
-		spec = oryxlm.Mixed
-	}
-	lm, err := oryxlm.New(m, ctx, tok, oryxlm.Options{Batch: 8, MaxLength: 4096, Schedule: spec})
-	if err != nil {
-		return nil, err
-	}
+// runProbe generates with lm (set to one schedule) for every item and returns the mean score per prompt
+// length.
+func runProbe(lm *oryxlm.Model, items []probeItem) (map[int]needleCell, error) {
 	reqs := make([]harness.GenRequest, len(items))
 	for i, it := range items {
 		reqs[i] = harness.GenRequest{Context: it.tokens, AttentionFrom: it.attentionFrom, MaxTokens: it.maxTokens, Until: []string{"."}}
