@@ -271,6 +271,12 @@ func TestCausalConv1DMatchesLoop(t *testing.T) {
 						bias, args = &b, append(args, b)
 					}
 					if withState {
+						if nw == 1 && !backend.IsPureGo(backend.MustGet()) {
+							// go-xla v0.1.4 panics on a zero-sized host buffer (FromFlatDataWithDimensions
+							// indexes element 0; see internal/backend/xla_test.go), so a width-1 conv's
+							// zero-row state cannot be passed in on XLA.
+							continue
+						}
 						if nw == 1 { // a width-1 conv has a zero-row state: pass it as a tensor
 							args = append(args, tensors.FromShape(shapes.Make(dtypes.Float64, nb, 0, ne)))
 						} else {

@@ -27,11 +27,12 @@ func selfcheck(args []string) error {
 	if *seqLen <= 0 || *chunk <= 0 {
 		return fmt.Errorf("flags -T and -chunk must be > 0, got %d and %d", *seqLen, *chunk)
 	}
+	backend.AnnounceTo = nil // said below, on standard output with the rest of the report
 	be, err := backend.Get()
 	if err != nil {
 		return err
 	}
-	fmt.Printf("backend: %s (config %q; compiled in: %v)\n", be.Name(), backend.Config(), backend.Available())
+	fmt.Printf("%s; compiled in: %v\n", backend.Describe(be), backend.Available())
 	fmt.Println("This checks the backend and the mixers; the main job itself is go run ./recipes/tiny-study (make demo).")
 
 	const b, h, d = 2, 2, 16

@@ -4,9 +4,11 @@
 // Selection, in order:
 //
 //  1. GOMLX_BACKEND, when set, is honoured as "name[:config]": e.g. "go", "go:ops_sequential",
-//     "go:parallelism=-1", or "xla:/abs/path/pjrt_c_api_cuda_plugin.so" for a PJRT plugin by path
-//     (XLA needs a binary built with `-tags xla`).
-//  2. Otherwise the pure-Go backend in the configuration DefaultConfig ("go:parallelism=-1"): an unbounded
+//     "go:parallelism=-1", or "xla:/abs/path/plugin.so" for a PJRT plugin by path (XLA needs a binary built
+//     with `-tags xla`).
+//  2. In a binary built with `-tags xla`: the XLA CPU plugin installed by `make xla-cpu`, found through the
+//     file .xla/cpu.plugin in the working directory or one of its parents (InstalledPlugin).
+//  3. Otherwise the pure-Go backend in the configuration DefaultConfig ("go:parallelism=-1"): an unbounded
 //     worker pool, which cannot hit SimpleGo v0.26's worker-pool deadlock (a DotGeneral holding a worker
 //     while waiting for more, gomlx.md §6), and runs independent graph nodes concurrently. It is 1.3–2×
 //     faster than "go:ops_sequential" on the mixers (BENCHMARKS.md). "go:ops_sequential" is the choice for
@@ -19,7 +21,9 @@ package backend
 
 import (
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -45,13 +49,64 @@ func init() {
 	InstallGradientFixes()
 }
 
-// Config returns the backend configuration that New will use: $GOMLX_BACKEND if set, else DefaultConfig.
+// Config returns the backend configuration that New will use: $GOMLX_BACKEND if set, else (in a binary
+// built with `-tags xla`) the installed XLA CPU plugin, else DefaultConfig.
 func Config() string {
-	if cfg, ok := os.LookupEnv(EnvVar); ok && strings.TrimSpace(cfg) != "" {
-		return strings.TrimSpace(cfg)
-	}
-	return DefaultConfig
+	cfg, _ := configAndSource()
+	return cfg
 }
+
+// configAndSource is Config plus where the choice came from, for Describe.
+func configAndSource() (config, source string) {
+	if cfg, ok := os.LookupEnv(EnvVar); ok && strings.TrimSpace(cfg) != "" {
+		return strings.TrimSpace(cfg), EnvVar
+	}
+	if xlaCompiledIn {
+		if plugin, err := InstalledPlugin("cpu"); err == nil && plugin != "" {
+			return "xla:" + plugin, "installed plugin (make xla-cpu)"
+		}
+	}
+	return DefaultConfig, "default"
+}
+
+// InstalledPlugin returns the absolute path of the PJRT plugin of the given kind ("cpu", "cuda") that
+// `make xla-<kind>` installed, read from .xla/<kind>.plugin in the working directory or the nearest parent
+// that has one; "" when there is none. A pointer file whose plugin is gone is an error.
+func InstalledPlugin(kind string) (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", nil
+	}
+	for {
+		pointer := filepath.Join(dir, ".xla", kind+".plugin")
+		if data, err := os.ReadFile(pointer); err == nil {
+			plugin := strings.TrimSpace(string(data))
+			if _, err := os.Stat(plugin); err != nil {
+				return "", fmt.Errorf("%s names a PJRT plugin that is missing (%v): rerun `make xla-%s`", pointer, err, kind)
+			}
+			return plugin, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", nil
+		}
+		dir = parent
+	}
+}
+
+// Describe is the one line every command prints at start: the backend in use and why it was chosen, e.g.
+// "backend: xla:/…/xla_cpu_pjrt.so - PJRT plugin (/…/xla_cpu_pjrt.so) v0.81 [StableHLO] [4 device(s)] (from
+// installed plugin (make xla-cpu))".
+func Describe(b backends.Backend) string {
+	cfg, source := configAndSource()
+	if IsPureGo(b) {
+		return fmt.Sprintf("backend: pure Go (%s; from %s)", cfg, source)
+	}
+	return fmt.Sprintf("backend: %s (from %s)", b.Description(), source)
+}
+
+// xlaCompiledIn is set by xla.go in builds with `-tags xla`.
+var xlaCompiledIn bool
 
 // Available lists the backend names compiled into this binary ("go", plus "xla" with `-tags xla`).
 func Available() []string {
@@ -104,8 +159,16 @@ func Get() (backends.Backend, error) {
 		return nil, err
 	}
 	shared = b
+	if AnnounceTo != nil {
+		fmt.Fprintln(AnnounceTo, Describe(b))
+	}
 	return b, nil
 }
+
+// AnnounceTo receives Describe's line when Get creates the process-wide backend, so that every command that
+// computes anything says once, at start, which backend it runs on. Standard error by default (standard
+// output may carry JSON); nil silences it.
+var AnnounceTo io.Writer = os.Stderr
 
 // MustGet is Get for entry points (tests, main): it panics with the selection error.
 func MustGet() backends.Backend {
