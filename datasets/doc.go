@@ -1,16 +1,9 @@
-// Package datasets turns Hugging Face parquet shards into tokenized, packed training sequences, and makes the
-// synthetic corpora that tiny recipes and tests train on. It knows nothing of models (it does not import
-// package oryx).
+// Package datasets turns text corpora into tokenized, packed training sequences, and makes the synthetic
+// corpora that tiny recipes and tests train on. It knows nothing of models (it does not import package oryx).
+// Parquet reading and writing is package datasets/hfparquet; the tokenizers are package datasets/tokenizers.
 //
 // The pieces, one concept per file:
 //
-//	tokenizer.go      the Tokenizer interface; tokenizer_load.go picks one from a spec
-//	bytes_tok.go      the embedded byte-level default (no file needed)
-//	bpe.go            Hugging Face tokenizer.json byte-level BPE (GPT-NeoX-20B), exact ids;
-//	                  pretokenize.go its hand-written GPT-2 pre-tokenizer, tokenizer_norm.go NFC
-//	sentencepiece.go  SentencePiece BPE (tokenizer.model, Llama-2), exact ids
-//	parquet*.go       HF parquet reading: file, directory or glob; schema checks; streamed row groups;
-//	                  guards against corrupt files; atomic writers
 //	source.go         documents with resumable positions (in memory, parquet text column)
 //	stream.go         documents → tokens (EOS between documents) → packed sequences of T+1, shuffled by
 //	                  seed, sharded across data-parallel workers, with an exact resume cursor

@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+
+	"github.com/oryx-go/oryx/datasets/hfparquet"
 )
 
 // Multi-query associative recall (MQAR), after Zoology (Arora et al. 2023, "Zoology: Measuring and
@@ -286,7 +288,7 @@ func WriteMQARParquet(path string, cfg MQARConfig, n int) error {
 // writeParquetRows writes the parquet file path (atomically, with NewParquetWriter) from the rows fill
 // appends to an empty batch (of capacity parquetWriteBatch), batch after batch, until fill returns none.
 func writeParquetRows[T any](path string, fill func(batch []T) ([]T, error)) error {
-	pw, err := NewParquetWriter[T](path)
+	pw, err := hfparquet.NewWriter[T](path)
 	if err != nil {
 		return err
 	}

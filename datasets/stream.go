@@ -9,6 +9,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"unicode/utf8"
+
+	"github.com/oryx-go/oryx/datasets/tokenizers"
 )
 
 // Pretraining stream: documents → Tokenizer.Encode → one token stream with EOS after every document →
@@ -144,11 +146,11 @@ type streamSource interface {
 // token ids. It is not safe for concurrent use.
 type Stream struct {
 	cfg     StreamConfig
-	src     streamSource        // docs or toks
-	docs    DocumentSource      // text documents, encoded by tok (nil for a token stream)
-	toks    TokenDocumentSource // token documents (nil for a text stream)
-	tok     Tokenizer           // nil for a token stream
-	tokName string              // tok.Name(), or the token stream's label (see NewTokenStream)
+	src     streamSource         // docs or toks
+	docs    DocumentSource       // text documents, encoded by tok (nil for a token stream)
+	toks    TokenDocumentSource  // token documents (nil for a text stream)
+	tok     tokenizers.Tokenizer // nil for a token stream
+	tokName string               // tok.Name(), or the token stream's label (see NewTokenStream)
 	eos     int32
 	vocab   int
 	log     io.Writer
@@ -171,7 +173,7 @@ type Stream struct {
 }
 
 // NewStream returns a stream over src (rewound to its start) encoded by tok.
-func NewStream(cfg StreamConfig, src DocumentSource, tok Tokenizer) (*Stream, error) {
+func NewStream(cfg StreamConfig, src DocumentSource, tok tokenizers.Tokenizer) (*Stream, error) {
 	s, err := newStream(cfg, src, tok)
 	if err != nil {
 		return nil, err
@@ -182,7 +184,7 @@ func NewStream(cfg StreamConfig, src DocumentSource, tok Tokenizer) (*Stream, er
 	return s, nil
 }
 
-func newStream(cfg StreamConfig, src DocumentSource, tok Tokenizer) (*Stream, error) {
+func newStream(cfg StreamConfig, src DocumentSource, tok tokenizers.Tokenizer) (*Stream, error) {
 	cfg, err := cfg.normalized()
 	if err != nil {
 		return nil, err
@@ -552,7 +554,7 @@ func (s *Stream) Cursor() StreamCursor {
 // to the cursor's source position and restores the packing buffer, shuffle buffer, RNG and counters. cfg
 // must match the cursor's configuration (Log may differ); tok must be the same tokenizer (by Name). A
 // different source Name is reported to the log but allowed (a corpus may move).
-func ResumeStream(cfg StreamConfig, src DocumentSource, tok Tokenizer, cur StreamCursor) (*Stream, error) {
+func ResumeStream(cfg StreamConfig, src DocumentSource, tok tokenizers.Tokenizer, cur StreamCursor) (*Stream, error) {
 	s, err := newStream(cfg, src, tok)
 	if err != nil {
 		return nil, err

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/datasets/tokenizers"
 )
 
 // MiniNeedle is a compact needle-in-a-haystack task for the project's tiny byte-level models, whose contexts
@@ -42,7 +43,7 @@ var (
 )
 
 // GenerateMiniNeedle builds sample (seed, index) of the given token length and depth with tok.
-func GenerateMiniNeedle(tok datasets.Tokenizer, length int, depth float64, seed uint64, index int) (MiniNeedle, error) {
+func GenerateMiniNeedle(tok tokenizers.Tokenizer, length int, depth float64, seed uint64, index int) (MiniNeedle, error) {
 	if depth < 0 || depth > 1 {
 		return MiniNeedle{}, fmt.Errorf("niah: mini needle depth %v outside [0, 1]", depth)
 	}

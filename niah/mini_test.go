@@ -4,12 +4,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/stretchr/testify/require"
 )
 
 func TestMiniNeedle(t *testing.T) {
-	tok := datasets.NewByteTokenizer()
+	tok := tokenizers.NewByteTokenizer()
 	for _, L := range []int{128, 256, 512} {
 		for _, d := range []float64{0, 0.5, 1} {
 			s, err := GenerateMiniNeedle(tok, L, d, 1, 3)

@@ -11,7 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/internal/backend"
 	"github.com/oryx-go/oryx/internal/runinfo"
 	"github.com/oryx-go/oryx/oryx"
@@ -149,7 +149,7 @@ func generateCmd(args []string, stdout, stderr io.Writer) error {
 	if *tokSpec == "" {
 		*tokSpec = runinfo.Tokenizer(*checkpoint)
 	}
-	tok, err := datasets.LoadTokenizer(*tokSpec)
+	tok, err := tokenizers.Load(*tokSpec)
 	if err != nil {
 		return fmt.Errorf("generate: --tokenizer: %w", err)
 	}

@@ -1,22 +1,21 @@
-package datasets
-
-// Hugging Face parquet reading: a set of files (one file, a directory or a glob), schema checks, and readers
-// that stream row groups page by page with a resumable position.
+// Package hfparquet reads and writes Hugging Face parquet: a set of files (one file, a directory or a glob),
+// schema checks, and readers that stream row groups page by page with a resumable position.
 //
 // The pieces:
 //
-//	parquet.go          ParquetSet (open, files, row counts, schema), ParquetPosition, the schema model and
+//	parquet.go          Set (open, files, row counts, schema), Position, the schema model and
 //	                    the type checks shared by every reader
-//	parquet_columns.go  the readers: ParquetColumn[T] (Strings, Int64s, StringLists, Int64Lists) and
-//	                    ParquetRows (Rows), both built on one streaming core
-//	parquet_write.go    WriteParquet and ParquetWriter (atomic: temporary file, then rename)
+//	parquet_columns.go  the readers: Column[T] (Strings, Int64s, StringLists, Int64Lists) and
+//	                    Rows (Rows), both built on one streaming core
+//	parquet_write.go    WriteFile and Writer (atomic: temporary file, then rename)
 //	parquet_check.go    bounds checks of footers and page headers before parquet-go decodes them
 //
 // Layout facts the readers handle (see shared/data/hf/README.md): every column may be nullable ("optional", as
 // pyarrow writes it), lists use the 3-level LIST layout (optional group x (LIST) { repeated group list {
 // optional element } }, the legacy 2-level forms are accepted too), struct columns such as ARC's choices
 // {text: list<string>, label: list<string>} are groups, and the HF features JSON sits in the key/value metadata
-// under "huggingface" (see ParquetSet.Metadata).
+// under "huggingface" (see Set.Metadata).
+package hfparquet
 
 import (
 	"errors"
@@ -34,46 +33,46 @@ import (
 	"github.com/parquet-go/parquet-go/format"
 )
 
-// HFFeaturesKey is the key/value metadata key under which Hugging Face (datasets, the parquet converter)
-// stores the dataset's features JSON: ParquetSet.Metadata(file, HFFeaturesKey).
-const HFFeaturesKey = "huggingface"
+// FeaturesKey is the key/value metadata key under which Hugging Face (datasets, the parquet converter)
+// stores the dataset's features JSON: Set.Metadata(file, FeaturesKey).
+const FeaturesKey = "huggingface"
 
-// ParquetPosition is a row of a ParquetSet: File indexes ParquetSet.Files() and Row counts the rows of that
+// Position is a row of a Set: File indexes Set.Files() and Row counts the rows of that
 // file from 0, null rows included. It is JSON-serialisable, so a training run can store it in a checkpoint and
 // resume exactly with Seek. The position just past the last row is {File: len(Files()), Row: 0}.
-type ParquetPosition struct {
+type Position struct {
 	File int   `json:"file"`
 	Row  int64 `json:"row"`
 }
 
 // String renders the position as "file F row R".
-func (p ParquetPosition) String() string { return fmt.Sprintf("file %d row %d", p.File, p.Row) }
+func (p Position) String() string { return fmt.Sprintf("file %d row %d", p.File, p.Row) }
 
-// ParquetSet is an ordered list of parquet files opened with OpenParquet. Opening reads only each file's footer
+// Set is an ordered list of parquet files opened with Open. Opening reads only each file's footer
 // (schema, row-group row counts, key/value metadata); data is read later, row group by row group and page by
-// page, by the readers Strings, Int64s, StringLists, Int64Lists and Rows. A ParquetSet is immutable and safe for
+// page, by the readers Strings, Int64s, StringLists, Int64Lists and Rows. A Set is immutable and safe for
 // concurrent use; each reader opens its own file handles and is for one goroutine.
-type ParquetSet struct {
+type Set struct {
 	pattern   string
-	files     []*pqFileMeta
+	files     []*fileMeta
 	starts    []int64 // starts[i] = rows in files[:i]; len(files)+1 entries
 	logger    *slog.Logger
 	loggerSet bool
 }
 
-// pqFileMeta is what OpenParquet keeps of one file: no data, only the footer.
-type pqFileMeta struct {
+// fileMeta is what Open keeps of one file: no data, only the footer.
+type fileMeta struct {
 	path      string
 	size      int64
 	groupRows []int64 // rows of each row group
 	numRows   int64   // sum of groupRows
-	numSchema int     // number of schema elements (to detect a file replaced after OpenParquet)
-	root      *pqNode
+	numSchema int     // number of schema elements (to detect a file replaced after Open)
+	root      *schemaNode
 	schema    *parquet.Schema
 	kv        map[string]string
 }
 
-// OpenParquet opens the parquet files named by pattern:
+// Open opens the parquet files named by pattern:
 //   - a file: that file (whatever its name);
 //   - a directory: every *.parquet file below it (recursively; names starting with "." are skipped), sorted by
 //     path;
@@ -83,14 +82,14 @@ type pqFileMeta struct {
 // A pattern that matches no file is an error naming the pattern. Every file's footer is read and checked now,
 // so that an empty, truncated or non-parquet file fails here, with an error naming the file, before a long run
 // starts. Row data is not read.
-func OpenParquet(pattern string) (*ParquetSet, error) {
-	paths, err := pqExpand(pattern)
+func Open(pattern string) (*Set, error) {
+	paths, err := expandPattern(pattern)
 	if err != nil {
 		return nil, err
 	}
-	s := &ParquetSet{pattern: pattern, starts: make([]int64, 1, len(paths)+1)}
+	s := &Set{pattern: pattern, starts: make([]int64, 1, len(paths)+1)}
 	for _, p := range paths {
-		m, err := pqReadMeta(p)
+		m, err := readMeta(p)
 		if err != nil {
 			return nil, err
 		}
@@ -100,38 +99,38 @@ func OpenParquet(pattern string) (*ParquetSet, error) {
 	return s, nil
 }
 
-// pqExpand turns the pattern into the sorted list of files.
-func pqExpand(pattern string) ([]string, error) {
+// expandPattern turns the pattern into the sorted list of files.
+func expandPattern(pattern string) ([]string, error) {
 	if pattern == "" {
-		return nil, errors.New("datasets: empty parquet pattern")
+		return nil, errors.New("hfparquet: empty parquet pattern")
 	}
 	if st, err := os.Stat(pattern); err == nil {
 		if !st.IsDir() {
 			return []string{pattern}, nil
 		}
-		files, err := pqWalk(pattern)
+		files, err := Walk(pattern)
 		if err != nil {
 			return nil, err
 		}
 		if len(files) == 0 {
-			return nil, fmt.Errorf("datasets: parquet directory %q holds no *.parquet files", pattern)
+			return nil, fmt.Errorf("hfparquet: parquet directory %q holds no *.parquet files", pattern)
 		}
 		return files, nil
-	} else if !pqHasMeta(pattern) {
-		return nil, fmt.Errorf("datasets: parquet pattern %q: %w", pattern, err)
+	} else if !hasGlobMeta(pattern) {
+		return nil, fmt.Errorf("hfparquet: parquet pattern %q: %w", pattern, err)
 	}
 	matches, err := filepath.Glob(pattern)
 	if err != nil {
-		return nil, fmt.Errorf("datasets: parquet pattern %q: %w", pattern, err)
+		return nil, fmt.Errorf("hfparquet: parquet pattern %q: %w", pattern, err)
 	}
 	var files []string
 	for _, m := range matches {
 		st, err := os.Stat(m)
 		if err != nil {
-			return nil, fmt.Errorf("datasets: parquet pattern %q: %w", pattern, err)
+			return nil, fmt.Errorf("hfparquet: parquet pattern %q: %w", pattern, err)
 		}
 		if st.IsDir() {
-			sub, err := pqWalk(m)
+			sub, err := Walk(m)
 			if err != nil {
 				return nil, err
 			}
@@ -143,15 +142,15 @@ func pqExpand(pattern string) ([]string, error) {
 	slices.Sort(files)
 	files = slices.Compact(files)
 	if len(files) == 0 {
-		return nil, fmt.Errorf("datasets: parquet pattern %q matches no files", pattern)
+		return nil, fmt.Errorf("hfparquet: parquet pattern %q matches no files", pattern)
 	}
 	return files, nil
 }
 
-func pqHasMeta(pattern string) bool { return strings.ContainsAny(pattern, `*?[\`) }
+func hasGlobMeta(pattern string) bool { return strings.ContainsAny(pattern, `*?[\`) }
 
-// pqWalk lists the *.parquet files below dir, sorted, skipping names that start with ".".
-func pqWalk(dir string) ([]string, error) {
+// Walk lists the *.parquet files below dir, sorted, skipping names that start with ".".
+func Walk(dir string) ([]string, error) {
 	var files []string
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -169,24 +168,24 @@ func pqWalk(dir string) ([]string, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("datasets: listing parquet directory %q: %w", dir, err)
+		return nil, fmt.Errorf("hfparquet: listing parquet directory %q: %w", dir, err)
 	}
 	slices.Sort(files)
 	return files, nil
 }
 
-// pqRecover turns a panic inside parquet-go (which can happen on corrupt input) into an error naming the file.
-// Use as: defer pqRecover(&err, path).
-func pqRecover(err *error, path string) {
+// recoverCorrupt turns a panic inside parquet-go (which can happen on corrupt input) into an error naming the file.
+// Use as: defer recoverCorrupt(&err, path).
+func recoverCorrupt(err *error, path string) {
 	if r := recover(); r != nil {
-		*err = fmt.Errorf("datasets: %s: corrupt parquet file (reader panicked: %v)", path, r)
+		*err = fmt.Errorf("hfparquet: %s: corrupt parquet file (reader panicked: %v)", path, r)
 	}
 }
 
-// pqOpenFile opens path with parquet-go, which reads the footer only (the page index of a column chunk is
-// loaded when the chunk is read; see pqCheckChunk).
-func pqOpenFile(path string) (f *os.File, pf *parquet.File, err error) {
-	defer pqRecover(&err, path)
+// openFile opens path with parquet-go, which reads the footer only (the page index of a column chunk is
+// loaded when the chunk is read; see checkChunk).
+func openFile(path string) (f *os.File, pf *parquet.File, err error) {
+	defer recoverCorrupt(&err, path)
 	defer func() {
 		if err != nil && f != nil {
 			f.Close()
@@ -195,22 +194,22 @@ func pqOpenFile(path string) (f *os.File, pf *parquet.File, err error) {
 	}()
 	f, err = os.Open(path)
 	if err != nil {
-		return nil, nil, fmt.Errorf("datasets: %w", err)
+		return nil, nil, fmt.Errorf("hfparquet: %w", err)
 	}
 	st, err := f.Stat()
 	if err != nil {
-		return f, nil, fmt.Errorf("datasets: %w", err)
+		return f, nil, fmt.Errorf("hfparquet: %w", err)
 	}
 	if st.IsDir() {
-		return f, nil, fmt.Errorf("datasets: %s: is a directory, not a parquet file", path)
+		return f, nil, fmt.Errorf("hfparquet: %s: is a directory, not a parquet file", path)
 	}
 	// The smallest parquet file is "PAR1" + footer + footer length (4 bytes) + "PAR1".
 	if st.Size() < 12 {
-		return f, nil, fmt.Errorf("datasets: %s: not a parquet file: %d bytes is too small (empty or truncated)", path, st.Size())
+		return f, nil, fmt.Errorf("hfparquet: %s: not a parquet file: %d bytes is too small (empty or truncated)", path, st.Size())
 	}
 	// Check the footer before parquet-go allocates and decodes what it announces.
-	if err := pqCheckFooter(f, st.Size()); err != nil {
-		return f, nil, fmt.Errorf("datasets: %s: not a valid parquet file (truncated or corrupt?): %w", path, err)
+	if err := checkFooter(f, st.Size()); err != nil {
+		return f, nil, fmt.Errorf("hfparquet: %s: not a valid parquet file (truncated or corrupt?): %w", path, err)
 	}
 	pf, err = parquet.OpenFile(f, st.Size(),
 		parquet.SkipPageIndex(true),
@@ -218,48 +217,48 @@ func pqOpenFile(path string) (f *os.File, pf *parquet.File, err error) {
 		parquet.ReadBufferSize(256<<10),
 	)
 	if err != nil {
-		return f, nil, fmt.Errorf("datasets: %s: not a valid parquet file (truncated or corrupt?): %w", path, err)
+		return f, nil, fmt.Errorf("hfparquet: %s: not a valid parquet file (truncated or corrupt?): %w", path, err)
 	}
 	return f, pf, nil
 }
 
-// pqReadMeta reads and checks the footer of one file.
-func pqReadMeta(path string) (m *pqFileMeta, err error) {
-	f, pf, err := pqOpenFile(path)
+// readMeta reads and checks the footer of one file.
+func readMeta(path string) (m *fileMeta, err error) {
+	f, pf, err := openFile(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	defer pqRecover(&err, path)
+	defer recoverCorrupt(&err, path)
 	md := pf.Metadata()
-	m = &pqFileMeta{path: path, size: pf.Size(), numSchema: len(md.Schema), schema: pf.Schema(), kv: map[string]string{}}
+	m = &fileMeta{path: path, size: pf.Size(), numSchema: len(md.Schema), schema: pf.Schema(), kv: map[string]string{}}
 	for i, g := range md.RowGroups {
 		if g.NumRows < 0 {
-			return nil, fmt.Errorf("datasets: %s: corrupt parquet file: row group %d has %d rows", path, i, g.NumRows)
+			return nil, fmt.Errorf("hfparquet: %s: corrupt parquet file: row group %d has %d rows", path, i, g.NumRows)
 		}
 		m.groupRows = append(m.groupRows, g.NumRows)
 		m.numRows += g.NumRows
 		if m.numRows < 0 {
-			return nil, fmt.Errorf("datasets: %s: corrupt parquet file: row count overflows", path)
+			return nil, fmt.Errorf("hfparquet: %s: corrupt parquet file: row count overflows", path)
 		}
 	}
 	for _, kv := range md.KeyValueMetadata {
 		m.kv[kv.Key] = kv.Value
 	}
-	if m.root, err = pqBuildTree(md.Schema); err != nil {
-		return nil, fmt.Errorf("datasets: %s: %w", path, err)
+	if m.root, err = buildTree(md.Schema); err != nil {
+		return nil, fmt.Errorf("hfparquet: %s: %w", path, err)
 	}
 	for i, g := range md.RowGroups {
 		if len(g.Columns) != m.root.numLeaves {
-			return nil, fmt.Errorf("datasets: %s: corrupt parquet file: row group %d has %d column chunks, schema has %d columns",
+			return nil, fmt.Errorf("hfparquet: %s: corrupt parquet file: row group %d has %d column chunks, schema has %d columns",
 				path, i, len(g.Columns), m.root.numLeaves)
 		}
 	}
 	return m, nil
 }
 
-// Files returns the paths of the set's files, in reading order. ParquetPosition.File indexes this slice.
-func (s *ParquetSet) Files() []string {
+// Files returns the paths of the set's files, in reading order. Position.File indexes this slice.
+func (s *Set) Files() []string {
 	out := make([]string, len(s.files))
 	for i, f := range s.files {
 		out[i] = f.path
@@ -270,13 +269,13 @@ func (s *ParquetSet) Files() []string {
 // WithLogger returns a copy of the set whose readers log skipped nulls and repaired UTF-8 (the first
 // occurrence and a summary at Close) to l; nil turns logging off. By default readers log to slog.Default().
 // The counts (Skipped, InvalidUTF8) are kept either way.
-func (s *ParquetSet) WithLogger(l *slog.Logger) *ParquetSet {
+func (s *Set) WithLogger(l *slog.Logger) *Set {
 	c := *s
 	c.logger, c.loggerSet = l, true
 	return &c
 }
 
-func (s *ParquetSet) warn(msg string, args ...any) {
+func (s *Set) warn(msg string, args ...any) {
 	l := s.logger
 	if !s.loggerSet {
 		l = slog.Default()
@@ -287,14 +286,14 @@ func (s *ParquetSet) warn(msg string, args ...any) {
 }
 
 // Pattern returns the pattern the set was opened with.
-func (s *ParquetSet) Pattern() string { return s.pattern }
+func (s *Set) Pattern() string { return s.pattern }
 
 // NumRows returns the number of rows of all files together (null rows included), from the footers read by
-// OpenParquet: no data is read. The error is reserved for lazily opened sets and is nil today.
-func (s *ParquetSet) NumRows() (int64, error) { return s.starts[len(s.starts)-1], nil }
+// Open: no data is read. The error is reserved for lazily opened sets and is nil today.
+func (s *Set) NumRows() (int64, error) { return s.starts[len(s.starts)-1], nil }
 
 // FileRows returns the number of rows of each file, in Files() order.
-func (s *ParquetSet) FileRows() []int64 {
+func (s *Set) FileRows() []int64 {
 	out := make([]int64, len(s.files))
 	for i, f := range s.files {
 		out[i] = f.numRows
@@ -304,7 +303,7 @@ func (s *ParquetSet) FileRows() []int64 {
 
 // Schema returns the parquet schema of file, which must be one of Files(). Printing it (String) gives the
 // schema in the parquet text format.
-func (s *ParquetSet) Schema(file string) (*parquet.Schema, error) {
+func (s *Set) Schema(file string) (*parquet.Schema, error) {
 	m, err := s.meta(file)
 	if err != nil {
 		return nil, err
@@ -313,7 +312,7 @@ func (s *ParquetSet) Schema(file string) (*parquet.Schema, error) {
 }
 
 // Columns returns the top-level column names of file (one of Files()), in schema order.
-func (s *ParquetSet) Columns(file string) ([]string, error) {
+func (s *Set) Columns(file string) ([]string, error) {
 	m, err := s.meta(file)
 	if err != nil {
 		return nil, err
@@ -322,8 +321,8 @@ func (s *ParquetSet) Columns(file string) ([]string, error) {
 }
 
 // Metadata returns the key/value metadata entry key of file (one of Files()); ok is false when the file has
-// no such key. Hugging Face stores its features JSON under HFFeaturesKey.
-func (s *ParquetSet) Metadata(file, key string) (value string, ok bool, err error) {
+// no such key. Hugging Face stores its features JSON under FeaturesKey.
+func (s *Set) Metadata(file, key string) (value string, ok bool, err error) {
 	m, err := s.meta(file)
 	if err != nil {
 		return "", false, err
@@ -332,48 +331,48 @@ func (s *ParquetSet) Metadata(file, key string) (value string, ok bool, err erro
 	return value, ok, nil
 }
 
-func (s *ParquetSet) meta(file string) (*pqFileMeta, error) {
+func (s *Set) meta(file string) (*fileMeta, error) {
 	for _, m := range s.files {
 		if m.path == file {
 			return m, nil
 		}
 	}
-	return nil, fmt.Errorf("datasets: %q is not a file of parquet set %q", file, s.pattern)
+	return nil, fmt.Errorf("hfparquet: %q is not a file of parquet set %q", file, s.pattern)
 }
 
 // ---- Schema model ----
 
-// pqNode is one element of a file's schema tree, with the levels the readers need.
-type pqNode struct {
+// schemaNode is one element of a file's schema tree, with the levels the readers need.
+type schemaNode struct {
 	name      string
 	elem      *format.SchemaElement
-	parent    *pqNode
-	children  []*pqNode
+	parent    *schemaNode
+	children  []*schemaNode
 	leaf      int // leaf column index (row-group column chunk index) for leaves, -1 for groups
 	def, rep  int // definition and repetition level of this node (counting itself)
 	numLeaves int // leaves below (the root: all)
 }
 
-const pqMaxDepth = 64
+const maxSchemaDepth = 64
 
-// pqBuildTree builds the schema tree of a file from its flattened schema elements, checking the structure.
+// buildTree builds the schema tree of a file from its flattened schema elements, checking the structure.
 // Leaves are the elements with a physical type, numbered in depth-first order as the column chunks are.
-func pqBuildTree(elems []format.SchemaElement) (*pqNode, error) {
+func buildTree(elems []format.SchemaElement) (*schemaNode, error) {
 	idx, leaves := 0, 0
-	var build func(parent *pqNode, depth int) (*pqNode, error)
-	build = func(parent *pqNode, depth int) (*pqNode, error) {
-		if depth > pqMaxDepth {
-			return nil, fmt.Errorf("unsupported parquet schema: nested deeper than %d levels", pqMaxDepth)
+	var build func(parent *schemaNode, depth int) (*schemaNode, error)
+	build = func(parent *schemaNode, depth int) (*schemaNode, error) {
+		if depth > maxSchemaDepth {
+			return nil, fmt.Errorf("unsupported parquet schema: nested deeper than %d levels", maxSchemaDepth)
 		}
 		if idx >= len(elems) {
 			return nil, errors.New("corrupt parquet schema: fewer elements than the groups announce")
 		}
 		e := &elems[idx]
 		idx++
-		n := &pqNode{name: e.Name, elem: e, parent: parent, leaf: -1}
+		n := &schemaNode{name: e.Name, elem: e, parent: parent, leaf: -1}
 		if parent != nil {
 			n.def, n.rep = parent.def, parent.rep
-			switch pqRepetition(e) {
+			switch repetitionOf(e) {
 			case format.Optional:
 				n.def++
 			case format.Repeated:
@@ -417,20 +416,24 @@ func pqBuildTree(elems []format.SchemaElement) (*pqNode, error) {
 	return root, nil
 }
 
-func pqRepetition(e *format.SchemaElement) format.FieldRepetitionType {
+func repetitionOf(e *format.SchemaElement) format.FieldRepetitionType {
 	if !e.RepetitionType.Valid {
 		return format.Required
 	}
 	return e.RepetitionType.V
 }
 
-func (n *pqNode) isLeaf() bool   { return n.leaf >= 0 }
-func (n *pqNode) repeated() bool { return n.parent != nil && pqRepetition(n.elem) == format.Repeated }
-func (n *pqNode) isList() bool   { return !n.isLeaf() && pqAnnotated(n.elem, "LIST", deprecated.List) }
-func (n *pqNode) isMap() bool {
-	return !n.isLeaf() && (pqAnnotated(n.elem, "MAP", deprecated.Map) || pqAnnotated(n.elem, "", deprecated.MapKeyValue))
+func (n *schemaNode) isLeaf() bool { return n.leaf >= 0 }
+func (n *schemaNode) repeated() bool {
+	return n.parent != nil && repetitionOf(n.elem) == format.Repeated
 }
-func (n *pqNode) child(name string) *pqNode {
+func (n *schemaNode) isList() bool {
+	return !n.isLeaf() && isAnnotated(n.elem, "LIST", deprecated.List)
+}
+func (n *schemaNode) isMap() bool {
+	return !n.isLeaf() && (isAnnotated(n.elem, "MAP", deprecated.Map) || isAnnotated(n.elem, "", deprecated.MapKeyValue))
+}
+func (n *schemaNode) child(name string) *schemaNode {
 	for _, c := range n.children {
 		if c.name == name {
 			return c
@@ -439,7 +442,7 @@ func (n *pqNode) child(name string) *pqNode {
 	return nil
 }
 
-func (n *pqNode) childNames() []string {
+func (n *schemaNode) childNames() []string {
 	names := make([]string, len(n.children))
 	for i, c := range n.children {
 		names[i] = c.name
@@ -447,8 +450,8 @@ func (n *pqNode) childNames() []string {
 	return names
 }
 
-// pqAnnotated reports whether e carries the logical type named logical or the converted type conv.
-func pqAnnotated(e *format.SchemaElement, logical string, conv deprecated.ConvertedType) bool {
+// isAnnotated reports whether e carries the logical type named logical or the converted type conv.
+func isAnnotated(e *format.SchemaElement, logical string, conv deprecated.ConvertedType) bool {
 	if logical != "" && e.LogicalType.Value != nil && e.LogicalType.Value.String() == logical {
 		return true
 	}
@@ -456,7 +459,7 @@ func pqAnnotated(e *format.SchemaElement, logical string, conv deprecated.Conver
 }
 
 // lookup resolves a column name: a top-level column, or a dotted path through struct groups ("choices.label").
-func (n *pqNode) lookup(column string) *pqNode {
+func (n *schemaNode) lookup(column string) *schemaNode {
 	if c := n.child(column); c != nil {
 		return c
 	}
@@ -469,20 +472,20 @@ func (n *pqNode) lookup(column string) *pqNode {
 	return cur
 }
 
-// pqKind is the scalar type of a leaf, as the readers deliver it.
-type pqKind int
+// valueKind is the scalar type of a leaf, as the readers deliver it.
+type valueKind int
 
 const (
-	pqUnsupported pqKind = iota
-	pqString             // BYTE_ARRAY annotated STRING, ENUM or JSON (UTF8, ENUM, JSON) → string
-	pqInt                // INT32 or INT64, plain or INT(8|16|32|64, signed) or INT(8|16|32, unsigned) → int64
-	pqBool               // BOOLEAN → bool
-	pqFloat              // FLOAT or DOUBLE → float64
-	pqBytes              // BYTE_ARRAY without annotation (HF "binary") → []byte
+	kindUnsupported valueKind = iota
+	kindString                // BYTE_ARRAY annotated STRING, ENUM or JSON (UTF8, ENUM, JSON) → string
+	kindInt                   // INT32 or INT64, plain or INT(8|16|32|64, signed) or INT(8|16|32, unsigned) → int64
+	kindBool                  // BOOLEAN → bool
+	kindFloat                 // FLOAT or DOUBLE → float64
+	kindBytes                 // BYTE_ARRAY without annotation (HF "binary") → []byte
 )
 
-// pqLeafKind classifies a leaf; unsigned is set for unsigned integers stored in INT32.
-func pqLeafKind(e *format.SchemaElement) (k pqKind, unsigned bool) {
+// leafKindOf classifies a leaf; unsigned is set for unsigned integers stored in INT32.
+func leafKindOf(e *format.SchemaElement) (k valueKind, unsigned bool) {
 	lt := e.LogicalType.Value
 	conv := deprecated.ConvertedType(-1)
 	if e.ConvertedType.Valid {
@@ -494,43 +497,43 @@ func pqLeafKind(e *format.SchemaElement) (k pqKind, unsigned bool) {
 		case lt != nil:
 			switch lt.String() {
 			case "STRING", "ENUM", "JSON":
-				return pqString, false
+				return kindString, false
 			}
-			return pqUnsupported, false
+			return kindUnsupported, false
 		case conv == deprecated.UTF8 || conv == deprecated.Enum || conv == deprecated.Json:
-			return pqString, false
+			return kindString, false
 		case conv == -1:
-			return pqBytes, false
+			return kindBytes, false
 		}
 	case format.Int32, format.Int64:
 		if it, ok := lt.(*format.IntType); ok {
 			if !it.IsSigned && (it.BitWidth >= 64 || e.Type.V == format.Int64) {
-				return pqUnsupported, false // UINT64 does not fit int64
+				return kindUnsupported, false // UINT64 does not fit int64
 			}
-			return pqInt, !it.IsSigned
+			return kindInt, !it.IsSigned
 		}
 		if lt != nil {
-			return pqUnsupported, false // DATE, TIME, TIMESTAMP, DECIMAL, ...
+			return kindUnsupported, false // DATE, TIME, TIMESTAMP, DECIMAL, ...
 		}
 		switch conv {
 		case -1, deprecated.Int8, deprecated.Int16, deprecated.Int32, deprecated.Int64:
-			return pqInt, false
+			return kindInt, false
 		case deprecated.Uint8, deprecated.Uint16, deprecated.Uint32:
-			return pqInt, e.Type.V == format.Int32
+			return kindInt, e.Type.V == format.Int32
 		}
 	case format.Boolean:
 		if lt == nil && conv == -1 {
-			return pqBool, false
+			return kindBool, false
 		}
 	case format.Float, format.Double:
 		if lt == nil && conv == -1 {
-			return pqFloat, false
+			return kindFloat, false
 		}
 	}
-	return pqUnsupported, false
+	return kindUnsupported, false
 }
 
-var pqConvertedNames = map[deprecated.ConvertedType]string{
+var convertedNames = map[deprecated.ConvertedType]string{
 	deprecated.UTF8: "UTF8", deprecated.Map: "MAP", deprecated.MapKeyValue: "MAP_KEY_VALUE", deprecated.List: "LIST",
 	deprecated.Enum: "ENUM", deprecated.Decimal: "DECIMAL", deprecated.Date: "DATE", deprecated.TimeMillis: "TIME_MILLIS",
 	deprecated.TimeMicros: "TIME_MICROS", deprecated.TimestampMillis: "TIMESTAMP_MILLIS",
@@ -542,9 +545,9 @@ var pqConvertedNames = map[deprecated.ConvertedType]string{
 
 // describe renders the type of a node for error messages: "INT64", "STRING (BYTE_ARRAY)",
 // "LIST<STRING (BYTE_ARRAY)>", "struct{text: LIST<...>, label: LIST<...>}".
-func (n *pqNode) describe() string { return n.describeDepth(0) }
+func (n *schemaNode) describe() string { return n.describeDepth(0) }
 
-func (n *pqNode) describeDepth(depth int) string {
+func (n *schemaNode) describeDepth(depth int) string {
 	if depth > 4 {
 		return "..."
 	}
@@ -559,7 +562,7 @@ func (n *pqNode) describeDepth(depth int) string {
 				ann = ""
 			}
 		} else if e.ConvertedType.Valid {
-			ann = pqConvertedNames[e.ConvertedType.V]
+			ann = convertedNames[e.ConvertedType.V]
 			if ann == "" {
 				ann = "converted type " + strconv.Itoa(int(e.ConvertedType.V))
 			}
@@ -598,7 +601,7 @@ func (n *pqNode) describeDepth(depth int) string {
 
 // listParts returns the repeated node and the element node of a list column: a LIST-annotated group (3-level
 // layout, or the legacy 2-level forms), or a bare repeated leaf (legacy). elem is nil when n is not a list.
-func (n *pqNode) listParts() (rep, elem *pqNode) {
+func (n *schemaNode) listParts() (rep, elem *schemaNode) {
 	if n.isLeaf() {
 		if n.repeated() {
 			return n, n
@@ -620,48 +623,48 @@ func (n *pqNode) listParts() (rep, elem *pqNode) {
 
 // ---- Plans: how a requested column of one file is decoded ----
 
-type pqShape int
+type planShape int
 
 const (
-	pqScalar pqShape = iota
-	pqList
-	pqStruct
+	shapeScalar planShape = iota
+	shapeList
+	shapeStruct
 )
 
-// pqPlan decodes one column (or struct field) of one file from the values of its leaves.
-type pqPlan struct {
-	shape    pqShape
-	kind     pqKind // scalar, list element
-	slot     int    // scalar, list: index of the leaf among the reader's leaves
-	nullDef  int32  // the value is null when the first value's definition level is below nullDef
-	emptyDef int32  // list: the list is empty when the definition level is below emptyDef
-	fullDef  int32  // scalar, list element: the value is present (not null) at this definition level
+// columnPlan decodes one column (or struct field) of one file from the values of its leaves.
+type columnPlan struct {
+	shape    planShape
+	kind     valueKind // scalar, list element
+	slot     int       // scalar, list: index of the leaf among the reader's leaves
+	nullDef  int32     // the value is null when the first value's definition level is below nullDef
+	emptyDef int32     // list: the list is empty when the definition level is below emptyDef
+	fullDef  int32     // scalar, list element: the value is present (not null) at this definition level
 	names    []string
-	fields   []*pqPlan
+	fields   []*columnPlan
 }
 
-// pqSlot is a leaf column a reader reads.
-type pqSlot struct {
+// leafSlot is a leaf column a reader reads.
+type leafSlot struct {
 	leaf     int
-	kind     pqKind
+	kind     valueKind
 	unsigned bool
 	maxDef   int
 	repeated bool // the leaf has a repeated ancestor (or is repeated)
 	path     string
 }
 
-// pqCompile builds the plan of node n, appending the leaves it reads to slots. It returns why n cannot be
+// compilePlan builds the plan of node n, appending the leaves it reads to slots. It returns why n cannot be
 // decoded when it cannot.
-func pqCompile(n *pqNode, slots *[]pqSlot) (*pqPlan, string) {
+func compilePlan(n *schemaNode, slots *[]leafSlot) (*columnPlan, string) {
 	if n.parent != nil && n.parent.rep > 0 {
 		return nil, "a field inside a repeated group (read the enclosing list column)"
 	}
-	addSlot := func(leaf *pqNode) (int, string) {
-		k, unsigned := pqLeafKind(leaf.elem)
-		if k == pqUnsupported {
+	addSlot := func(leaf *schemaNode) (int, string) {
+		k, unsigned := leafKindOf(leaf.elem)
+		if k == kindUnsupported {
 			return 0, "type " + leaf.describe()
 		}
-		*slots = append(*slots, pqSlot{leaf: leaf.leaf, kind: k, unsigned: unsigned, maxDef: leaf.def, repeated: leaf.rep > 0, path: leaf.pathString()})
+		*slots = append(*slots, leafSlot{leaf: leaf.leaf, kind: k, unsigned: unsigned, maxDef: leaf.def, repeated: leaf.rep > 0, path: leaf.pathString()})
 		return len(*slots) - 1, ""
 	}
 	if rep, elem := n.listParts(); elem != nil {
@@ -672,14 +675,14 @@ func pqCompile(n *pqNode, slots *[]pqSlot) (*pqPlan, string) {
 		if bad != "" {
 			return nil, "list element " + bad
 		}
-		return &pqPlan{shape: pqList, kind: (*slots)[slot].kind, slot: slot, nullDef: int32(rep.def - 1), emptyDef: int32(rep.def), fullDef: int32(elem.def)}, ""
+		return &columnPlan{shape: shapeList, kind: (*slots)[slot].kind, slot: slot, nullDef: int32(rep.def - 1), emptyDef: int32(rep.def), fullDef: int32(elem.def)}, ""
 	}
 	if n.isLeaf() {
 		slot, bad := addSlot(n)
 		if bad != "" {
 			return nil, bad
 		}
-		return &pqPlan{shape: pqScalar, kind: (*slots)[slot].kind, slot: slot, nullDef: int32(n.def), fullDef: int32(n.def)}, ""
+		return &columnPlan{shape: shapeScalar, kind: (*slots)[slot].kind, slot: slot, nullDef: int32(n.def), fullDef: int32(n.def)}, ""
 	}
 	switch {
 	case n.isMap():
@@ -691,9 +694,9 @@ func pqCompile(n *pqNode, slots *[]pqSlot) (*pqPlan, string) {
 	case len(n.children) == 0:
 		return nil, "empty group"
 	}
-	p := &pqPlan{shape: pqStruct, nullDef: int32(n.def)}
+	p := &columnPlan{shape: shapeStruct, nullDef: int32(n.def)}
 	for _, c := range n.children {
-		cp, bad := pqCompile(c, slots)
+		cp, bad := compilePlan(c, slots)
 		if bad != "" {
 			return nil, "field " + strconv.Quote(c.name) + ": " + bad
 		}
@@ -704,14 +707,14 @@ func pqCompile(n *pqNode, slots *[]pqSlot) (*pqPlan, string) {
 }
 
 // firstSlot returns the slot whose first value tells whether a struct is null.
-func (p *pqPlan) firstSlot() int {
-	for p.shape == pqStruct {
+func (p *columnPlan) firstSlot() int {
+	for p.shape == shapeStruct {
 		p = p.fields[0]
 	}
 	return p.slot
 }
 
-func (n *pqNode) pathString() string {
+func (n *schemaNode) pathString() string {
 	var parts []string
 	for c := n; c != nil && c.parent != nil; c = c.parent {
 		parts = append(parts, c.name)
@@ -720,44 +723,44 @@ func (n *pqNode) pathString() string {
 	return strings.Join(parts, ".")
 }
 
-// pqWant is the type a typed reader expects.
-type pqWant struct {
-	shape pqShape
-	kind  pqKind
+// wantType is the type a typed reader expects.
+type wantType struct {
+	shape planShape
+	kind  valueKind
 	desc  string
 }
 
 var (
-	pqWantString     = pqWant{pqScalar, pqString, "STRING (BYTE_ARRAY)"}
-	pqWantInt        = pqWant{pqScalar, pqInt, "INT64 or INT32"}
-	pqWantStringList = pqWant{pqList, pqString, "LIST<STRING (BYTE_ARRAY)>"}
-	pqWantIntList    = pqWant{pqList, pqInt, "LIST<INT64 or INT32>"}
+	wantString     = wantType{shapeScalar, kindString, "STRING (BYTE_ARRAY)"}
+	wantInt        = wantType{shapeScalar, kindInt, "INT64 or INT32"}
+	wantStringList = wantType{shapeList, kindString, "LIST<STRING (BYTE_ARRAY)>"}
+	wantIntList    = wantType{shapeList, kindInt, "LIST<INT64 or INT32>"}
 )
 
 // plan resolves column in file m and checks it against want (nil: any supported type).
-func (m *pqFileMeta) plan(column string, want *pqWant, slots *[]pqSlot) (*pqPlan, error) {
+func (m *fileMeta) plan(column string, want *wantType, slots *[]leafSlot) (*columnPlan, error) {
 	n := m.root.lookup(column)
 	if n == nil {
-		return nil, fmt.Errorf("datasets: %s: no column %q (columns: %s)", m.path, column, pqQuoteList(m.root.childNames()))
+		return nil, fmt.Errorf("hfparquet: %s: no column %q (columns: %s)", m.path, column, quoteList(m.root.childNames()))
 	}
 	mark := len(*slots)
-	p, bad := pqCompile(n, slots)
+	p, bad := compilePlan(n, slots)
 	if bad != "" {
 		*slots = (*slots)[:mark]
 		if want != nil {
-			return nil, fmt.Errorf("datasets: %s: column %q is %s, want %s", m.path, column, n.describe(), want.desc)
+			return nil, fmt.Errorf("hfparquet: %s: column %q is %s, want %s", m.path, column, n.describe(), want.desc)
 		}
-		return nil, fmt.Errorf("datasets: %s: column %q is %s: not supported: %s (supported: string, integer, boolean, float, binary, lists of these, structs of these)",
+		return nil, fmt.Errorf("hfparquet: %s: column %q is %s: not supported: %s (supported: string, integer, boolean, float, binary, lists of these, structs of these)",
 			m.path, column, n.describe(), bad)
 	}
 	if want != nil && (p.shape != want.shape || p.kind != want.kind) {
 		*slots = (*slots)[:mark]
-		return nil, fmt.Errorf("datasets: %s: column %q is %s, want %s", m.path, column, n.describe(), want.desc)
+		return nil, fmt.Errorf("hfparquet: %s: column %q is %s, want %s", m.path, column, n.describe(), want.desc)
 	}
 	return p, nil
 }
 
-func pqQuoteList(names []string) string {
+func quoteList(names []string) string {
 	q := make([]string, len(names))
 	for i, n := range names {
 		q[i] = strconv.Quote(n)

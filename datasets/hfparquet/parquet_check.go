@@ -1,4 +1,4 @@
-package datasets
+package hfparquet
 
 // Checks of parquet structures before parquet-go decodes them.
 //
@@ -21,43 +21,43 @@ import (
 	"github.com/parquet-go/parquet-go/format"
 )
 
-// errPQShort reports a thrift struct that does not end within the bytes given.
-var errPQShort = errors.New("thrift struct runs past the end of its bytes")
+// errThriftShort reports a thrift struct that does not end within the bytes given.
+var errThriftShort = errors.New("thrift struct runs past the end of its bytes")
 
-// pqThriftWalker walks thrift compact-protocol data, checking that every value fits in b.
-type pqThriftWalker struct {
+// thriftWalker walks thrift compact-protocol data, checking that every value fits in b.
+type thriftWalker struct {
 	b     []byte
 	i     int
 	depth int
 }
 
-// pqThriftCheck walks one thrift struct at the start of b and returns its length. Every step consumes at least
+// thriftCheck walks one thrift struct at the start of b and returns its length. Every step consumes at least
 // one byte, so the walk is linear in len(b).
-func pqThriftCheck(b []byte) (int, error) {
-	w := pqThriftWalker{b: b}
+func thriftCheck(b []byte) (int, error) {
+	w := thriftWalker{b: b}
 	if err := w.structBody(); err != nil {
 		return 0, err
 	}
 	return w.i, nil
 }
 
-func (w *pqThriftWalker) byte1() (byte, error) {
+func (w *thriftWalker) byte1() (byte, error) {
 	if w.i >= len(w.b) {
-		return 0, errPQShort
+		return 0, errThriftShort
 	}
 	w.i++
 	return w.b[w.i-1], nil
 }
 
-func (w *pqThriftWalker) skip(n uint64) error {
+func (w *thriftWalker) skip(n uint64) error {
 	if n > uint64(len(w.b)-w.i) {
-		return errPQShort
+		return errThriftShort
 	}
 	w.i += int(n)
 	return nil
 }
 
-func (w *pqThriftWalker) varint() (uint64, error) {
+func (w *thriftWalker) varint() (uint64, error) {
 	var v uint64
 	for shift := 0; shift < 64; shift += 7 {
 		c, err := w.byte1()
@@ -72,7 +72,7 @@ func (w *pqThriftWalker) varint() (uint64, error) {
 	return 0, errors.New("thrift varint longer than 10 bytes")
 }
 
-func (w *pqThriftWalker) structBody() error {
+func (w *thriftWalker) structBody() error {
 	w.depth++
 	defer func() { w.depth-- }()
 	if w.depth > 64 {
@@ -98,7 +98,7 @@ func (w *pqThriftWalker) structBody() error {
 }
 
 // value skips one value of compact type t; inField tells whether a boolean's value is in the field header.
-func (w *pqThriftWalker) value(t byte, inField bool) error {
+func (w *thriftWalker) value(t byte, inField bool) error {
 	switch t {
 	case 1, 2: // BOOLEAN_TRUE, BOOLEAN_FALSE
 		if inField {
@@ -130,7 +130,7 @@ func (w *pqThriftWalker) value(t byte, inField bool) error {
 			}
 		}
 		if n > uint64(len(w.b)-w.i) { // every element takes at least one byte
-			return errPQShort
+			return errThriftShort
 		}
 		for range n {
 			if err := w.value(et, false); err != nil {
@@ -151,7 +151,7 @@ func (w *pqThriftWalker) value(t byte, inField bool) error {
 			return err
 		}
 		if n > uint64(len(w.b)-w.i)/2 {
-			return errPQShort
+			return errThriftShort
 		}
 		for range n {
 			if err := w.value(kv>>4, false); err != nil {
@@ -171,8 +171,8 @@ func (w *pqThriftWalker) value(t byte, inField bool) error {
 	}
 }
 
-// pqCheckFooter checks the footer of a file whose size is at least 12 bytes, before parquet-go reads it.
-func pqCheckFooter(f *os.File, size int64) error {
+// checkFooter checks the footer of a file whose size is at least 12 bytes, before parquet-go reads it.
+func checkFooter(f *os.File, size int64) error {
 	var tail [8]byte
 	if _, err := f.ReadAt(tail[:], size-8); err != nil {
 		return err
@@ -188,7 +188,7 @@ func pqCheckFooter(f *os.File, size int64) error {
 	if _, err := f.ReadAt(footer, size-8-n); err != nil {
 		return err
 	}
-	used, err := pqThriftCheck(footer)
+	used, err := thriftCheck(footer)
 	if err != nil {
 		return fmt.Errorf("corrupt footer: %w", err)
 	}
@@ -198,18 +198,18 @@ func pqCheckFooter(f *os.File, size int64) error {
 	return nil
 }
 
-// pqMaxPageSize bounds the uncompressed size of one page (parquet-go allocates it before decompressing).
-const pqMaxPageSize = 1 << 30
+// maxPageSize bounds the uncompressed size of one page (parquet-go allocates it before decompressing).
+const maxPageSize = 1 << 30
 
-// pqChunkInfo is what pqCheckChunk needs to know of a column chunk besides its metadata.
-type pqChunkInfo struct {
+// chunkInfo is what checkChunk needs to know of a column chunk besides its metadata.
+type chunkInfo struct {
 	group    int   // row group index
 	rows     int64 // rows of the row group
 	repeated bool  // the leaf has a repetition level (lists): pages may hold more values than rows
 	useIndex bool  // check and load the offset index
 }
 
-// pqCheckChunk walks the page headers of column chunk cc before parquet-go reads it:
+// checkChunk walks the page headers of column chunk cc before parquet-go reads it:
 //   - every page header is well-formed thrift and every page lies inside the chunk;
 //   - sizes are plausible: uncompressed size at most 1 GiB, value counts bounded by the row group's rows (flat
 //     columns) or the page size (lists), the decoded length announced by a SNAPPY block or the first ZSTD frame
@@ -218,7 +218,7 @@ type pqChunkInfo struct {
 //   - with useIndex, the chunk's offset index is checked (page offsets are page starts, first rows increase)
 //     and loaded, so that parquet-go seeks inside the row group by it. A malformed offset index is not loaded:
 //     seeking then reads the pages before the target instead of jumping to it.
-func pqCheckChunk(r io.ReaderAt, size int64, rg *format.RowGroup, cc *format.ColumnChunk, chunk parquet.ColumnChunk, info pqChunkInfo) error {
+func checkChunk(r io.ReaderAt, size int64, rg *format.RowGroup, cc *format.ColumnChunk, chunk parquet.ColumnChunk, info chunkInfo) error {
 	md := &cc.MetaData
 	if md.Codec == format.Lz4Raw {
 		return errors.New("LZ4_RAW compression is not supported (parquet-go v0.32.0 cannot decode corrupt LZ4 data safely); rewrite the file with SNAPPY or ZSTD")
@@ -248,11 +248,11 @@ func pqCheckChunk(r io.ReaderAt, size int64, rg *format.RowGroup, cc *format.Col
 				return fmt.Errorf("reading the page header at offset %d: %w", off, err)
 			}
 			var err error
-			n, err = pqThriftCheck(b)
+			n, err = thriftCheck(b)
 			if err == nil {
 				break
 			}
-			if err != errPQShort || window == end-off {
+			if err != errThriftShort || window == end-off {
 				return fmt.Errorf("corrupt page header at offset %d: %w", off, err)
 			}
 			window = min(end-off, window*8)
@@ -264,7 +264,7 @@ func pqCheckChunk(r io.ReaderAt, size int64, rg *format.RowGroup, cc *format.Col
 		if h.CompressedPageSize < 0 || int64(h.CompressedPageSize) > end-off-int64(n) {
 			return fmt.Errorf("page at offset %d: compressed size %d exceeds the column chunk", off, h.CompressedPageSize)
 		}
-		if h.UncompressedPageSize < 0 || h.UncompressedPageSize > pqMaxPageSize {
+		if h.UncompressedPageSize < 0 || h.UncompressedPageSize > maxPageSize {
 			return fmt.Errorf("page at offset %d: uncompressed size %d out of range", off, h.UncompressedPageSize)
 		}
 		// Bound the value counts, which parquet-go sizes its level and value buffers by.
@@ -308,7 +308,7 @@ func pqCheckChunk(r io.ReaderAt, size int64, rg *format.RowGroup, cc *format.Col
 			if _, err := r.ReadAt(head, dataStart); err != nil {
 				return fmt.Errorf("reading page at offset %d: %w", off, err)
 			}
-			if announced, ok := pqAnnouncedSize(md.Codec, head); ok && announced > uint64(h.UncompressedPageSize) {
+			if announced, ok := announcedSize(md.Codec, head); ok && announced > uint64(h.UncompressedPageSize) {
 				return fmt.Errorf("page at offset %d: compressed data announces %d bytes, the page header %d", off, announced, h.UncompressedPageSize)
 			}
 		}
@@ -329,7 +329,7 @@ func pqCheckChunk(r io.ReaderAt, size int64, rg *format.RowGroup, cc *format.Col
 	if _, err := r.ReadAt(b, off); err != nil {
 		return nil
 	}
-	if n, err := pqThriftCheck(b); err != nil || int64(n) != l {
+	if n, err := thriftCheck(b); err != nil || int64(n) != l {
 		return nil
 	}
 	oi, err := fc.OffsetIndex() // loads and keeps the index for SeekToRow
@@ -350,9 +350,9 @@ func pqCheckChunk(r io.ReaderAt, size int64, rg *format.RowGroup, cc *format.Col
 	return nil
 }
 
-// pqAnnouncedSize returns the decoded size announced at the start of compressed data: a SNAPPY block's length
+// announcedSize returns the decoded size announced at the start of compressed data: a SNAPPY block's length
 // prefix, or the content size of a ZSTD frame header (ok is false when it announces none).
-func pqAnnouncedSize(codec format.CompressionCodec, b []byte) (size uint64, ok bool) {
+func announcedSize(codec format.CompressionCodec, b []byte) (size uint64, ok bool) {
 	switch codec {
 	case format.Snappy:
 		v, n := binary.Uvarint(b)

@@ -1,4 +1,4 @@
-package datasets
+package hfparquet
 
 import (
 	"fmt"
@@ -11,10 +11,10 @@ import (
 	"github.com/parquet-go/parquet-go"
 )
 
-// pqFuzzSeeds returns a few small valid parquet files (small, so that the fuzzer's minimisation is quick):
+// fuzzSeeds returns a few small valid parquet files (small, so that the fuzzer's minimisation is quick):
 // HF-style nullable text, an ARC-like struct holding a list, and integers and lists over two row groups in data
 // page v1 with dictionaries.
-func pqFuzzSeeds(tb testing.TB) [][]byte {
+func fuzzSeeds(tb testing.TB) [][]byte {
 	tb.Helper()
 	dir := tb.TempDir()
 	type intsAndLists struct {
@@ -30,9 +30,9 @@ func pqFuzzSeeds(tb testing.TB) [][]byte {
 	var arc arcLike
 	arc.Choices.Label = []string{"A", "B"}
 	paths := []string{
-		pqWriteTemp(tb, dir, "text.parquet", []pqTText{{pqStr(" = Robert Boulter = \n")}, {nil}, {pqStr("ok \xff")}}),
-		pqWriteTemp(tb, dir, "arc.parquet", []arcLike{arc}),
-		pqWriteTemp(tb, dir, "ints.parquet", []intsAndLists{{1, []string{"a", "b"}}, {0, nil}, {5, []string{}}},
+		writeTemp(tb, dir, "text.parquet", []tText{{strPtr(" = Robert Boulter = \n")}, {nil}, {strPtr("ok \xff")}}),
+		writeTemp(tb, dir, "arc.parquet", []arcLike{arc}),
+		writeTemp(tb, dir, "ints.parquet", []intsAndLists{{1, []string{"a", "b"}}, {0, nil}, {5, []string{}}},
 			parquet.MaxRowsPerRowGroup(2), parquet.DataPageVersion(1), parquet.DefaultEncodingFor(parquet.ByteArray, &parquet.RLEDictionary)),
 	}
 	var seeds [][]byte
@@ -46,14 +46,14 @@ func pqFuzzSeeds(tb testing.TB) [][]byte {
 	return seeds
 }
 
-// FuzzParquetReader feeds arbitrary bytes to OpenParquet and every reader (Rows of each column, Seek, and the
-// typed readers): they must return errors (naming the file, starting with "datasets:"), never panic, hang or
-// exhaust memory. Seeds: pqFuzzSeeds and testdata/fuzz/FuzzParquetReader.
+// FuzzParquetReader feeds arbitrary bytes to Open and every reader (Rows of each column, Seek, and the
+// typed readers): they must return errors (naming the file, starting with "hfparquet:"), never panic, hang or
+// exhaust memory. Seeds: fuzzSeeds and testdata/fuzz/FuzzParquetReader.
 func FuzzParquetReader(f *testing.F) {
 	f.Add([]byte{})
 	f.Add([]byte("PAR1PAR1"))
 	f.Add([]byte("PAR1\x00\x00\x00\x00PAR1"))
-	for _, b := range pqFuzzSeeds(f) {
+	for _, b := range fuzzSeeds(f) {
 		f.Add(b)
 	}
 	dir := f.TempDir()
@@ -67,11 +67,11 @@ func FuzzParquetReader(f *testing.F) {
 			panic(fmt.Sprintf("reading a %d-byte input took more than 10s", len(data)))
 		})
 		defer watchdog.Stop()
-		pqReadAllNoPanic(t, path)
+		readAllNoPanic(t, path)
 	})
 }
 
-// TestParquetWriteFuzzSeeds rewrites testdata/fuzz/FuzzParquetReader from pqFuzzSeeds when
+// TestParquetWriteFuzzSeeds rewrites testdata/fuzz/FuzzParquetReader from fuzzSeeds when
 // DATASETS_WRITE_FUZZ_SEEDS=1, and otherwise checks that the stored seeds are valid files that read without
 // error.
 func TestParquetWriteFuzzSeeds(t *testing.T) {
@@ -80,7 +80,7 @@ func TestParquetWriteFuzzSeeds(t *testing.T) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		for i, b := range pqFuzzSeeds(t) {
+		for i, b := range fuzzSeeds(t) {
 			content := "go test fuzz v1\n[]byte(" + strconv.Quote(string(b)) + ")\n"
 			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("seed-%d", i)), []byte(content), 0o644); err != nil {
 				t.Fatal(err)
@@ -107,7 +107,7 @@ func TestParquetWriteFuzzSeeds(t *testing.T) {
 		if err := os.WriteFile(p, []byte(lit), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if err := pqReadAllNoPanic(t, p); err != nil {
+		if err := readAllNoPanic(t, p); err != nil {
 			t.Fatalf("stored seed %s does not read: %v", e.Name(), err)
 		}
 	}

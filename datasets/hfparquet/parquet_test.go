@@ -1,4 +1,4 @@
-package datasets
+package hfparquet
 
 import (
 	"bytes"
@@ -20,9 +20,9 @@ import (
 
 // ---- helpers ----
 
-// pqSharedHF returns the shared Hugging Face parquet directory (shared/data/hf, found by walking up from the
+// sharedHF returns the shared Hugging Face parquet directory (shared/data/hf, found by walking up from the
 // working directory) or skips the test.
-func pqSharedHF(t *testing.T) string {
+func sharedHF(t *testing.T) string {
 	t.Helper()
 	wd, err := os.Getwd()
 	if err != nil {
@@ -41,21 +41,21 @@ func pqSharedHF(t *testing.T) string {
 	return ""
 }
 
-func pqMust(t testing.TB, err error) {
+func mustOK(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
 	}
 }
 
-// pqErrContains fails unless err is a "datasets:" error containing every part.
-func pqErrContains(t *testing.T, err error, parts ...string) {
+// errContains fails unless err is a "hfparquet:" error containing every part.
+func errContains(t *testing.T, err error, parts ...string) {
 	t.Helper()
 	if err == nil {
 		t.Fatalf("got no error, want one containing %q", parts)
 	}
-	if !strings.HasPrefix(err.Error(), "datasets: ") {
-		t.Errorf("error %q does not start with \"datasets: \"", err)
+	if !strings.HasPrefix(err.Error(), "hfparquet: ") {
+		t.Errorf("error %q does not start with \"hfparquet: \"", err)
 	}
 	for _, p := range parts {
 		if !strings.Contains(err.Error(), p) {
@@ -64,15 +64,15 @@ func pqErrContains(t *testing.T, err error, parts ...string) {
 	}
 }
 
-func pqStr(s string) *string { return &s }
+func strPtr(s string) *string { return &s }
 
-// pqTText is an HF text corpus row with a nullable text column.
-type pqTText struct {
+// tText is an HF text corpus row with a nullable text column.
+type tText struct {
 	Text *string `parquet:"text,optional"`
 }
 
-// pqTMixed has one column of each supported kind, HF-style nullable.
-type pqTMixed struct {
+// tMixed has one column of each supported kind, HF-style nullable.
+type tMixed struct {
 	Text  *string   `parquet:"text,optional"`
 	ID    int64     `parquet:"id"`
 	Small int32     `parquet:"small"`
@@ -81,17 +81,17 @@ type pqTMixed struct {
 	Tags  []string  `parquet:"tags,optional,list"`
 	Ids   []int32   `parquet:"ids,list"`
 	Blob  []byte    `parquet:"blob"`
-	Meta  pqTMeta   `parquet:"meta,optional"`
+	Meta  tMeta     `parquet:"meta,optional"`
 	Ptrs  []*string `parquet:"ptrs,list"`
 }
 
-type pqTMeta struct {
+type tMeta struct {
 	Source string `parquet:"source"`
 	Year   int32  `parquet:"year"`
 }
 
-// pqTARC mirrors the ARC layout: choices is a struct of two lists of strings.
-type pqTARC struct {
+// tARC mirrors the ARC layout: choices is a struct of two lists of strings.
+type tARC struct {
 	ID       string `parquet:"id,optional"`
 	Question string `parquet:"question,optional"`
 	Choices  struct {
@@ -101,12 +101,12 @@ type pqTARC struct {
 	AnswerKey string `parquet:"answerKey,optional"`
 }
 
-// pqMixedRow makes row i of a generated file: some null texts, empty and null lists.
-func pqMixedRow(i int) pqTMixed {
-	r := pqTMixed{ID: int64(i) * 3, Small: int32(-i), Flag: i%2 == 0, Score: float64(i) / 4,
-		Blob: []byte{byte(i), 0xff}, Meta: pqTMeta{Source: fmt.Sprintf("src%d", i%5), Year: int32(2000 + i%20)}}
+// mixedRow makes row i of a generated file: some null texts, empty and null lists.
+func mixedRow(i int) tMixed {
+	r := tMixed{ID: int64(i) * 3, Small: int32(-i), Flag: i%2 == 0, Score: float64(i) / 4,
+		Blob: []byte{byte(i), 0xff}, Meta: tMeta{Source: fmt.Sprintf("src%d", i%5), Year: int32(2000 + i%20)}}
 	if i%7 != 3 {
-		r.Text = pqStr(fmt.Sprintf("doc %d %s", i, strings.Repeat("x", i%11)))
+		r.Text = strPtr(fmt.Sprintf("doc %d %s", i, strings.Repeat("x", i%11)))
 	}
 	switch i % 4 {
 	case 0:
@@ -121,22 +121,22 @@ func pqMixedRow(i int) pqTMixed {
 	for j := range i % 5 {
 		r.Ids = append(r.Ids, int32(i*10+j))
 	}
-	r.Ptrs = []*string{pqStr("p")}
+	r.Ptrs = []*string{strPtr("p")}
 	return r
 }
 
-// pqWriteTemp writes rows to dir/name and returns the path.
-func pqWriteTemp[T any](t testing.TB, dir, name string, rows []T, opts ...parquet.WriterOption) string {
+// writeTemp writes rows to dir/name and returns the path.
+func writeTemp[T any](t testing.TB, dir, name string, rows []T, opts ...parquet.WriterOption) string {
 	t.Helper()
 	p := filepath.Join(dir, name)
-	pqMust(t, os.MkdirAll(filepath.Dir(p), 0o755))
-	pqMust(t, WriteParquet(p, rows, opts...))
+	mustOK(t, os.MkdirAll(filepath.Dir(p), 0o755))
+	mustOK(t, WriteFile(p, rows, opts...))
 	return p
 }
 
 // ---- shared HF files ----
 
-var pqSharedFiles = []struct {
+var sharedFiles = []struct {
 	file string
 	rows int64
 }{
@@ -156,37 +156,37 @@ var pqSharedFiles = []struct {
 }
 
 func TestParquetSharedFiles(t *testing.T) {
-	hf := pqSharedHF(t)
+	hf := sharedHF(t)
 	var total int64
-	for _, f := range pqSharedFiles {
+	for _, f := range sharedFiles {
 		t.Run(filepath.Dir(f.file), func(t *testing.T) {
 			path := filepath.Join(hf, f.file)
-			s, err := OpenParquet(path)
-			pqMust(t, err)
+			s, err := Open(path)
+			mustOK(t, err)
 			n, err := s.NumRows()
-			pqMust(t, err)
+			mustOK(t, err)
 			if n != f.rows {
 				t.Fatalf("NumRows = %d, want %d", n, f.rows)
 			}
-			features, ok, err := s.Metadata(path, HFFeaturesKey)
-			pqMust(t, err)
+			features, ok, err := s.Metadata(path, FeaturesKey)
+			mustOK(t, err)
 			if !ok || !strings.Contains(features, `"features"`) {
 				t.Errorf("no HF features JSON in the key/value metadata: %q", features)
 			}
 			// Every row, every column, through the generic reader.
 			rows, err := s.Rows()
-			pqMust(t, err)
+			mustOK(t, err)
 			defer rows.Close()
 			cols, err := s.Columns(path)
-			pqMust(t, err)
+			mustOK(t, err)
 			var count int64
 			for {
 				row, err := rows.Next()
 				if err == io.EOF {
 					break
 				}
-				pqMust(t, err)
-				if row.Pos != (ParquetPosition{0, count}) {
+				mustOK(t, err)
+				if row.Pos != (Position{0, count}) {
 					t.Fatalf("row %d has position %v", count, row.Pos)
 				}
 				for _, c := range cols {
@@ -206,10 +206,10 @@ func TestParquetSharedFiles(t *testing.T) {
 		total += f.rows
 	}
 	// The whole directory: 13 files, sorted by path.
-	s, err := OpenParquet(hf)
-	pqMust(t, err)
+	s, err := Open(hf)
+	mustOK(t, err)
 	files := s.Files()
-	if len(files) != len(pqSharedFiles) || !slices.IsSorted(files) {
+	if len(files) != len(sharedFiles) || !slices.IsSorted(files) {
 		t.Errorf("directory files = %q", files)
 	}
 	if n, _ := s.NumRows(); n != total {
@@ -218,11 +218,11 @@ func TestParquetSharedFiles(t *testing.T) {
 }
 
 func TestParquetSharedWikitext(t *testing.T) {
-	hf := pqSharedHF(t)
-	s, err := OpenParquet(filepath.Join(hf, "wikitext", "*.parquet"))
-	pqMust(t, err)
+	hf := sharedHF(t)
+	s, err := Open(filepath.Join(hf, "wikitext", "*.parquet"))
+	mustOK(t, err)
 	col, err := s.Strings("text")
-	pqMust(t, err)
+	mustOK(t, err)
 	defer col.Close()
 	var got []string
 	for {
@@ -230,7 +230,7 @@ func TestParquetSharedWikitext(t *testing.T) {
 		if err == io.EOF {
 			break
 		}
-		pqMust(t, err)
+		mustOK(t, err)
 		if pos.Row != int64(len(got)) {
 			t.Fatalf("position %v, want row %d", pos, len(got))
 		}
@@ -245,15 +245,15 @@ func TestParquetSharedWikitext(t *testing.T) {
 	if done, total := col.Progress(); done != 4358 || total != 4358 {
 		t.Errorf("Progress = %d/%d", done, total)
 	}
-	pqMust(t, col.Seek(ParquetPosition{0, 1}))
+	mustOK(t, col.Seek(Position{0, 1}))
 	if v, pos, err := col.Next(); err != nil || v != " = Robert Boulter = \n" || pos.Row != 1 {
 		t.Errorf("after Seek(row 1): %q %v %v", v, pos, err)
 	}
 	// wikitext_document_level: 62 pages, 1,290,527 UTF-8 bytes.
-	s, err = OpenParquet(filepath.Join(hf, "wikitext_document_level"))
-	pqMust(t, err)
+	s, err = Open(filepath.Join(hf, "wikitext_document_level"))
+	mustOK(t, err)
 	pages, err := s.Strings("page")
-	pqMust(t, err)
+	mustOK(t, err)
 	defer pages.Close()
 	var n, bytes int
 	for {
@@ -261,7 +261,7 @@ func TestParquetSharedWikitext(t *testing.T) {
 		if err == io.EOF {
 			break
 		}
-		pqMust(t, err)
+		mustOK(t, err)
 		n++
 		bytes += len(v)
 	}
@@ -271,14 +271,14 @@ func TestParquetSharedWikitext(t *testing.T) {
 }
 
 func TestParquetSharedARC(t *testing.T) {
-	hf := pqSharedHF(t)
-	s, err := OpenParquet(filepath.Join(hf, "arc_*", "test.parquet"))
-	pqMust(t, err)
+	hf := sharedHF(t)
+	s, err := Open(filepath.Join(hf, "arc_*", "test.parquet"))
+	mustOK(t, err)
 	if files := s.Files(); len(files) != 2 || !strings.Contains(files[0], "arc_challenge") {
 		t.Fatalf("files = %q", files)
 	}
 	rows, err := s.Rows("id", "question", "choices", "answerKey")
-	pqMust(t, err)
+	mustOK(t, err)
 	defer rows.Close()
 	count := 0
 	for {
@@ -286,13 +286,13 @@ func TestParquetSharedARC(t *testing.T) {
 		if err == io.EOF {
 			break
 		}
-		pqMust(t, err)
+		mustOK(t, err)
 		labels, err := row.StrList("choices.label")
-		pqMust(t, err)
+		mustOK(t, err)
 		texts, err := row.StrList("choices.text")
-		pqMust(t, err)
+		mustOK(t, err)
 		key, err := row.Str("answerKey")
-		pqMust(t, err)
+		mustOK(t, err)
 		if !slices.Equal(labels, []string{"A", "B", "C", "D"}) || len(texts) != 4 || !slices.Contains(labels, key) {
 			t.Fatalf("%v: labels %q texts %q answerKey %q", row.Pos, labels, texts, key)
 		}
@@ -306,10 +306,10 @@ func TestParquetSharedARC(t *testing.T) {
 	}
 	// A dotted column and the typed list reader agree.
 	labels, err := s.StringLists("choices.label")
-	pqMust(t, err)
+	mustOK(t, err)
 	defer labels.Close()
-	pqMust(t, labels.Seek(ParquetPosition{1, 2375}))
-	if v, pos, err := labels.Next(); err != nil || len(v) != 4 || pos != (ParquetPosition{1, 2375}) {
+	mustOK(t, labels.Seek(Position{1, 2375}))
+	if v, pos, err := labels.Next(); err != nil || len(v) != 4 || pos != (Position{1, 2375}) {
 		t.Fatalf("last ARC-Easy row: %q %v %v", v, pos, err)
 	}
 	if _, _, err := labels.Next(); err != io.EOF {
@@ -318,12 +318,12 @@ func TestParquetSharedARC(t *testing.T) {
 }
 
 func TestParquetSharedIntsAndLists(t *testing.T) {
-	hf := pqSharedHF(t)
+	hf := sharedHF(t)
 	boolq := filepath.Join(hf, "boolq", "validation.parquet")
-	s, err := OpenParquet(boolq)
-	pqMust(t, err)
+	s, err := Open(boolq)
+	mustOK(t, err)
 	idx, err := s.Int64s("idx") // INT32 in the file
-	pqMust(t, err)
+	mustOK(t, err)
 	defer idx.Close()
 	for i := int64(0); ; i++ {
 		v, _, err := idx.Next()
@@ -333,20 +333,20 @@ func TestParquetSharedIntsAndLists(t *testing.T) {
 			}
 			break
 		}
-		pqMust(t, err)
+		mustOK(t, err)
 		if v != i {
 			t.Fatalf("idx row %d = %d", i, v)
 		}
 	}
 	_, err = s.Strings("idx")
-	pqErrContains(t, err, boolq, `column "idx" is INT32, want STRING (BYTE_ARRAY)`)
+	errContains(t, err, boolq, `column "idx" is INT32, want STRING (BYTE_ARRAY)`)
 	_, err = s.Int64s("passage")
-	pqErrContains(t, err, `column "passage" is STRING (BYTE_ARRAY), want INT64 or INT32`)
+	errContains(t, err, `column "passage" is STRING (BYTE_ARRAY), want INT64 or INT32`)
 
-	s, err = OpenParquet(filepath.Join(hf, "hellaswag", "validation.parquet"))
-	pqMust(t, err)
+	s, err = Open(filepath.Join(hf, "hellaswag", "validation.parquet"))
+	mustOK(t, err)
 	endings, err := s.StringLists("endings")
-	pqMust(t, err)
+	mustOK(t, err)
 	defer endings.Close()
 	n := 0
 	for {
@@ -354,7 +354,7 @@ func TestParquetSharedIntsAndLists(t *testing.T) {
 		if err == io.EOF {
 			break
 		}
-		pqMust(t, err)
+		mustOK(t, err)
 		if len(v) != 4 {
 			t.Fatalf("row %d: %d endings", n, len(v))
 		}
@@ -364,33 +364,33 @@ func TestParquetSharedIntsAndLists(t *testing.T) {
 		t.Fatalf("hellaswag rows = %d", n)
 	}
 	_, err = s.Strings("endings")
-	pqErrContains(t, err, `column "endings" is LIST<STRING (BYTE_ARRAY)>, want STRING (BYTE_ARRAY)`)
+	errContains(t, err, `column "endings" is LIST<STRING (BYTE_ARRAY)>, want STRING (BYTE_ARRAY)`)
 }
 
 // ---- generated files: values, nulls, UTF-8 ----
 
 func TestParquetRowsAllKinds(t *testing.T) {
 	dir := t.TempDir()
-	var in []pqTMixed
+	var in []tMixed
 	for i := range 50 {
-		in = append(in, pqMixedRow(i))
+		in = append(in, mixedRow(i))
 	}
-	path := pqWriteTemp(t, dir, "mixed.parquet", in, parquet.MaxRowsPerRowGroup(8))
-	s, err := OpenParquet(path)
-	pqMust(t, err)
+	path := writeTemp(t, dir, "mixed.parquet", in, parquet.MaxRowsPerRowGroup(8))
+	s, err := Open(path)
+	mustOK(t, err)
 	s = s.WithLogger(nil)
 	rows, err := s.Rows()
-	pqMust(t, err)
+	mustOK(t, err)
 	defer rows.Close()
 	for i, want := range in {
 		row, err := rows.Next()
-		pqMust(t, err)
+		mustOK(t, err)
 		if want.Text == nil {
 			if row.Values["text"] != nil {
 				t.Fatalf("row %d: text %v, want nil", i, row.Values["text"])
 			}
 			_, err := row.Str("text")
-			pqErrContains(t, err, path, fmt.Sprintf("row %d", i), `column "text" is null`)
+			errContains(t, err, path, fmt.Sprintf("row %d", i), `column "text" is null`)
 		} else if v, err := row.Str("text"); err != nil || v != *want.Text {
 			t.Fatalf("row %d: text %q %v", i, v, err)
 		}
@@ -441,19 +441,19 @@ func TestParquetRowsAllKinds(t *testing.T) {
 	}
 	// Dotted struct field as its own column, and the typed readers.
 	ints, err := s.Int64s("meta.year")
-	pqMust(t, err)
+	mustOK(t, err)
 	defer ints.Close()
 	if v, _, err := ints.Next(); err != nil || v != 2000 {
 		t.Fatalf("meta.year row 0 = %d %v", v, err)
 	}
 	lists, err := s.Int64Lists("ids")
-	pqMust(t, err)
+	mustOK(t, err)
 	defer lists.Close()
 	if v, _, err := lists.Next(); err != nil || v == nil || len(v) != 0 {
 		t.Fatalf("ids row 0 = %#v %v, want empty non-nil", v, err)
 	}
 	tags, err := s.StringLists("tags")
-	pqMust(t, err)
+	mustOK(t, err)
 	defer tags.Close()
 	n := 0
 	for {
@@ -461,7 +461,7 @@ func TestParquetRowsAllKinds(t *testing.T) {
 		if err == io.EOF {
 			break
 		}
-		pqMust(t, err)
+		mustOK(t, err)
 		n++
 	}
 	nulls := 0
@@ -477,14 +477,14 @@ func TestParquetRowsAllKinds(t *testing.T) {
 
 func TestParquetNullsAndInvalidUTF8(t *testing.T) {
 	dir := t.TempDir()
-	in := []pqTText{{pqStr("a")}, {nil}, {pqStr("ok \xff\xfe end")}, {nil}, {nil}, {pqStr("")}, {pqStr("日本\xe6")}}
-	path := pqWriteTemp(t, dir, "t.parquet", in)
-	s, err := OpenParquet(path)
-	pqMust(t, err)
+	in := []tText{{strPtr("a")}, {nil}, {strPtr("ok \xff\xfe end")}, {nil}, {nil}, {strPtr("")}, {strPtr("日本\xe6")}}
+	path := writeTemp(t, dir, "t.parquet", in)
+	s, err := Open(path)
+	mustOK(t, err)
 	var logBuf bytes.Buffer
 	s = s.WithLogger(slog.New(slog.NewTextHandler(&logBuf, nil)))
 	col, err := s.Strings("text")
-	pqMust(t, err)
+	mustOK(t, err)
 	type got struct {
 		v   string
 		row int64
@@ -495,7 +495,7 @@ func TestParquetNullsAndInvalidUTF8(t *testing.T) {
 		if err == io.EOF {
 			break
 		}
-		pqMust(t, err)
+		mustOK(t, err)
 		all = append(all, got{v, pos.Row})
 	}
 	want := []got{{"a", 0}, {"ok \uFFFD end", 2}, {"", 5}, {"日本\uFFFD", 6}}
@@ -508,7 +508,7 @@ func TestParquetNullsAndInvalidUTF8(t *testing.T) {
 	if done, total := col.Progress(); done != 7 || total != 7 {
 		t.Fatalf("Progress %d/%d", done, total)
 	}
-	pqMust(t, col.Close())
+	mustOK(t, col.Close())
 	for _, want := range []string{"skipping null values", "row=1", "skipped=3", "invalid UTF-8", "row=2", "values=2"} {
 		if !strings.Contains(logBuf.String(), want) {
 			t.Errorf("log does not contain %q:\n%s", want, logBuf.String())
@@ -522,17 +522,17 @@ func TestParquetNullsAndInvalidUTF8(t *testing.T) {
 	type ptrList struct {
 		Xs []*string `parquet:"xs,list"`
 	}
-	path2 := pqWriteTemp(t, dir, "nullelem.parquet", []ptrList{{[]*string{pqStr("a")}}, {[]*string{pqStr("b"), nil}}})
-	s2, err := OpenParquet(path2)
-	pqMust(t, err)
+	path2 := writeTemp(t, dir, "nullelem.parquet", []ptrList{{[]*string{strPtr("a")}}, {[]*string{strPtr("b"), nil}}})
+	s2, err := Open(path2)
+	mustOK(t, err)
 	lc, err := s2.StringLists("xs")
-	pqMust(t, err)
+	mustOK(t, err)
 	defer lc.Close()
 	if v, _, err := lc.Next(); err != nil || !slices.Equal(v, []string{"a"}) {
 		t.Fatalf("row 0: %q %v", v, err)
 	}
 	_, _, err = lc.Next()
-	pqErrContains(t, err, path2, "row 1", `column "xs"`, "null element 1")
+	errContains(t, err, path2, "row 1", `column "xs"`, "null element 1")
 	_, _, err2 := lc.Next()
 	if err2 == nil || err2.Error() != err.Error() {
 		t.Fatalf("error is not sticky: %v", err2)
@@ -541,9 +541,9 @@ func TestParquetNullsAndInvalidUTF8(t *testing.T) {
 
 func TestParquetARCStructGenerated(t *testing.T) {
 	dir := t.TempDir()
-	var in []pqTARC
+	var in []tARC
 	for i := range 30 {
-		var r pqTARC
+		var r tARC
 		r.ID = fmt.Sprintf("arc-%04d", i)
 		r.Question = fmt.Sprintf("question %d?", i)
 		r.Choices.Text = []string{"w", "x", "y", "z"}[:2+i%3]
@@ -551,20 +551,20 @@ func TestParquetARCStructGenerated(t *testing.T) {
 		r.AnswerKey = r.Choices.Label[i%2]
 		in = append(in, r)
 	}
-	path := pqWriteTemp(t, dir, "arc.parquet", in, parquet.MaxRowsPerRowGroup(7))
-	s, err := OpenParquet(path)
-	pqMust(t, err)
+	path := writeTemp(t, dir, "arc.parquet", in, parquet.MaxRowsPerRowGroup(7))
+	s, err := Open(path)
+	mustOK(t, err)
 	sch, err := s.Schema(path)
-	pqMust(t, err)
+	mustOK(t, err)
 	if !strings.Contains(sch.String(), "group list") {
 		t.Errorf("schema is not the 3-level LIST layout:\n%s", sch)
 	}
 	rows, err := s.Rows("choices", "answerKey")
-	pqMust(t, err)
+	mustOK(t, err)
 	defer rows.Close()
 	for i, want := range in {
 		row, err := rows.Next()
-		pqMust(t, err)
+		mustOK(t, err)
 		ch := row.Values["choices"].(map[string]any)
 		if !slices.Equal(ch["label"].([]string), want.Choices.Label) || !slices.Equal(ch["text"].([]string), want.Choices.Text) {
 			t.Fatalf("row %d: choices %v", i, ch)
@@ -574,9 +574,9 @@ func TestParquetARCStructGenerated(t *testing.T) {
 		}
 	}
 	_, err = s.Strings("choices")
-	pqErrContains(t, err, path, `column "choices" is struct{text: LIST<STRING (BYTE_ARRAY)>, label: LIST<STRING (BYTE_ARRAY)>}, want STRING (BYTE_ARRAY)`)
+	errContains(t, err, path, `column "choices" is struct{text: LIST<STRING (BYTE_ARRAY)>, label: LIST<STRING (BYTE_ARRAY)>}, want STRING (BYTE_ARRAY)`)
 	_, err = s.Strings("choices.text")
-	pqErrContains(t, err, `column "choices.text" is LIST<STRING (BYTE_ARRAY)>, want STRING (BYTE_ARRAY)`)
+	errContains(t, err, `column "choices.text" is LIST<STRING (BYTE_ARRAY)>, want STRING (BYTE_ARRAY)`)
 }
 
 // ---- schema errors ----
@@ -586,18 +586,18 @@ func TestParquetSchemaErrors(t *testing.T) {
 	type intText struct {
 		Text int64 `parquet:"text"`
 	}
-	good := pqWriteTemp(t, dir, "a.parquet", []pqTText{{pqStr("x")}})
-	bad := pqWriteTemp(t, dir, "b.parquet", []intText{{1}})
-	s, err := OpenParquet(filepath.Join(dir, "*.parquet"))
-	pqMust(t, err)
+	good := writeTemp(t, dir, "a.parquet", []tText{{strPtr("x")}})
+	bad := writeTemp(t, dir, "b.parquet", []intText{{1}})
+	s, err := Open(filepath.Join(dir, "*.parquet"))
+	mustOK(t, err)
 	_, err = s.Strings("text")
-	if err == nil || err.Error() != fmt.Sprintf(`datasets: %s: column "text" is INT64, want STRING (BYTE_ARRAY)`, bad) {
+	if err == nil || err.Error() != fmt.Sprintf(`hfparquet: %s: column "text" is INT64, want STRING (BYTE_ARRAY)`, bad) {
 		t.Fatalf("wrong-type error = %v", err)
 	}
 	_, err = s.Rows("txt")
-	pqErrContains(t, err, good, `no column "txt"`, `(columns: "text")`)
+	errContains(t, err, good, `no column "txt"`, `(columns: "text")`)
 	_, err = s.Int64s("text")
-	pqErrContains(t, err, good, `column "text" is STRING (BYTE_ARRAY), want INT64 or INT32`)
+	errContains(t, err, good, `column "text" is STRING (BYTE_ARRAY), want INT64 or INT32`)
 	if _, err := s.Schema("/nope.parquet"); err == nil {
 		t.Error("Schema of a file outside the set: no error")
 	}
@@ -618,16 +618,16 @@ func TestParquetSchemaErrors(t *testing.T) {
 	for _, c := range []struct {
 		path, col, want string
 	}{
-		{pqWriteTemp(t, dir, "m.parquet", []withMap{{map[string]int64{"a": 1}}}), "m", `column "m" is MAP group: not supported: MAP columns are not supported`},
-		{pqWriteTemp(t, dir, "l.parquet", []withListOfStruct{{[]kv{{"a"}}}}), "l", `column "l" is LIST<struct{k: STRING (BYTE_ARRAY)}>: not supported: only lists of scalars are supported`},
-		{pqWriteTemp(t, dir, "ts.parquet", []withTime{{5}}), "t", `column "t" is TIMESTAMP(isAdjustedToUTC=true,unit=MILLIS) (INT64): not supported: type TIMESTAMP`},
+		{writeTemp(t, dir, "m.parquet", []withMap{{map[string]int64{"a": 1}}}), "m", `column "m" is MAP group: not supported: MAP columns are not supported`},
+		{writeTemp(t, dir, "l.parquet", []withListOfStruct{{[]kv{{"a"}}}}), "l", `column "l" is LIST<struct{k: STRING (BYTE_ARRAY)}>: not supported: only lists of scalars are supported`},
+		{writeTemp(t, dir, "ts.parquet", []withTime{{5}}), "t", `column "t" is TIMESTAMP(isAdjustedToUTC=true,unit=MILLIS) (INT64): not supported: type TIMESTAMP`},
 	} {
-		s, err := OpenParquet(c.path)
-		pqMust(t, err)
+		s, err := Open(c.path)
+		mustOK(t, err)
 		_, err = s.Rows(c.col)
-		pqErrContains(t, err, c.path, c.want)
+		errContains(t, err, c.path, c.want)
 		_, err = s.Int64s(c.col)
-		pqErrContains(t, err, c.path, "want INT64 or INT32")
+		errContains(t, err, c.path, "want INT64 or INT32")
 	}
 }
 
@@ -635,17 +635,17 @@ func TestParquetSchemaErrors(t *testing.T) {
 
 func TestParquetBadFiles(t *testing.T) {
 	dir := t.TempDir()
-	var in []pqTMixed
+	var in []tMixed
 	for i := range 200 {
-		in = append(in, pqMixedRow(i))
+		in = append(in, mixedRow(i))
 	}
-	valid := pqWriteTemp(t, dir, "valid.parquet", in, parquet.MaxRowsPerRowGroup(50))
+	valid := writeTemp(t, dir, "valid.parquet", in, parquet.MaxRowsPerRowGroup(50))
 	data, err := os.ReadFile(valid)
-	pqMust(t, err)
+	mustOK(t, err)
 
 	write := func(name string, b []byte) string {
 		p := filepath.Join(dir, name)
-		pqMust(t, os.WriteFile(p, b, 0o644))
+		mustOK(t, os.WriteFile(p, b, 0o644))
 		return p
 	}
 	for _, c := range []struct {
@@ -659,26 +659,26 @@ func TestParquetBadFiles(t *testing.T) {
 		{write("nofooter.parquet", append([]byte("PAR1"), data[4:len(data)-8]...)), "not a valid parquet file"},
 		{dir + "/missing.parquet", "no such file"},
 	} {
-		_, err := OpenParquet(c.path)
-		pqErrContains(t, err, c.path, c.want)
+		_, err := Open(c.path)
+		errContains(t, err, c.path, c.want)
 	}
-	_, err = OpenParquet(filepath.Join(dir, "nomatch-*.parquet"))
-	pqErrContains(t, err, `parquet pattern "`+filepath.Join(dir, "nomatch-*.parquet")+`" matches no files`)
-	_, err = OpenParquet(filepath.Join(dir, "[bad"))
-	pqErrContains(t, err, "[bad")
+	_, err = Open(filepath.Join(dir, "nomatch-*.parquet"))
+	errContains(t, err, `parquet pattern "`+filepath.Join(dir, "nomatch-*.parquet")+`" matches no files`)
+	_, err = Open(filepath.Join(dir, "[bad"))
+	errContains(t, err, "[bad")
 	emptyDir := t.TempDir()
-	pqMust(t, os.WriteFile(filepath.Join(emptyDir, "notes.txt"), []byte("x"), 0o644))
-	_, err = OpenParquet(emptyDir)
-	pqErrContains(t, err, emptyDir, "holds no *.parquet files")
-	_, err = OpenParquet("")
-	pqErrContains(t, err, "empty parquet pattern")
+	mustOK(t, os.WriteFile(filepath.Join(emptyDir, "notes.txt"), []byte("x"), 0o644))
+	_, err = Open(emptyDir)
+	errContains(t, err, emptyDir, "holds no *.parquet files")
+	_, err = Open("")
+	errContains(t, err, "empty parquet pattern")
 
 	// A directory with one bad file among good ones: the error names the bad file.
 	mixed := t.TempDir()
-	pqWriteTemp(t, mixed, "a.parquet", in[:10])
-	pqMust(t, os.WriteFile(filepath.Join(mixed, "b.parquet"), data[:len(data)/2], 0o644))
-	_, err = OpenParquet(mixed)
-	pqErrContains(t, err, filepath.Join(mixed, "b.parquet"))
+	writeTemp(t, mixed, "a.parquet", in[:10])
+	mustOK(t, os.WriteFile(filepath.Join(mixed, "b.parquet"), data[:len(data)/2], 0o644))
+	_, err = Open(mixed)
+	errContains(t, err, filepath.Join(mixed, "b.parquet"))
 
 	// Corrupt data pages with an intact footer: every reader returns errors (or values), never panics. The
 	// middle of the file is data pages; overwrite it in several ways.
@@ -708,7 +708,7 @@ func TestParquetBadFiles(t *testing.T) {
 			}
 		}
 		p := write(fmt.Sprintf("corrupt%02d.parquet", k), b)
-		if pqReadAllNoPanic(t, p) != nil {
+		if readAllNoPanic(t, p) != nil {
 			errorsSeen++
 		}
 	}
@@ -717,23 +717,23 @@ func TestParquetBadFiles(t *testing.T) {
 	}
 }
 
-// pqReadAllNoPanic opens path and reads every column with Rows and the typed readers; it fails the test on a
-// panic or on an error that is not a "datasets:" error naming the file, and returns the first error.
-func pqReadAllNoPanic(t testing.TB, path string) (first error) {
+// readAllNoPanic opens path and reads every column with Rows and the typed readers; it fails the test on a
+// panic or on an error that is not a "hfparquet:" error naming the file, and returns the first error.
+func readAllNoPanic(t testing.TB, path string) (first error) {
 	t.Helper()
 	check := func(err error) bool {
 		if err == nil || err == io.EOF {
 			return false
 		}
-		if !strings.HasPrefix(err.Error(), "datasets: ") || !strings.Contains(err.Error(), path) {
-			t.Fatalf("error does not start with \"datasets: \" or does not name %s: %v", path, err)
+		if !strings.HasPrefix(err.Error(), "hfparquet: ") || !strings.Contains(err.Error(), path) {
+			t.Fatalf("error does not start with \"hfparquet: \" or does not name %s: %v", path, err)
 		}
 		if first == nil {
 			first = err
 		}
 		return true
 	}
-	s, err := OpenParquet(path)
+	s, err := Open(path)
 	if check(err) {
 		return first
 	}
@@ -751,7 +751,7 @@ func pqReadAllNoPanic(t testing.TB, path string) (first error) {
 			}
 		}
 		n, _ := s.NumRows()
-		if err := rows.Seek(ParquetPosition{0, n / 2}); err == nil {
+		if err := rows.Seek(Position{0, n / 2}); err == nil {
 			for range 100 {
 				if _, err := rows.Next(); err != nil {
 					check(err)
@@ -804,21 +804,21 @@ func pqReadAllNoPanic(t testing.TB, path string) (first error) {
 func TestParquetGlobDirOrderAndPositions(t *testing.T) {
 	dir := t.TempDir()
 	mk := func(name string, from, n int) {
-		var rows []pqTText
+		var rows []tText
 		for i := range n {
-			rows = append(rows, pqTText{pqStr(fmt.Sprintf("%s:%d", name, from+i))})
+			rows = append(rows, tText{strPtr(fmt.Sprintf("%s:%d", name, from+i))})
 		}
-		pqWriteTemp(t, dir, name, rows)
+		writeTemp(t, dir, name, rows)
 	}
 	mk("b.parquet", 0, 3)
 	mk("a.parquet", 0, 2)
 	mk("sub/c.parquet", 0, 4)
 	mk("sub/empty.parquet", 0, 0)
 	mk(".hidden/x.parquet", 0, 1)
-	pqMust(t, os.WriteFile(filepath.Join(dir, "README.md"), []byte("x"), 0o644))
+	mustOK(t, os.WriteFile(filepath.Join(dir, "README.md"), []byte("x"), 0o644))
 
-	s, err := OpenParquet(dir)
-	pqMust(t, err)
+	s, err := Open(dir)
+	mustOK(t, err)
 	want := []string{filepath.Join(dir, "a.parquet"), filepath.Join(dir, "b.parquet"), filepath.Join(dir, "sub/c.parquet"), filepath.Join(dir, "sub/empty.parquet")}
 	if !slices.Equal(s.Files(), want) {
 		t.Fatalf("Files = %q, want %q", s.Files(), want)
@@ -827,41 +827,41 @@ func TestParquetGlobDirOrderAndPositions(t *testing.T) {
 		t.Fatalf("FileRows = %v", s.FileRows())
 	}
 	col, err := s.Strings("text")
-	pqMust(t, err)
+	mustOK(t, err)
 	defer col.Close()
 	var got []string
-	var poss []ParquetPosition
+	var poss []Position
 	for {
 		v, pos, err := col.Next()
 		if err == io.EOF {
 			break
 		}
-		pqMust(t, err)
+		mustOK(t, err)
 		got = append(got, v)
 		poss = append(poss, pos)
 	}
 	wantV := []string{"a.parquet:0", "a.parquet:1", "b.parquet:0", "b.parquet:1", "b.parquet:2", "sub/c.parquet:0", "sub/c.parquet:1", "sub/c.parquet:2", "sub/c.parquet:3"}
-	wantP := []ParquetPosition{{0, 0}, {0, 1}, {1, 0}, {1, 1}, {1, 2}, {2, 0}, {2, 1}, {2, 2}, {2, 3}}
+	wantP := []Position{{0, 0}, {0, 1}, {1, 0}, {1, 1}, {1, 2}, {2, 0}, {2, 1}, {2, 2}, {2, 3}}
 	if !slices.Equal(got, wantV) || !slices.Equal(poss, wantP) {
 		t.Fatalf("got %q at %v", got, poss)
 	}
-	if p := col.Position(); p != (ParquetPosition{4, 0}) {
+	if p := col.Position(); p != (Position{4, 0}) {
 		t.Fatalf("Position at the end = %v", p)
 	}
 
-	s, err = OpenParquet(filepath.Join(dir, "*.parquet"))
-	pqMust(t, err)
+	s, err = Open(filepath.Join(dir, "*.parquet"))
+	mustOK(t, err)
 	if !slices.Equal(s.Files(), want[:2]) {
 		t.Fatalf("glob Files = %q", s.Files())
 	}
-	s, err = OpenParquet(filepath.Join(dir, "sub", "c.parquet"))
-	pqMust(t, err)
+	s, err = Open(filepath.Join(dir, "sub", "c.parquet"))
+	mustOK(t, err)
 	if n, _ := s.NumRows(); n != 4 || len(s.Files()) != 1 {
 		t.Fatalf("single file: %d rows, files %q", n, s.Files())
 	}
 	// A glob matching a directory stands for its files.
-	s, err = OpenParquet(filepath.Join(dir, "su?"))
-	pqMust(t, err)
+	s, err = Open(filepath.Join(dir, "su?"))
+	mustOK(t, err)
 	if !slices.Equal(s.Files(), want[2:]) {
 		t.Fatalf("glob of a directory: Files = %q", s.Files())
 	}
@@ -886,22 +886,22 @@ func TestParquetSeekProperty(t *testing.T) {
 	i0 := 0
 	for f, sz := range sizes {
 		opts := append([]parquet.WriterOption{parquet.MaxRowsPerRowGroup(int64(sz.group)), parquet.PageBufferSize(64)}, sz.opts...)
-		w, err := NewParquetWriter[pqTMixed](filepath.Join(dir, fmt.Sprintf("part-%02d.parquet", f)), opts...)
-		pqMust(t, err)
+		w, err := NewWriter[tMixed](filepath.Join(dir, fmt.Sprintf("part-%02d.parquet", f)), opts...)
+		mustOK(t, err)
 		for i := range sz.rows {
-			pqMust(t, w.Write(pqMixedRow(i0+i)))
+			mustOK(t, w.Write(mixedRow(i0+i)))
 		}
-		pqMust(t, w.Close())
+		mustOK(t, w.Close())
 		i0 += sz.rows
 	}
-	s, err := OpenParquet(dir)
-	pqMust(t, err)
+	s, err := Open(dir)
+	mustOK(t, err)
 	s = s.WithLogger(nil)
 	// The test has teeth only if row groups have several pages.
 	maxPages := 0
 	func() {
-		f, pf, err := pqOpenFile(s.Files()[3])
-		pqMust(t, err)
+		f, pf, err := openFile(s.Files()[3])
+		mustOK(t, err)
 		defer f.Close()
 		for i, g := range pf.RowGroups() {
 			if int(pf.Metadata().RowGroups[i].Ordinal) != i {
@@ -909,7 +909,7 @@ func TestParquetSeekProperty(t *testing.T) {
 			}
 			for _, c := range g.ColumnChunks() {
 				oi, err := c.OffsetIndex()
-				pqMust(t, err)
+				mustOK(t, err)
 				maxPages = max(maxPages, oi.NumPages())
 			}
 		}
@@ -919,14 +919,14 @@ func TestParquetSeekProperty(t *testing.T) {
 	}
 	for _, useIndex := range []bool{true, false} {
 		t.Run(fmt.Sprintf("pageIndex=%v", useIndex), func(t *testing.T) {
-			defer func(old bool) { pqUsePageIndex = old }(pqUsePageIndex)
-			pqUsePageIndex = useIndex
-			pqSeekProperty(t, s, len(sizes), int64(i0))
+			defer func(old bool) { usePageIndex = old }(usePageIndex)
+			usePageIndex = useIndex
+			seekProperty(t, s, len(sizes), int64(i0))
 		})
 	}
 }
 
-func pqSeekProperty(t *testing.T, s *ParquetSet, nFiles int, i0 int64) {
+func seekProperty(t *testing.T, s *Set, nFiles int, i0 int64) {
 	total, _ := s.NumRows()
 	if total != int64(i0) {
 		t.Fatalf("NumRows %d, want %d", total, i0)
@@ -934,30 +934,30 @@ func pqSeekProperty(t *testing.T, s *ParquetSet, nFiles int, i0 int64) {
 
 	type item struct {
 		v   string
-		pos ParquetPosition
+		pos Position
 	}
-	readAll := func(next func() (string, ParquetPosition, error), limit int) []item {
+	readAll := func(next func() (string, Position, error), limit int) []item {
 		var out []item
 		for len(out) < limit {
 			v, pos, err := next()
 			if err == io.EOF {
 				break
 			}
-			pqMust(t, err)
+			mustOK(t, err)
 			out = append(out, item{v, pos})
 		}
 		return out
 	}
 	col, err := s.Strings("text")
-	pqMust(t, err)
+	mustOK(t, err)
 	defer col.Close()
 	rows, err := s.Rows("text", "tags", "ids", "meta")
-	pqMust(t, err)
+	mustOK(t, err)
 	defer rows.Close()
-	rowNext := func() (string, ParquetPosition, error) {
+	rowNext := func() (string, Position, error) {
 		r, err := rows.Next()
 		if err != nil {
-			return "", ParquetPosition{}, err
+			return "", Position{}, err
 		}
 		b, err := json.Marshal(r.Values)
 		return string(b), r.Pos, err
@@ -969,15 +969,15 @@ func pqSeekProperty(t *testing.T, s *ParquetSet, nFiles int, i0 int64) {
 	}
 
 	// All positions: every (file, row), the end of every file, and the end of the set.
-	var positions []ParquetPosition
+	var positions []Position
 	for f, n := range s.FileRows() {
 		for r := int64(0); r <= n; r++ {
-			positions = append(positions, ParquetPosition{f, r})
+			positions = append(positions, Position{f, r})
 		}
 	}
-	positions = append(positions, ParquetPosition{nFiles, 0})
-	suffix := func(full []item, p ParquetPosition) []item {
-		i, _ := slices.BinarySearchFunc(full, p, func(it item, p ParquetPosition) int {
+	positions = append(positions, Position{nFiles, 0})
+	suffix := func(full []item, p Position) []item {
+		i, _ := slices.BinarySearchFunc(full, p, func(it item, p Position) int {
 			if it.pos.File != p.File {
 				return it.pos.File - p.File
 			}
@@ -993,23 +993,23 @@ func pqSeekProperty(t *testing.T, s *ParquetSet, nFiles int, i0 int64) {
 		}
 		// JSON round trip, as a checkpoint would store it.
 		b, _ := json.Marshal(p)
-		var q ParquetPosition
-		pqMust(t, json.Unmarshal(b, &q))
+		var q Position
+		mustOK(t, json.Unmarshal(b, &q))
 		limit := 1 + rng.IntN(20)
 		if k%25 == 0 {
 			limit = 1 << 30
 		}
 		for _, c := range []struct {
 			name string
-			seek func(ParquetPosition) error
-			pos  func() ParquetPosition
-			next func() (string, ParquetPosition, error)
+			seek func(Position) error
+			pos  func() Position
+			next func() (string, Position, error)
 			full []item
 		}{
 			{"Strings", col.Seek, col.Position, col.Next, fullCol},
 			{"Rows", rows.Seek, rows.Position, rowNext, fullRows},
 		} {
-			pqMust(t, c.seek(q))
+			mustOK(t, c.seek(q))
 			if c.pos() != q {
 				t.Fatalf("%s: Position after Seek(%v) = %v", c.name, q, c.pos())
 			}
@@ -1022,11 +1022,11 @@ func pqSeekProperty(t *testing.T, s *ParquetSet, nFiles int, i0 int64) {
 		}
 	}
 	// Progress after a seek counts every row before the position.
-	pqMust(t, rows.Seek(ParquetPosition{3, 10}))
+	mustOK(t, rows.Seek(Position{3, 10}))
 	if done, tot := rows.Progress(); done != 97+0+1+10 || tot != total {
 		t.Fatalf("Progress after Seek = %d/%d", done, tot)
 	}
-	for _, bad := range []ParquetPosition{{-1, 0}, {0, -1}, {0, 98}, {5, 1}, {6, 0}} {
+	for _, bad := range []Position{{-1, 0}, {0, -1}, {0, 98}, {5, 1}, {6, 0}} {
 		if err := col.Seek(bad); err == nil || !strings.Contains(err.Error(), "out of range") {
 			t.Errorf("Seek(%v) = %v, want an out-of-range error", bad, err)
 		}
@@ -1044,25 +1044,25 @@ func TestParquetStreamingMemory(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "big.parquet")
 	const nRows, batch = 200_000, 10_000
-	w, err := NewParquetWriter[pqTText](path, parquet.MaxRowsPerRowGroup(25_000))
-	pqMust(t, err)
+	w, err := NewWriter[tText](path, parquet.MaxRowsPerRowGroup(25_000))
+	mustOK(t, err)
 	rng := rand.New(rand.NewPCG(3, 4))
 	letters := []byte("abcdefghijklmnopqrstuvwxyz ")
-	buf := make([]pqTText, 0, batch)
+	buf := make([]tText, 0, batch)
 	var textBytes int64
 	for i := range nRows {
 		b := make([]byte, 150+rng.IntN(100)) // random text: compresses poorly, like real text after snappy
 		for j := range b {
 			b[j] = letters[rng.IntN(len(letters))]
 		}
-		buf = append(buf, pqTText{pqStr(string(b))})
+		buf = append(buf, tText{strPtr(string(b))})
 		textBytes += int64(len(b))
 		if len(buf) == batch || i == nRows-1 {
-			pqMust(t, w.Write(buf...))
+			mustOK(t, w.Write(buf...))
 			buf = buf[:0]
 		}
 	}
-	pqMust(t, w.Close())
+	mustOK(t, w.Close())
 	buf = nil
 
 	heap := func() uint64 {
@@ -1071,10 +1071,10 @@ func TestParquetStreamingMemory(t *testing.T) {
 		runtime.ReadMemStats(&m)
 		return m.HeapAlloc
 	}
-	s, err := OpenParquet(path)
-	pqMust(t, err)
+	s, err := Open(path)
+	mustOK(t, err)
 	col, err := s.Strings("text")
-	pqMust(t, err)
+	mustOK(t, err)
 	defer col.Close()
 	base := heap()
 	var peak uint64
@@ -1084,7 +1084,7 @@ func TestParquetStreamingMemory(t *testing.T) {
 		if err == io.EOF {
 			break
 		}
-		pqMust(t, err)
+		mustOK(t, err)
 		if len(v) < 150 {
 			t.Fatalf("row %d: %d bytes", n, len(v))
 		}
@@ -1108,40 +1108,40 @@ func TestParquetStreamingMemory(t *testing.T) {
 func TestParquetWriterAtomic(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "out.parquet")
-	pqMust(t, WriteParquet(path, []pqTText{{pqStr("one")}}))
+	mustOK(t, WriteFile(path, []tText{{strPtr("one")}}))
 
 	// A streaming writer leaves the old file in place until Close.
-	w, err := NewParquetWriter[pqTText](path, parquet.KeyValueMetadata(HFFeaturesKey, `{"info": {"features": {}}}`))
-	pqMust(t, err)
-	pqMust(t, w.Write(pqTText{pqStr("two")}, pqTText{pqStr("three")}))
-	pqMust(t, w.Flush())
-	pqMust(t, w.Write(pqTText{nil}))
-	s, err := OpenParquet(path)
-	pqMust(t, err)
+	w, err := NewWriter[tText](path, parquet.KeyValueMetadata(FeaturesKey, `{"info": {"features": {}}}`))
+	mustOK(t, err)
+	mustOK(t, w.Write(tText{strPtr("two")}, tText{strPtr("three")}))
+	mustOK(t, w.Flush())
+	mustOK(t, w.Write(tText{nil}))
+	s, err := Open(path)
+	mustOK(t, err)
 	if n, _ := s.NumRows(); n != 1 {
 		t.Fatalf("before Close the old file has %d rows", n)
 	}
-	pqMust(t, w.Close())
-	pqMust(t, w.Close()) // idempotent
-	if err := w.Write(pqTText{pqStr("late")}); err == nil {
+	mustOK(t, w.Close())
+	mustOK(t, w.Close()) // idempotent
+	if err := w.Write(tText{strPtr("late")}); err == nil {
 		t.Fatal("Write after Close: no error")
 	}
-	s, err = OpenParquet(path)
-	pqMust(t, err)
+	s, err = Open(path)
+	mustOK(t, err)
 	if n, _ := s.NumRows(); n != 3 || len(s.files[0].groupRows) != 2 {
 		t.Fatalf("after Close: %d rows, %d row groups", n, len(s.files[0].groupRows))
 	}
-	if v, ok, _ := s.Metadata(path, HFFeaturesKey); !ok || !strings.Contains(v, "features") {
+	if v, ok, _ := s.Metadata(path, FeaturesKey); !ok || !strings.Contains(v, "features") {
 		t.Fatalf("metadata %q %v", v, ok)
 	}
 
 	// Abort leaves the previous file and no temporary file.
-	w, err = NewParquetWriter[pqTText](path)
-	pqMust(t, err)
-	pqMust(t, w.Write(pqTText{pqStr("x")}))
-	pqMust(t, w.Abort())
-	s, err = OpenParquet(path)
-	pqMust(t, err)
+	w, err = NewWriter[tText](path)
+	mustOK(t, err)
+	mustOK(t, w.Write(tText{strPtr("x")}))
+	mustOK(t, w.Abort())
+	s, err = Open(path)
+	mustOK(t, err)
 	if n, _ := s.NumRows(); n != 3 {
 		t.Fatalf("after Abort: %d rows", n)
 	}
@@ -1154,10 +1154,10 @@ func TestParquetWriterAtomic(t *testing.T) {
 		t.Fatalf("directory holds %q, want only out.parquet", names)
 	}
 	// Writing into a missing directory is an error naming the path.
-	err = WriteParquet(filepath.Join(dir, "no", "such", "x.parquet"), []pqTText{{pqStr("x")}})
-	pqErrContains(t, err, filepath.Join(dir, "no", "such", "x.parquet"))
+	err = WriteFile(filepath.Join(dir, "no", "such", "x.parquet"), []tText{{strPtr("x")}})
+	errContains(t, err, filepath.Join(dir, "no", "such", "x.parquet"))
 	// An unsupported row type is an error, not a panic.
-	err = WriteParquet(filepath.Join(dir, "chan.parquet"), []struct{ C chan int }{{}})
+	err = WriteFile(filepath.Join(dir, "chan.parquet"), []struct{ C chan int }{{}})
 	if err == nil {
 		t.Fatal("writing a chan field: no error")
 	}
@@ -1172,14 +1172,14 @@ func TestParquetWriterAtomic(t *testing.T) {
 // bound: they must be quick errors.
 func TestParquetCorruptSizes(t *testing.T) {
 	dir := t.TempDir()
-	rows := []pqTText{{pqStr(strings.Repeat("hello world ", 20))}, {pqStr("b")}}
+	rows := []tText{{strPtr(strings.Repeat("hello world ", 20))}, {strPtr("b")}}
 	readErr := func(path string) error {
-		s, err := OpenParquet(path)
+		s, err := Open(path)
 		if err != nil {
 			return err
 		}
 		col, err := s.Strings("text")
-		pqMust(t, err)
+		mustOK(t, err)
 		defer col.Close()
 		for {
 			if _, _, err := col.Next(); err != nil {
@@ -1192,41 +1192,41 @@ func TestParquetCorruptSizes(t *testing.T) {
 	}
 	// dataStart returns the offset of the first data page's compressed bytes (data page v1, one column).
 	dataStart := func(path string) (data []byte, off int) {
-		f, pf, err := pqOpenFile(path)
-		pqMust(t, err)
+		f, pf, err := openFile(path)
+		mustOK(t, err)
 		defer f.Close()
 		data, err = os.ReadFile(path)
-		pqMust(t, err)
+		mustOK(t, err)
 		po := int(pf.Metadata().RowGroups[0].Columns[0].MetaData.DataPageOffset)
-		n, err := pqThriftCheck(data[po:])
-		pqMust(t, err)
+		n, err := thriftCheck(data[po:])
+		mustOK(t, err)
 		return data, po + n
 	}
 
 	// LZ4_RAW: parquet-go's decoder doubles its buffer forever on corrupt data, so it is refused.
-	lz4 := pqWriteTemp(t, dir, "lz4.parquet", rows, parquet.Compression(&parquet.Lz4Raw))
-	pqErrContains(t, readErr(lz4), lz4, `column "text"`, "LZ4_RAW compression is not supported")
+	lz4 := writeTemp(t, dir, "lz4.parquet", rows, parquet.Compression(&parquet.Lz4Raw))
+	errContains(t, readErr(lz4), lz4, `column "text"`, "LZ4_RAW compression is not supported")
 
 	// A SNAPPY block announcing 4 GiB.
-	snappy := pqWriteTemp(t, dir, "snappy.parquet", rows, parquet.DataPageVersion(1))
-	pqMust(t, readErr(snappy))
+	snappy := writeTemp(t, dir, "snappy.parquet", rows, parquet.DataPageVersion(1))
+	mustOK(t, readErr(snappy))
 	data, off := dataStart(snappy)
 	copy(data[off:], []byte{0xff, 0xff, 0xff, 0xff, 0x0f})
 	bad := filepath.Join(dir, "snappy-bad.parquet")
-	pqMust(t, os.WriteFile(bad, data, 0o644))
-	pqErrContains(t, readErr(bad), bad, "compressed data announces 4294967295 bytes")
+	mustOK(t, os.WriteFile(bad, data, 0o644))
+	errContains(t, readErr(bad), bad, "compressed data announces 4294967295 bytes")
 
 	// A ZSTD frame announcing 2^60 bytes.
-	zstd := pqWriteTemp(t, dir, "zstd.parquet", rows, parquet.DataPageVersion(1), parquet.Compression(&parquet.Zstd))
-	pqMust(t, readErr(zstd))
+	zstd := writeTemp(t, dir, "zstd.parquet", rows, parquet.DataPageVersion(1), parquet.Compression(&parquet.Zstd))
+	mustOK(t, readErr(zstd))
 	data, off = dataStart(zstd)
 	if string(data[off:off+4]) != "\x28\xb5\x2f\xfd" {
 		t.Fatalf("no zstd frame at the page data: % x", data[off:off+8])
 	}
 	copy(data[off+4:], []byte{0xc0, 0x58, 0, 0, 0, 0, 0, 0, 0, 0x10}) // FCS flag 3 (8 bytes), window descriptor
 	bad = filepath.Join(dir, "zstd-bad.parquet")
-	pqMust(t, os.WriteFile(bad, data, 0o644))
-	pqErrContains(t, readErr(bad), bad, "compressed data announces")
+	mustOK(t, os.WriteFile(bad, data, 0o644))
+	errContains(t, readErr(bad), bad, "compressed data announces")
 
 	// A footer holding a list of 2^31-1 doubles (parquet-go's thrift decoder would skip it for minutes).
 	footer := []byte{0x09 | 0x00, 0xc8, 0x01, 0xf7, 0xff, 0xff, 0xff, 0xff, 0x07, 0x00} // field 100: list<double>
@@ -1236,18 +1236,18 @@ func TestParquetCorruptSizes(t *testing.T) {
 	file = append(file, byte(len(footer)), 0, 0, 0)
 	file = append(file, "PAR1"...)
 	bad = filepath.Join(dir, "footer-list.parquet")
-	pqMust(t, os.WriteFile(bad, file, 0o644))
-	_, err := OpenParquet(bad)
-	pqErrContains(t, err, bad, "corrupt footer")
+	mustOK(t, os.WriteFile(bad, file, 0o644))
+	_, err := Open(bad)
+	errContains(t, err, bad, "corrupt footer")
 
 	// A footer length beyond the file.
 	data, err = os.ReadFile(snappy)
-	pqMust(t, err)
+	mustOK(t, err)
 	copy(data[len(data)-8:], []byte{0xf0, 0xff, 0xff, 0x7f})
 	bad = filepath.Join(dir, "footer-len.parquet")
-	pqMust(t, os.WriteFile(bad, data, 0o644))
-	_, err = OpenParquet(bad)
-	pqErrContains(t, err, bad, "footer length 2147483632 exceeds the file size")
+	mustOK(t, os.WriteFile(bad, data, 0o644))
+	_, err = Open(bad)
+	errContains(t, err, bad, "footer length 2147483632 exceeds the file size")
 }
 
 func TestParquetThriftCheck(t *testing.T) {
@@ -1268,9 +1268,9 @@ func TestParquetThriftCheck(t *testing.T) {
 		{[]byte{0x1b, 0x01, 0x55, 0x02, 0x04, 0x00}, 6, false},                                    // map<i32,i32>{1: 2}
 		{append(bytes.Repeat([]byte{0x1c}, 70), 0x00), 0, true},                                   // nested too deep
 	} {
-		n, err := pqThriftCheck(c.in)
+		n, err := thriftCheck(c.in)
 		if (err != nil) != c.fail || (!c.fail && n != c.n) {
-			t.Errorf("pqThriftCheck(% x) = %d, %v; want %d, fail %v", c.in, n, err, c.n, c.fail)
+			t.Errorf("thriftCheck(% x) = %d, %v; want %d, fail %v", c.in, n, err, c.n, c.fail)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package datasets
+package tokenizers
 
 import (
 	"encoding/json"
@@ -131,14 +131,14 @@ type hfTokenizerFile struct {
 func LoadHFTokenizer(path string) (*BPETokenizer, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("datasets: reading tokenizer: %w", err)
+		return nil, fmt.Errorf("tokenizers: reading tokenizer: %w", err)
 	}
 	var f hfTokenizerFile
 	if err := json.Unmarshal(data, &f); err != nil {
-		return nil, fmt.Errorf("datasets: tokenizer %s: not a Hugging Face tokenizer.json: %w", path, err)
+		return nil, fmt.Errorf("tokenizers: tokenizer %s: not a Hugging Face tokenizer.json: %w", path, err)
 	}
 	fail := func(format string, args ...any) (*BPETokenizer, error) {
-		return nil, fmt.Errorf("datasets: tokenizer %s: "+format, append([]any{path}, args...)...)
+		return nil, fmt.Errorf("tokenizers: tokenizer %s: "+format, append([]any{path}, args...)...)
 	}
 
 	// Model.

@@ -1,4 +1,4 @@
-package datasets
+package tokenizers
 
 // A binary min-heap over a slice, shared by the BPE (merge ranks) and SentencePiece (piece scores) encoders:
 // before(a, b) tells whether a pops before b. The ordering item types implement it as a method, so each

@@ -1,4 +1,4 @@
-package datasets
+package tokenizers
 
 import (
 	"encoding/binary"
@@ -144,10 +144,10 @@ func (w *spmWire) next() (field int, wt int, v uint64, data []byte, ok bool) {
 func LoadSentencePiece(path string) (*SentencePieceTokenizer, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("datasets: reading tokenizer: %w", err)
+		return nil, fmt.Errorf("tokenizers: reading tokenizer: %w", err)
 	}
 	fail := func(format string, args ...any) (*SentencePieceTokenizer, error) {
-		return nil, fmt.Errorf("datasets: tokenizer %s: "+format, append([]any{path}, args...)...)
+		return nil, fmt.Errorf("tokenizers: tokenizer %s: "+format, append([]any{path}, args...)...)
 	}
 	t := &SentencePieceTokenizer{
 		name:     strings.TrimSuffix(filepath.Base(path), ".model"),

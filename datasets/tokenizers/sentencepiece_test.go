@@ -1,4 +1,4 @@
-package datasets
+package tokenizers
 
 import (
 	"encoding/binary"
@@ -205,14 +205,14 @@ func TestSentencePieceTinyModel(t *testing.T) {
 			t.Errorf("LoadSentencePiece(%q): no error", bad)
 		}
 	}
-	// LoadTokenizer dispatches .model files.
-	if tok, err := LoadTokenizer(p); err != nil {
-		t.Errorf("LoadTokenizer(%s): %v", p, err)
+	// Load dispatches .model files.
+	if tok, err := Load(p); err != nil {
+		t.Errorf("Load(%s): %v", p, err)
 	} else if _, ok := tok.(*SentencePieceTokenizer); !ok {
-		t.Errorf("LoadTokenizer(.model) is %T", tok)
+		t.Errorf("Load(.model) is %T", tok)
 	}
-	if _, err := LoadTokenizer(tokWriteFile(t, "bad.model", "\xff")); err == nil {
-		t.Error("LoadTokenizer(bad .model): no error")
+	if _, err := Load(tokWriteFile(t, "bad.model", "\xff")); err == nil {
+		t.Error("Load(bad .model): no error")
 	}
 }
 

@@ -1,4 +1,14 @@
-package datasets
+// Package tokenizers maps text to token ids and back, with exact ids against the reference implementations.
+//
+// The pieces, one concept per file:
+//
+//	tokenizer.go      the Tokenizer interface; tokenizer_load.go picks one from a spec (Load)
+//	bytes_tok.go      the embedded byte-level default (no file needed)
+//	bpe.go            Hugging Face tokenizer.json byte-level BPE (GPT-NeoX-20B), exact ids;
+//	                  pretokenize.go its hand-written GPT-2 pre-tokenizer, tokenizer_norm.go NFC
+//	sentencepiece.go  SentencePiece BPE (tokenizer.model, Llama-2), exact ids
+//	minheap.go        the binary heap both BPE merge loops use
+package tokenizers
 
 // Tokenizer maps text to token ids and back.
 type Tokenizer interface {

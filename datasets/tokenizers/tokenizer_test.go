@@ -1,4 +1,4 @@
-package datasets
+package tokenizers
 
 import (
 	"bufio"
@@ -502,30 +502,30 @@ func TestByteTokenizer(t *testing.T) {
 
 func TestLoadTokenizer(t *testing.T) {
 	for _, spec := range []string{"", "bytes"} {
-		tok, err := LoadTokenizer(spec)
+		tok, err := Load(spec)
 		if err != nil {
-			t.Fatalf("LoadTokenizer(%q): %v", spec, err)
+			t.Fatalf("Load(%q): %v", spec, err)
 		}
 		if tok.Name() != "bytes" {
-			t.Errorf("LoadTokenizer(%q).Name() = %q", spec, tok.Name())
+			t.Errorf("Load(%q).Name() = %q", spec, tok.Name())
 		}
 	}
 	for _, spec := range []string{"gpt2", "tokenizer.txt", "/no/such/dir/vocab.bin"} {
-		_, err := LoadTokenizer(spec)
+		_, err := Load(spec)
 		if err == nil || !strings.Contains(err.Error(), ".json") || !strings.Contains(err.Error(), "bytes") {
-			t.Errorf("LoadTokenizer(%q): error %v does not list the accepted forms", spec, err)
+			t.Errorf("Load(%q): error %v does not list the accepted forms", spec, err)
 		}
 	}
-	if _, err := LoadTokenizer(filepath.Join(t.TempDir(), "missing.json")); err == nil {
+	if _, err := Load(filepath.Join(t.TempDir(), "missing.json")); err == nil {
 		t.Error("missing .json: no error")
 	}
 	p := tokWriteFile(t, "tiny.json", tinyHF())
-	tok, err := LoadTokenizer(p)
+	tok, err := Load(p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := tok.(*BPETokenizer); !ok {
-		t.Errorf("LoadTokenizer(.json) is %T", tok)
+		t.Errorf("Load(.json) is %T", tok)
 	}
 }
 

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/gomlx/gomlx/pkg/ml/train/optimizers"
-	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/evals/harness"
 	"github.com/oryx-go/oryx/evals/leaderboard"
 	"github.com/oryx-go/oryx/evals/oryxlm"
@@ -36,7 +36,7 @@ type Options struct {
 	Mixed      bool   // the paper's mixed setting (per-task split points)
 	Schedule   string // an oryx schedule spec for every token (exclusive with Mixed); "" = attention
 	Out        string // run file path ("" = results/<model>-<schedule>.json)
-	Tokenizer  string // datasets.LoadTokenizer spec ("" = from the run's run.json, else bytes)
+	Tokenizer  string // tokenizers.Load spec ("" = from the run's run.json, else bytes)
 	Harness    harness.Config
 	Limit      int
 	Batch      int
@@ -66,7 +66,7 @@ func Run(o Options) (string, error) {
 	if spec == "" {
 		spec = runinfo.Tokenizer(o.Checkpoint)
 	}
-	tok, err := datasets.LoadTokenizer(spec)
+	tok, err := tokenizers.Load(spec)
 	if err != nil {
 		return "", fmt.Errorf("--tokenizer: %w", err)
 	}

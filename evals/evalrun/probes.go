@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/evals/modeswitch"
 	"github.com/oryx-go/oryx/evals/mqar"
 	"github.com/oryx-go/oryx/evals/oryxlm"
@@ -128,7 +129,7 @@ func loadLM(dir, tokSpec string, opts oryxlm.Options) (*oryxlm.Model, error) {
 	if tokSpec == "" {
 		tokSpec = runinfo.Tokenizer(dir)
 	}
-	tok, err := datasets.LoadTokenizer(tokSpec)
+	tok, err := tokenizers.Load(tokSpec)
 	if err != nil {
 		return nil, fmt.Errorf("--tokenizer: %w", err)
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/datasets/tokenizers"
 )
 
 // FakeModel is a deterministic Model for tests whose log-probabilities can be computed by hand: the
@@ -28,7 +28,7 @@ import (
 // Token accounting: an LL request runs len(Context)+len(Continuation)-1 positions, of which those at index
 // >= AttentionFrom are attention; a generation runs len(Context) + generated-1 positions.
 type FakeModel struct {
-	Tok    datasets.Tokenizer
+	Tok    tokenizers.Tokenizer
 	MaxLen int     // 0: 2048
 	Prefix int     // PrefixToken; set by NewFakeModel to Tok.EOS()
 	Width  int     // output width W; 0: Tok.VocabSize()
@@ -43,12 +43,12 @@ type FakeModel struct {
 
 // NewFakeModel returns a FakeModel over tok with max length 2048, prefix token EOS, width
 // tok.VocabSize() and Stay 0.5.
-func NewFakeModel(tok datasets.Tokenizer) *FakeModel {
+func NewFakeModel(tok tokenizers.Tokenizer) *FakeModel {
 	return &FakeModel{Tok: tok, MaxLen: 2048, Prefix: tok.EOS(), Width: tok.VocabSize(), Stay: 0.5}
 }
 
 // Tokenizer returns Tok.
-func (f *FakeModel) Tokenizer() datasets.Tokenizer { return f.Tok }
+func (f *FakeModel) Tokenizer() tokenizers.Tokenizer { return f.Tok }
 
 // MaxLength returns MaxLen (2048 when 0).
 func (f *FakeModel) MaxLength() int {

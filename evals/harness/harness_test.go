@@ -11,7 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/datasets/hfparquet"
+	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/internal/pyrand"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -35,19 +36,19 @@ func sharedData(t *testing.T) string {
 	return ""
 }
 
-func neox(t *testing.T) datasets.Tokenizer {
+func neox(t *testing.T) tokenizers.Tokenizer {
 	t.Helper()
 	p := filepath.Join(sharedData(t), "tokenizers", "gpt-neox-20b", "tokenizer.json")
 	if _, err := os.Stat(p); err != nil {
 		t.Skipf("GPT-NeoX tokenizer not found at %s", p)
 	}
-	tok, err := datasets.LoadTokenizer(p)
+	tok, err := tokenizers.Load(p)
 	require.NoError(t, err)
 	return tok
 }
 
 func TestEncodePairBytes(t *testing.T) {
-	tok := datasets.NewByteTokenizer()
+	tok := tokenizers.NewByteTokenizer()
 	// Trailing whitespace moves to the continuation.
 	ctx, cont := EncodePair(tok, 256, "Answer: \n", "yes")
 	assert.Equal(t, tok.Encode("Answer:"), ctx)
@@ -68,9 +69,9 @@ func TestEncodePairBytes(t *testing.T) {
 
 // TestEncodeChoicesEqualsEncodePair: the shared-context encoding gives exactly EncodePair's ids.
 func TestEncodeChoicesEqualsEncodePair(t *testing.T) {
-	toks := []datasets.Tokenizer{datasets.NewByteTokenizer()}
+	toks := []tokenizers.Tokenizer{tokenizers.NewByteTokenizer()}
 	if _, err := os.Stat(filepath.Join(sharedDataOrEmpty(), "tokenizers", "gpt-neox-20b", "tokenizer.json")); err == nil {
-		tok, err := datasets.LoadTokenizer(filepath.Join(sharedDataOrEmpty(), "tokenizers", "gpt-neox-20b", "tokenizer.json"))
+		tok, err := tokenizers.Load(filepath.Join(sharedDataOrEmpty(), "tokenizers", "gpt-neox-20b", "tokenizer.json"))
 		require.NoError(t, err)
 		toks = append(toks, tok)
 	}
@@ -273,7 +274,7 @@ func TestMetricJSON(t *testing.T) {
 }
 
 func TestFakeModelByHand(t *testing.T) {
-	tok := datasets.NewByteTokenizer()
+	tok := tokenizers.NewByteTokenizer()
 	m := NewFakeModel(tok)
 	stay, other := math.Log(0.5), math.Log(0.5/257)
 	res, err := m.LogLikelihood([]LLRequest{
@@ -333,7 +334,7 @@ func (tt toyTask) Build(m Model, opts Options) (*Plan, error) {
 }
 
 func TestRunTruncatesCountsAndLogs(t *testing.T) {
-	tok := datasets.NewByteTokenizer()
+	tok := tokenizers.NewByteTokenizer()
 	m := NewFakeModel(tok)
 	m.MaxLen = 8
 	m.Generate = func(prompt string) string { return "qq\nrest" }
@@ -406,7 +407,7 @@ type textRow struct {
 
 func TestReadTableMissingColumn(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "test.parquet")
-	require.NoError(t, datasets.WriteParquet(path, []textRow{{"a b"}, {"c"}}))
+	require.NoError(t, hfparquet.WriteFile(path, []textRow{{"a b"}, {"c"}}))
 	tab, err := ReadTable(path, []string{"text"}, "label")
 	require.NoError(t, err)
 	assert.Len(t, tab.Rows, 2)
@@ -451,7 +452,7 @@ func TestProgressBar(t *testing.T) {
 }
 
 func TestFakeModelGenerationStops(t *testing.T) {
-	tok := datasets.NewByteTokenizer()
+	tok := tokenizers.NewByteTokenizer()
 	m := NewFakeModel(tok)
 	res, err := m.GenerateUntil([]GenRequest{{Context: tok.Encode("ab"), MaxTokens: 3, AttentionFrom: 5}}, nil)
 	require.NoError(t, err)

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/evals/harness"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -18,7 +18,7 @@ import (
 func TestRealData(t *testing.T) {
 	shared := sharedHF(t)
 	tokPath := filepath.Join(shared, "tokenizers", "gpt-neox-20b", "tokenizer.json")
-	tok, err := datasets.LoadTokenizer(tokPath)
+	tok, err := tokenizers.Load(tokPath)
 	if err != nil {
 		t.Skipf("GPT-NeoX tokenizer not available: %v", err)
 	}

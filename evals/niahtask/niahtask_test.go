@@ -3,13 +3,13 @@ package niahtask
 import (
 	"testing"
 
-	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/evals/harness"
 	"github.com/stretchr/testify/require"
 )
 
 func TestNoiseTaskEndToEnd(t *testing.T) {
-	tok := datasets.NewByteTokenizer()
+	tok := tokenizers.NewByteTokenizer()
 	m := harness.NewFakeModel(tok)
 	task, err := harness.Lookup("niah_single_1", harness.Config{Params: map[string]string{"niah.lengths": "1024", "niah.samples": "3"}})
 	require.NoError(t, err)

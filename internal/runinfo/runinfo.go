@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 )
 
-// Tokenizer returns the tokenizer spec (datasets.LoadTokenizer) recorded in dir/run.json, or "bytes" when
+// Tokenizer returns the tokenizer spec (tokenizers.Load) recorded in dir/run.json, or "bytes" when
 // there is none (checkpoints written by `oryx init` or outside a recipe).
 func Tokenizer(dir string) string {
 	data, err := os.ReadFile(filepath.Join(dir, "run.json"))

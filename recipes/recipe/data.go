@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/datasets/tokenizers"
 )
 
 // Data specs, the value of --data and --val-data:
@@ -34,7 +35,7 @@ type DataSpec struct {
 const defaultSynthSeed = 1
 
 // openSource opens the training data d as a batch source, resumed from state when non-nil.
-func openSource(d DataSpec, tok datasets.Tokenizer, seqLen int, seed uint64, state json.RawMessage, log io.Writer) (batchSource, error) {
+func openSource(d DataSpec, tok tokenizers.Tokenizer, seqLen int, seed uint64, state json.RawMessage, log io.Writer) (batchSource, error) {
 	if strings.HasPrefix(d.Spec, "mix:") {
 		return newMixSource(d.Spec, tok, seqLen, seed, state, log)
 	}
@@ -54,7 +55,7 @@ func openSource(d DataSpec, tok datasets.Tokenizer, seqLen int, seed uint64, sta
 
 // openStream opens spec as an endless packed stream of seqLen+1 windows for tok, resumed from cur when
 // non-nil. shuffle 1 keeps source order.
-func openStream(d DataSpec, tok datasets.Tokenizer, seqLen, shuffle int, seed uint64, synthSeed uint64,
+func openStream(d DataSpec, tok tokenizers.Tokenizer, seqLen, shuffle int, seed uint64, synthSeed uint64,
 	cur *datasets.StreamCursor, log io.Writer) (*datasets.Stream, error) {
 	cfg := datasets.StreamConfig{SeqLen: seqLen, ShuffleBuffer: shuffle, Seed: seed, Epochs: datasets.EpochsForever, Log: log}
 	spec := d.Spec
@@ -113,7 +114,7 @@ func isPretokenizedDir(path string) bool {
 // from the synthetic language with the validation seed when training on synth or the mixture (whose
 // validation loss is then the language-modelling loss), else from the start of the
 // training corpus in source order (then the validation loss is in-sample; a warning says so).
-func validationSet(train, val DataSpec, tok datasets.Tokenizer, seqLen, n int, warn io.Writer) ([][]int32, string, error) {
+func validationSet(train, val DataSpec, tok tokenizers.Tokenizer, seqLen, n int, warn io.Writer) ([][]int32, string, error) {
 	spec := val
 	what := val.Spec
 	switch {

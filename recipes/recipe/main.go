@@ -9,7 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/internal/backend"
 )
 
@@ -110,7 +110,7 @@ func MainArgs(name string, args []string, stdout, stderr io.Writer) error {
 
 	vocab := 0
 	if *tokenizer != "" {
-		tok, err := datasets.LoadTokenizer(*tokenizer)
+		tok, err := tokenizers.Load(*tokenizer)
 		if err != nil {
 			return fmt.Errorf("--tokenizer: %w", err)
 		}

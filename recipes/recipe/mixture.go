@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/niah"
 )
 
@@ -94,7 +95,7 @@ type mixSource struct {
 	spec   mixSpec
 	seed   uint64
 	seqLen int
-	tok    datasets.Tokenizer
+	tok    tokenizers.Tokenizer
 	text   *datasets.Stream
 	mqar   map[int]*datasets.MQARGenerator // by pair count
 	rows   int64                           // sequences yielded so far
@@ -105,7 +106,7 @@ type mixState struct {
 	Text datasets.StreamCursor `json:"text"`
 }
 
-func newMixSource(spec string, tok datasets.Tokenizer, seqLen int, seed uint64, state json.RawMessage, log io.Writer) (*mixSource, error) {
+func newMixSource(spec string, tok tokenizers.Tokenizer, seqLen int, seed uint64, state json.RawMessage, log io.Writer) (*mixSource, error) {
 	ms, err := parseMix(spec)
 	if err != nil {
 		return nil, err

@@ -19,7 +19,7 @@ import (
 
 	"github.com/gomlx/gomlx/pkg/ml/context"
 	"github.com/gomlx/gomlx/pkg/ml/train/optimizers"
-	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/internal/backend"
 	"github.com/oryx-go/oryx/oryx"
 )
@@ -44,7 +44,7 @@ type Run struct {
 	Train     TrainConfig `json:"train"`
 	Data      DataSpec    `json:"data"`
 	ValData   DataSpec    `json:"val_data"`
-	Tokenizer string      `json:"tokenizer"` // datasets.LoadTokenizer spec
+	Tokenizer string      `json:"tokenizer"` // tokenizers.Load spec
 	Out       string      `json:"out"`
 
 	Log io.Writer `json:"-"` // progress and messages (nil: os.Stderr)
@@ -95,7 +95,7 @@ func Train(r Run) (*Summary, error) {
 	if r.Out == "" {
 		return nil, errors.New("--out: the run directory is required")
 	}
-	tok, err := datasets.LoadTokenizer(r.Tokenizer)
+	tok, err := tokenizers.Load(r.Tokenizer)
 	if err != nil {
 		return nil, fmt.Errorf("--tokenizer: %w", err)
 	}

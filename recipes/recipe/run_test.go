@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/oryx"
 	"github.com/stretchr/testify/require"
 )
@@ -283,7 +284,7 @@ func TestMixtureResumeIsExact(t *testing.T) {
 }
 
 func TestMixtureComponents(t *testing.T) {
-	tok, _ := datasets.LoadTokenizer("bytes")
+	tok, _ := tokenizers.Load("bytes")
 	s, err := newMixSource("mix:synth=1,mqar=1,needle=1,pairs=8", tok, 160, 3, nil, io.Discard)
 	require.NoError(t, err)
 	seqs, err := s.Batch(60)
@@ -326,7 +327,7 @@ func TestTrainOnParquetAndPretokenized(t *testing.T) {
 	dir := t.TempDir()
 	pq := filepath.Join(dir, "corpus.parquet")
 	require.NoError(t, datasets.WriteSynthLangParquet(pq, datasets.SynthLangConfig{Seed: 5}, 400))
-	tok, err := datasets.LoadTokenizer("bytes")
+	tok, err := tokenizers.Load("bytes")
 	require.NoError(t, err)
 	ptk := filepath.Join(dir, "tokens")
 	_, err = datasets.Pretokenize(datasets.PretokenizeConfig{Input: pq, OutDir: ptk, Tokenizer: tok})

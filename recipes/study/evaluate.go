@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/evals/harness"
 	"github.com/oryx-go/oryx/evals/modeswitch"
 	"github.com/oryx-go/oryx/evals/mqar"
@@ -70,7 +71,7 @@ func evaluate(c Config, dir string, sum *recipe.Summary, log io.Writer) (*ModelR
 	if err != nil {
 		return nil, err
 	}
-	tok := datasets.NewByteTokenizer()
+	tok := tokenizers.NewByteTokenizer()
 	res := &ModelResult{Variant: m.Config.Variant, Params: oryx.CountParams(m.Config).Total, Summary: sum}
 	for _, sched := range schedulesOf(m.Config.Variant) {
 		sr := ScheduleResult{Schedule: sched, ValLoss: math.NaN(), MQAR: map[int]mqarCell{}, Needle: map[int]needleCell{},
