@@ -10,6 +10,7 @@
 //	pretokenized.go   text parquet → token parquet shards + manifest, and a token stream over them
 //	mqar.go           multi-query associative recall (Zoology), deterministic by seed
 //	synthlang.go      a small synthetic language mix so that LM loss means something on tiny models
+//	minineedle.go     a compact needle-in-a-haystack corpus in that language for tiny models (scored by niah)
 //
 // Bad input (empty or truncated parquet, wrong column type, invalid UTF-8, an unsupported tokenizer, a
 // glob matching nothing) is an error that names the file, column and types; where skipping is the

@@ -1,18 +1,17 @@
-package niah
+package datasets
 
 import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
 
-	"github.com/oryx-go/oryx/datasets"
 	"github.com/oryx-go/oryx/datasets/tokenizers"
 )
 
 // MiniNeedle is a compact needle-in-a-haystack task for the project's tiny byte-level models, whose contexts
 // (a few hundred tokens) cannot hold RULER's ~300-byte instructions: not a RULER task [choice], but the same
 // measurement — one key–value needle hidden at a chosen depth in filler text, retrieved by a query at the
-// end. The filler is the story task of the synthetic language (datasets.SynthLang), so it is in-distribution
+// end. The filler is the story task of the synthetic language (SynthLang), so it is in-distribution
 // for models trained on it:
 //
 //	<story sentences> The magic number for <key> is <value>. <story sentences>
@@ -45,7 +44,7 @@ var (
 // GenerateMiniNeedle builds sample (seed, index) of the given token length and depth with tok.
 func GenerateMiniNeedle(tok tokenizers.Tokenizer, length int, depth float64, seed uint64, index int) (MiniNeedle, error) {
 	if depth < 0 || depth > 1 {
-		return MiniNeedle{}, fmt.Errorf("niah: mini needle depth %v outside [0, 1]", depth)
+		return MiniNeedle{}, fmt.Errorf("datasets: mini needle depth %v outside [0, 1]", depth)
 	}
 	rng := rand.New(rand.NewPCG(seed^0x4d494e49, uint64(index)))
 	key := miniAdjectives[rng.IntN(len(miniAdjectives))] + "-" + miniAnimals[rng.IntN(len(miniAnimals))]
@@ -54,10 +53,10 @@ func GenerateMiniNeedle(tok tokenizers.Tokenizer, length int, depth float64, see
 	query := fmt.Sprintf("\nQ: the magic number for %s? A: the magic number for %s is", key, key)
 	fixed := len(tok.Encode(needle)) + len(tok.Encode(query))
 	if fixed >= length {
-		return MiniNeedle{}, fmt.Errorf("niah: mini needle length %d too short for the needle and query (%d tokens)", length, fixed)
+		return MiniNeedle{}, fmt.Errorf("datasets: mini needle length %d too short for the needle and query (%d tokens)", length, fixed)
 	}
 	// Filler: story sentences of the synthetic language, drawn until comfortably longer than needed.
-	lang, err := datasets.NewSynthLang(datasets.SynthLangConfig{Seed: seed ^ 0x6e65656465, Mix: datasets.SynthMix{Story: 1}, MaxLines: 1})
+	lang, err := NewSynthLang(SynthLangConfig{Seed: seed ^ 0x6e65656465, Mix: SynthMix{Story: 1}, MaxLines: 1})
 	if err != nil {
 		return MiniNeedle{}, err
 	}
@@ -92,9 +91,4 @@ func GenerateMiniNeedle(tok tokenizers.Tokenizer, length int, depth float64, see
 	s.AnswerStart = len(tok.Encode(prompt[:strings.LastIndex(prompt, " A:")]))
 	s.NeedleToken = len(tok.Encode(prompt[:needleAt]))
 	return s, nil
-}
-
-// Score is 1 when the generation contains the value (case-insensitive substring, as RULER), else 0.
-func (s MiniNeedle) Score(generation string) float64 {
-	return StringMatchAll([]string{s.Value}, generation)
 }

@@ -23,6 +23,7 @@
 //	generate.go       Config, Sample, Generate: sizing to target lengths, RULER mode and depth sweeps
 //	score.go          RULER's postprocessing and string_match_all
 //	report.go         Result, per-(length, depth) aggregation, the markdown grid
+//	mini.go           ScoreMini: the same scoring for the tiny models' mini needles (datasets.MiniNeedle)
 //
 // Data: the essays parquet (shared/data/hf/ruler_essays/essays.parquet, column "text") is required by the
 // essay tasks, and there is no fallback haystack; the words parquet (shared/data/hf/ruler_words/words.parquet,

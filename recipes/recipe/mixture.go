@@ -10,7 +10,6 @@ import (
 
 	"github.com/oryx-go/oryx/datasets"
 	"github.com/oryx-go/oryx/datasets/tokenizers"
-	"github.com/oryx-go/oryx/niah"
 )
 
 // batchSource yields training sequences of SeqLen+1 tokens and can save and restore its exact position.
@@ -33,7 +32,7 @@ func (s streamSource) State() (json.RawMessage, error) { return json.Marshal(s.s
 //	mqar    an MQAR example (datasets.MQARConfig, Zoology's layout) with vocabulary 128 shifted to ids
 //	        MQARTokenOffset+[0, 128) — bytes 128–255, which never occur in the ASCII synthetic language — and
 //	        a number of key–value pairs uniform in [4, pairs] (default pairs = 16);
-//	needle  a mini needle-in-a-haystack document (niah.GenerateMiniNeedle) at a uniform depth, followed by
+//	needle  a mini needle-in-a-haystack document (datasets.GenerateMiniNeedle) at a uniform depth, followed by
 //	        its answer and ".", padded with EOS to the length.
 //
 // Training examples are indexed by the sequence index with seeds disjoint from the evaluation ones
@@ -122,7 +121,7 @@ func newMixSource(spec string, tok tokenizers.Tokenizer, seqLen int, seed uint64
 	}
 	s := &mixSource{spec: ms, seed: seed, seqLen: seqLen, tok: tok, mqar: map[int]*datasets.MQARGenerator{}}
 	if ms.wNeedle > 0 { // fail now, not at the first needle row
-		if _, err := niah.GenerateMiniNeedle(tok, seqLen+1-len(tok.Encode(" 0000.")), 0.5, MixTrainSeed, 0); err != nil {
+		if _, err := datasets.GenerateMiniNeedle(tok, seqLen+1-len(tok.Encode(" 0000.")), 0.5, MixTrainSeed, 0); err != nil {
 			return nil, fmt.Errorf("mixture spec %q at seq_len %d: %w", spec, seqLen, err)
 		}
 	}
@@ -183,7 +182,7 @@ func (s *mixSource) next() ([]int32, error) {
 		return seq, nil
 	default:
 		answer := len(s.tok.Encode(" 0000."))
-		nd, err := niah.GenerateMiniNeedle(s.tok, s.seqLen+1-answer, rng.Float64(), MixTrainSeed, int(r))
+		nd, err := datasets.GenerateMiniNeedle(s.tok, s.seqLen+1-answer, rng.Float64(), MixTrainSeed, int(r))
 		if err != nil {
 			return nil, fmt.Errorf("mixture needle: %w", err)
 		}

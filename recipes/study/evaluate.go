@@ -108,7 +108,7 @@ func evaluate(c Config, dir string, sum *recipe.Summary, log io.Writer) (*ModelR
 	for _, l := range c.NeedleLengths {
 		for _, d := range c.NeedleDepths {
 			for i := 0; i < c.NeedleSamples; i++ {
-				s, err := niah.GenerateMiniNeedle(tok, l, d, needleEvalSeed, len(needles))
+				s, err := datasets.GenerateMiniNeedle(tok, l, d, needleEvalSeed, len(needles))
 				if err != nil {
 					return nil, err
 				}
@@ -116,7 +116,7 @@ func evaluate(c Config, dir string, sum *recipe.Summary, log io.Writer) (*ModelR
 				// the question before it is as long as a 128-token haystack's third; from " A:" on, the attention
 				// share stays near or under 10 % from 256 tokens up].
 				needles = append(needles, probeItem{length: l, tokens: s.PromptTokens, attentionFrom: s.AnswerStart,
-					maxTokens: 6, score: s.Score})
+					maxTokens: 6, score: func(g string) float64 { return niah.ScoreMini(s, g) }})
 			}
 		}
 	}
