@@ -13,7 +13,7 @@ import (
 
 	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/internal/backend"
-	"github.com/oryx-go/oryx/internal/runinfo"
+	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/oryx"
 )
 
@@ -147,7 +147,7 @@ func generateCmd(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("generate: --checkpoint: %w", err)
 	}
 	if *tokSpec == "" {
-		*tokSpec = runinfo.Tokenizer(*checkpoint)
+		*tokSpec = rundir.Tokenizer(*checkpoint)
 	}
 	tok, err := tokenizers.Load(*tokSpec)
 	if err != nil {

@@ -4,7 +4,6 @@
 package evalrun
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -20,7 +19,7 @@ import (
 	"github.com/oryx-go/oryx/evals/leaderboard"
 	"github.com/oryx-go/oryx/evals/oryxlm"
 	"github.com/oryx-go/oryx/internal/backend"
-	"github.com/oryx-go/oryx/internal/runinfo"
+	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/oryx"
 
 	// Task families register themselves with the harness.
@@ -64,7 +63,7 @@ func Run(o Options) (string, error) {
 	}
 	spec := o.Tokenizer
 	if spec == "" {
-		spec = runinfo.Tokenizer(o.Checkpoint)
+		spec = rundir.Tokenizer(o.Checkpoint)
 	}
 	tok, err := tokenizers.Load(spec)
 	if err != nil {
@@ -112,7 +111,7 @@ func Run(o Options) (string, error) {
 	info := leaderboard.RunInfo{
 		Model: o.ModelName, Variant: string(m.Config.Variant), Size: presetName(m.Config),
 		Parameters: oryx.CountParams(m.Config).Total, Checkpoint: o.Checkpoint,
-		CheckpointStep: optimizers.GetGlobalStep(ctx), TokensSeen: tokensSeen(o.Checkpoint, optimizers.GetGlobalStep(ctx)),
+		CheckpointStep: optimizers.GetGlobalStep(ctx), TokensSeen: rundir.TokensSeen(o.Checkpoint, optimizers.GetGlobalStep(ctx)),
 		Schedule: lm.Schedule(), Tokenizer: tok.Name(), MaxLength: lm.MaxLength(), FLOPs: flops,
 		Date: time.Now().UTC().Format(time.RFC3339),
 	}
@@ -148,19 +147,6 @@ func Merge(dir string, files []string) error {
 		return err
 	}
 	return l.WriteFiles(filepath.Join(dir, "leaderboard.json"), filepath.Join(dir, "leaderboard.md"))
-}
-
-// tokensSeen reads the training tokens of the checkpoint's step from its trainer-state file, when present.
-func tokensSeen(dir string, step int64) int64 {
-	data, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("trainer-state-%08d.json", step)))
-	if err != nil {
-		return 0
-	}
-	var st struct {
-		Tokens int64 `json:"tokens_seen"`
-	}
-	_ = json.Unmarshal(data, &st)
-	return st.Tokens
 }
 
 // presetName is the preset whose shape the config has ("" if none).

@@ -13,7 +13,7 @@ import (
 	"github.com/oryx-go/oryx/evals/modeswitch"
 	"github.com/oryx-go/oryx/evals/mqar"
 	"github.com/oryx-go/oryx/evals/oryxlm"
-	"github.com/oryx-go/oryx/internal/runinfo"
+	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/oryx"
 )
 
@@ -127,7 +127,7 @@ func loadLM(dir, tokSpec string, opts oryxlm.Options) (*oryxlm.Model, error) {
 		return nil, fmt.Errorf("--checkpoint is required")
 	}
 	if tokSpec == "" {
-		tokSpec = runinfo.Tokenizer(dir)
+		tokSpec = rundir.Tokenizer(dir)
 	}
 	tok, err := tokenizers.Load(tokSpec)
 	if err != nil {

@@ -1,4 +1,4 @@
-package recipe
+package rundir
 
 import (
 	"bufio"
@@ -6,12 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"math"
 	"os"
-	"strings"
-	"time"
+	"path/filepath"
 )
 
 // StepRecord is one line of metrics.jsonl for a training step (every LogEvery steps).
@@ -63,16 +61,17 @@ func (f *Float) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// metricsLog appends JSON lines to metrics.jsonl.
-type metricsLog struct {
+// MetricsLog appends JSON lines to metrics.jsonl.
+type MetricsLog struct {
 	f *os.File
 	w *bufio.Writer
 }
 
-// openMetrics opens path for appending. On resume (keepUpTo ≥ 0) it first drops every line whose step is
+// OpenMetrics opens dir/metrics.jsonl for appending. On resume (keepUpTo ≥ 0) it first drops every line whose step is
 // greater than keepUpTo — what a killed run logged after its last checkpoint — so that the file continues
 // exactly as the uninterrupted run's would; keepUpTo < 0 starts a new file.
-func openMetrics(path string, keepUpTo int) (*metricsLog, error) {
+func OpenMetrics(dir string, keepUpTo int) (*MetricsLog, error) {
+	path := filepath.Join(dir, MetricsFile)
 	var kept []byte
 	if keepUpTo >= 0 {
 		data, err := os.ReadFile(path)
@@ -91,17 +90,18 @@ func openMetrics(path string, keepUpTo int) (*metricsLog, error) {
 			}
 		}
 	}
-	if err := writeFileAtomic(path, kept); err != nil {
+	if err := WriteFileAtomic(path, kept); err != nil {
 		return nil, err
 	}
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
 		return nil, err
 	}
-	return &metricsLog{f: f, w: bufio.NewWriter(f)}, nil
+	return &MetricsLog{f: f, w: bufio.NewWriter(f)}, nil
 }
 
-func (m *metricsLog) write(rec any) error {
+// Write appends one record (a StepRecord or a ValRecord) as a line and flushes it.
+func (m *MetricsLog) Write(rec any) error {
 	data, err := json.Marshal(rec)
 	if err != nil {
 		return err
@@ -111,15 +111,17 @@ func (m *metricsLog) write(rec any) error {
 	return m.w.Flush()
 }
 
-func (m *metricsLog) Close() error {
+// Close flushes and closes the file.
+func (m *MetricsLog) Close() error {
 	if err := m.w.Flush(); err != nil {
 		return err
 	}
 	return m.f.Close()
 }
 
-// readMetrics reads metrics.jsonl back (for plots and tests).
-func readMetrics(path string) (train []StepRecord, val []ValRecord, err error) {
+// ReadMetrics reads dir/metrics.jsonl back (for plots, summaries and tests).
+func ReadMetrics(dir string) (train []StepRecord, val []ValRecord, err error) {
+	path := filepath.Join(dir, MetricsFile)
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, nil, err
@@ -150,69 +152,4 @@ func readMetrics(path string) (train []StepRecord, val []ValRecord, err error) {
 		}
 	}
 	return train, val, nil
-}
-
-// progress draws a one-line progress bar with rate and ETA on a terminal, or a plain line every interval
-// when the output is not a terminal (CI logs).
-type progress struct {
-	w        io.Writer
-	tty      bool
-	total    int
-	start    time.Time
-	startAt  int
-	last     time.Time
-	interval time.Duration
-}
-
-func newProgress(w io.Writer, total, startAt int) *progress {
-	tty := false
-	if f, ok := w.(*os.File); ok {
-		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
-			tty = true
-		}
-	}
-	iv := 10 * time.Second
-	if tty {
-		iv = 200 * time.Millisecond
-	}
-	return &progress{w: w, tty: tty, total: total, start: time.Now(), startAt: startAt, interval: iv}
-}
-
-// update shows step (completed) of total with a status text; force draws even within the interval.
-func (p *progress) update(step int, status string, force bool) {
-	now := time.Now()
-	if !force && now.Sub(p.last) < p.interval {
-		return
-	}
-	p.last = now
-	done := step - p.startAt
-	eta := "?"
-	if done > 0 {
-		rem := time.Duration(float64(now.Sub(p.start)) / float64(done) * float64(p.total-step))
-		eta = rem.Round(time.Second).String()
-	}
-	frac := float64(step) / float64(max(p.total, 1))
-	if p.tty {
-		const width = 24
-		n := int(frac * width)
-		bar := strings.Repeat("█", n) + strings.Repeat("·", width-n)
-		fmt.Fprintf(p.w, "\r\033[K%s %5.1f%% %d/%d  %s  ETA %s", bar, 100*frac, step, p.total, status, eta)
-	} else {
-		fmt.Fprintf(p.w, "step %d/%d (%.1f%%)  %s  ETA %s\n", step, p.total, 100*frac, status, eta)
-	}
-}
-
-// done ends the bar's line on a terminal.
-func (p *progress) done() {
-	if p.tty {
-		fmt.Fprintln(p.w)
-	}
-}
-
-// message prints a line without breaking the bar.
-func (p *progress) message(format string, args ...any) {
-	if p.tty {
-		fmt.Fprint(p.w, "\r\033[K")
-	}
-	fmt.Fprintf(p.w, format+"\n", args...)
 }

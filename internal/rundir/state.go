@@ -1,4 +1,4 @@
-package recipe
+package rundir
 
 import (
 	"encoding/json"
@@ -11,59 +11,82 @@ import (
 	"strconv"
 )
 
-// RunState is what a checkpoint needs besides the weights and optimizer state to resume a run exactly: the
-// step, the data stream's cursor and the counters. It is written to the run directory as
-// "trainer-state-SSSSSSSS.json" (S = the step) before the checkpoint of that step, atomically (temporary
-// file, fsync, rename), so the newest checkpoint always finds its state file; files of pruned checkpoints
-// are removed after them.
-type RunState struct {
-	Step       int             `json:"step"`        // optimizer steps completed
-	TokensSeen int64           `json:"tokens_seen"` // training tokens consumed
-	Skipped    int             `json:"skipped"`     // steps skipped for a non-finite loss or gradient
-	BadInRow   int             `json:"bad_in_row"`  // the current run of skipped steps
-	ElapsedSec float64         `json:"elapsed_s"`   // training wall time so far, over restarts
-	Train      TrainConfig     `json:"train"`       // the optimisation config (checked on resume)
-	Data       DataSpec        `json:"data"`        // the training corpus
-	Tokenizer  string          `json:"tokenizer"`   // tokenizer name
-	DataState  json.RawMessage `json:"data_state"`  // the training data source's position, after Step steps
+// Trainer state: what a checkpoint needs besides the weights and optimizer state to resume a run exactly
+// (the step, the data stream's cursor, the counters; the trainer's type, recipe.RunState). It is written to
+// the run directory as "trainer-state-SSSSSSSS.json" (S = the step) before the checkpoint of that step,
+// atomically (temporary file, fsync, rename), so the newest checkpoint always finds its state file; files of
+// pruned checkpoints are removed after them. Every state file has the fields of StateHeader.
+
+// StateHeader holds the fields of a trainer-state file that readers other than the trainer use.
+type StateHeader struct {
+	Step       int   `json:"step"`        // optimizer steps completed
+	TokensSeen int64 `json:"tokens_seen"` // training tokens consumed
 }
 
 var stateFileRE = regexp.MustCompile(`^trainer-state-(\d{8})\.json$`)
 
-func stateFileName(step int) string { return fmt.Sprintf("trainer-state-%08d.json", step) }
+// StateFileName is the name of the trainer-state file of step.
+func StateFileName(step int) string { return fmt.Sprintf("trainer-state-%08d.json", step) }
 
-// writeState writes st atomically into dir.
-func writeState(dir string, st *RunState) error {
+// WriteState writes st, the state after step, atomically into dir.
+func WriteState(dir string, step int, st any) error {
 	data, err := json.Marshal(st)
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(filepath.Join(dir, stateFileName(st.Step)), data)
+	return WriteFileAtomic(filepath.Join(dir, StateFileName(step)), data)
 }
 
-// readState reads the state file of step from dir.
-func readState(dir string, step int) (*RunState, error) {
-	path := filepath.Join(dir, stateFileName(step))
+// ReadState reads the state file of step from dir into st, checking that it holds that step.
+func ReadState(dir string, step int, st any) error {
+	path := filepath.Join(dir, StateFileName(step))
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("the newest checkpoint is at step %d but %s is missing: cannot resume the data order "+
+		return fmt.Errorf("the newest checkpoint is at step %d but %s is missing: cannot resume the data order "+
 			"(delete the run directory to start over)", step, path)
 	}
 	if err != nil {
-		return nil, err
+		return err
 	}
-	var st RunState
-	if err := json.Unmarshal(data, &st); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	var h StateHeader
+	if err := json.Unmarshal(data, &h); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
 	}
-	if st.Step != step {
-		return nil, fmt.Errorf("%s: holds step %d, want %d", path, st.Step, step)
+	if err := json.Unmarshal(data, st); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
 	}
-	return &st, nil
+	if h.Step != step {
+		return fmt.Errorf("%s: holds step %d, want %d", path, h.Step, step)
+	}
+	return nil
 }
 
-// pruneStates removes the state files of steps other than keep's.
-func pruneStates(dir string, keep map[int]bool) error {
+// TokensSeen is the training tokens recorded in dir's state file of step, or 0 when there is none (a
+// checkpoint written outside a recipe).
+func TokensSeen(dir string, step int64) int64 {
+	data, err := os.ReadFile(filepath.Join(dir, StateFileName(int(step))))
+	if err != nil {
+		return 0
+	}
+	var h StateHeader
+	_ = json.Unmarshal(data, &h)
+	return h.TokensSeen
+}
+
+// checkpointStepRE finds the step in a checkpoint name: oryx.SaveCheckpoint names them as GoMLX does,
+// "checkpoint-nNNNNNNN-<time>-step-SSSSSSSS".
+var checkpointStepRE = regexp.MustCompile(`step-(\d+)`)
+
+// PruneStates removes the state files of steps that none of checkpoints (names as oryx.ListCheckpoints
+// returns them) is at.
+func PruneStates(dir string, checkpoints []string) error {
+	keep := map[int]bool{}
+	for _, n := range checkpoints {
+		if m := checkpointStepRE.FindStringSubmatch(n); m != nil {
+			s, _ := strconv.Atoi(m[1])
+			keep[s] = true
+		}
+	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return err
@@ -83,8 +106,8 @@ func pruneStates(dir string, keep map[int]bool) error {
 	return nil
 }
 
-// writeFileAtomic writes data to path through a synced temporary file in the same directory and a rename.
-func writeFileAtomic(path string, data []byte) error {
+// WriteFileAtomic writes data to path through a synced temporary file in the same directory and a rename.
+func WriteFileAtomic(path string, data []byte) error {
 	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return err

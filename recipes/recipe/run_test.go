@@ -17,6 +17,7 @@ import (
 
 	"github.com/oryx-go/oryx/datasets"
 	"github.com/oryx-go/oryx/datasets/tokenizers"
+	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/oryx"
 	"github.com/stretchr/testify/require"
 )
@@ -44,7 +45,7 @@ func (l testLog) Write(p []byte) (int, error) {
 }
 
 func trainLosses(t *testing.T, dir string) []float64 {
-	train, _, err := readMetrics(filepath.Join(dir, "metrics.jsonl"))
+	train, _, err := rundir.ReadMetrics(dir)
 	require.NoError(t, err)
 	var out []float64
 	for i, r := range train {
@@ -73,7 +74,7 @@ func TestTrainWritesEverything(t *testing.T) {
 	require.Len(t, losses, 6)
 	require.InDelta(t, math.Log(320), losses[0], 0.3, "the first loss is about ln V")
 	require.Less(t, losses[5], losses[0], "the loss falls")
-	_, val, err := readMetrics(filepath.Join(out, "metrics.jsonl"))
+	_, val, err := rundir.ReadMetrics(out)
 	require.NoError(t, err)
 	require.Len(t, val, 2)
 	// Kept checkpoints and their state files agree (steps 2, 4, 6 with keep 3).
@@ -81,7 +82,7 @@ func TestTrainWritesEverything(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, names, 3)
 	for _, step := range []int{2, 4, 6} {
-		require.FileExists(t, filepath.Join(out, stateFileName(step)))
+		require.FileExists(t, filepath.Join(out, rundir.StateFileName(step)))
 	}
 }
 
@@ -153,7 +154,7 @@ func TestNonFiniteStepIsSkipped(t *testing.T) {
 	s, err := Train(r)
 	require.NoError(t, err)
 	require.Equal(t, 1, s.Skipped)
-	train, _, err := readMetrics(filepath.Join(out, "metrics.jsonl"))
+	train, _, err := rundir.ReadMetrics(out)
 	require.NoError(t, err)
 	require.True(t, train[3].Skipped)
 	require.True(t, math.IsNaN(float64(train[3].GradNorm)))
