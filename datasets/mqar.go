@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/oryx-go/oryx/datasets/hfparquet"
+	"github.com/oryx-go/oryx/internal/seedrand"
 )
 
 // Multi-query associative recall (MQAR), after Zoology (Arora et al. 2023, "Zoology: Measuring and
@@ -139,14 +140,14 @@ func (g *MQARGenerator) Config() MQARConfig { return g.cfg }
 // Example returns example i; it depends only on (config, i).
 func (g *MQARGenerator) Example(i uint64) MQARExample {
 	cfg := g.cfg
-	rng := newPCG(cfg.Seed, splitmix64(i)^0x4d51_4152) // "MQAR"
+	rng := seedrand.NewPCG(cfg.Seed, seedrand.SplitMix64(i)^0x4d51_4152) // "MQAR"
 	T, P, Q, V := cfg.SeqLen, cfg.NumPairs, cfg.NumQueries, cfg.Vocab
 	half := V / 2
 
 	tokens := make([]int32, T+1)
 	if cfg.NoiseFiller {
 		for j := range tokens {
-			tokens[j] = int32(uniformN(rng, V))
+			tokens[j] = int32(seedrand.UniformN(rng, V))
 		}
 	} else {
 		for j := range tokens {
@@ -220,7 +221,7 @@ func sampleDistinct(rng *rand.PCG, n, k int) []int {
 			perm[i] = i
 		}
 		for i := range k {
-			j := i + uniformN(rng, n-i)
+			j := i + seedrand.UniformN(rng, n-i)
 			perm[i], perm[j] = perm[j], perm[i]
 		}
 		copy(out, perm[:k])
@@ -234,7 +235,7 @@ func sampleDistinct(rng *rand.PCG, n, k int) []int {
 		return i
 	}
 	for i := range k {
-		j := i + uniformN(rng, n-i)
+		j := i + seedrand.UniformN(rng, n-i)
 		vi, vj := at(i), at(j)
 		swapped[i], swapped[j] = vj, vi
 		out[i] = vj

@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/bits"
 	"math/rand/v2"
 	"os"
 	"unicode/utf8"
 
 	"github.com/oryx-go/oryx/datasets/tokenizers"
+	"github.com/oryx-go/oryx/internal/seedrand"
 )
 
 // Pretraining stream: documents → Tokenizer.Encode → one token stream with EOS after every document →
@@ -217,7 +217,7 @@ func newStreamCore(cfg StreamConfig, src streamSource, what, tokName string, eos
 	}
 	return &Stream{
 		cfg: cfg, src: src, tokName: tokName, eos: int32(eos), vocab: vocab, log: log,
-		pcg: newPCG(cfg.Seed, 0x5eed_57ea_a000_0001),
+		pcg: seedrand.NewPCG(cfg.Seed, 0x5eed_57ea_a000_0001),
 	}, nil
 }
 
@@ -339,7 +339,7 @@ func (s *Stream) nextGlobal() ([]int32, error) {
 	if n == 0 {
 		return nil, io.EOF
 	}
-	j := uniformN(s.pcg, n)
+	j := seedrand.UniformN(s.pcg, n)
 	out := s.buf[j]
 	s.buf[j] = s.buf[n-1]
 	s.buf[n-1] = nil
@@ -639,37 +639,4 @@ func (s *Stream) resume(fn string, cur StreamCursor) (*Stream, error) {
 		}
 	}
 	return s, nil
-}
-
-// splitmix64 is a 64-bit mixer (Steele et al.), used to derive PCG seeds.
-func splitmix64(x uint64) uint64 {
-	x += 0x9e3779b97f4a7c15
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
-	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
-	return x ^ (x >> 31)
-}
-
-// newPCG returns a PCG whose state is a hash of (seed, stream): distinct streams give unrelated sequences.
-func newPCG(seed, stream uint64) *rand.PCG {
-	a := splitmix64(seed ^ splitmix64(stream))
-	return rand.NewPCG(a, splitmix64(a^stream^0x6a09e667f3bcc909))
-}
-
-// uniformN returns a uniform integer in [0, n), n ≥ 1, by Lemire's method. It is written out here (rather
-// than rand.Rand.IntN) so that the sequences derived from a seed can never change with the Go release.
-func uniformN(src *rand.PCG, n int) int {
-	bound := uint64(n)
-	hi, lo := bits.Mul64(src.Uint64(), bound)
-	if lo < bound {
-		thresh := -bound % bound
-		for lo < thresh {
-			hi, lo = bits.Mul64(src.Uint64(), bound)
-		}
-	}
-	return int(hi)
-}
-
-// uniformFloat returns a uniform float64 in [0, 1).
-func uniformFloat(src *rand.PCG) float64 {
-	return float64(src.Uint64()>>11) * 0x1p-53
 }

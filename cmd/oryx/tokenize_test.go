@@ -113,7 +113,7 @@ func TestTokenizeFlagErrors(t *testing.T) {
 		{[]string{"--tokenizer", "bytes", "--out", out}, "--input PATTERN is required"},
 		{[]string{"--input", in, "--tokenizer", "bytes"}, "--out DIR is required"},
 		{[]string{"--input", in, "--out", out}, "--tokenizer is required"},
-		{[]string{"--input", in, "--out", out, "--tokenizer", "gpt2"}, `--tokenizer: datasets: unknown tokenizer "gpt2"`},
+		{[]string{"--input", in, "--out", out, "--tokenizer", "gpt2"}, `--tokenizer: tokenizers: unknown tokenizer "gpt2"`},
 		{[]string{"--input", in, "--out", out, "--tokenizer", filepath.Join(in, "missing.json")}, "--tokenizer: "},
 		{[]string{"--input", in, "--out", out, "--tokenizer", "bytes", "--shard-rows", "0"}, "--shard-rows must be >= 1"},
 		{[]string{"--input", in, "--out", out, "--tokenizer", "bytes", "--workers", "-1"}, "--workers must be >= 0"},

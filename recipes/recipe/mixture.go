@@ -10,6 +10,7 @@ import (
 
 	"github.com/oryx-go/oryx/datasets"
 	"github.com/oryx-go/oryx/datasets/tokenizers"
+	"github.com/oryx-go/oryx/internal/seedrand"
 )
 
 // batchSource yields training sequences of SeqLen+1 tokens and can save and restore its exact position.
@@ -166,7 +167,7 @@ func (s *mixSource) Batch(n int) ([][]int32, error) {
 func (s *mixSource) next() ([]int32, error) {
 	r := s.rows
 	s.rows++
-	rng := rand.New(rand.NewPCG(mix64(s.seed, uint64(r)), 0x4d4958)) // "MIX"
+	rng := rand.New(rand.NewPCG(seedrand.Mix64(s.seed, uint64(r)), 0x4d4958)) // "MIX"
 	total := s.spec.wSynth + s.spec.wMQAR + s.spec.wNeedle
 	u := rng.Float64() * total
 	switch {

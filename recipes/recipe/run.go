@@ -20,6 +20,7 @@ import (
 	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/internal/backend"
 	"github.com/oryx-go/oryx/internal/rundir"
+	"github.com/oryx-go/oryx/internal/seedrand"
 	"github.com/oryx-go/oryx/oryx"
 )
 
@@ -386,7 +387,7 @@ func trainingModes(v oryx.Variant, tc TrainConfig, step int) ([][]oryx.Mode, flo
 	case !v.IsMultiMixer():
 		return nil, 0
 	}
-	s, err := oryx.BlockRandom(tc.Batch, tc.SeqLen, tc.BlockLen, tc.AttentionProb, mix64(tc.Seed, uint64(step)))
+	s, err := oryx.BlockRandom(tc.Batch, tc.SeqLen, tc.BlockLen, tc.AttentionProb, seedrand.Mix64(tc.Seed, uint64(step)))
 	if err != nil {
 		panic(err) // the arguments were validated
 	}
@@ -424,18 +425,10 @@ func validationModes(v oryx.Variant, tc TrainConfig) []validationMode {
 		{"attention", func(b, t int, _ uint64) [][]oryx.Mode { s, _ := oryx.AllAttention(b, t); return rows(s) }},
 		{"linear", func(b, t int, _ uint64) [][]oryx.Mode { s, _ := oryx.AllLinear(b, t); return rows(s) }},
 		{"mixed", func(b, t int, off uint64) [][]oryx.Mode {
-			s, _ := oryx.BlockRandom(b, t, tc.BlockLen, tc.AttentionProb, mix64(valSeed, off))
+			s, _ := oryx.BlockRandom(b, t, tc.BlockLen, tc.AttentionProb, seedrand.Mix64(valSeed, off))
 			return rows(s)
 		}},
 	}
-}
-
-// mix64 hashes two words into a seed (splitmix64 finaliser).
-func mix64(a, b uint64) uint64 {
-	z := a*0x9e3779b97f4a7c15 + b + 0x632be59bd9b4e019
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-	return z ^ (z >> 31)
 }
 
 func formatLosses(m map[string]rundir.Float) string {
