@@ -7,7 +7,7 @@ import (
 
 	"github.com/oryx-go/oryx/datasets/hfparquet"
 	"github.com/oryx-go/oryx/datasets/tokenizers"
-	"github.com/oryx-go/oryx/evals/harness"
+	"github.com/oryx-go/oryx/evals/harness/harnesstest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -99,4 +99,4 @@ func sharedHF(t *testing.T) string {
 }
 
 // fake returns a FakeModel over the byte tokenizer (EOS 256 is the prefix token, width 258).
-func fake() *harness.FakeModel { return harness.NewFakeModel(tokenizers.NewByteTokenizer()) }
+func fake() *harnesstest.FakeModel { return harnesstest.NewFakeModel(tokenizers.NewByteTokenizer()) }

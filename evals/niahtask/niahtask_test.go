@@ -5,12 +5,13 @@ import (
 
 	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/evals/harness"
+	"github.com/oryx-go/oryx/evals/harness/harnesstest"
 	"github.com/stretchr/testify/require"
 )
 
 func TestNoiseTaskEndToEnd(t *testing.T) {
 	tok := tokenizers.NewByteTokenizer()
-	m := harness.NewFakeModel(tok)
+	m := harnesstest.NewFakeModel(tok)
 	task, err := harness.Lookup("niah_single_1", harness.Config{Params: map[string]string{"niah.lengths": "1024", "niah.samples": "3"}})
 	require.NoError(t, err)
 	res, err := harness.Run(m, task, harness.Options{Mixed: true})

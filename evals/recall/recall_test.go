@@ -11,6 +11,7 @@ import (
 	"github.com/oryx-go/oryx/datasets/hfparquet"
 	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/evals/harness"
+	"github.com/oryx-go/oryx/evals/harness/harnesstest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -169,7 +170,7 @@ func TestSWDETaskEndToEnd(t *testing.T) {
 		{Text: long, Key: "year", Value: "1983"},
 		{Text: "Nothing here.\n" + swdeSummary, Key: "director", Value: "Nobody"},
 	})
-	m := harness.NewFakeModel(tokenizers.NewByteTokenizer())
+	m := harnesstest.NewFakeModel(tokenizers.NewByteTokenizer())
 	m.Generate = func(prompt string) string {
 		switch {
 		case strings.HasSuffix(prompt, " Genre:"):
@@ -223,7 +224,7 @@ func TestQATasksWithoutCutColumns(t *testing.T) {
 	}
 	write(t, root, DefaultPaths["based_triviaqa"], rows)
 	write(t, root, DefaultPaths["based_nq_2048"], rows)
-	m := harness.NewFakeModel(tokenizers.NewByteTokenizer())
+	m := harnesstest.NewFakeModel(tokenizers.NewByteTokenizer())
 	m.Generate = func(string) string { return " in france" }
 	for _, name := range []string{"based_triviaqa", "based_nq_2048", "based_nq_2048_twice"} {
 		task, err := harness.Lookup(name, harness.Config{DataRoot: root})
@@ -245,7 +246,7 @@ func TestRecallBadInput(t *testing.T) {
 	write(t, root, DefaultPaths["based_fda"], []fdaNoKeyRow{{Text: "t", Value: "vv"}})
 	task, err := harness.Lookup("based_fda", harness.Config{DataRoot: root})
 	require.NoError(t, err)
-	_, err = harness.Run(harness.NewFakeModel(tokenizers.NewByteTokenizer()), task, harness.Options{})
+	_, err = harness.Run(harnesstest.NewFakeModel(tokenizers.NewByteTokenizer()), task, harness.Options{})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), DefaultPaths["based_fda"])
 	assert.Contains(t, err.Error(), `no column "key"`)
@@ -264,7 +265,7 @@ func TestSQuADTaskMixedSplit(t *testing.T) {
 	write(t, root, DefaultPaths["based_squad"], []squadRow{
 		{Text: "The Normans lived in Normandy in France. The Normans lived in", Value: "Normandy", Context: "c", Question: "q"},
 	})
-	m := harness.NewFakeModel(tokenizers.NewByteTokenizer())
+	m := harnesstest.NewFakeModel(tokenizers.NewByteTokenizer())
 	m.Generate = func(string) string { return " Normandy, a region" }
 	res, err := harness.Run(m, New("based_squad", harness.Config{DataRoot: root}), harness.Options{Mixed: true})
 	require.NoError(t, err)
@@ -294,7 +295,7 @@ func TestCutRealTokenizers(t *testing.T) {
 		if err != nil {
 			t.Skipf("tokenizer %s: %v", f, err)
 		}
-		m := harness.NewFakeModel(tok)
+		m := harnesstest.NewFakeModel(tok)
 		if strings.HasPrefix(f, "llama2") {
 			m.Prefix = 1 // BOS <s>, distinct from EOS </s> = 2
 			require.Equal(t, 1, BOSFor(m))

@@ -1,4 +1,6 @@
-package harness
+// Package harnesstest holds test doubles for the evaluation harness: FakeModel, a harness.Model whose
+// scores can be computed by hand.
+package harnesstest
 
 import (
 	"fmt"
@@ -7,9 +9,10 @@ import (
 	"sync"
 
 	"github.com/oryx-go/oryx/datasets/tokenizers"
+	"github.com/oryx-go/oryx/evals/harness"
 )
 
-// FakeModel is a deterministic Model for tests whose log-probabilities can be computed by hand: the
+// FakeModel is a deterministic harness.Model for tests whose log-probabilities can be computed by hand: the
 // "repeat" bigram model over an output width W (the padded vocabulary):
 //
 //	p(next | prev) = Stay                  if next == prev
@@ -37,8 +40,8 @@ type FakeModel struct {
 	Generate func(prompt string) string
 
 	mu      sync.Mutex
-	LLSeen  []LLRequest  // every LL request received, in order
-	GenSeen []GenRequest // every generation request received, in order
+	LLSeen  []harness.LLRequest  // every LL request received, in order
+	GenSeen []harness.GenRequest // every generation request received, in order
 }
 
 // NewFakeModel returns a FakeModel over tok with max length 2048, prefix token EOS, width
@@ -93,14 +96,14 @@ func (f *FakeModel) checkIDs(ids []int) error {
 }
 
 // LogLikelihood scores the requests with the repeat model after validating them.
-func (f *FakeModel) LogLikelihood(reqs []LLRequest, progress func(int)) ([]LLResult, error) {
+func (f *FakeModel) LogLikelihood(reqs []harness.LLRequest, progress func(int)) ([]harness.LLResult, error) {
 	if f.stay() <= (1-f.stay())/float64(f.width()-1) {
 		return nil, fmt.Errorf("fake model: Stay %g does not make repeating the argmax", f.stay())
 	}
 	f.mu.Lock()
 	f.LLSeen = append(f.LLSeen, reqs...)
 	f.mu.Unlock()
-	out := make([]LLResult, len(reqs))
+	out := make([]harness.LLResult, len(reqs))
 	for i, r := range reqs {
 		n := len(r.Context) + len(r.Continuation)
 		switch {
@@ -118,7 +121,7 @@ func (f *FakeModel) LogLikelihood(reqs []LLRequest, progress func(int)) ([]LLRes
 			return nil, err
 		}
 		prev := r.Context[len(r.Context)-1]
-		res := LLResult{IsGreedy: true, Tokens: n - 1, AttentionTokens: max(0, n-1-r.AttentionFrom)}
+		res := harness.LLResult{IsGreedy: true, Tokens: n - 1, AttentionTokens: max(0, n-1-r.AttentionFrom)}
 		for _, t := range r.Continuation {
 			res.LogLikelihood += f.LogProb(prev, t)
 			res.IsGreedy = res.IsGreedy && t == prev
@@ -133,11 +136,11 @@ func (f *FakeModel) LogLikelihood(reqs []LLRequest, progress func(int)) ([]LLRes
 }
 
 // GenerateUntil generates greedily (or by Generate) after validating the requests.
-func (f *FakeModel) GenerateUntil(reqs []GenRequest, progress func(int)) ([]GenResult, error) {
+func (f *FakeModel) GenerateUntil(reqs []harness.GenRequest, progress func(int)) ([]harness.GenResult, error) {
 	f.mu.Lock()
 	f.GenSeen = append(f.GenSeen, reqs...)
 	f.mu.Unlock()
-	out := make([]GenResult, len(reqs))
+	out := make([]harness.GenResult, len(reqs))
 	for i, r := range reqs {
 		switch {
 		case len(r.Context) == 0:
@@ -170,12 +173,12 @@ func (f *FakeModel) GenerateUntil(reqs []GenRequest, progress func(int)) ([]GenR
 		text := f.Tok.Decode(gen)
 		for _, u := range r.Until {
 			if u != "" && strings.Contains(text, u) {
-				text = CutAtStop(text, r.Until)
+				text = harness.CutAtStop(text, r.Until)
 				break
 			}
 		}
 		ran := len(r.Context) + max(0, len(gen)-1)
-		out[i] = GenResult{Text: text, Tokens: gen, TotalTokens: ran, AttentionTokens: max(0, ran-r.AttentionFrom)}
+		out[i] = harness.GenResult{Text: text, Tokens: gen, TotalTokens: ran, AttentionTokens: max(0, ran-r.AttentionFrom)}
 		if progress != nil {
 			progress(i + 1)
 		}
