@@ -72,8 +72,8 @@ type GenResult struct {
 	AttentionTokens, TotalTokens int
 }
 
-// Model is what the harness evaluates. The implementation over the Oryx engine lives elsewhere; harnesstest.FakeModel
-// is a deterministic one for tests.
+// Model is what the harness evaluates. The implementation over the Oryx engine lives elsewhere;
+// harnesstest.FakeModel is a deterministic one for tests.
 type Model interface {
 	// Tokenizer is the model's tokenizer: every task tokenizes with it.
 	Tokenizer() tokenizers.Tokenizer
