@@ -8,16 +8,13 @@ import (
 	"github.com/gomlx/gomlx/pkg/ml/context"
 	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/evals/oryxlm"
+	"github.com/oryx-go/oryx/internal/testutil/tinymodel"
 	"github.com/oryx-go/oryx/oryx"
 	"github.com/stretchr/testify/require"
 )
 
 func TestCurves(t *testing.T) {
-	cfg, err := oryx.Preset("tiny", oryx.OryxTG)
-	require.NoError(t, err)
-	cfg.Vocab = 320
-	m, err := oryx.New(cfg)
-	require.NoError(t, err)
+	m := tinymodel.New(t, oryx.OryxTG)
 	lm, err := oryxlm.New(m, context.New(), tokenizers.NewByteTokenizer(), oryxlm.Options{Batch: 4})
 	require.NoError(t, err)
 	rng := rand.New(rand.NewPCG(1, 1))

@@ -18,6 +18,7 @@ import (
 	"github.com/oryx-go/oryx/datasets"
 	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/internal/rundir"
+	"github.com/oryx-go/oryx/internal/testutil/tinymodel"
 	"github.com/oryx-go/oryx/oryx"
 	"github.com/stretchr/testify/require"
 )
@@ -25,9 +26,7 @@ import (
 // tinyRun is a 6-step run of the tiny preset on the synthetic language: 4 sequences of 64 tokens per step in
 // two micro-batches, a checkpoint every 2 steps and a validation every 3.
 func tinyRun(t testing.TB, v oryx.Variant, out string) Run {
-	cfg, err := oryx.Preset("tiny", v)
-	require.NoError(t, err)
-	cfg.Vocab = 320 // the byte tokenizer's 258 ids, padded to a multiple of 64
+	cfg := tinymodel.Config(t, v)
 	return Run{
 		Name: "test-" + string(v), Model: cfg, Tokenizer: "bytes", Data: DataSpec{Spec: "synth"}, Out: out,
 		Log: testLog{t},
