@@ -4,6 +4,9 @@
 //
 // The pieces, one concept per file:
 //
+//	spec.go           the one data-spec parser (synth[:SEED], mix:..., a pre-tokenized directory, parquet)
+//	                  every command's --data goes through: OpenTraining, OpenStream, ValidationSet
+//	mixture.go        the tiny study's training mixture (mix:synth=W,mqar=W,needle=W): language, MQAR, needles
 //	source.go         documents with resumable positions (in memory, parquet text column)
 //	stream.go         documents → tokens (EOS between documents) → packed sequences of T+1, shuffled by
 //	                  seed, sharded across data-parallel workers, with an exact resume cursor

@@ -1,4 +1,4 @@
-package recipe
+package datasets
 
 import (
 	"encoding/json"
@@ -8,32 +8,25 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/oryx-go/oryx/datasets"
 	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/internal/seedrand"
 )
 
-// batchSource yields training sequences of SeqLen+1 tokens and can save and restore its exact position.
-type batchSource interface {
-	Batch(n int) ([][]int32, error)
-	State() (json.RawMessage, error)
-}
+// streamBatches adapts a Stream to a BatchSource.
+type streamBatches struct{ s *Stream }
 
-// streamSource adapts a datasets.Stream.
-type streamSource struct{ s *datasets.Stream }
-
-func (s streamSource) Batch(n int) ([][]int32, error)  { return s.s.Batch(n) }
-func (s streamSource) State() (json.RawMessage, error) { return json.Marshal(s.s.Cursor()) }
+func (s streamBatches) Batch(n int) ([][]int32, error)  { return s.s.Batch(n) }
+func (s streamBatches) State() (json.RawMessage, error) { return json.Marshal(s.s.Cursor()) }
 
 // The synthetic training mixture of the tiny study, spec "mix:synth=W,mqar=W,needle=W[,pairs=P]" (weights
 // relative; any may be 0). Every sequence of SeqLen+1 tokens is drawn from one component, chosen from a
 // hash of (seed, sequence index), so the choice needs no state:
 //
 //	synth   a window of the packed synthetic-language stream (the text the model learns language from);
-//	mqar    an MQAR example (datasets.MQARConfig, Zoology's layout) with vocabulary 128 shifted to ids
+//	mqar    an MQAR example (MQARConfig, Zoology's layout) with vocabulary 128 shifted to ids
 //	        MQARTokenOffset+[0, 128) — bytes 128–255, which never occur in the ASCII synthetic language — and
 //	        a number of key–value pairs uniform in [4, pairs] (default pairs = 16);
-//	needle  a mini needle-in-a-haystack document (datasets.GenerateMiniNeedle) at a uniform depth, followed by
+//	needle  a mini needle-in-a-haystack document (GenerateMiniNeedle) at a uniform depth, followed by
 //	        its answer and ".", padded with EOS to the length.
 //
 // Training examples are indexed by the sequence index with seeds disjoint from the evaluation ones
@@ -96,14 +89,14 @@ type mixSource struct {
 	seed   uint64
 	seqLen int
 	tok    tokenizers.Tokenizer
-	text   *datasets.Stream
-	mqar   map[int]*datasets.MQARGenerator // by pair count
-	rows   int64                           // sequences yielded so far
+	text   *Stream
+	mqar   map[int]*MQARGenerator // by pair count
+	rows   int64                  // sequences yielded so far
 }
 
 type mixState struct {
-	Rows int64                 `json:"rows"`
-	Text datasets.StreamCursor `json:"text"`
+	Rows int64        `json:"rows"`
+	Text StreamCursor `json:"text"`
 }
 
 func newMixSource(spec string, tok tokenizers.Tokenizer, seqLen int, seed uint64, state json.RawMessage, log io.Writer) (*mixSource, error) {
@@ -120,13 +113,13 @@ func newMixSource(spec string, tok tokenizers.Tokenizer, seqLen int, seed uint64
 	if tok.VocabSize() < MQARTokenOffset+MQARVocab {
 		return nil, fmt.Errorf("mixture: tokenizer %s has %d ids, the MQAR component needs %d", tok.Name(), tok.VocabSize(), MQARTokenOffset+MQARVocab)
 	}
-	s := &mixSource{spec: ms, seed: seed, seqLen: seqLen, tok: tok, mqar: map[int]*datasets.MQARGenerator{}}
+	s := &mixSource{spec: ms, seed: seed, seqLen: seqLen, tok: tok, mqar: map[int]*MQARGenerator{}}
 	if ms.wNeedle > 0 { // fail now, not at the first needle row
-		if _, err := datasets.GenerateMiniNeedle(tok, seqLen+1-len(tok.Encode(" 0000.")), 0.5, MixTrainSeed, 0); err != nil {
+		if _, err := GenerateMiniNeedle(tok, seqLen+1-len(tok.Encode(" 0000.")), 0.5, MixTrainSeed, 0); err != nil {
 			return nil, fmt.Errorf("mixture spec %q at seq_len %d: %w", spec, seqLen, err)
 		}
 	}
-	var cur *datasets.StreamCursor
+	var cur *StreamCursor
 	if state != nil {
 		var st mixState
 		if err := json.Unmarshal(state, &st); err != nil {
@@ -134,11 +127,12 @@ func newMixSource(spec string, tok tokenizers.Tokenizer, seqLen int, seed uint64
 		}
 		s.rows, cur = st.Rows, &st.Text
 	}
-	if s.text, err = openStream(DataSpec{Spec: "synth"}, tok, seqLen, 0, seed, defaultSynthSeed, cur, log); err != nil {
+	if s.text, err = OpenStream(DataSpec{Spec: "synth"}, tok, SpecStream{SeqLen: seqLen, Seed: seed, SynthSeed: TrainSynthSeed,
+		Epochs: EpochsForever, Cursor: cur, Log: log}); err != nil {
 		return nil, err
 	}
 	for p := 4; p <= ms.pairs; p++ {
-		g, err := datasets.NewMQARGenerator(datasets.MQARConfig{Vocab: MQARVocab, SeqLen: seqLen, NumPairs: p, Seed: MixTrainSeed + uint64(p)})
+		g, err := NewMQARGenerator(MQARConfig{Vocab: MQARVocab, SeqLen: seqLen, NumPairs: p, Seed: MixTrainSeed + uint64(p)})
 		if err != nil {
 			return nil, err
 		}
@@ -183,7 +177,7 @@ func (s *mixSource) next() ([]int32, error) {
 		return seq, nil
 	default:
 		answer := len(s.tok.Encode(" 0000."))
-		nd, err := datasets.GenerateMiniNeedle(s.tok, s.seqLen+1-answer, rng.Float64(), MixTrainSeed, int(r))
+		nd, err := GenerateMiniNeedle(s.tok, s.seqLen+1-answer, rng.Float64(), MixTrainSeed, int(r))
 		if err != nil {
 			return nil, fmt.Errorf("mixture needle: %w", err)
 		}

@@ -119,7 +119,7 @@ func NewParquetTextSource(set *hfparquet.Set, column string) (*ParquetTextSource
 }
 
 // OpenParquetTextSource opens the parquet files named by pattern (a file, directory or glob; see
-// OpenParquet) and reads column (default "text") as documents.
+// hfparquet.Open) and reads column (default "text") as documents.
 func OpenParquetTextSource(pattern, column string) (*ParquetTextSource, error) {
 	set, err := hfparquet.Open(pattern)
 	if err != nil {

@@ -1,4 +1,4 @@
-package recipe
+package datasets
 
 import (
 	"encoding/json"
@@ -8,20 +8,20 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/oryx-go/oryx/datasets"
 	"github.com/oryx-go/oryx/datasets/tokenizers"
 )
 
-// Data specs, the value of --data and --val-data:
+// Data specs, the one syntax of every command's --data (recipes' --data and --val-data, `evals switch`):
 //
-//	synth                the synthetic language (datasets.SynthLang, default mix), rendered as text and tokenized;
-//	                     "synth:SEED" picks its seed (training uses seed 1, validation seed 2 by default)
+//	synth                the synthetic language (SynthLang, default mix), rendered as text and tokenized;
+//	                     "synth:SEED" picks its seed, else the caller's (training uses seed 1, validation
+//	                     seed 2, the mode-switch analysis seed 3)
 //	DIR                  a pre-tokenized corpus written by `oryx tokenize` (DIR/manifest.json)
 //	mix:synth=W,...      the tiny study's synthetic mixture: language, MQAR and mini needles (mixture.go)
 //	PATTERN              Hugging Face parquet files (a file, a directory or a glob) with a text column
 //	                     (--column, default "text")
 //
-// Every form packs documents into SeqLen+1-token windows with EOS between documents (datasets.Stream),
+// Every form packs documents into SeqLen+1-token windows with EOS between documents (Stream),
 // shuffled through a buffer and looped over epochs without end; the stream's cursor is saved with every
 // checkpoint so a resumed run reads exactly the sequences the uninterrupted run would have.
 
@@ -31,33 +31,57 @@ type DataSpec struct {
 	Column string // text column of parquet corpora
 }
 
-// defaultSynthSeed is the SynthLang seed of "synth" for training; validation uses defaultSynthSeed+1.
-const defaultSynthSeed = 1
+// Synthetic-language seeds of "synth" without ":SEED", one per use so that none reads another's text:
+// training reads TrainSynthSeed, validation ValSynthSeed, and the analyses after training (the mode-switch
+// curves of `evals switch` and of the study) AnalysisSynthSeed.
+const (
+	TrainSynthSeed    = 1
+	ValSynthSeed      = 2
+	AnalysisSynthSeed = 3
+)
 
-// openSource opens the training data d as a batch source, resumed from state when non-nil.
-func openSource(d DataSpec, tok tokenizers.Tokenizer, seqLen int, seed uint64, state json.RawMessage, log io.Writer) (batchSource, error) {
+// BatchSource yields training sequences of SeqLen+1 tokens and can save and restore its exact position.
+type BatchSource interface {
+	Batch(n int) ([][]int32, error)
+	State() (json.RawMessage, error)
+}
+
+// OpenTraining opens the training data d as a batch source (the packed stream, or the mixture for "mix:"),
+// resumed from state (a BatchSource's State) when non-nil.
+func OpenTraining(d DataSpec, tok tokenizers.Tokenizer, seqLen int, seed uint64, state json.RawMessage, log io.Writer) (BatchSource, error) {
 	if strings.HasPrefix(d.Spec, "mix:") {
 		return newMixSource(d.Spec, tok, seqLen, seed, state, log)
 	}
-	var cur *datasets.StreamCursor
+	var cur *StreamCursor
 	if state != nil {
-		cur = &datasets.StreamCursor{}
+		cur = &StreamCursor{}
 		if err := json.Unmarshal(state, cur); err != nil {
 			return nil, fmt.Errorf("data state: %w", err)
 		}
 	}
-	s, err := openStream(d, tok, seqLen, 0, seed, defaultSynthSeed, cur, log)
+	s, err := OpenStream(d, tok, SpecStream{SeqLen: seqLen, Seed: seed, SynthSeed: TrainSynthSeed, Epochs: EpochsForever,
+		Cursor: cur, Log: log})
 	if err != nil {
 		return nil, err
 	}
-	return streamSource{s}, nil
+	return streamBatches{s}, nil
 }
 
-// openStream opens spec as an endless packed stream of seqLen+1 windows for tok, resumed from cur when
-// non-nil. shuffle 1 keeps source order.
-func openStream(d DataSpec, tok tokenizers.Tokenizer, seqLen, shuffle int, seed uint64, synthSeed uint64,
-	cur *datasets.StreamCursor, log io.Writer) (*datasets.Stream, error) {
-	cfg := datasets.StreamConfig{SeqLen: seqLen, ShuffleBuffer: shuffle, Seed: seed, Epochs: datasets.EpochsForever, Log: log}
+// SpecStream is how OpenStream packs a spec's documents.
+type SpecStream struct {
+	SeqLen    int           // tokens per window, plus one
+	Shuffle   int           // shuffle buffer (0: DefaultShuffleBuffer; 1 keeps source order)
+	Seed      uint64        // shuffle seed
+	SynthSeed uint64        // the SynthLang seed of "synth" without ":SEED"
+	Epochs    int           // passes over the data (EpochsForever: without end)
+	Cursor    *StreamCursor // resume from here when non-nil
+	Log       io.Writer
+}
+
+// OpenStream opens spec d (any form but "mix:") as a packed stream of SeqLen+1 windows for tok.
+func OpenStream(d DataSpec, tok tokenizers.Tokenizer, o SpecStream) (*Stream, error) {
+	cfg := StreamConfig{SeqLen: o.SeqLen, ShuffleBuffer: o.Shuffle, Seed: o.Seed, Epochs: o.Epochs, Log: o.Log}
+	cur, synthSeed := o.Cursor, o.SynthSeed
 	spec := d.Spec
 	switch {
 	case spec == "synth" || strings.HasPrefix(spec, "synth:"):
@@ -67,16 +91,16 @@ func openStream(d DataSpec, tok tokenizers.Tokenizer, seqLen, shuffle int, seed 
 				return nil, fmt.Errorf("data %q: want synth or synth:SEED (an integer)", spec)
 			}
 		}
-		src, err := datasets.NewSynthLangSource(datasets.SynthLangConfig{Seed: s}, 0)
+		src, err := NewSynthLangSource(SynthLangConfig{Seed: s}, 0)
 		if err != nil {
 			return nil, fmt.Errorf("data %q: %w", spec, err)
 		}
 		if cur != nil {
-			return datasets.ResumeStream(cfg, src, tok, *cur)
+			return ResumeStream(cfg, src, tok, *cur)
 		}
-		return datasets.NewStream(cfg, src, tok)
+		return NewStream(cfg, src, tok)
 	case isPretokenizedDir(spec):
-		src, err := datasets.OpenPretokenized(spec)
+		src, err := OpenPretokenized(spec)
 		if err != nil {
 			return nil, fmt.Errorf("data %q: %w", spec, err)
 		}
@@ -84,9 +108,9 @@ func openStream(d DataSpec, tok tokenizers.Tokenizer, seqLen, shuffle int, seed 
 			return nil, fmt.Errorf("data %q: %w", spec, err)
 		}
 		if cur != nil {
-			return datasets.ResumeTokenStream(cfg, src, src.EOS(), src.VocabSize(), *cur)
+			return ResumeTokenStream(cfg, src, src.EOS(), src.VocabSize(), *cur)
 		}
-		return datasets.NewTokenStream(cfg, src, src.EOS(), src.VocabSize())
+		return NewTokenStream(cfg, src, src.EOS(), src.VocabSize())
 	case spec == "":
 		return nil, fmt.Errorf("--data is empty: want synth, a pre-tokenized directory or parquet files")
 	default:
@@ -94,40 +118,41 @@ func openStream(d DataSpec, tok tokenizers.Tokenizer, seqLen, shuffle int, seed 
 		if col == "" {
 			col = "text"
 		}
-		src, err := datasets.OpenParquetTextSource(spec, col)
+		src, err := OpenParquetTextSource(spec, col)
 		if err != nil {
 			return nil, fmt.Errorf("data %q (column %q): %w", spec, col, err)
 		}
 		if cur != nil {
-			return datasets.ResumeStream(cfg, src, tok, *cur)
+			return ResumeStream(cfg, src, tok, *cur)
 		}
-		return datasets.NewStream(cfg, src, tok)
+		return NewStream(cfg, src, tok)
 	}
 }
 
 func isPretokenizedDir(path string) bool {
-	_, err := os.Stat(filepath.Join(path, "manifest.json"))
+	_, err := os.Stat(filepath.Join(path, PretokenizedManifestFile))
 	return err == nil
 }
 
-// validationSet reads n fixed sequences of seqLen+1 tokens for validation: from valSpec when given, else
+// ValidationSet reads n fixed sequences of seqLen+1 tokens for validation: from valSpec when given, else
 // from the synthetic language with the validation seed when training on synth or the mixture (whose
 // validation loss is then the language-modelling loss), else from the start of the
 // training corpus in source order (then the validation loss is in-sample; a warning says so).
-func validationSet(train, val DataSpec, tok tokenizers.Tokenizer, seqLen, n int, warn io.Writer) ([][]int32, string, error) {
+func ValidationSet(train, val DataSpec, tok tokenizers.Tokenizer, seqLen, n int, warn io.Writer) ([][]int32, string, error) {
 	spec := val
 	what := val.Spec
 	switch {
 	case val.Spec != "":
 	case train.Spec == "synth" || strings.HasPrefix(train.Spec, "synth:") || strings.HasPrefix(train.Spec, "mix:"):
 		spec = DataSpec{Spec: "synth"}
-		what = fmt.Sprintf("synth:%d (held out)", defaultSynthSeed+1)
+		what = fmt.Sprintf("synth:%d (held out)", ValSynthSeed)
 	default:
 		spec = train
 		what = train.Spec + " (first sequences, in-sample)"
 		fmt.Fprintf(warn, "warning: no --val-data: validating on the first %d sequences of the training data (in-sample)\n", n)
 	}
-	s, err := openStream(spec, tok, seqLen, 1, 0, defaultSynthSeed+1, nil, io.Discard)
+	s, err := OpenStream(spec, tok, SpecStream{SeqLen: seqLen, Shuffle: 1, SynthSeed: ValSynthSeed, Epochs: EpochsForever,
+		Log: io.Discard})
 	if err != nil {
 		return nil, "", fmt.Errorf("validation data: %w", err)
 	}

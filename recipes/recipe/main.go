@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/oryx-go/oryx/datasets"
 	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/internal/backend"
 )
@@ -134,8 +135,8 @@ func MainArgs(name string, args []string, stdout, stderr io.Writer) error {
 			"%q column) and --tokenizer (e.g. the GPT-NeoX-20B tokenizer.json)", name, *column)
 	}
 	sum, err := Train(Run{
-		Name: name, Model: cfg, Train: tc, Data: DataSpec{Spec: *data, Column: *column},
-		ValData: DataSpec{Spec: *valData, Column: *column}, Tokenizer: *tokenizer, Out: *out, Log: stderr,
+		Name: name, Model: cfg, Train: tc, Data: datasets.DataSpec{Spec: *data, Column: *column},
+		ValData: datasets.DataSpec{Spec: *valData, Column: *column}, Tokenizer: *tokenizer, Out: *out, Log: stderr,
 	})
 	if err != nil {
 		return err

@@ -17,6 +17,7 @@ import (
 
 	"github.com/gomlx/gomlx/pkg/ml/context"
 	"github.com/gomlx/gomlx/pkg/ml/train/optimizers"
+	"github.com/oryx-go/oryx/datasets"
 	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/internal/backend"
 	"github.com/oryx-go/oryx/internal/rundir"
@@ -33,13 +34,13 @@ import (
 // Running the same command again in a directory that holds checkpoints resumes from the newest one with the
 // same data order, schedules and optimizer state, so the loss curve continues as if never interrupted.
 type Run struct {
-	Name      string      `json:"name"`
-	Model     oryx.Config `json:"model"`
-	Train     TrainConfig `json:"train"`
-	Data      DataSpec    `json:"data"`
-	ValData   DataSpec    `json:"val_data"`
-	Tokenizer string      `json:"tokenizer"` // tokenizers.Load spec
-	Out       string      `json:"out"`
+	Name      string            `json:"name"`
+	Model     oryx.Config       `json:"model"`
+	Train     TrainConfig       `json:"train"`
+	Data      datasets.DataSpec `json:"data"`
+	ValData   datasets.DataSpec `json:"val_data"`
+	Tokenizer string            `json:"tokenizer"` // tokenizers.Load spec
+	Out       string            `json:"out"`
 
 	Log io.Writer `json:"-"` // progress and messages (nil: os.Stderr)
 
@@ -149,7 +150,7 @@ func Train(r Run) (*Summary, error) {
 	if st != nil {
 		state = st.DataState
 	}
-	stream, err := openSource(r.Data, tok, tc.SeqLen, tc.Seed, state, r.Log)
+	stream, err := datasets.OpenTraining(r.Data, tok, tc.SeqLen, tc.Seed, state, r.Log)
 	if err != nil {
 		return nil, fmt.Errorf("--data: %w", err)
 	}
@@ -157,7 +158,7 @@ func Train(r Run) (*Summary, error) {
 	var valSeqs [][]int32
 	valWhat := ""
 	if evalN > 0 {
-		if valSeqs, valWhat, err = validationSet(r.Data, r.ValData, tok, tc.SeqLen, evalN, r.Log); err != nil {
+		if valSeqs, valWhat, err = datasets.ValidationSet(r.Data, r.ValData, tok, tc.SeqLen, evalN, r.Log); err != nil {
 			return nil, err
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"image/png"
-	"io"
 	"math"
 	"os"
 	"os/exec"
@@ -28,7 +27,7 @@ import (
 func tinyRun(t testing.TB, v oryx.Variant, out string) Run {
 	cfg := tinymodel.Config(t, v)
 	return Run{
-		Name: "test-" + string(v), Model: cfg, Tokenizer: "bytes", Data: DataSpec{Spec: "synth"}, Out: out,
+		Name: "test-" + string(v), Model: cfg, Tokenizer: "bytes", Data: datasets.DataSpec{Spec: "synth"}, Out: out,
 		Log: testLog{t},
 		Train: TrainConfig{SeqLen: 64, Batch: 4, MicroBatch: 2, Steps: 6, LR: 3e-3, MinLRRatio: 0.1, WarmupSteps: 2,
 			Beta1: 0.9, Beta2: 0.95, Eps: 1e-8, WeightDecay: 0.1, ClipNorm: 1, BlockLen: 16, AttentionProb: 0.5, Seed: 7,
@@ -207,7 +206,7 @@ func TestBadRunConfigErrors(t *testing.T) {
 	_, err = Train(r)
 	require.ErrorContains(t, err, "258 tokens")
 	r = tinyRun(t, oryx.OryxTG, t.TempDir())
-	r.Data = DataSpec{Spec: filepath.Join(t.TempDir(), "missing-*.parquet")}
+	r.Data = datasets.DataSpec{Spec: filepath.Join(t.TempDir(), "missing-*.parquet")}
 	_, err = Train(r)
 	require.ErrorContains(t, err, "--data")
 	// Resuming with another trajectory is refused.
@@ -270,7 +269,7 @@ func TestKill9Resume(t *testing.T) {
 func TestMixtureResumeIsExact(t *testing.T) {
 	full, cut := t.TempDir(), t.TempDir()
 	r := tinyRun(t, oryx.OryxTG, full)
-	r.Data = DataSpec{Spec: "mix:synth=1,mqar=1,needle=1,pairs=8"}
+	r.Data = datasets.DataSpec{Spec: "mix:synth=1,mqar=1,needle=1,pairs=8"}
 	r.Train.EvalBatches, r.Train.SeqLen = 1, 160
 	_, err := Train(r)
 	require.NoError(t, err)
@@ -281,44 +280,6 @@ func TestMixtureResumeIsExact(t *testing.T) {
 	_, err = Train(r)
 	require.NoError(t, err)
 	require.Equal(t, trainLosses(t, full), trainLosses(t, cut))
-}
-
-func TestMixtureComponents(t *testing.T) {
-	tok, _ := tokenizers.Load("bytes")
-	s, err := newMixSource("mix:synth=1,mqar=1,needle=1,pairs=8", tok, 160, 3, nil, io.Discard)
-	require.NoError(t, err)
-	seqs, err := s.Batch(60)
-	require.NoError(t, err)
-	kinds := map[string]int{}
-	for _, q := range seqs {
-		require.Len(t, q, 161)
-		switch {
-		case q[0] >= MQARTokenOffset:
-			kinds["mqar"]++
-			for _, id := range q {
-				require.GreaterOrEqual(t, id, int32(MQARTokenOffset))
-			}
-		case strings.Contains(tok.Decode(toInts(q)), "magic number"):
-			kinds["needle"]++
-		default:
-			kinds["synth"]++
-		}
-	}
-	require.Len(t, kinds, 3, "%v", kinds)
-	_, err = newMixSource("mix:needle=1", tok, 64, 3, nil, io.Discard)
-	require.ErrorContains(t, err, "too short")
-	for _, bad := range []string{"mix:", "mix:synth=x", "mix:foo=1", "mix:synth=0", "mix:mqar=1,pairs=60"} {
-		_, err := newMixSource(bad, tok, 160, 3, nil, io.Discard)
-		require.Error(t, err, bad)
-	}
-}
-
-func toInts(x []int32) []int {
-	out := make([]int, len(x))
-	for i, v := range x {
-		out[i] = int(v)
-	}
-	return out
 }
 
 // TestTrainOnParquetAndPretokenized: the two file-based data forms train, resume exactly and agree with each
@@ -337,7 +298,7 @@ func TestTrainOnParquetAndPretokenized(t *testing.T) {
 	for _, data := range []string{pq, ptk} {
 		full, cut := t.TempDir(), t.TempDir()
 		r := tinyRun(t, oryx.GDN, full)
-		r.Data, r.ValData = DataSpec{Spec: data}, DataSpec{Spec: "synth"}
+		r.Data, r.ValData = datasets.DataSpec{Spec: data}, datasets.DataSpec{Spec: "synth"}
 		r.Train.Steps, r.Train.EvalBatches = 4, 1
 		_, err := Train(r)
 		require.NoError(t, err, data)

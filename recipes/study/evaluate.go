@@ -16,7 +16,7 @@ import (
 	"github.com/oryx-go/oryx/recipes/recipe"
 )
 
-// Evaluation seeds, disjoint from the training mixture's (recipe.MixTrainSeed and up).
+// Evaluation seeds, disjoint from the training mixture's (datasets.MixTrainSeed and up).
 const (
 	mqarEvalSeed   = 77
 	needleEvalSeed = 78
@@ -92,8 +92,8 @@ func evaluate(c Config, dir string, sum *recipe.Summary, log io.Writer) (*ModelR
 		return nil, err
 	}
 	for _, p := range c.MQARPairs {
-		rs, err := mqar.Evaluate(lm, datasets.MQARConfig{Vocab: recipe.MQARVocab, SeqLen: c.Train.SeqLen, NumPairs: p,
-			Seed: mqarEvalSeed}, c.MQARExamples, recipe.MQARTokenOffset)
+		rs, err := mqar.Evaluate(lm, datasets.MQARConfig{Vocab: datasets.MQARVocab, SeqLen: c.Train.SeqLen, NumPairs: p,
+			Seed: mqarEvalSeed}, c.MQARExamples, datasets.MQARTokenOffset)
 		if err != nil {
 			return nil, fmt.Errorf("mqar with %d pairs: %w", p, err)
 		}
@@ -185,11 +185,8 @@ func evaluate(c Config, dir string, sum *recipe.Summary, log io.Writer) (*ModelR
 
 	// Mode-switch curves on held-out text (multi-mixer models).
 	if m.Config.Variant.IsMultiMixer() {
-		src, err := datasets.NewSynthLangSource(datasets.SynthLangConfig{Seed: 3}, 0)
-		if err != nil {
-			return nil, err
-		}
-		st, err := datasets.NewStream(datasets.StreamConfig{SeqLen: c.Train.SeqLen, ShuffleBuffer: 1, Log: io.Discard}, src, tok)
+		st, err := datasets.OpenStream(datasets.DataSpec{Spec: "synth"}, tok, datasets.SpecStream{SeqLen: c.Train.SeqLen,
+			Shuffle: 1, SynthSeed: datasets.AnalysisSynthSeed, Log: io.Discard})
 		if err != nil {
 			return nil, err
 		}
