@@ -5,6 +5,9 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+
+	"github.com/oryx-go/oryx/datasets/hfparquet"
+	"github.com/oryx-go/oryx/internal/seedrand"
 )
 
 // Multi-query associative recall (MQAR), after Zoology (Arora et al. 2023, "Zoology: Measuring and
@@ -137,14 +140,14 @@ func (g *MQARGenerator) Config() MQARConfig { return g.cfg }
 // Example returns example i; it depends only on (config, i).
 func (g *MQARGenerator) Example(i uint64) MQARExample {
 	cfg := g.cfg
-	rng := newPCG(cfg.Seed, splitmix64(i)^0x4d51_4152) // "MQAR"
+	rng := seedrand.NewPCG(cfg.Seed, seedrand.SplitMix64(i)^0x4d51_4152) // "MQAR"
 	T, P, Q, V := cfg.SeqLen, cfg.NumPairs, cfg.NumQueries, cfg.Vocab
 	half := V / 2
 
 	tokens := make([]int32, T+1)
 	if cfg.NoiseFiller {
 		for j := range tokens {
-			tokens[j] = int32(uniformN(rng, V))
+			tokens[j] = int32(seedrand.UniformN(rng, V))
 		}
 	} else {
 		for j := range tokens {
@@ -218,7 +221,7 @@ func sampleDistinct(rng *rand.PCG, n, k int) []int {
 			perm[i] = i
 		}
 		for i := range k {
-			j := i + uniformN(rng, n-i)
+			j := i + seedrand.UniformN(rng, n-i)
 			perm[i], perm[j] = perm[j], perm[i]
 		}
 		copy(out, perm[:k])
@@ -232,7 +235,7 @@ func sampleDistinct(rng *rand.PCG, n, k int) []int {
 		return i
 	}
 	for i := range k {
-		j := i + uniformN(rng, n-i)
+		j := i + seedrand.UniformN(rng, n-i)
 		vi, vj := at(i), at(j)
 		swapped[i], swapped[j] = vj, vi
 		out[i] = vj
@@ -286,7 +289,7 @@ func WriteMQARParquet(path string, cfg MQARConfig, n int) error {
 // writeParquetRows writes the parquet file path (atomically, with NewParquetWriter) from the rows fill
 // appends to an empty batch (of capacity parquetWriteBatch), batch after batch, until fill returns none.
 func writeParquetRows[T any](path string, fill func(batch []T) ([]T, error)) error {
-	pw, err := NewParquetWriter[T](path)
+	pw, err := hfparquet.NewWriter[T](path)
 	if err != nil {
 		return err
 	}

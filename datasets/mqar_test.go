@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/oryx-go/oryx/datasets/hfparquet"
 	"github.com/parquet-go/parquet-go"
 	"github.com/stretchr/testify/require"
 )
@@ -167,7 +168,7 @@ func TestMQARParquet(t *testing.T) {
 	require.Error(t, WriteMQARParquet(path, MQARConfig{}, 1))
 
 	// The package's HF parquet reader sees tokens as a list<int32> column.
-	set, err := OpenParquet(path)
+	set, err := hfparquet.Open(path)
 	require.NoError(t, err)
 	cols, err := set.Columns(set.Files()[0])
 	require.NoError(t, err)

@@ -16,6 +16,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/oryx-go/oryx/datasets/hfparquet"
+	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/parquet-go/parquet-go"
 )
 
@@ -80,7 +82,7 @@ type PretokenizeConfig struct {
 	ShardRows int
 	// Tokenizer encodes the documents. Required. With Workers > 1 its Encode must be safe for concurrent use
 	// (the tokenizers of this package are).
-	Tokenizer Tokenizer
+	Tokenizer tokenizers.Tokenizer
 	// Workers is the number of goroutines encoding documents; 0 means runtime.GOMAXPROCS(0). The output does
 	// not depend on it.
 	Workers int
@@ -161,10 +163,10 @@ type PretokenizedManifest struct {
 // ptkBatch is a run of consecutive documents, encoded by one worker.
 type ptkBatch struct {
 	texts []string
-	pos   []ParquetPosition // of each text
-	rows  int64             // input rows passed after the batch's last document
-	ids   [][]int32         // encoded (nil: skipped as empty)
-	bad   []bool            // invalid UTF-8 (skipped)
+	pos   []hfparquet.Position // of each text
+	rows  int64                // input rows passed after the batch's last document
+	ids   [][]int32            // encoded (nil: skipped as empty)
+	bad   []bool               // invalid UTF-8 (skipped)
 	err   error
 	done  chan struct{} // closed when ids (or err) are ready
 }
@@ -340,7 +342,7 @@ func ptkPrepareOutDir(dir string) error {
 			}
 		}
 	}
-	others, err := pqWalk(dir)
+	others, err := hfparquet.Walk(dir)
 	if err != nil {
 		return err
 	}
@@ -400,7 +402,7 @@ func ptkRead(src *ParquetTextSource, work, ordered chan<- *ptkBatch, quit <-chan
 }
 
 // ptkEncode encodes a batch, checking the ids.
-func ptkEncode(b *ptkBatch, tok Tokenizer, vocab int) {
+func ptkEncode(b *ptkBatch, tok tokenizers.Tokenizer, vocab int) {
 	b.ids = make([][]int32, len(b.texts))
 	b.bad = make([]bool, len(b.texts))
 	for i, text := range b.texts {
@@ -433,9 +435,9 @@ func ptkEncode(b *ptkBatch, tok Tokenizer, vocab int) {
 type ptkWriter struct {
 	dir       string
 	shardRows int64
-	tok       Tokenizer
+	tok       tokenizers.Tokenizer
 
-	pw          *ParquetWriter[TokenRow]
+	pw          *hfparquet.Writer[TokenRow]
 	cur         PretokenizedShard // the open shard
 	groupTokens int64             // tokens in the open row group
 	shards      []PretokenizedShard
@@ -449,7 +451,7 @@ func (w *ptkWriter) write(ids []int32) error {
 			return fmt.Errorf("datasets: Pretokenize: more than %d shards of %d documents: raise ShardRows", ptkMaxShards, w.shardRows)
 		}
 		name := fmt.Sprintf("%s%05d.parquet", ptkShardPrefix, len(w.shards))
-		pw, err := NewParquetWriter[TokenRow](filepath.Join(w.dir, name),
+		pw, err := hfparquet.NewWriter[TokenRow](filepath.Join(w.dir, name),
 			parquet.KeyValueMetadata("oryx.tokenizer", w.tok.Name()),
 			parquet.KeyValueMetadata("oryx.vocab_size", fmt.Sprint(w.tok.VocabSize())),
 			parquet.KeyValueMetadata("oryx.eos", fmt.Sprint(w.tok.EOS())))
@@ -569,8 +571,8 @@ type PretokenizedPosition struct {
 type PretokenizedSource struct {
 	dir   string
 	man   PretokenizedManifest
-	set   *ParquetSet
-	col   *Int64ListColumn
+	set   *hfparquet.Set
+	col   *hfparquet.Int64ListColumn
 	docs  int64 // documents returned since the last Seek
 	check bool  // docs counts from the start (for the end-of-data check)
 }
@@ -591,7 +593,7 @@ func OpenPretokenized(dir string) (*PretokenizedSource, error) {
 			return nil, fmt.Errorf("datasets: pre-tokenized corpus %s: shard %s listed in %s: %w", dir, sh.Name, mpath, err)
 		}
 	}
-	set, err := OpenParquet(dir)
+	set, err := hfparquet.Open(dir)
 	if err != nil {
 		return nil, fmt.Errorf("datasets: pre-tokenized corpus %s: %w", dir, err)
 	}
@@ -734,7 +736,7 @@ func (s *PretokenizedSource) Seek(pos json.RawMessage) error {
 			return fmt.Errorf("datasets: %s: seek position %s is not a PretokenizedPosition: %w", s.Name(), pos, err)
 		}
 	}
-	if err := s.col.Seek(ParquetPosition{File: p.Shard, Row: p.Row}); err != nil {
+	if err := s.col.Seek(hfparquet.Position{File: p.Shard, Row: p.Row}); err != nil {
 		return fmt.Errorf("datasets: %s: seek to shard %d row %d: %w", s.Name(), p.Shard, p.Row, err)
 	}
 	s.docs, s.check = 0, p.Shard == 0 && p.Row == 0
@@ -759,7 +761,7 @@ func (s *PretokenizedSource) VocabSize() int { return s.man.VocabSize }
 
 // CheckTokenizer reports whether the corpus was made with tok: same Name, VocabSize and EOS, or an error
 // naming the manifest and both values. A model trained on the corpus must use that tokenizer.
-func (s *PretokenizedSource) CheckTokenizer(tok Tokenizer) error {
+func (s *PretokenizedSource) CheckTokenizer(tok tokenizers.Tokenizer) error {
 	mpath := filepath.Join(s.dir, PretokenizedManifestFile)
 	switch {
 	case tok.Name() != s.man.Tokenizer:

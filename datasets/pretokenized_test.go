@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/oryx-go/oryx/datasets/hfparquet"
+	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/parquet-go/parquet-go"
 	"github.com/stretchr/testify/require"
 )
@@ -45,7 +47,7 @@ func writePtkText(t *testing.T, dir string, docs []string, nFiles int) {
 			rows = append(rows, ptkTextRow{Text: d})
 		}
 		path := filepath.Join(dir, fmt.Sprintf("train-%05d.parquet", f))
-		require.NoError(t, WriteParquet(path, rows, parquet.MaxRowsPerRowGroup(9)))
+		require.NoError(t, hfparquet.WriteFile(path, rows, parquet.MaxRowsPerRowGroup(9)))
 	}
 }
 
@@ -58,7 +60,7 @@ func ptkCorpus(t *testing.T, nDocs, shardRows int) (pattern, out string, stats P
 	pattern = filepath.Join(in, "train-*.parquet")
 	out = filepath.Join(t.TempDir(), "tokens")
 	stats, err := Pretokenize(PretokenizeConfig{Input: pattern, OutDir: out, ShardRows: shardRows,
-		Tokenizer: NewByteTokenizer(), Workers: 3})
+		Tokenizer: tokenizers.NewByteTokenizer(), Workers: 3})
 	require.NoError(t, err)
 	return pattern, out, stats
 }
@@ -91,7 +93,7 @@ func TestPretokenizeShardsAndManifest(t *testing.T) {
 	pattern := filepath.Join(in, "*.parquet")
 	out := filepath.Join(t.TempDir(), "a", "tokens") // created
 	var progress []PretokenizeProgress
-	tok := NewByteTokenizer()
+	tok := tokenizers.NewByteTokenizer()
 	stats, err := Pretokenize(PretokenizeConfig{Input: pattern, OutDir: out, ShardRows: 17, Tokenizer: tok, Workers: 4,
 		Progress: func(p PretokenizeProgress) { progress = append(progress, p) }})
 	require.NoError(t, err)
@@ -183,7 +185,7 @@ func TestPretokenizeShardsAndManifest(t *testing.T) {
 // workers, 2 epochs), and resumes exactly from a cursor.
 func TestPretokenizedStreamEqualsTextStream(t *testing.T) {
 	pattern, out, _ := ptkCorpus(t, 90, 11)
-	tok := NewByteTokenizer()
+	tok := tokenizers.NewByteTokenizer()
 	base := StreamConfig{SeqLen: 24, ShuffleBuffer: 8, Seed: 5, Epochs: 2, Log: io.Discard}
 	textStream := func(cfg StreamConfig) [][]int32 {
 		src, err := OpenParquetTextSource(pattern, "text")
@@ -288,7 +290,7 @@ func TestPretokenizeRefusesFinishedCorpus(t *testing.T) {
 	pattern, out, _ := ptkCorpus(t, 30, 10)
 	before, err := os.ReadFile(filepath.Join(out, "manifest.json"))
 	require.NoError(t, err)
-	_, err = Pretokenize(PretokenizeConfig{Input: pattern, OutDir: out, Tokenizer: NewByteTokenizer()})
+	_, err = Pretokenize(PretokenizeConfig{Input: pattern, OutDir: out, Tokenizer: tokenizers.NewByteTokenizer()})
 	require.ErrorContains(t, err, filepath.Join(out, "manifest.json")+" already exists")
 	after, err := os.ReadFile(filepath.Join(out, "manifest.json"))
 	require.NoError(t, err)
@@ -299,7 +301,7 @@ func TestPretokenizeRefusesFinishedCorpus(t *testing.T) {
 	stale := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(stale, "tokens-00007.parquet"), []byte("partial"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(stale, ".tokens-00008.parquet.tmp-123"), []byte("partial"), 0o644))
-	_, err = Pretokenize(PretokenizeConfig{Input: pattern, OutDir: stale, ShardRows: 100, Tokenizer: NewByteTokenizer()})
+	_, err = Pretokenize(PretokenizeConfig{Input: pattern, OutDir: stale, ShardRows: 100, Tokenizer: tokenizers.NewByteTokenizer()})
 	require.NoError(t, err)
 	entries, err := os.ReadDir(stale)
 	require.NoError(t, err)
@@ -308,7 +310,7 @@ func TestPretokenizeRefusesFinishedCorpus(t *testing.T) {
 
 	foreign := t.TempDir()
 	writePtkText(t, foreign, []string{"x"}, 1)
-	_, err = Pretokenize(PretokenizeConfig{Input: pattern, OutDir: foreign, Tokenizer: NewByteTokenizer()})
+	_, err = Pretokenize(PretokenizeConfig{Input: pattern, OutDir: foreign, Tokenizer: tokenizers.NewByteTokenizer()})
 	require.ErrorContains(t, err, "train-00000.parquet")
 	require.ErrorContains(t, err, "not its shards")
 }
@@ -316,7 +318,7 @@ func TestPretokenizeRefusesFinishedCorpus(t *testing.T) {
 func TestPretokenizeConfigErrors(t *testing.T) {
 	in := t.TempDir()
 	writePtkText(t, in, []string{"a", "b"}, 1)
-	tok := NewByteTokenizer()
+	tok := tokenizers.NewByteTokenizer()
 	for _, c := range []struct {
 		cfg  PretokenizeConfig
 		want string
@@ -350,7 +352,7 @@ func TestPretokenizeNullRowsCounted(t *testing.T) {
 	docs := ptkTestDocs(t, 40)
 	want := writeTextShards(t, in, docs, 2, 5)
 	out := t.TempDir()
-	stats, err := Pretokenize(PretokenizeConfig{Input: in, OutDir: out, ShardRows: 8, Tokenizer: NewByteTokenizer()})
+	stats, err := Pretokenize(PretokenizeConfig{Input: in, OutDir: out, ShardRows: 8, Tokenizer: tokenizers.NewByteTokenizer()})
 	require.NoError(t, err)
 	require.Equal(t, int64(len(docs)-len(want)), stats.SkippedNull)
 	require.Equal(t, stats.SkippedNull+stats.SkippedEmpty, stats.Skipped)
@@ -449,7 +451,7 @@ func TestPretokenizedManifestErrors(t *testing.T) {
 func TestPretokenizedTokenizerChecks(t *testing.T) {
 	_, out, _ := ptkCorpus(t, 30, 10)
 	src := openPtk(t, out)
-	require.NoError(t, src.CheckTokenizer(NewByteTokenizer()))
+	require.NoError(t, src.CheckTokenizer(tokenizers.NewByteTokenizer()))
 	err := src.CheckTokenizer(streamTestTok{})
 	require.ErrorContains(t, err, `made with tokenizer "bytes"`)
 	require.ErrorContains(t, err, `not "test-bytes"`)

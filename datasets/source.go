@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+
+	"github.com/oryx-go/oryx/datasets/hfparquet"
 )
 
 // DocumentSource yields the documents (texts) of a corpus one at a time, and can say where it is and go back
@@ -89,15 +91,15 @@ func (s *SliceSource) Name() string { return s.name }
 func (s *SliceSource) Len() int { return len(s.docs) }
 
 // ParquetTextSource is a DocumentSource over a string column (usually "text") of a ParquetSet, the shape of
-// Hugging Face text corpora. Its position is the ParquetPosition JSON ({"file":F,"row":R}) of the next row
+// Hugging Face text corpora. Its position is the hfparquet.Position JSON ({"file":F,"row":R}) of the next row
 // the reader will look at, so a checkpointed stream resumes at the exact row even across files.
 //
 // Policies come from the column reader (see parquet_columns.go): null rows are skipped and counted
 // (Skipped), invalid UTF-8 is repaired to U+FFFD and counted (InvalidUTF8), both logged there. Empty strings
 // are returned as documents (a Stream skips and counts them).
 type ParquetTextSource struct {
-	set    *ParquetSet
-	col    *StringColumn
+	set    *hfparquet.Set
+	col    *hfparquet.StringColumn
 	column string
 }
 
@@ -105,7 +107,7 @@ var _ DocumentSource = (*ParquetTextSource)(nil)
 
 // NewParquetTextSource reads column (default "text" when empty) of set. The column's existence and type are
 // checked in every file now. Close the source when done.
-func NewParquetTextSource(set *ParquetSet, column string) (*ParquetTextSource, error) {
+func NewParquetTextSource(set *hfparquet.Set, column string) (*ParquetTextSource, error) {
 	if column == "" {
 		column = "text"
 	}
@@ -117,9 +119,9 @@ func NewParquetTextSource(set *ParquetSet, column string) (*ParquetTextSource, e
 }
 
 // OpenParquetTextSource opens the parquet files named by pattern (a file, directory or glob; see
-// OpenParquet) and reads column (default "text") as documents.
+// hfparquet.Open) and reads column (default "text") as documents.
 func OpenParquetTextSource(pattern, column string) (*ParquetTextSource, error) {
-	set, err := OpenParquet(pattern)
+	set, err := hfparquet.Open(pattern)
 	if err != nil {
 		return nil, err
 	}
@@ -132,23 +134,23 @@ func (s *ParquetTextSource) Next() (string, error) {
 	return v, err
 }
 
-// Position returns the ParquetPosition JSON of the next row to read.
+// Position returns the hfparquet.Position JSON of the next row to read.
 func (s *ParquetTextSource) Position() json.RawMessage {
 	b, err := json.Marshal(s.col.Position())
 	if err != nil {
-		panic(fmt.Sprintf("datasets: marshalling ParquetPosition: %v", err)) // two integers: cannot fail
+		panic(fmt.Sprintf("datasets: marshalling hfparquet.Position: %v", err)) // two integers: cannot fail
 	}
 	return b
 }
 
-// Seek continues at a position from Position (a ParquetPosition JSON); nil or null rewinds to the first row.
+// Seek continues at a position from Position (a hfparquet.Position JSON); nil or null rewinds to the first row.
 func (s *ParquetTextSource) Seek(pos json.RawMessage) error {
-	var p ParquetPosition
+	var p hfparquet.Position
 	if !isStartPosition(pos) {
 		dec := json.NewDecoder(bytes.NewReader(pos))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&p); err != nil {
-			return fmt.Errorf("datasets: %s: seek position %s is not a ParquetPosition: %w", s.Name(), pos, err)
+			return fmt.Errorf("datasets: %s: seek position %s is not a hfparquet.Position: %w", s.Name(), pos, err)
 		}
 	}
 	return s.col.Seek(p)
@@ -160,7 +162,7 @@ func (s *ParquetTextSource) Name() string {
 }
 
 // Set returns the underlying ParquetSet.
-func (s *ParquetTextSource) Set() *ParquetSet { return s.set }
+func (s *ParquetTextSource) Set() *hfparquet.Set { return s.set }
 
 // Skipped returns the number of null rows skipped so far.
 func (s *ParquetTextSource) Skipped() int64 { return s.col.Skipped() }

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/oryx-go/oryx/datasets/hfparquet"
+	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/parquet-go/parquet-go"
 	"github.com/stretchr/testify/require"
 )
@@ -90,7 +92,7 @@ func writeTextShards(t *testing.T, dir string, docs []string, nFiles, nullEvery 
 			want = append(want, d)
 		}
 		path := filepath.Join(dir, fmt.Sprintf("train-%05d-of-%05d.parquet", f, nFiles))
-		require.NoError(t, WriteParquet(path, rows, parquet.MaxRowsPerRowGroup(7)))
+		require.NoError(t, hfparquet.WriteFile(path, rows, parquet.MaxRowsPerRowGroup(7)))
 	}
 	return want
 }
@@ -110,18 +112,18 @@ func TestSourceParquetText(t *testing.T) {
 	checkSourceSeek(t, src, want)
 	require.Greater(t, src.Skipped(), int64(0), "null rows skipped and counted")
 
-	// Positions are ParquetPosition JSON.
+	// Positions are hfparquet.Position JSON.
 	require.NoError(t, src.Seek(nil))
 	for range 25 {
 		_, err := src.Next()
 		require.NoError(t, err)
 	}
-	var p ParquetPosition
+	var p hfparquet.Position
 	require.NoError(t, json.Unmarshal(src.Position(), &p))
 	require.Equal(t, 1, p.File, "25 documents in, we are in the second file")
 
-	require.ErrorContains(t, src.Seek(json.RawMessage(`{"file":1,"row":2,"x":3}`)), "not a ParquetPosition")
-	require.ErrorContains(t, src.Seek(json.RawMessage(`7`)), "not a ParquetPosition")
+	require.ErrorContains(t, src.Seek(json.RawMessage(`{"file":1,"row":2,"x":3}`)), "not a hfparquet.Position")
+	require.ErrorContains(t, src.Seek(json.RawMessage(`7`)), "not a hfparquet.Position")
 	require.Error(t, src.Seek(json.RawMessage(`{"file":9,"row":0}`)))
 
 	// Column errors come from the reader and name the column.
@@ -134,7 +136,7 @@ func TestSourceParquetText(t *testing.T) {
 }
 
 // The stream over parquet shards, shuffled and sharded over 2 workers, resumes exactly from a checkpointed
-// cursor (source position = ParquetPosition JSON), and the ranks together give the single-worker stream.
+// cursor (source position = hfparquet.Position JSON), and the ranks together give the single-worker stream.
 func TestSourceParquetStreamResume(t *testing.T) {
 	dir := t.TempDir()
 	docs, err := GenerateSynthLang(SynthLangConfig{Seed: 9, MaxLines: 3}, 90)
@@ -148,7 +150,7 @@ func TestSourceParquetStreamResume(t *testing.T) {
 	}
 	base := StreamConfig{SeqLen: 32, ShuffleBuffer: 8, Seed: 4, Epochs: 2, Log: io.Discard}
 	single := func() [][]int32 {
-		s, err := NewStream(base, open(), NewByteTokenizer())
+		s, err := NewStream(base, open(), tokenizers.NewByteTokenizer())
 		require.NoError(t, err)
 		return drain(t, s)
 	}()
@@ -156,12 +158,12 @@ func TestSourceParquetStreamResume(t *testing.T) {
 	for r := range 2 {
 		cfg := base
 		cfg.Rank, cfg.World = r, 2
-		s, err := NewStream(cfg, open(), NewByteTokenizer())
+		s, err := NewStream(cfg, open(), tokenizers.NewByteTokenizer())
 		require.NoError(t, err)
 		full := drain(t, s)
 		ranks[r] = full
 		for _, cut := range []int{0, 3, len(full) / 2, len(full) - 1} {
-			s, err := NewStream(cfg, open(), NewByteTokenizer())
+			s, err := NewStream(cfg, open(), tokenizers.NewByteTokenizer())
 			require.NoError(t, err)
 			for range cut {
 				_, err := s.Next()
@@ -171,7 +173,7 @@ func TestSourceParquetStreamResume(t *testing.T) {
 			require.NoError(t, err)
 			var cur StreamCursor
 			require.NoError(t, json.Unmarshal(raw, &cur))
-			res, err := ResumeStream(cfg, open(), NewByteTokenizer(), cur)
+			res, err := ResumeStream(cfg, open(), tokenizers.NewByteTokenizer(), cur)
 			require.NoError(t, err)
 			require.Equal(t, full[cut:], append([][]int32{}, drain(t, res)...), "rank %d cut %d", r, cut)
 		}

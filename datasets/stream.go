@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/bits"
 	"math/rand/v2"
 	"os"
 	"unicode/utf8"
+
+	"github.com/oryx-go/oryx/datasets/tokenizers"
+	"github.com/oryx-go/oryx/internal/seedrand"
 )
 
 // Pretraining stream: documents → Tokenizer.Encode → one token stream with EOS after every document →
@@ -144,11 +146,11 @@ type streamSource interface {
 // token ids. It is not safe for concurrent use.
 type Stream struct {
 	cfg     StreamConfig
-	src     streamSource        // docs or toks
-	docs    DocumentSource      // text documents, encoded by tok (nil for a token stream)
-	toks    TokenDocumentSource // token documents (nil for a text stream)
-	tok     Tokenizer           // nil for a token stream
-	tokName string              // tok.Name(), or the token stream's label (see NewTokenStream)
+	src     streamSource         // docs or toks
+	docs    DocumentSource       // text documents, encoded by tok (nil for a token stream)
+	toks    TokenDocumentSource  // token documents (nil for a text stream)
+	tok     tokenizers.Tokenizer // nil for a token stream
+	tokName string               // tok.Name(), or the token stream's label (see NewTokenStream)
 	eos     int32
 	vocab   int
 	log     io.Writer
@@ -171,7 +173,7 @@ type Stream struct {
 }
 
 // NewStream returns a stream over src (rewound to its start) encoded by tok.
-func NewStream(cfg StreamConfig, src DocumentSource, tok Tokenizer) (*Stream, error) {
+func NewStream(cfg StreamConfig, src DocumentSource, tok tokenizers.Tokenizer) (*Stream, error) {
 	s, err := newStream(cfg, src, tok)
 	if err != nil {
 		return nil, err
@@ -182,7 +184,7 @@ func NewStream(cfg StreamConfig, src DocumentSource, tok Tokenizer) (*Stream, er
 	return s, nil
 }
 
-func newStream(cfg StreamConfig, src DocumentSource, tok Tokenizer) (*Stream, error) {
+func newStream(cfg StreamConfig, src DocumentSource, tok tokenizers.Tokenizer) (*Stream, error) {
 	cfg, err := cfg.normalized()
 	if err != nil {
 		return nil, err
@@ -215,7 +217,7 @@ func newStreamCore(cfg StreamConfig, src streamSource, what, tokName string, eos
 	}
 	return &Stream{
 		cfg: cfg, src: src, tokName: tokName, eos: int32(eos), vocab: vocab, log: log,
-		pcg: newPCG(cfg.Seed, 0x5eed_57ea_a000_0001),
+		pcg: seedrand.NewPCG(cfg.Seed, 0x5eed_57ea_a000_0001),
 	}, nil
 }
 
@@ -337,7 +339,7 @@ func (s *Stream) nextGlobal() ([]int32, error) {
 	if n == 0 {
 		return nil, io.EOF
 	}
-	j := uniformN(s.pcg, n)
+	j := seedrand.UniformN(s.pcg, n)
 	out := s.buf[j]
 	s.buf[j] = s.buf[n-1]
 	s.buf[n-1] = nil
@@ -552,7 +554,7 @@ func (s *Stream) Cursor() StreamCursor {
 // to the cursor's source position and restores the packing buffer, shuffle buffer, RNG and counters. cfg
 // must match the cursor's configuration (Log may differ); tok must be the same tokenizer (by Name). A
 // different source Name is reported to the log but allowed (a corpus may move).
-func ResumeStream(cfg StreamConfig, src DocumentSource, tok Tokenizer, cur StreamCursor) (*Stream, error) {
+func ResumeStream(cfg StreamConfig, src DocumentSource, tok tokenizers.Tokenizer, cur StreamCursor) (*Stream, error) {
 	s, err := newStream(cfg, src, tok)
 	if err != nil {
 		return nil, err
@@ -637,37 +639,4 @@ func (s *Stream) resume(fn string, cur StreamCursor) (*Stream, error) {
 		}
 	}
 	return s, nil
-}
-
-// splitmix64 is a 64-bit mixer (Steele et al.), used to derive PCG seeds.
-func splitmix64(x uint64) uint64 {
-	x += 0x9e3779b97f4a7c15
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
-	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
-	return x ^ (x >> 31)
-}
-
-// newPCG returns a PCG whose state is a hash of (seed, stream): distinct streams give unrelated sequences.
-func newPCG(seed, stream uint64) *rand.PCG {
-	a := splitmix64(seed ^ splitmix64(stream))
-	return rand.NewPCG(a, splitmix64(a^stream^0x6a09e667f3bcc909))
-}
-
-// uniformN returns a uniform integer in [0, n), n ≥ 1, by Lemire's method. It is written out here (rather
-// than rand.Rand.IntN) so that the sequences derived from a seed can never change with the Go release.
-func uniformN(src *rand.PCG, n int) int {
-	bound := uint64(n)
-	hi, lo := bits.Mul64(src.Uint64(), bound)
-	if lo < bound {
-		thresh := -bound % bound
-		for lo < thresh {
-			hi, lo = bits.Mul64(src.Uint64(), bound)
-		}
-	}
-	return int(hi)
-}
-
-// uniformFloat returns a uniform float64 in [0, 1).
-func uniformFloat(src *rand.PCG) float64 {
-	return float64(src.Uint64()>>11) * 0x1p-53
 }

@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
+
+	"github.com/oryx-go/oryx/internal/seedrand"
 )
 
 // SynthLang is a small synthetic language mix, rendered as plain text (any tokenizer encodes it), on which
@@ -116,7 +118,7 @@ func (g *SynthLang) Document(i uint64) string {
 
 // DocumentBits returns document i and its information content −log2 P(document) in bits.
 func (g *SynthLang) DocumentBits(i uint64) (string, float64) {
-	w := &synthWriter{rng: newPCG(g.cfg.Seed, splitmix64(i)^0x53594e54)} // "SYNT"
+	w := &synthWriter{rng: seedrand.NewPCG(g.cfg.Seed, seedrand.SplitMix64(i)^0x53594e54)} // "SYNT"
 	lines := 1 + w.uniform(g.cfg.MaxLines)
 	for l := range lines {
 		if l > 0 {
@@ -273,12 +275,12 @@ type synthWriter struct {
 // uniform returns a uniform choice in [0, n) and accounts log2 n bits.
 func (w *synthWriter) uniform(n int) int {
 	w.bits += math.Log2(float64(n))
-	return uniformN(w.rng, n)
+	return seedrand.UniformN(w.rng, n)
 }
 
 // coin returns true with probability p and accounts its information.
 func (w *synthWriter) coin(p float64) bool {
-	if uniformFloat(w.rng) < p {
+	if seedrand.UniformFloat(w.rng) < p {
 		w.bits -= math.Log2(p)
 		return true
 	}
@@ -292,7 +294,7 @@ func (w *synthWriter) weighted(ws []float64) int {
 	for _, x := range ws {
 		total += x
 	}
-	u := uniformFloat(w.rng) * total
+	u := seedrand.UniformFloat(w.rng) * total
 	last := 0
 	for i, x := range ws {
 		if x <= 0 {

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/oryx-go/oryx/datasets/hfparquet"
+	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/parquet-go/parquet-go"
 	"github.com/stretchr/testify/require"
 )
@@ -275,7 +277,7 @@ func TestSynthLangStreamResume(t *testing.T) {
 		require.NoError(t, err)
 		return s
 	}
-	s, err := NewStream(cfg, mk(), NewByteTokenizer())
+	s, err := NewStream(cfg, mk(), tokenizers.NewByteTokenizer())
 	require.NoError(t, err)
 	var full [][]int32
 	for range 120 {
@@ -283,13 +285,13 @@ func TestSynthLangStreamResume(t *testing.T) {
 		require.NoError(t, err)
 		full = append(full, seq)
 	}
-	s, err = NewStream(cfg, mk(), NewByteTokenizer())
+	s, err = NewStream(cfg, mk(), tokenizers.NewByteTokenizer())
 	require.NoError(t, err)
 	for range 50 {
 		_, err := s.Next()
 		require.NoError(t, err)
 	}
-	r, err := ResumeStream(cfg, mk(), NewByteTokenizer(), s.Cursor())
+	r, err := ResumeStream(cfg, mk(), tokenizers.NewByteTokenizer(), s.Cursor())
 	require.NoError(t, err)
 	for i := 50; i < 120; i++ {
 		seq, err := r.Next()
@@ -299,7 +301,7 @@ func TestSynthLangStreamResume(t *testing.T) {
 
 	// Unshuffled, the windows' inputs decode to the documents with "<|endoftext|>" after each.
 	src := mk()
-	s, err = NewStream(StreamConfig{SeqLen: 64, ShuffleBuffer: 1, Log: io.Discard}, src, NewByteTokenizer())
+	s, err = NewStream(StreamConfig{SeqLen: 64, ShuffleBuffer: 1, Log: io.Discard}, src, tokenizers.NewByteTokenizer())
 	require.NoError(t, err)
 	var ids []int
 	for range 20 {
@@ -313,8 +315,8 @@ func TestSynthLangStreamResume(t *testing.T) {
 	for i := range 50 {
 		want.WriteString(src.g.Document(uint64(i)) + "<|endoftext|>")
 	}
-	require.Equal(t, want.String()[:len(NewByteTokenizer().Decode(ids))], NewByteTokenizer().Decode(ids))
-	require.Greater(t, strings.Count(NewByteTokenizer().Decode(ids), "<|endoftext|>"), 2)
+	require.Equal(t, want.String()[:len(tokenizers.NewByteTokenizer().Decode(ids))], tokenizers.NewByteTokenizer().Decode(ids))
+	require.Greater(t, strings.Count(tokenizers.NewByteTokenizer().Decode(ids), "<|endoftext|>"), 2)
 }
 
 func TestSynthLangParquet(t *testing.T) {
@@ -330,7 +332,7 @@ func TestSynthLangParquet(t *testing.T) {
 		require.Equal(t, docs[i], rows[i].Text)
 	}
 	// The schema has a single string column "text", like HF text corpora: the parquet text source reads it.
-	set, err := OpenParquet(path)
+	set, err := hfparquet.Open(path)
 	require.NoError(t, err)
 	cols, err := set.Columns(set.Files()[0])
 	require.NoError(t, err)

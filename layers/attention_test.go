@@ -6,6 +6,7 @@ import (
 
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	. "github.com/gomlx/gomlx/pkg/core/graph"
+	"github.com/oryx-go/oryx/internal/testutil"
 	"github.com/stretchr/testify/require"
 )
 
@@ -24,7 +25,7 @@ func TestCausalAttentionMatchesReference(t *testing.T) {
 					got := mustExecGraph(t, dtype, func(x []*Node) []*Node {
 						return []*Node{CausalAttention(x[0], x[1], x[2], scale)}
 					}, m.inputs()[:3]...)
-					require.LessOrEqual(t, relErr(got[0], want), tolerance(dtype))
+					require.LessOrEqual(t, testutil.RelErr(got[0], want), tolerance(dtype))
 				})
 			}
 		}
@@ -95,14 +96,14 @@ func TestCausalAttentionGradient(t *testing.T) {
 	m := newMixerData(43, dims{B: 1, T: 6, H: 2, K: 3, V: 2}, dataOpts{})
 	scale := 0.9
 	w := randn(newRand(5), len(m.v)/m.d.V*m.d.V, 1)
-	want := finiteDiffGrad(func() float64 { return dot(refAttention(m.d, m.q, m.k, m.v, scale), w) },
+	want := testutil.FiniteDiffGrad(func() float64 { return dot(refAttention(m.d, m.q, m.k, m.v, scale), w) },
 		[][]float64{m.q, m.k, m.v}, 1e-6)
 	ins := append(m.inputs()[:3], in{w, []int{m.d.B, m.d.T, m.d.H, m.d.V}})
 	got := mustExecGraph(t, dtypes.Float64, func(x []*Node) []*Node {
 		return Gradient(ReduceAllSum(Mul(CausalAttention(x[0], x[1], x[2], scale), x[3])), x[0], x[1], x[2])
 	}, ins...)
 	for i, name := range []string{"q", "k", "v"} {
-		require.LessOrEqual(t, relErr(got[i], want[i]), 1e-6, "gradient of %s", name)
+		require.LessOrEqual(t, testutil.RelErr(got[i], want[i]), 1e-6, "gradient of %s", name)
 	}
 }
 

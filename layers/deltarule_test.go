@@ -7,6 +7,7 @@ import (
 
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	. "github.com/gomlx/gomlx/pkg/core/graph"
+	"github.com/oryx-go/oryx/internal/testutil"
 	"github.com/stretchr/testify/require"
 )
 
@@ -27,8 +28,8 @@ func TestGatedDeltaRuleChunkedMatchesReference(t *testing.T) {
 		scale := DefaultScale(m.d.K)
 		wantOut, wantFinal := refGDN(m.d, m.q, m.k, m.v, m.g, m.beta, m.s0, scale)
 		got := mustExecGraph(t, c.dtype, gdnGraph(scale, c.chunk, c.inter), m.inputs()...)
-		require.LessOrEqual(t, relErr(got[0], wantOut), tolerance(c.dtype), "out")
-		require.LessOrEqual(t, relErr(got[1], wantFinal), tolerance(c.dtype), "final state")
+		require.LessOrEqual(t, testutil.RelErr(got[0], wantOut), tolerance(c.dtype), "out")
+		require.LessOrEqual(t, testutil.RelErr(got[1], wantFinal), tolerance(c.dtype), "final state")
 	})
 }
 
@@ -53,9 +54,9 @@ func TestGatedDeltaRuleHardCases(t *testing.T) {
 						}
 						wantOut, wantFinal := refGDN(m.d, m.q, m.k, m.v, m.g, m.beta, m.s0, 0.25)
 						got := mustExecGraph(t, dtype, gdnGraph(0.25, chunk, inter), m.inputs()...)
-						t.Logf("relative error: out %.2g, state %.2g", relErr(got[0], wantOut), relErr(got[1], wantFinal))
-						require.LessOrEqual(t, relErr(got[0], wantOut), tolerance(dtype), "out")
-						require.LessOrEqual(t, relErr(got[1], wantFinal), tolerance(dtype), "final state")
+						t.Logf("relative error: out %.2g, state %.2g", testutil.RelErr(got[0], wantOut), testutil.RelErr(got[1], wantFinal))
+						require.LessOrEqual(t, testutil.RelErr(got[0], wantOut), tolerance(dtype), "out")
+						require.LessOrEqual(t, testutil.RelErr(got[1], wantFinal), tolerance(dtype), "final state")
 					})
 				}
 			}
@@ -93,7 +94,7 @@ func TestUnitLowerInverse(t *testing.T) {
 					}
 				}
 			}
-			require.LessOrEqual(t, relErr(got, want), 1e-12)
+			require.LessOrEqual(t, testutil.RelErr(got, want), 1e-12)
 		})
 	}
 }
@@ -116,8 +117,8 @@ func TestGatedDeltaRuleStepMatchesChunked(t *testing.T) {
 			}
 			got := mustExecGraph(t, dtype, steps, m.inputs()...)
 			want := mustExecGraph(t, dtype, gdnGraph(scale, 8, Loop), m.inputs()...)
-			require.LessOrEqual(t, relErr(got[0], want[0]), tolerance(dtype))
-			require.LessOrEqual(t, relErr(got[1], want[1]), tolerance(dtype))
+			require.LessOrEqual(t, testutil.RelErr(got[0], want[0]), tolerance(dtype))
+			require.LessOrEqual(t, testutil.RelErr(got[1], want[1]), tolerance(dtype))
 
 			twoParts := func(x []*Node) []*Node {
 				p := func(n *Node, from, to int) *Node { return SliceAxis(n, 1, AxisRange(from, to)) }
@@ -126,8 +127,8 @@ func TestGatedDeltaRuleStepMatchesChunked(t *testing.T) {
 				return []*Node{Concatenate([]*Node{o1, o2}, 1), s2}
 			}
 			got = mustExecGraph(t, dtype, twoParts, m.inputs()...)
-			require.LessOrEqual(t, relErr(got[0], want[0]), tolerance(dtype))
-			require.LessOrEqual(t, relErr(got[1], want[1]), tolerance(dtype))
+			require.LessOrEqual(t, testutil.RelErr(got[0], want[0]), tolerance(dtype))
+			require.LessOrEqual(t, testutil.RelErr(got[1], want[1]), tolerance(dtype))
 		})
 	}
 }
@@ -145,7 +146,7 @@ func TestGatedDeltaRuleGradient(t *testing.T) {
 				o, s := refGDN(m.d, m.q, m.k, m.v, m.g, m.beta, m.s0, scale)
 				return dot(o, wOut) + dot(s, wFinal)
 			}
-			want := finiteDiffGrad(loss, [][]float64{m.q, m.k, m.v, m.g, m.beta, m.s0}, 1e-6)
+			want := testutil.FiniteDiffGrad(loss, [][]float64{m.q, m.k, m.v, m.g, m.beta, m.s0}, 1e-6)
 			ins := append(m.inputs(), in{wOut, []int{m.d.B, m.d.T, m.d.H, m.d.V}}, in{wFinal, []int{m.d.B, m.d.H, m.d.K, m.d.V}})
 			got := mustExecGraph(t, dtypes.Float64, func(x []*Node) []*Node {
 				out, final := NewGatedDeltaRule(x[0], x[1], x[2], x[3], x[4]).InitialState(x[5]).Scale(scale).
@@ -154,7 +155,7 @@ func TestGatedDeltaRuleGradient(t *testing.T) {
 				return Gradient(l, x[0], x[1], x[2], x[3], x[4], x[5])
 			}, ins...)
 			for i, name := range []string{"q", "k", "v", "logDecay", "beta", "s0"} {
-				require.LessOrEqual(t, relErr(got[i], want[i]), 1e-6, "gradient of %s", name)
+				require.LessOrEqual(t, testutil.RelErr(got[i], want[i]), 1e-6, "gradient of %s", name)
 				require.False(t, math.IsNaN(got[i][0]))
 			}
 		})

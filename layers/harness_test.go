@@ -76,25 +76,6 @@ func mustExecGraph(t testing.TB, dtype dtypes.DType, fn func(x []*Node) []*Node,
 	return res
 }
 
-// relErr is max|got − want| / max|want| (or the absolute error when want is all zeros).
-func relErr(got, want []float64) float64 {
-	if len(got) != len(want) {
-		return math.Inf(1)
-	}
-	var diff, scale float64
-	for i := range want {
-		diff = max(diff, math.Abs(got[i]-want[i]))
-		scale = max(scale, math.Abs(want[i]))
-	}
-	if math.IsNaN(diff) {
-		return math.Inf(1)
-	}
-	if scale == 0 {
-		return diff
-	}
-	return diff / scale
-}
-
 func tolerance(dtype dtypes.DType) float64 {
 	if dtype == dtypes.Float32 {
 		return 1e-4
@@ -190,25 +171,6 @@ func initial(x []*Node) *Node {
 		return x[5]
 	}
 	return nil
-}
-
-// finiteDiffGrad returns the central finite-difference gradient of f with respect to every entry of every
-// slice in params (perturbed in place and restored).
-func finiteDiffGrad(f func() float64, params [][]float64, eps float64) [][]float64 {
-	grads := make([][]float64, len(params))
-	for p, x := range params {
-		grads[p] = make([]float64, len(x))
-		for i := range x {
-			orig := x[i]
-			x[i] = orig + eps
-			plus := f()
-			x[i] = orig - eps
-			minus := f()
-			x[i] = orig
-			grads[p][i] = (plus - minus) / (2 * eps)
-		}
-	}
-	return grads
 }
 
 func dot(a, b []float64) float64 {

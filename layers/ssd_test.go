@@ -6,6 +6,7 @@ import (
 
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	. "github.com/gomlx/gomlx/pkg/core/graph"
+	"github.com/oryx-go/oryx/internal/testutil"
 	"github.com/stretchr/testify/require"
 )
 
@@ -55,8 +56,8 @@ func TestSSDChunkedMatchesReference(t *testing.T) {
 		m := newMixerData(uint64(c.T*1000+c.chunk), dims{B: 2, T: c.T, H: 2, K: 8, V: 6}, dataOpts{withState: c.withState})
 		wantOut, wantFinal := refSSD(m.d, m.q, m.k, m.v, m.g, m.s0)
 		got := mustExecGraph(t, c.dtype, ssdGraph(c.chunk, c.inter), m.inputs()...)
-		require.LessOrEqual(t, relErr(got[0], wantOut), tolerance(c.dtype), "out")
-		require.LessOrEqual(t, relErr(got[1], wantFinal), tolerance(c.dtype), "final state")
+		require.LessOrEqual(t, testutil.RelErr(got[0], wantOut), tolerance(c.dtype), "out")
+		require.LessOrEqual(t, testutil.RelErr(got[1], wantFinal), tolerance(c.dtype), "final state")
 	})
 }
 
@@ -69,8 +70,8 @@ func TestSSDStrongDecay(t *testing.T) {
 					m := newMixerData(3, dims{B: 1, T: 100, H: 2, K: 8, V: 4}, dataOpts{withState: true, strongDecay: true})
 					wantOut, wantFinal := refSSD(m.d, m.q, m.k, m.v, m.g, m.s0)
 					got := mustExecGraph(t, dtype, ssdGraph(chunk, inter), m.inputs()...)
-					require.LessOrEqual(t, relErr(got[0], wantOut), tolerance(dtype))
-					require.LessOrEqual(t, relErr(got[1], wantFinal), tolerance(dtype))
+					require.LessOrEqual(t, testutil.RelErr(got[0], wantOut), tolerance(dtype))
+					require.LessOrEqual(t, testutil.RelErr(got[1], wantFinal), tolerance(dtype))
 				})
 			}
 		}
@@ -94,8 +95,8 @@ func TestSSDStepMatchesChunked(t *testing.T) {
 			}
 			got := mustExecGraph(t, dtype, steps, m.inputs()...)
 			want := mustExecGraph(t, dtype, ssdGraph(8, Loop), m.inputs()...)
-			require.LessOrEqual(t, relErr(got[0], want[0]), tolerance(dtype))
-			require.LessOrEqual(t, relErr(got[1], want[1]), tolerance(dtype))
+			require.LessOrEqual(t, testutil.RelErr(got[0], want[0]), tolerance(dtype))
+			require.LessOrEqual(t, testutil.RelErr(got[1], want[1]), tolerance(dtype))
 
 			twoParts := func(x []*Node) []*Node {
 				split := func(n *Node, from, to int) *Node { return SliceAxis(n, 1, AxisRange(from, to)) }
@@ -104,8 +105,8 @@ func TestSSDStepMatchesChunked(t *testing.T) {
 				return []*Node{Concatenate([]*Node{o1, o2}, 1), s2}
 			}
 			got = mustExecGraph(t, dtype, twoParts, m.inputs()...)
-			require.LessOrEqual(t, relErr(got[0], want[0]), tolerance(dtype))
-			require.LessOrEqual(t, relErr(got[1], want[1]), tolerance(dtype))
+			require.LessOrEqual(t, testutil.RelErr(got[0], want[0]), tolerance(dtype))
+			require.LessOrEqual(t, testutil.RelErr(got[1], want[1]), tolerance(dtype))
 		})
 	}
 }
@@ -123,7 +124,7 @@ func TestSSDGradient(t *testing.T) {
 				return dot(o, wOut) + dot(s, wFinal)
 			}
 			params := [][]float64{m.q, m.k, m.v, m.g, m.s0}
-			want := finiteDiffGrad(loss, params, 1e-6)
+			want := testutil.FiniteDiffGrad(loss, params, 1e-6)
 			ins := append(m.inputs(), in{wOut, []int{m.d.B, m.d.T, m.d.H, m.d.V}}, in{wFinal, []int{m.d.B, m.d.H, m.d.K, m.d.V}})
 			ins = append(ins[:4], ins[5:]...) // no beta
 			got := mustExecGraph(t, dtypes.Float64, func(x []*Node) []*Node {
@@ -132,7 +133,7 @@ func TestSSDGradient(t *testing.T) {
 				return Gradient(l, x[0], x[1], x[2], x[3], x[4])
 			}, ins...)
 			for i, name := range []string{"q", "k", "v", "logDecay", "s0"} {
-				require.LessOrEqual(t, relErr(got[i], want[i]), 1e-6, "gradient of %s", name)
+				require.LessOrEqual(t, testutil.RelErr(got[i], want[i]), 1e-6, "gradient of %s", name)
 			}
 		})
 	}

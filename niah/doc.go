@@ -2,7 +2,7 @@
 // and MK-NIAH-1 (niah_multikey_1), the paper's NIAH table. The protocol is shared/notes/evals.md §5; RULER's
 // own code is scripts/data/synthetic/niah.py and constants.py.
 //
-// The package needs a tokenizer (datasets.Tokenizer, the model's own: prompts are sized in its tokens), not a
+// The package needs a tokenizer (tokenizers.Tokenizer, the model's own: prompts are sized in its tokens), not a
 // model: it imports neither oryx nor evals. The evaluation harness runs greedy generation on Sample.Prompt
 // (at most MaxGenTokens tokens, no stop string, until EOS), decodes it and calls Score; Aggregate and
 // Report.Markdown make the table.
@@ -23,6 +23,7 @@
 //	generate.go       Config, Sample, Generate: sizing to target lengths, RULER mode and depth sweeps
 //	score.go          RULER's postprocessing and string_match_all
 //	report.go         Result, per-(length, depth) aggregation, the markdown grid
+//	mini.go           ScoreMini: the same scoring for the tiny models' mini needles (datasets.MiniNeedle)
 //
 // Data: the essays parquet (shared/data/hf/ruler_essays/essays.parquet, column "text") is required by the
 // essay tasks, and there is no fallback haystack; the words parquet (shared/data/hf/ruler_words/words.parquet,

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/internal/pyrand"
 )
 
@@ -151,7 +151,7 @@ type Sample struct {
 // it fits. Every probe consumes the random stream as in RULER. [choice] Where RULER would loop forever (no
 // unit fits L, or a sample still overflows at one unit after 20 redraws), the search goes below one unit
 // and the size steps down one word or piece; a sample that cannot fit with a haystack of 1 is an error.
-func Generate(cfg Config, tok datasets.Tokenizer) ([]Sample, error) {
+func Generate(cfg Config, tok tokenizers.Tokenizer) ([]Sample, error) {
 	g, err := newGenerator(cfg, tok)
 	if err != nil {
 		return nil, err
@@ -187,13 +187,13 @@ func Generate(cfg Config, tok datasets.Tokenizer) ([]Sample, error) {
 type generator struct {
 	cfg    Config
 	spec   TaskSpec
-	tok    datasets.Tokenizer
+	tok    tokenizers.Tokenizer
 	words  *wordSet
 	essays *essayHaystack
 	gen    int // MaxGenTokens
 }
 
-func newGenerator(cfg Config, tok datasets.Tokenizer) (*generator, error) {
+func newGenerator(cfg Config, tok tokenizers.Tokenizer) (*generator, error) {
 	spec, ok := cfg.Task.Spec()
 	if !ok {
 		_, err := ParseTask(string(cfg.Task))
@@ -528,7 +528,7 @@ func (g *generator) finish(rd rendered, prompt string, ids []int, L, n int) Samp
 // tokenIndexAt returns the index in ids (= tok.Encode(text)) of the token where byte offset off of text
 // begins: len(Encode(text[:off])) when the encodings of the two sides concatenate to ids; otherwise the
 // index of the token that straddles off. It encodes the shorter side first.
-func tokenIndexAt(tok datasets.Tokenizer, ids []int, text string, off int) int {
+func tokenIndexAt(tok tokenizers.Tokenizer, ids []int, text string, off int) int {
 	off = min(max(off, 0), len(text))
 	if off >= len(text)/2 {
 		tail := tok.Encode(text[off:])

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/stretchr/testify/require"
 )
 
@@ -54,7 +54,7 @@ func TestRulerModeMatchesRULER(t *testing.T) {
 	for _, c := range cases {
 		cfg := DefaultConfig(c.task, sharedEssays, sharedWords)
 		cfg.Lengths, cfg.SamplesPerCell = []int{c.L}, 4
-		ss, err := Generate(cfg, datasets.NewByteTokenizer())
+		ss, err := Generate(cfg, tokenizers.NewByteTokenizer())
 		require.NoError(t, err)
 		require.Len(t, ss, 4)
 		for i, s := range ss {
@@ -80,7 +80,7 @@ func haystackSpan(s Sample) (start, end int) {
 //     haystack's tokens are within one sentence (plus the other needles) of depth.
 func TestNeedleDepth(t *testing.T) {
 	essays := fixtureEssays(t, 2400)
-	tok := datasets.NewByteTokenizer()
+	tok := tokenizers.NewByteTokenizer()
 	for _, task := range Tasks() {
 		for _, fit := range []Fit{FitRULER, FitTight} {
 			cfg := Config{Task: task, Lengths: []int{2048, 4096}, Depths: SweepDepths, SamplesPerCell: 2, Seed: 3,
@@ -161,7 +161,7 @@ func TestLengthsByteTokenizer(t *testing.T) {
 	for _, task := range Tasks() {
 		for _, fit := range []Fit{FitRULER, FitTight} {
 			cfg := Config{Task: task, Lengths: []int{1024, 2048, 4096}, SamplesPerCell: 6, Seed: 11, EssaysPath: essays, Fit: fit}
-			ss, err := Generate(cfg, datasets.NewByteTokenizer())
+			ss, err := Generate(cfg, tokenizers.NewByteTokenizer())
 			require.NoError(t, err)
 			require.Len(t, ss, 18)
 			// One noise piece is 90 bytes, 9% of 1K: the granularity of S-NIAH-1 in bytes.
@@ -199,7 +199,7 @@ func TestLengthsNeoX(t *testing.T) {
 
 func TestDeterminismAndSeeds(t *testing.T) {
 	essays := fixtureEssays(t, 1500)
-	tok := datasets.NewByteTokenizer()
+	tok := tokenizers.NewByteTokenizer()
 	cfg := Config{Task: MKNIAH1, Lengths: []int{1024, 2048}, Depths: []float64{0.1, 0.9}, SamplesPerCell: 3, Seed: 5,
 		EssaysPath: essays}
 	a, err := Generate(cfg, tok)
@@ -234,7 +234,7 @@ func TestDeterminismAndSeeds(t *testing.T) {
 }
 
 func TestConfigErrors(t *testing.T) {
-	tok := datasets.NewByteTokenizer()
+	tok := tokenizers.NewByteTokenizer()
 	ok := Config{Task: SNIAH1, Lengths: []int{1024}, SamplesPerCell: 1}
 	_, err := Generate(ok, tok)
 	require.NoError(t, err)
@@ -267,7 +267,7 @@ func TestConfigErrors(t *testing.T) {
 func TestSmallTargetBelowOneUnit(t *testing.T) {
 	essays := fixtureEssays(t, 1500)
 	cfg := Config{Task: SNIAH2, Lengths: []int{700}, SamplesPerCell: 4, Seed: 1, EssaysPath: essays}
-	ss, err := Generate(cfg, datasets.NewByteTokenizer())
+	ss, err := Generate(cfg, tokenizers.NewByteTokenizer())
 	require.NoError(t, err)
 	for _, s := range ss {
 		require.LessOrEqual(t, s.TotalLength, 700)

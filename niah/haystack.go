@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/datasets/hfparquet"
 )
 
 // Haystacks (shared/notes/evals.md §5).
@@ -52,7 +52,7 @@ func loadEssays(path string) (*essayHaystack, error) {
 
 // readEssays does loadEssays' reading.
 func readEssays(path string) (*essayHaystack, error) {
-	set, err := datasets.OpenParquet(path)
+	set, err := hfparquet.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("niah: essays: %w", err)
 	}

@@ -5,7 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/datasets/hfparquet"
+	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/stretchr/testify/require"
 )
 
@@ -57,24 +58,24 @@ func TestEssaysParquetErrors(t *testing.T) {
 		Body  string `parquet:"body"`
 	}
 	p := filepath.Join(dir, "essays.parquet")
-	require.NoError(t, datasets.WriteParquet(p, []noText{{"a", "Some text."}}))
+	require.NoError(t, hfparquet.WriteFile(p, []noText{{"a", "Some text."}}))
 	cfg := Config{Task: SNIAH2, Lengths: []int{1024}, SamplesPerCell: 1, EssaysPath: p}
-	_, err := Generate(cfg, datasets.NewByteTokenizer())
+	_, err := Generate(cfg, tokenizers.NewByteTokenizer())
 	require.Error(t, err)
 	require.ErrorContains(t, err, `"text"`)
 	require.ErrorContains(t, err, p)
 
 	cfg.EssaysPath = filepath.Join(dir, "missing.parquet")
-	_, err = Generate(cfg, datasets.NewByteTokenizer())
+	_, err = Generate(cfg, tokenizers.NewByteTokenizer())
 	require.ErrorContains(t, err, "missing.parquet")
 
 	// An essay task without essays names what is needed; the noise task needs none.
 	cfg.EssaysPath = ""
-	_, err = Generate(cfg, datasets.NewByteTokenizer())
+	_, err = Generate(cfg, tokenizers.NewByteTokenizer())
 	require.ErrorContains(t, err, "EssaysPath")
 	require.ErrorContains(t, err, "essays.parquet")
 	cfg.Task = SNIAH1
-	_, err = Generate(cfg, datasets.NewByteTokenizer())
+	_, err = Generate(cfg, tokenizers.NewByteTokenizer())
 	require.NoError(t, err)
 
 	// A null text is an error naming the column.
@@ -82,7 +83,7 @@ func TestEssaysParquetErrors(t *testing.T) {
 		Text *string `parquet:"text,optional"`
 	}
 	p2 := filepath.Join(dir, "null.parquet")
-	require.NoError(t, datasets.WriteParquet(p2, []nullable{{nil}}))
+	require.NoError(t, hfparquet.WriteFile(p2, []nullable{{nil}}))
 	_, err = loadEssays(p2)
 	require.ErrorContains(t, err, `"text"`)
 }

@@ -7,7 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/datasets/hfparquet"
+	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/stretchr/testify/require"
 )
 
@@ -29,10 +30,10 @@ func needShared(t *testing.T, paths ...string) {
 }
 
 // neox loads the shared GPT-NeoX-20B tokenizer or skips.
-func neox(t *testing.T) datasets.Tokenizer {
+func neox(t *testing.T) tokenizers.Tokenizer {
 	t.Helper()
 	needShared(t, sharedNeoX)
-	tok, err := datasets.LoadTokenizer(sharedNeoX)
+	tok, err := tokenizers.Load(sharedNeoX)
 	require.NoError(t, err)
 	return tok
 }
@@ -87,6 +88,6 @@ func fixtureEssays(t *testing.T, words int) string {
 		rows = append(rows, essayRow{&title, &text})
 	}
 	path := filepath.Join(t.TempDir(), "essays.parquet")
-	require.NoError(t, datasets.WriteParquet(path, rows))
+	require.NoError(t, hfparquet.WriteFile(path, rows))
 	return path
 }

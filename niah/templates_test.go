@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/stretchr/testify/require"
 )
 
@@ -59,7 +59,7 @@ func TestNeedleGolden(t *testing.T) {
 // end, the needle sentences, the answer, and QuestionStart.
 func TestGeneratedPromptShape(t *testing.T) {
 	essays := fixtureEssays(t, 1500)
-	tok := datasets.NewByteTokenizer()
+	tok := tokenizers.NewByteTokenizer()
 	for _, task := range Tasks() {
 		cfg := Config{Task: task, Lengths: []int{2048}, SamplesPerCell: 3, Seed: 7, EssaysPath: essays}
 		ss, err := Generate(cfg, tok)

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/datasets/hfparquet"
 	"github.com/oryx-go/oryx/internal/pyrand"
 )
 
@@ -121,7 +121,7 @@ func readWords(path string) (*wordSet, error) {
 // does) from a parquet with WordsColumns. A missing column, a null, or another kind is an error naming the
 // file.
 func readWordsParquet(path string) (adjs, nouns []string, err error) {
-	set, err := datasets.OpenParquet(path)
+	set, err := hfparquet.Open(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("niah: words: %w", err)
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/datasets/hfparquet"
 	"github.com/oryx-go/oryx/internal/pyrand"
 	"github.com/stretchr/testify/require"
 )
@@ -73,7 +73,7 @@ func TestWordsParquetErrors(t *testing.T) {
 		Text string `parquet:"text"`
 	}
 	p := filepath.Join(dir, "w.parquet")
-	require.NoError(t, datasets.WriteParquet(p, []wrongCols{{"noun", "cat"}}))
+	require.NoError(t, hfparquet.WriteFile(p, []wrongCols{{"noun", "cat"}}))
 	_, _, err := readWordsParquet(p)
 	require.ErrorContains(t, err, `"word"`)
 	require.ErrorContains(t, err, p)
@@ -83,19 +83,19 @@ func TestWordsParquetErrors(t *testing.T) {
 		Word string `parquet:"word"`
 	}
 	p2 := filepath.Join(dir, "w2.parquet")
-	require.NoError(t, datasets.WriteParquet(p2, []row{{"adjective", "big "}, {"verb", "run"}}))
+	require.NoError(t, hfparquet.WriteFile(p2, []row{{"adjective", "big "}, {"verb", "run"}}))
 	_, _, err = readWordsParquet(p2)
 	require.ErrorContains(t, err, `"verb"`)
 
 	p3 := filepath.Join(dir, "w3.parquet")
-	require.NoError(t, datasets.WriteParquet(p3, []row{{"adjective", "big \t"}, {"noun", "cat"}, {"noun", "dog"}}))
+	require.NoError(t, hfparquet.WriteFile(p3, []row{{"adjective", "big \t"}, {"noun", "cat"}, {"noun", "dog"}}))
 	adjs, nouns, err := readWordsParquet(p3)
 	require.NoError(t, err)
 	require.Equal(t, []string{"big"}, adjs) // right-stripped as wonderwords does
 	require.Equal(t, []string{"cat", "dog"}, nouns)
 
 	p4 := filepath.Join(dir, "w4.parquet")
-	require.NoError(t, datasets.WriteParquet(p4, []row{{"noun", "cat"}}))
+	require.NoError(t, hfparquet.WriteFile(p4, []row{{"noun", "cat"}}))
 	_, err = loadWords(p4)
 	require.ErrorContains(t, err, "0 adjectives")
 	require.True(t, strings.Contains(err.Error(), p4))

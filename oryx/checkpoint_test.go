@@ -10,6 +10,7 @@ import (
 	"github.com/gomlx/gomlx/pkg/ml/context"
 	"github.com/gomlx/gomlx/pkg/ml/train/optimizers"
 	"github.com/oryx-go/oryx/internal/backend"
+	"github.com/oryx-go/oryx/internal/testutil"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -106,7 +107,7 @@ func TestCheckpointSaveLoadSameLogits(t *testing.T) {
 					row[i] = float64(x)
 				}
 				n := len(checkpointTokens[b])
-				require.LessOrEqual(t, relErr(row, want[b][(n-1)*vocab:n*vocab]), 1e-4)
+				require.LessOrEqual(t, testutil.RelErr(row, want[b][(n-1)*vocab:n*vocab]), 1e-4)
 			}
 		})
 	}

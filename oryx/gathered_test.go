@@ -7,6 +7,7 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/gomlx/gomlx/pkg/ml/context"
 	"github.com/oryx-go/oryx/internal/backend"
+	"github.com/oryx-go/oryx/internal/testutil"
 	"github.com/stretchr/testify/require"
 )
 
@@ -39,7 +40,7 @@ func TestLogitsGatheredMatchesLogits(t *testing.T) {
 				got := flatFloat64(outs[0])
 				vocab := m.Config.Vocab
 				for r := range 2 {
-					require.LessOrEqual(t, relErr(got[r*n*vocab:(r+1)*n*vocab], want[r]), 1e-12, "row %d", r)
+					require.LessOrEqual(t, testutil.RelErr(got[r*n*vocab:(r+1)*n*vocab], want[r]), 1e-12, "row %d", r)
 				}
 			})
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/gomlx/gomlx/pkg/ml/context"
 	"github.com/oryx-go/oryx/internal/backend"
+	"github.com/oryx-go/oryx/internal/testutil"
 	"github.com/stretchr/testify/require"
 )
 
@@ -77,7 +78,7 @@ func TestGradientsMatchFiniteDifferences(t *testing.T) {
 						l, _ := lossAndGrads(t, m, ctx, tokens, modes, nil)
 						return l
 					}
-					fd := (perturb(eps) - perturb(-eps)) / (2 * eps)
+					fd := testutil.CentralDiff(perturb, eps)
 					require.NoError(t, v.SetValue(tensors.FromFlatDataAndDimensions(flat, dims...)))
 					require.InDelta(t, fd, grads[i][j], 1e-6*max(1, math.Abs(fd)), "d loss / d %s[%d]", p, j)
 				}
@@ -140,7 +141,7 @@ func TestFloat32MatchesFloat64(t *testing.T) {
 			require.Equal(t, dtypes.Float32, m32.DType)
 			got := parallelLogits(t, m32, ctx32, tokens, modes)
 			for r := range b {
-				require.LessOrEqual(t, relErr(got[r], want[r]), 1e-4, "parallel, row %d", r)
+				require.LessOrEqual(t, testutil.RelErr(got[r], want[r]), 1e-4, "parallel, row %d", r)
 			}
 			e, err := NewEngine(backend.MustGet(), ctx32, m32, b, n)
 			require.NoError(t, err)
@@ -152,7 +153,7 @@ func TestFloat32MatchesFloat64(t *testing.T) {
 				_, err := e.Step([]int32{tokens[0][i], tokens[1][i]}, md)
 				require.NoError(t, err)
 				for r := range b {
-					require.LessOrEqual(t, relErr(e.LastLogits()[r], want[r][i*m64.Config.Vocab:(i+1)*m64.Config.Vocab]), 1e-4)
+					require.LessOrEqual(t, testutil.RelErr(e.LastLogits()[r], want[r][i*m64.Config.Vocab:(i+1)*m64.Config.Vocab]), 1e-4)
 				}
 			}
 		})

@@ -2,7 +2,6 @@ package oryx
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/gomlx/gomlx/pkg/ml/context"
 	"github.com/oryx-go/oryx/internal/backend"
+	"github.com/oryx-go/oryx/internal/testutil"
 	"github.com/stretchr/testify/require"
 )
 
@@ -112,18 +112,6 @@ func parallelLogits(t testing.TB, m *Model, ctx *context.Context, tokens [][]int
 	return rows
 }
 
-func relErr(got, want []float64) float64 {
-	var diff, scale float64
-	for i := range want {
-		diff = max(diff, math.Abs(got[i]-want[i]))
-		scale = max(scale, math.Abs(want[i]))
-	}
-	if math.IsNaN(diff) || len(got) != len(want) {
-		return math.Inf(1)
-	}
-	return diff / scale
-}
-
 func modesFor(m *Model, modes [][]Mode) [][]Mode {
 	if m.Config.Variant.IsMultiMixer() {
 		return modes
@@ -152,7 +140,7 @@ func TestStepMatchesParallel(t *testing.T) {
 				require.NoError(t, err)
 				for r := range b {
 					wantRow := want[r][i*m.Config.Vocab : (i+1)*m.Config.Vocab]
-					require.LessOrEqual(t, relErr(e.LastLogits()[r], wantRow), 1e-8, "row %d position %d", r, i)
+					require.LessOrEqual(t, testutil.RelErr(e.LastLogits()[r], wantRow), 1e-8, "row %d position %d", r, i)
 				}
 			}
 			require.Equal(t, []int{n, n}, e.Positions())
@@ -214,7 +202,7 @@ func TestPrefillThenStepsMatchesParallel(t *testing.T) {
 					if pos >= n {
 						break
 					}
-					require.LessOrEqual(t, relErr(g, want[pos*vocab:(pos+1)*vocab]), 1e-8, "row %d position %d", r, pos)
+					require.LessOrEqual(t, testutil.RelErr(g, want[pos*vocab:(pos+1)*vocab]), 1e-8, "row %d position %d", r, pos)
 				}
 			}
 		})
@@ -253,7 +241,7 @@ func TestMemoryIndependentOfSchedule(t *testing.T) {
 						continue
 					}
 					for j := range checked {
-						require.LessOrEqual(t, relErr(st[j], ref[j]), 1e-12, "schedule %d, state tensor %d", i, j)
+						require.LessOrEqual(t, testutil.RelErr(st[j], ref[j]), 1e-12, "schedule %d, state tensor %d", i, j)
 					}
 				}
 				// Prefill == token by token, for the last schedule, in every layer.
@@ -266,7 +254,7 @@ func TestMemoryIndependentOfSchedule(t *testing.T) {
 				}
 				stepped := e.State()
 				for j := range stepped {
-					require.LessOrEqual(t, relErr(stepped[j], prefilled[j]), 1e-10, "state tensor %d", j)
+					require.LessOrEqual(t, testutil.RelErr(stepped[j], prefilled[j]), 1e-10, "state tensor %d", j)
 				}
 			})
 		}
@@ -299,7 +287,7 @@ func TestPureModesEqualBaselines(t *testing.T) {
 			base.DType = dtypes.Float64
 			want := parallelLogits(t, base, ctx.Reuse(), tokens, nil)
 			for r := range b {
-				require.LessOrEqual(t, relErr(got[r], want[r]), 1e-12, "row %d", r)
+				require.LessOrEqual(t, testutil.RelErr(got[r], want[r]), 1e-12, "row %d", r)
 			}
 		})
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gomlx/gomlx/pkg/core/tensors"
+	"github.com/oryx-go/oryx/internal/seedrand"
 )
 
 // Mode is the mixer a token runs in. An Oryx model decides it per token, not per layer: the same mode is
@@ -339,11 +340,7 @@ func buildRows(lengths []int, seed uint64, fillRow rowFiller) *Schedule {
 // rowRand returns the random stream of row b: PCG seeded with the user seed and a splitmix64 hash of the
 // row index, so rows get unrelated streams and a row does not depend on how many draws others used.
 func rowRand(seed uint64, b int) *rand.Rand {
-	z := uint64(b) + 0x9e3779b97f4a7c15
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-	z ^= z >> 31
-	return rand.New(rand.NewPCG(seed, z))
+	return rand.New(rand.NewPCG(seed, seedrand.SplitMix64(uint64(b))))
 }
 
 func fill(row []Mode, m Mode) {

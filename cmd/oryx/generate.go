@@ -11,9 +11,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/internal/backend"
-	"github.com/oryx-go/oryx/internal/runinfo"
+	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/oryx"
 )
 
@@ -147,9 +147,9 @@ func generateCmd(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("generate: --checkpoint: %w", err)
 	}
 	if *tokSpec == "" {
-		*tokSpec = runinfo.Tokenizer(*checkpoint)
+		*tokSpec = rundir.Tokenizer(*checkpoint)
 	}
-	tok, err := datasets.LoadTokenizer(*tokSpec)
+	tok, err := tokenizers.Load(*tokSpec)
 	if err != nil {
 		return fmt.Errorf("generate: --tokenizer: %w", err)
 	}

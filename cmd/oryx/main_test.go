@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/datasets/hfparquet"
 	"github.com/oryx-go/oryx/oryx"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -138,7 +138,7 @@ func TestSynth(t *testing.T) {
 	for _, kind := range []string{"mqar", "synthlang"} {
 		path := dir + "/" + kind + ".parquet"
 		require.NoError(t, synthCmd([]string{"--kind", kind, "--out", path, "--n", "20", "--seq-len", "64", "--pairs", "4"}, &out, &errOut))
-		set, err := datasets.OpenParquet(path)
+		set, err := hfparquet.Open(path)
 		require.NoError(t, err)
 		rows, err := set.NumRows()
 		require.NoError(t, err)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/datasets/tokenizers"
 )
 
 // tokenizeCmd implements `oryx tokenize`: encode a text parquet corpus once into token shards
@@ -54,7 +55,7 @@ func tokenizeCmd(args []string, stdout, stderr io.Writer) error {
 	if *workers < 0 {
 		return fmt.Errorf("tokenize: --workers must be >= 0 (0 = all CPUs), got %d", *workers)
 	}
-	tok, err := datasets.LoadTokenizer(*tokSpec)
+	tok, err := tokenizers.Load(*tokSpec)
 	if err != nil {
 		return fmt.Errorf("tokenize: --tokenizer: %w", err)
 	}

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/datasets/hfparquet"
+	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -35,7 +37,7 @@ func writeTokenizeCorpus(t *testing.T, n int) (dir string, docs []string) {
 		for _, d := range part {
 			rows = append(rows, tokenizeTextRow{Text: d})
 		}
-		require.NoError(t, datasets.WriteParquet(filepath.Join(dir, fmt.Sprintf("part-%d.parquet", f)), rows))
+		require.NoError(t, hfparquet.WriteFile(filepath.Join(dir, fmt.Sprintf("part-%d.parquet", f)), rows))
 	}
 	return dir, docs
 }
@@ -81,7 +83,7 @@ func TestTokenizeEndToEnd(t *testing.T) {
 	src, err := datasets.OpenPretokenized(out)
 	require.NoError(t, err)
 	defer src.Close()
-	require.NoError(t, src.CheckTokenizer(datasets.NewByteTokenizer()))
+	require.NoError(t, src.CheckTokenizer(tokenizers.NewByteTokenizer()))
 	var got [][]int32
 	for {
 		ids, err := src.NextTokens()
@@ -111,7 +113,7 @@ func TestTokenizeFlagErrors(t *testing.T) {
 		{[]string{"--tokenizer", "bytes", "--out", out}, "--input PATTERN is required"},
 		{[]string{"--input", in, "--tokenizer", "bytes"}, "--out DIR is required"},
 		{[]string{"--input", in, "--out", out}, "--tokenizer is required"},
-		{[]string{"--input", in, "--out", out, "--tokenizer", "gpt2"}, `--tokenizer: datasets: unknown tokenizer "gpt2"`},
+		{[]string{"--input", in, "--out", out, "--tokenizer", "gpt2"}, `--tokenizer: tokenizers: unknown tokenizer "gpt2"`},
 		{[]string{"--input", in, "--out", out, "--tokenizer", filepath.Join(in, "missing.json")}, "--tokenizer: "},
 		{[]string{"--input", in, "--out", out, "--tokenizer", "bytes", "--shard-rows", "0"}, "--shard-rows must be >= 1"},
 		{[]string{"--input", in, "--out", out, "--tokenizer", "bytes", "--workers", "-1"}, "--workers must be >= 0"},

@@ -4,7 +4,6 @@
 package evalrun
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,12 +14,12 @@ import (
 	"time"
 
 	"github.com/gomlx/gomlx/pkg/ml/train/optimizers"
-	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/evals/harness"
 	"github.com/oryx-go/oryx/evals/leaderboard"
 	"github.com/oryx-go/oryx/evals/oryxlm"
 	"github.com/oryx-go/oryx/internal/backend"
-	"github.com/oryx-go/oryx/internal/runinfo"
+	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/oryx"
 
 	// Task families register themselves with the harness.
@@ -36,7 +35,7 @@ type Options struct {
 	Mixed      bool   // the paper's mixed setting (per-task split points)
 	Schedule   string // an oryx schedule spec for every token (exclusive with Mixed); "" = attention
 	Out        string // run file path ("" = results/<model>-<schedule>.json)
-	Tokenizer  string // datasets.LoadTokenizer spec ("" = from the run's run.json, else bytes)
+	Tokenizer  string // tokenizers.Load spec ("" = from the run's run.json, else bytes)
 	Harness    harness.Config
 	Limit      int
 	Batch      int
@@ -64,9 +63,9 @@ func Run(o Options) (string, error) {
 	}
 	spec := o.Tokenizer
 	if spec == "" {
-		spec = runinfo.Tokenizer(o.Checkpoint)
+		spec = rundir.Tokenizer(o.Checkpoint)
 	}
-	tok, err := datasets.LoadTokenizer(spec)
+	tok, err := tokenizers.Load(spec)
 	if err != nil {
 		return "", fmt.Errorf("--tokenizer: %w", err)
 	}
@@ -112,7 +111,7 @@ func Run(o Options) (string, error) {
 	info := leaderboard.RunInfo{
 		Model: o.ModelName, Variant: string(m.Config.Variant), Size: presetName(m.Config),
 		Parameters: oryx.CountParams(m.Config).Total, Checkpoint: o.Checkpoint,
-		CheckpointStep: optimizers.GetGlobalStep(ctx), TokensSeen: tokensSeen(o.Checkpoint, optimizers.GetGlobalStep(ctx)),
+		CheckpointStep: optimizers.GetGlobalStep(ctx), TokensSeen: rundir.TokensSeen(o.Checkpoint, optimizers.GetGlobalStep(ctx)),
 		Schedule: lm.Schedule(), Tokenizer: tok.Name(), MaxLength: lm.MaxLength(), FLOPs: flops,
 		Date: time.Now().UTC().Format(time.RFC3339),
 	}
@@ -148,19 +147,6 @@ func Merge(dir string, files []string) error {
 		return err
 	}
 	return l.WriteFiles(filepath.Join(dir, "leaderboard.json"), filepath.Join(dir, "leaderboard.md"))
-}
-
-// tokensSeen reads the training tokens of the checkpoint's step from its trainer-state file, when present.
-func tokensSeen(dir string, step int64) int64 {
-	data, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("trainer-state-%08d.json", step)))
-	if err != nil {
-		return 0
-	}
-	var st struct {
-		Tokens int64 `json:"tokens_seen"`
-	}
-	_ = json.Unmarshal(data, &st)
-	return st.Tokens
 }
 
 // presetName is the preset whose shape the config has ("" if none).

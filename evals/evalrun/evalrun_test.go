@@ -6,18 +6,10 @@ import (
 	"testing"
 
 	"github.com/oryx-go/oryx/evals/harness"
+	"github.com/oryx-go/oryx/internal/testutil/tinymodel"
 	"github.com/oryx-go/oryx/oryx"
 	"github.com/stretchr/testify/require"
 )
-
-func tinyCheckpoint(t *testing.T, v oryx.Variant) string {
-	cfg, err := oryx.Preset("tiny", v)
-	require.NoError(t, err)
-	cfg.Vocab = 320
-	dir := filepath.Join(t.TempDir(), "tiny-"+string(v))
-	require.NoError(t, oryx.InitCheckpoint(dir, cfg, 1))
-	return dir
-}
 
 func TestRunAndMergeOnRealData(t *testing.T) {
 	wd, _ := os.Getwd()
@@ -32,7 +24,7 @@ func TestRunAndMergeOnRealData(t *testing.T) {
 			if mixed && !v.IsMultiMixer() {
 				continue
 			}
-			f, err := Run(Options{Checkpoint: tinyCheckpoint(t, v), Tasks: "piqa,lambada_openai", Mixed: mixed,
+			f, err := Run(Options{Checkpoint: tinymodel.Checkpoint(t, v), Tasks: "piqa,lambada_openai", Mixed: mixed,
 				Harness: harness.Config{DataRoot: root}, Limit: 3, Batch: 4, Bootstrap: -1,
 				Out:        filepath.Join(out, string(v)+map[bool]string{true: "-mixed", false: ""}[mixed]+".json"),
 				LogSamples: filepath.Join(out, "samples.jsonl"), Log: testWriter{t}})
@@ -62,7 +54,7 @@ type testWriter struct{ t *testing.T }
 func (w testWriter) Write(p []byte) (int, error) { w.t.Log(string(p)); return len(p), nil }
 
 func TestSwitchAndMQARCommands(t *testing.T) {
-	dir := tinyCheckpoint(t, oryx.OryxTM)
+	dir := tinymodel.Checkpoint(t, oryx.OryxTM)
 	out := t.TempDir()
 	c, err := Switch(SwitchOptions{Checkpoint: dir, Data: "synth", SeqLen: 32, At: 16, Sequences: 4, Batch: 4, Out: out}, testWriter{t})
 	require.NoError(t, err)

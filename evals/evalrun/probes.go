@@ -9,10 +9,11 @@ import (
 	"strings"
 
 	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/evals/modeswitch"
 	"github.com/oryx-go/oryx/evals/mqar"
 	"github.com/oryx-go/oryx/evals/oryxlm"
-	"github.com/oryx-go/oryx/internal/runinfo"
+	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/oryx"
 )
 
@@ -20,7 +21,7 @@ import (
 type SwitchOptions struct {
 	Checkpoint string
 	Tokenizer  string // "" = the training run's
-	Data       string // "synth" (held-out synthetic language, seed 3) or parquet files
+	Data       string // a data spec (datasets.OpenStream); "" or "synth" = the synthetic language, seed 3 (held out)
 	Column     string // text column of parquet data
 	SeqLen     int    // tokens per sequence
 	At         int    // switch position
@@ -38,18 +39,14 @@ func Switch(o SwitchOptions, log io.Writer) (*modeswitch.Curves, error) {
 	if o.SeqLen < 2 || o.Sequences < 1 {
 		return nil, fmt.Errorf("--seq-len %d and --sequences %d must be ≥ 2 and ≥ 1", o.SeqLen, o.Sequences)
 	}
-	var src datasets.DocumentSource
-	if o.Data == "synth" || o.Data == "" {
-		src, err = datasets.NewSynthLangSource(datasets.SynthLangConfig{Seed: 3}, 0)
-	} else {
-		src, err = datasets.OpenParquetTextSource(o.Data, o.Column)
+	data := o.Data
+	if data == "" {
+		data = "synth"
 	}
+	st, err := datasets.OpenStream(datasets.DataSpec{Spec: data, Column: o.Column}, lm.Tokenizer(),
+		datasets.SpecStream{SeqLen: o.SeqLen, Shuffle: 1, SynthSeed: datasets.AnalysisSynthSeed, Log: io.Discard})
 	if err != nil {
 		return nil, fmt.Errorf("--data: %w", err)
-	}
-	st, err := datasets.NewStream(datasets.StreamConfig{SeqLen: o.SeqLen, ShuffleBuffer: 1, Log: io.Discard}, src, lm.Tokenizer())
-	if err != nil {
-		return nil, err
 	}
 	seqs, err := st.Batch(o.Sequences)
 	if err != nil {
@@ -126,9 +123,9 @@ func loadLM(dir, tokSpec string, opts oryxlm.Options) (*oryxlm.Model, error) {
 		return nil, fmt.Errorf("--checkpoint is required")
 	}
 	if tokSpec == "" {
-		tokSpec = runinfo.Tokenizer(dir)
+		tokSpec = rundir.Tokenizer(dir)
 	}
-	tok, err := datasets.LoadTokenizer(tokSpec)
+	tok, err := tokenizers.Load(tokSpec)
 	if err != nil {
 		return nil, fmt.Errorf("--tokenizer: %w", err)
 	}

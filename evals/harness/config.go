@@ -13,7 +13,7 @@ type Config struct {
 	// (e.g. <root>/piqa/validation.parquet; see each task's doc for its default).
 	DataRoot string
 	// Paths overrides the file of a task: task name → a parquet file, a directory of parquet files or a glob
-	// (datasets.OpenParquet). A relative path is taken as is (relative to the working directory).
+	// (hfparquet.Open). A relative path is taken as is (relative to the working directory).
 	Paths map[string]string
 	// Params are task-family options from the command line, e.g. "niah.lengths" = "1024,2048" (each family
 	// documents the keys it reads; unknown keys are ignored).

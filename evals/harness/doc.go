@@ -1,7 +1,7 @@
 // Package harness is the model-independent core of the evaluation harness: the request types every task
 // builds, the Model interface a checkpoint implements, lm-evaluation-harness 0.4.x's request rules (the
 // loglikelihood pair encoding, rolling windows, left truncation), its aggregations and standard errors, the
-// task registry, the runner, the --log-samples writer and a FakeModel for tests.
+// task registry, the runner and the --log-samples writer (a FakeModel for tests is in harnesstest).
 //
 // The protocol reference is shared/notes/evals.md. The pieces, one per file:
 //
@@ -21,7 +21,6 @@
 //	table.go      ReadTable (parquet rows with required/optional columns; errors name file and column)
 //	progress.go   ProgressBar
 //	parallel.go   ParallelFor (request building over documents)
-//	fakemodel.go  FakeModel
 //
 // Division of labour: a Task turns documents into requests (already tokenized, with the task's mixed-mode
 // split point) and requests' results into metrics; Run applies every lm-eval truncation rule, calls the

@@ -3,7 +3,7 @@ package harness
 import (
 	"unicode/utf8"
 
-	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/datasets/tokenizers"
 )
 
 // EncodePair returns the context and continuation ids of lm-eval's loglikelihood(context, continuation)
@@ -21,7 +21,7 @@ import (
 // encodes to no context token at all (a request lm-eval would score with a garbage logit row). Here that
 // case gets ctx = [prefix] too, so every request has a context. When enc(context) is not a prefix of
 // whole, cont is still whole[len(ctx):], exactly as lm-eval slices.
-func EncodePair(tok datasets.Tokenizer, prefix int, context, continuation string) (ctx, cont []int) {
+func EncodePair(tok tokenizers.Tokenizer, prefix int, context, continuation string) (ctx, cont []int) {
 	if context == "" {
 		return []int{prefix}, tok.Encode(continuation)
 	}
@@ -45,7 +45,7 @@ func EncodePair(tok datasets.Tokenizer, prefix int, context, continuation string
 // EncodeContext returns the ids of a generation prompt: enc(prompt) without BOS (lm-eval ≤ 0.4.9
 // tok_batch_encode with add_special_tokens=False), or [prefix] when the prompt encodes to nothing.
 // [choice] lm-eval would generate from an empty context; the prefix token is the harness's stand-in.
-func EncodeContext(tok datasets.Tokenizer, prefix int, prompt string) []int {
+func EncodeContext(tok tokenizers.Tokenizer, prefix int, prompt string) []int {
 	ids := tok.Encode(prompt)
 	if len(ids) == 0 {
 		return []int{prefix}
@@ -57,7 +57,7 @@ func EncodeContext(tok datasets.Tokenizer, prefix int, prompt string) []int {
 // length of the longest common prefix of enc(full[:byteOffset]) and ids. Tasks use it to place a
 // request's AttentionFrom at the start of a text suffix (the question, the answer). A token that straddles
 // the offset counts as part of the suffix.
-func SplitPoint(tok datasets.Tokenizer, ids []int, full string, byteOffset int) int {
+func SplitPoint(tok tokenizers.Tokenizer, ids []int, full string, byteOffset int) int {
 	if byteOffset <= 0 {
 		return 0
 	}
@@ -77,7 +77,7 @@ func SplitPoint(tok datasets.Tokenizer, ids []int, full string, byteOffset int) 
 
 // EncodeChoices is EncodePair(tok, prefix, context, c) for every c in continuations, encoding the context
 // once: every pair shares ctx (multiple-choice tasks).
-func EncodeChoices(tok datasets.Tokenizer, prefix int, context string, continuations []string) (ctx []int, conts [][]int) {
+func EncodeChoices(tok tokenizers.Tokenizer, prefix int, context string, continuations []string) (ctx []int, conts [][]int) {
 	conts = make([][]int, len(continuations))
 	if context == "" {
 		for i, c := range continuations {

@@ -11,7 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/datasets/hfparquet"
+	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/internal/pyrand"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -35,19 +36,19 @@ func sharedData(t *testing.T) string {
 	return ""
 }
 
-func neox(t *testing.T) datasets.Tokenizer {
+func neox(t *testing.T) tokenizers.Tokenizer {
 	t.Helper()
 	p := filepath.Join(sharedData(t), "tokenizers", "gpt-neox-20b", "tokenizer.json")
 	if _, err := os.Stat(p); err != nil {
 		t.Skipf("GPT-NeoX tokenizer not found at %s", p)
 	}
-	tok, err := datasets.LoadTokenizer(p)
+	tok, err := tokenizers.Load(p)
 	require.NoError(t, err)
 	return tok
 }
 
 func TestEncodePairBytes(t *testing.T) {
-	tok := datasets.NewByteTokenizer()
+	tok := tokenizers.NewByteTokenizer()
 	// Trailing whitespace moves to the continuation.
 	ctx, cont := EncodePair(tok, 256, "Answer: \n", "yes")
 	assert.Equal(t, tok.Encode("Answer:"), ctx)
@@ -68,9 +69,9 @@ func TestEncodePairBytes(t *testing.T) {
 
 // TestEncodeChoicesEqualsEncodePair: the shared-context encoding gives exactly EncodePair's ids.
 func TestEncodeChoicesEqualsEncodePair(t *testing.T) {
-	toks := []datasets.Tokenizer{datasets.NewByteTokenizer()}
+	toks := []tokenizers.Tokenizer{tokenizers.NewByteTokenizer()}
 	if _, err := os.Stat(filepath.Join(sharedDataOrEmpty(), "tokenizers", "gpt-neox-20b", "tokenizer.json")); err == nil {
-		tok, err := datasets.LoadTokenizer(filepath.Join(sharedDataOrEmpty(), "tokenizers", "gpt-neox-20b", "tokenizer.json"))
+		tok, err := tokenizers.Load(filepath.Join(sharedDataOrEmpty(), "tokenizers", "gpt-neox-20b", "tokenizer.json"))
 		require.NoError(t, err)
 		toks = append(toks, tok)
 	}
@@ -272,141 +273,13 @@ func TestMetricJSON(t *testing.T) {
 	assert.Equal(t, 2, out["b"].N)
 }
 
-func TestFakeModelByHand(t *testing.T) {
-	tok := datasets.NewByteTokenizer()
-	m := NewFakeModel(tok)
-	stay, other := math.Log(0.5), math.Log(0.5/257)
-	res, err := m.LogLikelihood([]LLRequest{
-		{Context: tok.Encode("a"), Continuation: tok.Encode("aab"), AttentionFrom: 1},
-		{Context: tok.Encode("xy"), Continuation: tok.Encode("yy"), AttentionFrom: 4},
-	}, nil)
-	require.NoError(t, err)
-	assert.InDelta(t, 2*stay+other, res[0].LogLikelihood, 1e-12)
-	assert.False(t, res[0].IsGreedy)
-	assert.Equal(t, 3, res[0].Tokens)
-	assert.Equal(t, 2, res[0].AttentionTokens)
-	assert.InDelta(t, 2*stay, res[1].LogLikelihood, 1e-12)
-	assert.True(t, res[1].IsGreedy)
-	assert.Equal(t, 0, res[1].AttentionTokens)
-	// Requests the harness must never send are errors.
-	_, err = m.LogLikelihood([]LLRequest{{Continuation: []int{1}}}, nil)
-	assert.Error(t, err)
-	m.MaxLen = 3
-	_, err = m.LogLikelihood([]LLRequest{{Context: []int{1, 2, 3}, Continuation: []int{1, 2}}}, nil)
-	assert.ErrorContains(t, err, "max length")
-}
-
-// toyTask is a task over inline documents for Run tests: each document is (context, continuation).
-type toyTask struct {
-	docs [][2]string
-	gen  []string
-}
-
-func (toyTask) Name() string { return "toy" }
-
-func (tt toyTask) Build(m Model, opts Options) (*Plan, error) {
-	p := &Plan{Docs: len(tt.docs) + len(tt.gen), TotalDocs: len(tt.docs) + len(tt.gen)}
-	for i, d := range tt.docs {
-		ctx, cont := EncodePair(m.Tokenizer(), m.PrefixToken(), d[0], d[1])
-		from := Never
-		if opts.Mixed {
-			from = len(ctx)
-		}
-		p.LL = append(p.LL, LLItem{Doc: i, Context: d[0], Continuation: d[1], Req: LLRequest{Context: ctx, Continuation: cont, AttentionFrom: from}})
-	}
-	for i, g := range tt.gen {
-		ids := EncodeContext(m.Tokenizer(), m.PrefixToken(), g)
-		p.Gen = append(p.Gen, GenItem{Doc: len(tt.docs) + i, Prompt: g, Labels: []string{"q"},
-			Req: GenRequest{Context: ids, AttentionFrom: len(ids) - 1, Until: []string{"\n"}, MaxTokens: 4}})
-	}
-	p.Score = func(ll []LLResult, gen []GenResult) (Scores, error) {
-		var lls, sc []float64
-		for _, r := range ll {
-			lls = append(lls, r.LogLikelihood)
-		}
-		for _, g := range gen {
-			sc = append(sc, Bool01(strings.Contains(g.Text, "q")))
-		}
-		return Scores{Metrics: map[string]Metric{"sum": {Value: -Perplexity(lls), Stderr: math.NaN(), N: len(ll)}}, Gen: sc}, nil
-	}
-	return p, nil
-}
-
-func TestRunTruncatesCountsAndLogs(t *testing.T) {
-	tok := datasets.NewByteTokenizer()
-	m := NewFakeModel(tok)
-	m.MaxLen = 8
-	m.Generate = func(prompt string) string { return "qq\nrest" }
-	var buf bytes.Buffer
-	sw := NewSampleWriter(&buf)
-	task := toyTask{docs: [][2]string{{"abcdefghij", "kl"}, {"ab ", "c"}}, gen: []string{"0123456789"}}
-	res, err := Run(m, task, Options{Mixed: true, Samples: sw})
-	require.NoError(t, err)
-	assert.Equal(t, 3, res.Requests)
-	assert.Equal(t, 2, res.Truncated) // the long LL context and the 10-token prompt (8-4 = 4 kept)
-	// What the model saw: left-truncated, with shifted split points.
-	require.Len(t, m.LLSeen, 2)
-	assert.Equal(t, tok.Encode("defghij"), m.LLSeen[0].Context) // (ctx+cont)[-9:]
-	assert.Equal(t, 7, m.LLSeen[0].AttentionFrom)
-	assert.Equal(t, tok.Encode("ab"), m.LLSeen[1].Context)
-	assert.Equal(t, tok.Encode(" c"), m.LLSeen[1].Continuation)
-	require.Len(t, m.GenSeen, 1)
-	assert.Equal(t, tok.Encode("6789"), m.GenSeen[0].Context)
-	assert.Equal(t, 3, m.GenSeen[0].AttentionFrom)
-	// Attention tokens: LL1 runs 8 positions, 1 in attention; LL2 runs 3, 1; the generation runs 4+4-1 = 7
-	// (the scripted "qq\nr" is cut to 4 tokens), 4 in attention.
-	assert.Equal(t, int64(8+3+7), res.Tokens)
-	assert.Equal(t, int64(1+1+4), res.AttentionTokens)
-	assert.InDelta(t, 6.0/18, res.AttentionFraction, 1e-12)
-	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
-	require.Len(t, lines, 3)
-	var s0 LLSample
-	require.NoError(t, json.Unmarshal([]byte(lines[0]), &s0))
-	assert.Equal(t, "toy", s0.Task)
-	assert.Equal(t, "abcdefghij", s0.Context)
-	assert.True(t, s0.Truncated)
-	assert.Equal(t, 7, s0.ContextTokens)
-	var g GenSample
-	require.NoError(t, json.Unmarshal([]byte(lines[2]), &g))
-	assert.Equal(t, "qq", g.Generation) // cut at "\n"
-	assert.Equal(t, 1.0, g.Score)
-	assert.Contains(t, res.Summary(), "truncated 2")
-}
-
-func TestRegistry(t *testing.T) {
-	Register("zz_toy_a", func(Config) (Task, error) { return toyTask{}, nil })
-	Register("zz_toy_b", func(Config) (Task, error) { return toyTask{}, nil })
-	RegisterGroup("zz_toys", "zz_toy_a", "zz_toy_b")
-	assert.Panics(t, func() { Register("zz_toy_a", nil) })
-	names, err := ParseTaskList("zz_toy_b, zz_toys")
-	require.NoError(t, err)
-	assert.Equal(t, []string{"zz_toy_b", "zz_toy_a"}, names)
-	_, err = Lookup("zz_nope", Config{})
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), `unknown task "zz_nope"`)
-	assert.Contains(t, err.Error(), "zz_toy_a, zz_toy_b")
-	assert.Contains(t, err.Error(), "zz_toys (zz_toy_a,zz_toy_b)")
-	_, err = ParseTaskList("zz_toy_a,zz_nope")
-	assert.ErrorContains(t, err, "known tasks")
-	_, err = ParseTaskList(" , ")
-	assert.Error(t, err)
-	ov, err := ParsePathOverrides([]string{"zz_toy_a=/x/a.parquet,zz_toy_b=/y"})
-	require.NoError(t, err)
-	assert.Equal(t, "/x/a.parquet", Config{DataRoot: "/r", Paths: ov}.Path("zz_toy_a", "a/b.parquet"))
-	assert.Equal(t, "/r/a/b.parquet", Config{DataRoot: "/r"}.Path("zz_toy_a", "a/b.parquet"))
-	_, err = ParsePathOverrides([]string{"zz_nope=/x"})
-	assert.ErrorContains(t, err, "known tasks")
-	_, err = ParsePathOverrides([]string{"zz_toy_a"})
-	assert.ErrorContains(t, err, "task=path")
-}
-
 type textRow struct {
 	Text string `parquet:"text"`
 }
 
 func TestReadTableMissingColumn(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "test.parquet")
-	require.NoError(t, datasets.WriteParquet(path, []textRow{{"a b"}, {"c"}}))
+	require.NoError(t, hfparquet.WriteFile(path, []textRow{{"a b"}, {"c"}}))
 	tab, err := ReadTable(path, []string{"text"}, "label")
 	require.NoError(t, err)
 	assert.Len(t, tab.Rows, 2)
@@ -448,18 +321,4 @@ func TestProgressBar(t *testing.T) {
 	assert.Contains(t, out, "piqa loglikelihood [....................]      0/4")
 	assert.Contains(t, out, "[####################]      4/4 100.0%")
 	assert.True(t, strings.HasSuffix(out, "\n"))
-}
-
-func TestFakeModelGenerationStops(t *testing.T) {
-	tok := datasets.NewByteTokenizer()
-	m := NewFakeModel(tok)
-	res, err := m.GenerateUntil([]GenRequest{{Context: tok.Encode("ab"), MaxTokens: 3, AttentionFrom: 5}}, nil)
-	require.NoError(t, err)
-	assert.Equal(t, "bbb", res[0].Text) // greedy repeat of the last token
-	m.Generate = func(string) string { return "x<|endoftext|>y" }
-	res, err = m.GenerateUntil([]GenRequest{{Context: tok.Encode("ab"), MaxTokens: 8, AttentionFrom: 0}}, nil)
-	require.NoError(t, err)
-	assert.Equal(t, "x", res[0].Text) // stops at EOS
-	assert.Equal(t, 2, res[0].TotalTokens)
-	assert.Equal(t, 2, res[0].AttentionTokens)
 }

@@ -3,7 +3,7 @@ package harness
 import (
 	"math"
 
-	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/datasets/tokenizers"
 )
 
 // Never is an AttentionFrom value meaning "no token is forced into attention by the task": the request
@@ -72,11 +72,11 @@ type GenResult struct {
 	AttentionTokens, TotalTokens int
 }
 
-// Model is what the harness evaluates. The implementation over the Oryx engine lives elsewhere; FakeModel
-// is a deterministic one for tests.
+// Model is what the harness evaluates. The implementation over the Oryx engine lives elsewhere;
+// harnesstest.FakeModel is a deterministic one for tests.
 type Model interface {
 	// Tokenizer is the model's tokenizer: every task tokenizes with it.
-	Tokenizer() datasets.Tokenizer
+	Tokenizer() tokenizers.Tokenizer
 	// MaxLength is the most tokens one model call takes (lm-eval max_length: 2048 for the mamba_ssm
 	// wrapper). Run truncates every request to it.
 	MaxLength() int

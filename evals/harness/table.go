@@ -8,24 +8,24 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/datasets/hfparquet"
 )
 
 // Table is the rows of an evaluation split, read whole (evaluation sets are small).
 type Table struct {
 	// Pattern is what was opened; File the first file (for messages).
 	Pattern, File string
-	Rows          []datasets.ParquetRow
+	Rows          []hfparquet.Row
 	// Has tells which of the optional columns exist (required ones always do).
 	Has map[string]bool
 }
 
 // ReadTable reads the required and the present optional columns of every row of the parquet file(s) at
-// pattern (datasets.OpenParquet: a file, a directory or a glob). A missing required column is an error
+// pattern (hfparquet.Open: a file, a directory or a glob). A missing required column is an error
 // naming the file and the column (and listing the file's columns); a value of the wrong type or a null is
-// an error naming file, row and column when the task reads it (datasets.ParquetRow accessors).
+// an error naming file, row and column when the task reads it (hfparquet.Row accessors).
 func ReadTable(pattern string, required []string, optional ...string) (*Table, error) {
-	set, err := datasets.OpenParquet(pattern)
+	set, err := hfparquet.Open(pattern)
 	if err != nil {
 		return nil, err
 	}
@@ -84,7 +84,7 @@ func Limit(limit, n int) int {
 // RowInt reads an integer label that HF stores as an int or as a numeric string ("0".."3"): lm-eval turns
 // both into an int. [choice] Either form is accepted; anything else is an error naming file, row and
 // column.
-func RowInt(r datasets.ParquetRow, col string) (int, error) {
+func RowInt(r hfparquet.Row, col string) (int, error) {
 	switch v := r.Get(col).(type) {
 	case int64:
 		return int(v), nil
@@ -101,7 +101,7 @@ func RowInt(r datasets.ParquetRow, col string) (int, error) {
 
 // RowStringOrFirst reads a string column, or the first element of a list<string> column (the JRT cutting
 // reads `doc[key][0]` when the value is a list). ok is false for an empty list.
-func RowStringOrFirst(r datasets.ParquetRow, col string) (s string, ok bool, err error) {
+func RowStringOrFirst(r hfparquet.Row, col string) (s string, ok bool, err error) {
 	switch v := r.Get(col).(type) {
 	case string:
 		return v, true, nil

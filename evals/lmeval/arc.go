@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/datasets/hfparquet"
 )
 
 // newARC: arc_easy / arc_challenge (allenai/ai2_arc, test: 2376 / 1172 documents). Context
@@ -13,7 +13,7 @@ import (
 func newARC(name, path string) *mcTask {
 	return &mcTask{name: name, path: path, columns: []string{"question", "choices.text", "choices.label", "answerKey"},
 		metrics: []string{"acc", "acc_norm"},
-		doc: func(r datasets.ParquetRow) (mcDoc, error) {
+		doc: func(r hfparquet.Row) (mcDoc, error) {
 			q, err := r.Str("question")
 			if err != nil {
 				return mcDoc{}, err

@@ -1,7 +1,7 @@
 package lmeval
 
 import (
-	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/datasets/hfparquet"
 	"github.com/oryx-go/oryx/evals/harness"
 )
 
@@ -11,7 +11,7 @@ import (
 func newBoolQ(path string, defaultData bool) *mcTask {
 	t := &mcTask{name: BoolQ, path: path, columns: []string{"passage", "question", "label"},
 		metrics: []string{"acc"},
-		doc: func(r datasets.ParquetRow) (mcDoc, error) {
+		doc: func(r hfparquet.Row) (mcDoc, error) {
 			p, err := r.Str("passage")
 			if err != nil {
 				return mcDoc{}, err

@@ -5,8 +5,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/oryx-go/oryx/datasets"
-	"github.com/oryx-go/oryx/evals/harness"
+	"github.com/oryx-go/oryx/datasets/hfparquet"
+	"github.com/oryx-go/oryx/datasets/tokenizers"
+	"github.com/oryx-go/oryx/evals/harness/harnesstest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -75,7 +76,7 @@ func writeFixture[T any](t *testing.T, dir, rel string, rows []T) string {
 	t.Helper()
 	p := filepath.Join(dir, rel)
 	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-	require.NoError(t, datasets.WriteParquet(p, rows))
+	require.NoError(t, hfparquet.WriteFile(p, rows))
 	return dir
 }
 
@@ -98,4 +99,4 @@ func sharedHF(t *testing.T) string {
 }
 
 // fake returns a FakeModel over the byte tokenizer (EOS 256 is the prefix token, width 258).
-func fake() *harness.FakeModel { return harness.NewFakeModel(datasets.NewByteTokenizer()) }
+func fake() *harnesstest.FakeModel { return harnesstest.NewFakeModel(tokenizers.NewByteTokenizer()) }

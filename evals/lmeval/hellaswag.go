@@ -4,7 +4,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/datasets/hfparquet"
 	"github.com/oryx-go/oryx/evals/harness"
 )
 
@@ -32,7 +32,7 @@ func HellaSwagQuery(activityLabel, ctxA, ctxB string) string {
 func newHellaSwag(path string, defaultData bool) *mcTask {
 	t := &mcTask{name: HellaSwag, path: path, columns: []string{"activity_label", "ctx_a", "ctx_b", "endings", "label"},
 		metrics: []string{"acc", "acc_norm"},
-		doc: func(r datasets.ParquetRow) (mcDoc, error) {
+		doc: func(r hfparquet.Row) (mcDoc, error) {
 			var f [3]string
 			for i, c := range []string{"activity_label", "ctx_a", "ctx_b"} {
 				v, err := r.Str(c)

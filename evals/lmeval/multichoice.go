@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/datasets/hfparquet"
 	"github.com/oryx-go/oryx/evals/harness"
 )
 
@@ -51,7 +51,7 @@ type mcTask struct {
 	columns []string
 	metrics []string
 	notes   []string
-	doc     func(r datasets.ParquetRow) (mcDoc, error)
+	doc     func(r hfparquet.Row) (mcDoc, error)
 }
 
 func (t *mcTask) Name() string { return t.name }

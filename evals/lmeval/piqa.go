@@ -1,7 +1,7 @@
 package lmeval
 
 import (
-	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/datasets/hfparquet"
 	"github.com/oryx-go/oryx/evals/harness"
 )
 
@@ -10,7 +10,7 @@ import (
 func newPIQA(path string) *mcTask {
 	return &mcTask{name: PIQA, path: path, columns: []string{"goal", "sol1", "sol2", "label"},
 		metrics: []string{"acc", "acc_norm"},
-		doc: func(r datasets.ParquetRow) (mcDoc, error) {
+		doc: func(r hfparquet.Row) (mcDoc, error) {
 			goal, err := r.Str("goal")
 			if err != nil {
 				return mcDoc{}, err

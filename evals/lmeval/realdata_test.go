@@ -5,8 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/evals/harness"
+	"github.com/oryx-go/oryx/evals/harness/harnesstest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -18,12 +19,12 @@ import (
 func TestRealData(t *testing.T) {
 	shared := sharedHF(t)
 	tokPath := filepath.Join(shared, "tokenizers", "gpt-neox-20b", "tokenizer.json")
-	tok, err := datasets.LoadTokenizer(tokPath)
+	tok, err := tokenizers.Load(tokPath)
 	if err != nil {
 		t.Skipf("GPT-NeoX tokenizer not available: %v", err)
 	}
 	cfg := harness.Config{DataRoot: filepath.Join(shared, "hf")}
-	m := harness.NewFakeModel(tok)
+	m := harnesstest.NewFakeModel(tok)
 	m.Width = 50280 // Mamba's padded vocabulary
 	want := map[string]struct{ docs, choices int }{
 		WikiText: {62, 0}, Lambada: {5153, 1}, PIQA: {1838, 2}, HellaSwag: {10042, 4}, WinoGrande: {1267, 2},

@@ -1,7 +1,7 @@
 package lmeval
 
 import (
-	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/datasets/hfparquet"
 	"github.com/oryx-go/oryx/evals/harness"
 )
 
@@ -11,7 +11,7 @@ func newSocialIQA(path string) *mcTask {
 	return &mcTask{name: SocialIQA, path: path,
 		columns: []string{"context", "question", "answerA", "answerB", "answerC", "label"},
 		metrics: []string{"acc"},
-		doc: func(r datasets.ParquetRow) (mcDoc, error) {
+		doc: func(r hfparquet.Row) (mcDoc, error) {
 			var f [5]string
 			for i, c := range []string{"context", "question", "answerA", "answerB", "answerC"} {
 				v, err := r.Str(c)

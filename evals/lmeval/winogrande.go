@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/datasets/hfparquet"
 	"github.com/oryx-go/oryx/evals/harness"
 )
 
@@ -28,7 +28,7 @@ func WinoGrandePartial(sentence string, options []string) (contexts []string, co
 func newWinoGrande(path string) *mcTask {
 	return &mcTask{name: WinoGrande, path: path, columns: []string{"sentence", "option1", "option2", "answer"},
 		metrics: []string{"acc"},
-		doc: func(r datasets.ParquetRow) (mcDoc, error) {
+		doc: func(r hfparquet.Row) (mcDoc, error) {
 			var f [4]string
 			for i, c := range []string{"sentence", "option1", "option2", "answer"} {
 				v, err := r.Str(c)

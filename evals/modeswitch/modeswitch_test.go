@@ -6,19 +6,16 @@ import (
 	"testing"
 
 	"github.com/gomlx/gomlx/pkg/ml/context"
-	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/evals/oryxlm"
+	"github.com/oryx-go/oryx/internal/testutil/tinymodel"
 	"github.com/oryx-go/oryx/oryx"
 	"github.com/stretchr/testify/require"
 )
 
 func TestCurves(t *testing.T) {
-	cfg, err := oryx.Preset("tiny", oryx.OryxTG)
-	require.NoError(t, err)
-	cfg.Vocab = 320
-	m, err := oryx.New(cfg)
-	require.NoError(t, err)
-	lm, err := oryxlm.New(m, context.New(), datasets.NewByteTokenizer(), oryxlm.Options{Batch: 4})
+	m := tinymodel.New(t, oryx.OryxTG)
+	lm, err := oryxlm.New(m, context.New(), tokenizers.NewByteTokenizer(), oryxlm.Options{Batch: 4})
 	require.NoError(t, err)
 	rng := rand.New(rand.NewPCG(1, 1))
 	seqs := make([][]int32, 6)

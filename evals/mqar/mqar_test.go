@@ -5,18 +5,16 @@ import (
 
 	"github.com/gomlx/gomlx/pkg/ml/context"
 	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/evals/oryxlm"
+	"github.com/oryx-go/oryx/internal/testutil/tinymodel"
 	"github.com/oryx-go/oryx/oryx"
 	"github.com/stretchr/testify/require"
 )
 
 func TestEvaluateRandomModel(t *testing.T) {
-	cfg, err := oryx.Preset("tiny", oryx.OryxTM)
-	require.NoError(t, err)
-	cfg.Vocab = 320
-	m, err := oryx.New(cfg)
-	require.NoError(t, err)
-	lm, err := oryxlm.New(m, context.New(), datasets.NewByteTokenizer(), oryxlm.Options{Batch: 4})
+	m := tinymodel.New(t, oryx.OryxTM)
+	lm, err := oryxlm.New(m, context.New(), tokenizers.NewByteTokenizer(), oryxlm.Options{Batch: 4})
 	require.NoError(t, err)
 	task := datasets.MQARConfig{Vocab: 64, SeqLen: 64, NumPairs: 4, Seed: 9}
 	res, err := Evaluate(lm, task, 6, 0)

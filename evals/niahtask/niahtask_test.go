@@ -3,14 +3,15 @@ package niahtask
 import (
 	"testing"
 
-	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/evals/harness"
+	"github.com/oryx-go/oryx/evals/harness/harnesstest"
 	"github.com/stretchr/testify/require"
 )
 
 func TestNoiseTaskEndToEnd(t *testing.T) {
-	tok := datasets.NewByteTokenizer()
-	m := harness.NewFakeModel(tok)
+	tok := tokenizers.NewByteTokenizer()
+	m := harnesstest.NewFakeModel(tok)
 	task, err := harness.Lookup("niah_single_1", harness.Config{Params: map[string]string{"niah.lengths": "1024", "niah.samples": "3"}})
 	require.NoError(t, err)
 	res, err := harness.Run(m, task, harness.Options{Mixed: true})

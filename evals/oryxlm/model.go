@@ -12,7 +12,7 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	"github.com/gomlx/gomlx/pkg/core/shapes"
 	"github.com/gomlx/gomlx/pkg/ml/context"
-	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/evals/harness"
 	"github.com/oryx-go/oryx/internal/backend"
 	"github.com/oryx-go/oryx/oryx"
@@ -41,7 +41,7 @@ type Model struct {
 	model   *oryx.Model
 	ctx     *context.Context
 	backend backends.Backend
-	tok     datasets.Tokenizer
+	tok     tokenizers.Tokenizer
 	opts    Options
 
 	scorer  *context.Exec
@@ -55,7 +55,7 @@ type Model struct {
 var _ harness.Model = (*Model)(nil)
 
 // Load opens the checkpoint in dir for evaluation with tok, which must fit the model's vocabulary.
-func Load(dir string, tok datasets.Tokenizer, opts Options) (*Model, error) {
+func Load(dir string, tok tokenizers.Tokenizer, opts Options) (*Model, error) {
 	m, ctx, err := oryx.LoadCheckpoint(dir, nil)
 	if err != nil {
 		return nil, err
@@ -64,7 +64,7 @@ func Load(dir string, tok datasets.Tokenizer, opts Options) (*Model, error) {
 }
 
 // New wraps a model whose weights live in ctx.
-func New(m *oryx.Model, ctx *context.Context, tok datasets.Tokenizer, opts Options) (*Model, error) {
+func New(m *oryx.Model, ctx *context.Context, tok tokenizers.Tokenizer, opts Options) (*Model, error) {
 	if tok == nil {
 		return nil, errors.New("oryxlm: nil tokenizer")
 	}
@@ -96,7 +96,7 @@ func New(m *oryx.Model, ctx *context.Context, tok datasets.Tokenizer, opts Optio
 }
 
 // Tokenizer implements harness.Model.
-func (m *Model) Tokenizer() datasets.Tokenizer { return m.tok }
+func (m *Model) Tokenizer() tokenizers.Tokenizer { return m.tok }
 
 // MaxLength implements harness.Model.
 func (m *Model) MaxLength() int { return m.opts.MaxLength }

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/gomlx/gomlx/pkg/ml/context"
-	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/evals/harness"
 	"github.com/oryx-go/oryx/internal/backend"
 	"github.com/oryx-go/oryx/oryx"
@@ -21,7 +21,7 @@ func tinyModel(t *testing.T, v oryx.Variant, opts Options) (*Model, *oryx.Model,
 	require.NoError(t, err)
 	ctx := context.New()
 	ctx.SetParam(context.ParamInitialSeed, int64(3))
-	lm, err := New(m, ctx, datasets.NewByteTokenizer(), opts)
+	lm, err := New(m, ctx, tokenizers.NewByteTokenizer(), opts)
 	require.NoError(t, err)
 	return lm, m, ctx
 }
@@ -150,10 +150,10 @@ func TestGenerateUntilMatchesEngineGenerate(t *testing.T) {
 func TestBadOptions(t *testing.T) {
 	cfg, _ := oryx.Preset("tiny", oryx.OryxTG)
 	m, _ := oryx.New(cfg) // vocab 256 < 258
-	_, err := New(m, context.New(), datasets.NewByteTokenizer(), Options{})
+	_, err := New(m, context.New(), tokenizers.NewByteTokenizer(), Options{})
 	require.ErrorContains(t, err, "258")
 	cfg.Vocab = 320
 	m, _ = oryx.New(cfg)
-	_, err = New(m, context.New(), datasets.NewByteTokenizer(), Options{Schedule: "sometimes"})
+	_, err = New(m, context.New(), tokenizers.NewByteTokenizer(), Options{Schedule: "sometimes"})
 	require.ErrorContains(t, err, "schedule")
 }

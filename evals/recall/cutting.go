@@ -3,14 +3,14 @@ package recall
 import (
 	"regexp"
 
-	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/evals/harness"
 )
 
 // Cutter is the JRT fork's answer-centred context cutting (Task.truncate_context with cutting_context on),
 // in the model's tokenizer.
 type Cutter struct {
-	Tok datasets.Tokenizer
+	Tok tokenizers.Tokenizer
 	// BOS is the id the tokenizer adds by default (HF add_special_tokens=True: Llama-2's <s>), or -1 when it
 	// adds none (GPT-NeoX, GPT-2). See BOSFor.
 	BOS int

@@ -8,8 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/datasets/hfparquet"
+	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/evals/harness"
+	"github.com/oryx-go/oryx/evals/harness/harnesstest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -45,13 +47,13 @@ func write[T any](t *testing.T, root, rel string, rows []T) {
 	t.Helper()
 	p := filepath.Join(root, rel)
 	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-	require.NoError(t, datasets.WriteParquet(p, rows))
+	require.NoError(t, hfparquet.WriteFile(p, rows))
 }
 
 // byteCutter cuts in the byte tokenizer (one token per byte), so positions are byte offsets:
 // desired = 30 - 10 = 20 tokens, half 10.
 func byteCutter() Cutter {
-	return Cutter{Tok: datasets.NewByteTokenizer(), BOS: -1, ContextLength: 30, AnswerLength: 10}
+	return Cutter{Tok: tokenizers.NewByteTokenizer(), BOS: -1, ContextLength: 30, AnswerLength: 10}
 }
 
 func TestCutWindowByHand(t *testing.T) {
@@ -90,7 +92,7 @@ func TestCutWindowByHand(t *testing.T) {
 
 func TestCutWithBOS(t *testing.T) {
 	c := byteCutter()
-	c.BOS = datasets.ByteTokenizerPad // stands for a BOS the tokenizer adds by default
+	c.BOS = tokenizers.ByteTokenizerPad // stands for a BOS the tokenizer adds by default
 	text := strings.Repeat("0123456789", 10)
 	text = text[:50] + "ANSWER" + text[56:]
 	// enc(context[:50]) has 51 tokens with BOS: start 41, end 61 of [BOS]+bytes = bytes[40:60].
@@ -168,7 +170,7 @@ func TestSWDETaskEndToEnd(t *testing.T) {
 		{Text: long, Key: "year", Value: "1983"},
 		{Text: "Nothing here.\n" + swdeSummary, Key: "director", Value: "Nobody"},
 	})
-	m := harness.NewFakeModel(datasets.NewByteTokenizer())
+	m := harnesstest.NewFakeModel(tokenizers.NewByteTokenizer())
 	m.Generate = func(prompt string) string {
 		switch {
 		case strings.HasSuffix(prompt, " Genre:"):
@@ -222,7 +224,7 @@ func TestQATasksWithoutCutColumns(t *testing.T) {
 	}
 	write(t, root, DefaultPaths["based_triviaqa"], rows)
 	write(t, root, DefaultPaths["based_nq_2048"], rows)
-	m := harness.NewFakeModel(datasets.NewByteTokenizer())
+	m := harnesstest.NewFakeModel(tokenizers.NewByteTokenizer())
 	m.Generate = func(string) string { return " in france" }
 	for _, name := range []string{"based_triviaqa", "based_nq_2048", "based_nq_2048_twice"} {
 		task, err := harness.Lookup(name, harness.Config{DataRoot: root})
@@ -244,7 +246,7 @@ func TestRecallBadInput(t *testing.T) {
 	write(t, root, DefaultPaths["based_fda"], []fdaNoKeyRow{{Text: "t", Value: "vv"}})
 	task, err := harness.Lookup("based_fda", harness.Config{DataRoot: root})
 	require.NoError(t, err)
-	_, err = harness.Run(harness.NewFakeModel(datasets.NewByteTokenizer()), task, harness.Options{})
+	_, err = harness.Run(harnesstest.NewFakeModel(tokenizers.NewByteTokenizer()), task, harness.Options{})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), DefaultPaths["based_fda"])
 	assert.Contains(t, err.Error(), `no column "key"`)
@@ -263,7 +265,7 @@ func TestSQuADTaskMixedSplit(t *testing.T) {
 	write(t, root, DefaultPaths["based_squad"], []squadRow{
 		{Text: "The Normans lived in Normandy in France. The Normans lived in", Value: "Normandy", Context: "c", Question: "q"},
 	})
-	m := harness.NewFakeModel(datasets.NewByteTokenizer())
+	m := harnesstest.NewFakeModel(tokenizers.NewByteTokenizer())
 	m.Generate = func(string) string { return " Normandy, a region" }
 	res, err := harness.Run(m, New("based_squad", harness.Config{DataRoot: root}), harness.Options{Mixed: true})
 	require.NoError(t, err)
@@ -289,11 +291,11 @@ func TestCutRealTokenizers(t *testing.T) {
 	doc := strings.Repeat("The quick brown fox jumps over the lazy dog. ", 400) + "The release year: 1987. " +
 		strings.Repeat("Lorem ipsum dolor sit amet, consectetur adipiscing elit. ", 300)
 	for _, f := range []string{"gpt-neox-20b/tokenizer.json", "llama2/tokenizer.model"} {
-		tok, err := datasets.LoadTokenizer(filepath.Join(dir, f))
+		tok, err := tokenizers.Load(filepath.Join(dir, f))
 		if err != nil {
 			t.Skipf("tokenizer %s: %v", f, err)
 		}
-		m := harness.NewFakeModel(tok)
+		m := harnesstest.NewFakeModel(tok)
 		if strings.HasPrefix(f, "llama2") {
 			m.Prefix = 1 // BOS <s>, distinct from EOS </s> = 2
 			require.Equal(t, 1, BOSFor(m))

@@ -3,7 +3,7 @@ package recall
 import (
 	"fmt"
 
-	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/datasets/hfparquet"
 	"github.com/oryx-go/oryx/evals/harness"
 )
 
@@ -140,7 +140,7 @@ func (t *Task) Build(m harness.Model, opts harness.Options) (*harness.Plan, erro
 	return plan, nil
 }
 
-func (t *Task) buildDoc(tab *harness.Table, r datasets.ParquetRow, i int, keys []string, cut bool, cutter Cutter, m harness.Model, mixed bool) (docOut, error) {
+func (t *Task) buildDoc(tab *harness.Table, r hfparquet.Row, i int, keys []string, cut bool, cutter Cutter, m harness.Model, mixed bool) (docOut, error) {
 	str := func(c string) (string, error) { return r.Str(c) }
 	var text string
 	var err error

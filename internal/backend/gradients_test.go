@@ -14,6 +14,7 @@ import (
 	. "github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/core/shapes"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
+	"github.com/oryx-go/oryx/internal/testutil"
 	"github.com/stretchr/testify/require"
 )
 
@@ -110,19 +111,7 @@ func finiteDifferences(b backends.Backend, c gradCase, flats [][]float64) [][]fl
 	lossExec := MustNewExec(b, func(xs []*Node) *Node { return weightedLoss(c.fn(xs)) })
 	defer lossExec.Finalize()
 	loss := func() float64 { return lossExec.MustExec(c.args(flats)...)[0].Value().(float64) }
-	grads := make([][]float64, len(flats))
-	for i, flat := range flats {
-		grads[i] = make([]float64, len(flat))
-		for j, x := range flat {
-			flat[j] = x + fdEpsilon
-			plus := loss()
-			flat[j] = x - fdEpsilon
-			minus := loss()
-			flat[j] = x
-			grads[i][j] = (plus - minus) / (2 * fdEpsilon)
-		}
-	}
-	return grads
+	return testutil.FiniteDiffGrad(loss, flats, fdEpsilon)
 }
 
 // checkAgainstStock applies the installed and the stock rule of nodeType to every such node of c.fn's graph

@@ -5,12 +5,13 @@ import (
 	"path/filepath"
 
 	"github.com/oryx-go/oryx/internal/plot"
+	"github.com/oryx-go/oryx/internal/rundir"
 )
 
 // writeCurves draws curves.png from metrics.jsonl: the training loss (and each validation mode's loss)
 // against tokens seen, the learning rate, and the gradient norm.
 func writeCurves(dir string) error {
-	train, val, err := readMetrics(filepath.Join(dir, "metrics.jsonl"))
+	train, val, err := rundir.ReadMetrics(dir)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/internal/backend"
 )
 
@@ -110,7 +111,7 @@ func MainArgs(name string, args []string, stdout, stderr io.Writer) error {
 
 	vocab := 0
 	if *tokenizer != "" {
-		tok, err := datasets.LoadTokenizer(*tokenizer)
+		tok, err := tokenizers.Load(*tokenizer)
 		if err != nil {
 			return fmt.Errorf("--tokenizer: %w", err)
 		}
@@ -134,8 +135,8 @@ func MainArgs(name string, args []string, stdout, stderr io.Writer) error {
 			"%q column) and --tokenizer (e.g. the GPT-NeoX-20B tokenizer.json)", name, *column)
 	}
 	sum, err := Train(Run{
-		Name: name, Model: cfg, Train: tc, Data: DataSpec{Spec: *data, Column: *column},
-		ValData: DataSpec{Spec: *valData, Column: *column}, Tokenizer: *tokenizer, Out: *out, Log: stderr,
+		Name: name, Model: cfg, Train: tc, Data: datasets.DataSpec{Spec: *data, Column: *column},
+		ValData: datasets.DataSpec{Spec: *valData, Column: *column}, Tokenizer: *tokenizer, Out: *out, Log: stderr,
 	})
 	if err != nil {
 		return err

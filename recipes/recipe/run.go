@@ -8,8 +8,6 @@ import (
 	"math"
 	"os"
 	"os/signal"
-	"path/filepath"
-	"regexp"
 	"runtime"
 	"sort"
 	"strconv"
@@ -20,32 +18,29 @@ import (
 	"github.com/gomlx/gomlx/pkg/ml/context"
 	"github.com/gomlx/gomlx/pkg/ml/train/optimizers"
 	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/internal/backend"
+	"github.com/oryx-go/oryx/internal/rundir"
+	"github.com/oryx-go/oryx/internal/seedrand"
 	"github.com/oryx-go/oryx/oryx"
 )
 
 // Run is one training run: the architecture, the optimisation, the data and where everything goes.
 //
-// The run directory Out holds:
-//
-//	config.json, checkpoint-*.json/.bin   the model and optimizer state (oryx.SaveCheckpoint), every
-//	                                      CheckpointEvery steps and at the end, the KeepCheckpoints newest
-//	trainer-state-SSSSSSSS.json           step, data cursor and counters of each kept checkpoint (state.go)
-//	run.json                              the run's full configuration and the backend
-//	metrics.jsonl                         one line per logged step and per validation (metrics.go)
-//	curves.png                            training and validation loss, learning rate and gradient norm
-//	summary.json                          written at the end: final losses, throughput, memory
+// The run directory Out holds the files package rundir describes: the checkpoints (every CheckpointEvery
+// steps and at the end, the KeepCheckpoints newest) with their trainer-state files, run.json, metrics.jsonl,
+// curves.png and, at the end, summary.json.
 //
 // Running the same command again in a directory that holds checkpoints resumes from the newest one with the
 // same data order, schedules and optimizer state, so the loss curve continues as if never interrupted.
 type Run struct {
-	Name      string      `json:"name"`
-	Model     oryx.Config `json:"model"`
-	Train     TrainConfig `json:"train"`
-	Data      DataSpec    `json:"data"`
-	ValData   DataSpec    `json:"val_data"`
-	Tokenizer string      `json:"tokenizer"` // datasets.LoadTokenizer spec
-	Out       string      `json:"out"`
+	Name      string            `json:"name"`
+	Model     oryx.Config       `json:"model"`
+	Train     TrainConfig       `json:"train"`
+	Data      datasets.DataSpec `json:"data"`
+	ValData   datasets.DataSpec `json:"val_data"`
+	Tokenizer string            `json:"tokenizer"` // tokenizers.Load spec
+	Out       string            `json:"out"`
 
 	Log io.Writer `json:"-"` // progress and messages (nil: os.Stderr)
 
@@ -57,24 +52,24 @@ type Run struct {
 
 // Summary is the outcome of a run, also written to summary.json.
 type Summary struct {
-	Name               string             `json:"name"`
-	Variant            oryx.Variant       `json:"variant"`
-	Params             int64              `json:"params"`
-	Steps              int                `json:"steps"`
-	Tokens             int64              `json:"tokens"`
-	TrainLoss          Float              `json:"train_loss"` // mean over the last 10% of logged steps
-	ValLoss            map[string]Float   `json:"val_loss"`
-	Skipped            int                `json:"skipped_steps"`
-	TokensPerSec       float64            `json:"tokens_per_s"`          // over this process's steps, the first (compiling) one included
-	SteadyTokensPerSec float64            `json:"steady_tokens_per_s"`   // tokens per step / median step time of this process's second half
-	FLOPsPerToken      float64            `json:"train_flops_per_token"` // model FLOPs, forward + backward (Plan)
-	TFLOPs             float64            `json:"achieved_tflops"`       // steady_tokens_per_s × train_flops_per_token / 1e12
-	ElapsedSec         float64            `json:"elapsed_s"`             // training time over all restarts
-	PeakRSSBytes       int64              `json:"peak_rss_bytes"`
-	Backend            string             `json:"backend"`
-	ResumedAt          int                `json:"resumed_at_step,omitempty"`
-	ValidationSet      string             `json:"validation_set"`
-	Extra              map[string]float64 `json:"extra,omitempty"`
+	Name               string                  `json:"name"`
+	Variant            oryx.Variant            `json:"variant"`
+	Params             int64                   `json:"params"`
+	Steps              int                     `json:"steps"`
+	Tokens             int64                   `json:"tokens"`
+	TrainLoss          rundir.Float            `json:"train_loss"` // mean over the last 10% of logged steps
+	ValLoss            map[string]rundir.Float `json:"val_loss"`
+	Skipped            int                     `json:"skipped_steps"`
+	TokensPerSec       float64                 `json:"tokens_per_s"`          // over this process's steps, the first (compiling) one included
+	SteadyTokensPerSec float64                 `json:"steady_tokens_per_s"`   // tokens per step / median step time of this process's second half
+	FLOPsPerToken      float64                 `json:"train_flops_per_token"` // model FLOPs, forward + backward (Plan)
+	TFLOPs             float64                 `json:"achieved_tflops"`       // steady_tokens_per_s × train_flops_per_token / 1e12
+	ElapsedSec         float64                 `json:"elapsed_s"`             // training time over all restarts
+	PeakRSSBytes       int64                   `json:"peak_rss_bytes"`
+	Backend            string                  `json:"backend"`
+	ResumedAt          int                     `json:"resumed_at_step,omitempty"`
+	ValidationSet      string                  `json:"validation_set"`
+	Extra              map[string]float64      `json:"extra,omitempty"`
 }
 
 // ErrInterrupted is returned when the run stopped on SIGINT/SIGTERM after saving a checkpoint.
@@ -95,7 +90,7 @@ func Train(r Run) (*Summary, error) {
 	if r.Out == "" {
 		return nil, errors.New("--out: the run directory is required")
 	}
-	tok, err := datasets.LoadTokenizer(r.Tokenizer)
+	tok, err := tokenizers.Load(r.Tokenizer)
 	if err != nil {
 		return nil, fmt.Errorf("--tokenizer: %w", err)
 	}
@@ -155,7 +150,7 @@ func Train(r Run) (*Summary, error) {
 	if st != nil {
 		state = st.DataState
 	}
-	stream, err := openSource(r.Data, tok, tc.SeqLen, tc.Seed, state, r.Log)
+	stream, err := datasets.OpenTraining(r.Data, tok, tc.SeqLen, tc.Seed, state, r.Log)
 	if err != nil {
 		return nil, fmt.Errorf("--data: %w", err)
 	}
@@ -163,7 +158,7 @@ func Train(r Run) (*Summary, error) {
 	var valSeqs [][]int32
 	valWhat := ""
 	if evalN > 0 {
-		if valSeqs, valWhat, err = validationSet(r.Data, r.ValData, tok, tc.SeqLen, evalN, r.Log); err != nil {
+		if valSeqs, valWhat, err = datasets.ValidationSet(r.Data, r.ValData, tok, tc.SeqLen, evalN, r.Log); err != nil {
 			return nil, err
 		}
 	}
@@ -178,12 +173,11 @@ func Train(r Run) (*Summary, error) {
 	if err := writeRunJSON(r, be.Name()); err != nil {
 		return nil, err
 	}
-	metricsPath := filepath.Join(r.Out, "metrics.jsonl")
 	keep := -1
 	if startStep > 0 {
 		keep = startStep
 	}
-	mlog, err := openMetrics(metricsPath, keep)
+	mlog, err := rundir.OpenMetrics(r.Out, keep)
 	if err != nil {
 		return nil, fmt.Errorf("metrics log: %w", err)
 	}
@@ -207,19 +201,23 @@ func Train(r Run) (*Summary, error) {
 		if st.DataState, err = stream.State(); err != nil {
 			return fmt.Errorf("saving the data position: %w", err)
 		}
-		if err := writeState(r.Out, st); err != nil {
+		if err := rundir.WriteState(r.Out, st.Step, st); err != nil {
 			return fmt.Errorf("saving trainer state: %w", err)
 		}
 		if err := oryx.SaveCheckpointKeep(r.Out, r.Model, ctx, tc.KeepCheckpoints); err != nil {
 			return err
 		}
-		return pruneStatesToCheckpoints(r.Out)
+		names, err := oryx.ListCheckpoints(r.Out)
+		if err != nil {
+			return err
+		}
+		return rundir.PruneStates(r.Out, names)
 	}
-	validate := func(record bool) (map[string]Float, error) {
+	validate := func(record bool) (map[string]rundir.Float, error) {
 		if len(valSeqs) == 0 {
 			return nil, nil
 		}
-		out := map[string]Float{}
+		out := map[string]rundir.Float{}
 		for _, vm := range validationModes(r.Model.Variant, tc) {
 			var sum float64
 			var n int
@@ -236,19 +234,19 @@ func Train(r Run) (*Summary, error) {
 				sum += s
 				n += c
 			}
-			out[vm.name] = Float(sum / float64(n))
+			out[vm.name] = rundir.Float(sum / float64(n))
 		}
 		if !record {
 			return out, nil
 		}
-		if err := mlog.write(ValRecord{Kind: "val", Step: st.Step, Tokens: st.TokensSeen, Loss: out}); err != nil {
+		if err := mlog.Write(rundir.ValRecord{Kind: "val", Step: st.Step, Tokens: st.TokensSeen, Loss: out}); err != nil {
 			return nil, err
 		}
 		return out, nil
 	}
 
 	var (
-		lastVal    map[string]Float
+		lastVal    map[string]rundir.Float
 		procStart  = time.Now()
 		procTokens int64
 		winStart   = time.Now()
@@ -286,7 +284,7 @@ func Train(r Run) (*Summary, error) {
 			prog.message("step %d: non-finite loss %v or gradient norm %v: update skipped (%d in a row, %d in all)",
 				st.Step, stats.Loss, stats.GradNorm, st.BadInRow, st.Skipped)
 			if st.BadInRow >= tc.MaxBadSteps {
-				_ = mlog.write(stepRecord(st, stats, lr, 0, attnFrac))
+				_ = mlog.Write(stepRecord(st, stats, lr, 0, attnFrac))
 				return nil, fmt.Errorf("stopping at step %d: %d non-finite steps in a row (max_bad_steps %d); the last "+
 					"checkpoint in %s is intact — lower --lr or check the data, then rerun to resume from it",
 					st.Step, st.BadInRow, tc.MaxBadSteps, r.Out)
@@ -295,7 +293,7 @@ func Train(r Run) (*Summary, error) {
 		if st.Step%tc.LogEvery == 0 || !stats.Applied || st.Step == tc.Steps {
 			rate := float64(winTokens) / time.Since(winStart).Seconds()
 			winStart, winTokens = time.Now(), 0
-			if err := mlog.write(stepRecord(st, stats, lr, rate, attnFrac)); err != nil {
+			if err := mlog.Write(stepRecord(st, stats, lr, rate, attnFrac)); err != nil {
 				return nil, err
 			}
 		}
@@ -353,7 +351,7 @@ func Train(r Run) (*Summary, error) {
 	}
 	sum.FLOPsPerToken = trainFLOPsPerToken(r.Model, tc)
 	sum.TFLOPs = sum.SteadyTokensPerSec * sum.FLOPsPerToken / 1e12
-	if train, _, err := readMetrics(metricsPath); err == nil && len(train) > 0 {
+	if train, _, err := rundir.ReadMetrics(r.Out); err == nil && len(train) > 0 {
 		n := max(1, len(train)/10)
 		var s float64
 		var c int
@@ -363,10 +361,9 @@ func Train(r Run) (*Summary, error) {
 				c++
 			}
 		}
-		sum.TrainLoss = Float(s / float64(max(c, 1)))
+		sum.TrainLoss = rundir.Float(s / float64(max(c, 1)))
 	}
-	data, _ := json.MarshalIndent(sum, "", "  ")
-	if err := writeFileAtomic(filepath.Join(r.Out, "summary.json"), append(data, '\n')); err != nil {
+	if err := rundir.WriteJSON(r.Out, rundir.SummaryFile, sum); err != nil {
 		return nil, err
 	}
 	return sum, nil
@@ -375,9 +372,9 @@ func Train(r Run) (*Summary, error) {
 // errSimulatedKill ends a run early for tests (stopAfter), as a kill would, without saving.
 var errSimulatedKill = errors.New("simulated kill")
 
-func stepRecord(st *RunState, s StepStats, lr, rate, attnFrac float64) StepRecord {
-	return StepRecord{Kind: "train", Step: st.Step, Tokens: st.TokensSeen, Loss: Float(s.Loss), LR: lr,
-		GradNorm: Float(s.GradNorm), TokensPerSec: rate, AttnFraction: attnFrac, Skipped: !s.Applied,
+func stepRecord(st *RunState, s StepStats, lr, rate, attnFrac float64) rundir.StepRecord {
+	return rundir.StepRecord{Kind: "train", Step: st.Step, Tokens: st.TokensSeen, Loss: rundir.Float(s.Loss), LR: lr,
+		GradNorm: rundir.Float(s.GradNorm), TokensPerSec: rate, AttnFraction: attnFrac, Skipped: !s.Applied,
 		ElapsedSec: st.ElapsedSec}
 }
 
@@ -391,7 +388,7 @@ func trainingModes(v oryx.Variant, tc TrainConfig, step int) ([][]oryx.Mode, flo
 	case !v.IsMultiMixer():
 		return nil, 0
 	}
-	s, err := oryx.BlockRandom(tc.Batch, tc.SeqLen, tc.BlockLen, tc.AttentionProb, mix64(tc.Seed, uint64(step)))
+	s, err := oryx.BlockRandom(tc.Batch, tc.SeqLen, tc.BlockLen, tc.AttentionProb, seedrand.Mix64(tc.Seed, uint64(step)))
 	if err != nil {
 		panic(err) // the arguments were validated
 	}
@@ -429,21 +426,13 @@ func validationModes(v oryx.Variant, tc TrainConfig) []validationMode {
 		{"attention", func(b, t int, _ uint64) [][]oryx.Mode { s, _ := oryx.AllAttention(b, t); return rows(s) }},
 		{"linear", func(b, t int, _ uint64) [][]oryx.Mode { s, _ := oryx.AllLinear(b, t); return rows(s) }},
 		{"mixed", func(b, t int, off uint64) [][]oryx.Mode {
-			s, _ := oryx.BlockRandom(b, t, tc.BlockLen, tc.AttentionProb, mix64(valSeed, off))
+			s, _ := oryx.BlockRandom(b, t, tc.BlockLen, tc.AttentionProb, seedrand.Mix64(valSeed, off))
 			return rows(s)
 		}},
 	}
 }
 
-// mix64 hashes two words into a seed (splitmix64 finaliser).
-func mix64(a, b uint64) uint64 {
-	z := a*0x9e3779b97f4a7c15 + b + 0x632be59bd9b4e019
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-	return z ^ (z >> 31)
-}
-
-func formatLosses(m map[string]Float) string {
+func formatLosses(m map[string]rundir.Float) string {
 	var parts []string
 	for _, k := range []string{"attention", "linear", "mixed"} {
 		if v, ok := m[k]; ok {
@@ -472,36 +461,14 @@ func trajectoryDiff(a, b TrainConfig) []string {
 	return d
 }
 
-var checkpointStepRE = regexp.MustCompile(`step-(\d+)`)
-
-// pruneStatesToCheckpoints removes the trainer-state files whose checkpoint was pruned.
-func pruneStatesToCheckpoints(dir string) error {
-	names, err := oryx.ListCheckpoints(dir)
-	if err != nil {
-		return err
-	}
-	keep := map[int]bool{}
-	for _, n := range names {
-		if m := checkpointStepRE.FindStringSubmatch(n); m != nil {
-			s, _ := strconv.Atoi(m[1])
-			keep[s] = true
-		}
-	}
-	return pruneStates(dir, keep)
-}
-
 // writeRunJSON records the run's configuration.
 func writeRunJSON(r Run, backendName string) error {
-	data, err := json.MarshalIndent(struct {
+	return rundir.WriteJSON(r.Out, rundir.RunFile, struct {
 		Run
 		Backend   string `json:"backend"`
 		GoVersion string `json:"go_version"`
 		Started   string `json:"started"`
-	}{r, backendName, runtime.Version(), time.Now().UTC().Format(time.RFC3339)}, "", "  ")
-	if err != nil {
-		return err
-	}
-	return writeFileAtomic(filepath.Join(r.Out, "run.json"), append(data, '\n'))
+	}{r, backendName, runtime.Version(), time.Now().UTC().Format(time.RFC3339)})
 }
 
 // peakRSS returns the process's peak resident set size (VmHWM) in bytes, or 0 where /proc is unavailable.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"image/png"
-	"io"
 	"math"
 	"os"
 	"os/exec"
@@ -16,6 +15,9 @@ import (
 	"time"
 
 	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/datasets/tokenizers"
+	"github.com/oryx-go/oryx/internal/rundir"
+	"github.com/oryx-go/oryx/internal/testutil/tinymodel"
 	"github.com/oryx-go/oryx/oryx"
 	"github.com/stretchr/testify/require"
 )
@@ -23,11 +25,9 @@ import (
 // tinyRun is a 6-step run of the tiny preset on the synthetic language: 4 sequences of 64 tokens per step in
 // two micro-batches, a checkpoint every 2 steps and a validation every 3.
 func tinyRun(t testing.TB, v oryx.Variant, out string) Run {
-	cfg, err := oryx.Preset("tiny", v)
-	require.NoError(t, err)
-	cfg.Vocab = 320 // the byte tokenizer's 258 ids, padded to a multiple of 64
+	cfg := tinymodel.Config(t, v)
 	return Run{
-		Name: "test-" + string(v), Model: cfg, Tokenizer: "bytes", Data: DataSpec{Spec: "synth"}, Out: out,
+		Name: "test-" + string(v), Model: cfg, Tokenizer: "bytes", Data: datasets.DataSpec{Spec: "synth"}, Out: out,
 		Log: testLog{t},
 		Train: TrainConfig{SeqLen: 64, Batch: 4, MicroBatch: 2, Steps: 6, LR: 3e-3, MinLRRatio: 0.1, WarmupSteps: 2,
 			Beta1: 0.9, Beta2: 0.95, Eps: 1e-8, WeightDecay: 0.1, ClipNorm: 1, BlockLen: 16, AttentionProb: 0.5, Seed: 7,
@@ -43,7 +43,7 @@ func (l testLog) Write(p []byte) (int, error) {
 }
 
 func trainLosses(t *testing.T, dir string) []float64 {
-	train, _, err := readMetrics(filepath.Join(dir, "metrics.jsonl"))
+	train, _, err := rundir.ReadMetrics(dir)
 	require.NoError(t, err)
 	var out []float64
 	for i, r := range train {
@@ -72,7 +72,7 @@ func TestTrainWritesEverything(t *testing.T) {
 	require.Len(t, losses, 6)
 	require.InDelta(t, math.Log(320), losses[0], 0.3, "the first loss is about ln V")
 	require.Less(t, losses[5], losses[0], "the loss falls")
-	_, val, err := readMetrics(filepath.Join(out, "metrics.jsonl"))
+	_, val, err := rundir.ReadMetrics(out)
 	require.NoError(t, err)
 	require.Len(t, val, 2)
 	// Kept checkpoints and their state files agree (steps 2, 4, 6 with keep 3).
@@ -80,7 +80,7 @@ func TestTrainWritesEverything(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, names, 3)
 	for _, step := range []int{2, 4, 6} {
-		require.FileExists(t, filepath.Join(out, stateFileName(step)))
+		require.FileExists(t, filepath.Join(out, rundir.StateFileName(step)))
 	}
 }
 
@@ -152,7 +152,7 @@ func TestNonFiniteStepIsSkipped(t *testing.T) {
 	s, err := Train(r)
 	require.NoError(t, err)
 	require.Equal(t, 1, s.Skipped)
-	train, _, err := readMetrics(filepath.Join(out, "metrics.jsonl"))
+	train, _, err := rundir.ReadMetrics(out)
 	require.NoError(t, err)
 	require.True(t, train[3].Skipped)
 	require.True(t, math.IsNaN(float64(train[3].GradNorm)))
@@ -206,7 +206,7 @@ func TestBadRunConfigErrors(t *testing.T) {
 	_, err = Train(r)
 	require.ErrorContains(t, err, "258 tokens")
 	r = tinyRun(t, oryx.OryxTG, t.TempDir())
-	r.Data = DataSpec{Spec: filepath.Join(t.TempDir(), "missing-*.parquet")}
+	r.Data = datasets.DataSpec{Spec: filepath.Join(t.TempDir(), "missing-*.parquet")}
 	_, err = Train(r)
 	require.ErrorContains(t, err, "--data")
 	// Resuming with another trajectory is refused.
@@ -269,7 +269,7 @@ func TestKill9Resume(t *testing.T) {
 func TestMixtureResumeIsExact(t *testing.T) {
 	full, cut := t.TempDir(), t.TempDir()
 	r := tinyRun(t, oryx.OryxTG, full)
-	r.Data = DataSpec{Spec: "mix:synth=1,mqar=1,needle=1,pairs=8"}
+	r.Data = datasets.DataSpec{Spec: "mix:synth=1,mqar=1,needle=1,pairs=8"}
 	r.Train.EvalBatches, r.Train.SeqLen = 1, 160
 	_, err := Train(r)
 	require.NoError(t, err)
@@ -282,51 +282,13 @@ func TestMixtureResumeIsExact(t *testing.T) {
 	require.Equal(t, trainLosses(t, full), trainLosses(t, cut))
 }
 
-func TestMixtureComponents(t *testing.T) {
-	tok, _ := datasets.LoadTokenizer("bytes")
-	s, err := newMixSource("mix:synth=1,mqar=1,needle=1,pairs=8", tok, 160, 3, nil, io.Discard)
-	require.NoError(t, err)
-	seqs, err := s.Batch(60)
-	require.NoError(t, err)
-	kinds := map[string]int{}
-	for _, q := range seqs {
-		require.Len(t, q, 161)
-		switch {
-		case q[0] >= MQARTokenOffset:
-			kinds["mqar"]++
-			for _, id := range q {
-				require.GreaterOrEqual(t, id, int32(MQARTokenOffset))
-			}
-		case strings.Contains(tok.Decode(toInts(q)), "magic number"):
-			kinds["needle"]++
-		default:
-			kinds["synth"]++
-		}
-	}
-	require.Len(t, kinds, 3, "%v", kinds)
-	_, err = newMixSource("mix:needle=1", tok, 64, 3, nil, io.Discard)
-	require.ErrorContains(t, err, "too short")
-	for _, bad := range []string{"mix:", "mix:synth=x", "mix:foo=1", "mix:synth=0", "mix:mqar=1,pairs=60"} {
-		_, err := newMixSource(bad, tok, 160, 3, nil, io.Discard)
-		require.Error(t, err, bad)
-	}
-}
-
-func toInts(x []int32) []int {
-	out := make([]int, len(x))
-	for i, v := range x {
-		out[i] = int(v)
-	}
-	return out
-}
-
 // TestTrainOnParquetAndPretokenized: the two file-based data forms train, resume exactly and agree with each
 // other (a pre-tokenized corpus packs the same token stream as the text it came from).
 func TestTrainOnParquetAndPretokenized(t *testing.T) {
 	dir := t.TempDir()
 	pq := filepath.Join(dir, "corpus.parquet")
 	require.NoError(t, datasets.WriteSynthLangParquet(pq, datasets.SynthLangConfig{Seed: 5}, 400))
-	tok, err := datasets.LoadTokenizer("bytes")
+	tok, err := tokenizers.Load("bytes")
 	require.NoError(t, err)
 	ptk := filepath.Join(dir, "tokens")
 	_, err = datasets.Pretokenize(datasets.PretokenizeConfig{Input: pq, OutDir: ptk, Tokenizer: tok})
@@ -336,7 +298,7 @@ func TestTrainOnParquetAndPretokenized(t *testing.T) {
 	for _, data := range []string{pq, ptk} {
 		full, cut := t.TempDir(), t.TempDir()
 		r := tinyRun(t, oryx.GDN, full)
-		r.Data, r.ValData = DataSpec{Spec: data}, DataSpec{Spec: "synth"}
+		r.Data, r.ValData = datasets.DataSpec{Spec: data}, datasets.DataSpec{Spec: "synth"}
 		r.Train.Steps, r.Train.EvalBatches = 4, 1
 		_, err := Train(r)
 		require.NoError(t, err, data)

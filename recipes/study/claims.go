@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/oryx-go/oryx/datasets"
 	"github.com/oryx-go/oryx/evals/modeswitch"
 	"github.com/oryx-go/oryx/oryx"
-	"github.com/oryx-go/oryx/recipes/recipe"
 )
 
 // Claim is one of the paper's claims checked at this scale: what was compared, the numbers, and whether it
@@ -52,14 +52,14 @@ func meanMQAR(s *ScheduleResult) float64 {
 // more than 3 standard errors in at least one pair count: the mixed-mode claim compares retrieval with
 // retrieval, so it is only measurable when the model retrieves in attention mode at all.
 func aboveChance(cells map[int]mqarCell) (bool, string) {
-	chance := 2.0 / float64(recipe.MQARVocab)
+	chance := 2.0 / float64(datasets.MQARVocab)
 	for _, c := range cells {
 		if c.Accuracy-3*c.StdErr > chance {
 			return true, ""
 		}
 	}
 	return false, fmt.Sprintf("attention-mode accuracy is at chance (%.1f%%, one value in %d) — the model has not learnt recall at this budget",
-		100*chance, recipe.MQARVocab/2)
+		100*chance, datasets.MQARVocab/2)
 }
 
 // claims evaluates (a) the pure modes against the baselines, (b) mixed-mode retrieval, (c) mode switching,

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/datasets/tokenizers"
 )
 
 // copyPrompt is a retrieval probe inside the synthetic language's own distribution: story filler, then a
@@ -23,7 +24,7 @@ type copyPrompt struct {
 }
 
 // copyPrompts builds n prompts of exactly length tokens (byte tokenizer) each, from held-out seeds.
-func copyPrompts(tok datasets.Tokenizer, length, n int, seed uint64) ([]copyPrompt, error) {
+func copyPrompts(tok tokenizers.Tokenizer, length, n int, seed uint64) ([]copyPrompt, error) {
 	copies, err := datasets.NewSynthLang(datasets.SynthLangConfig{Seed: seed, Mix: datasets.SynthMix{Copy: 1}, MaxLines: 1})
 	if err != nil {
 		return nil, err

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/evals/harness"
 	"github.com/oryx-go/oryx/evals/modeswitch"
 	"github.com/oryx-go/oryx/evals/mqar"
@@ -15,7 +16,7 @@ import (
 	"github.com/oryx-go/oryx/recipes/recipe"
 )
 
-// Evaluation seeds, disjoint from the training mixture's (recipe.MixTrainSeed and up).
+// Evaluation seeds, disjoint from the training mixture's (datasets.MixTrainSeed and up).
 const (
 	mqarEvalSeed   = 77
 	needleEvalSeed = 78
@@ -70,7 +71,7 @@ func evaluate(c Config, dir string, sum *recipe.Summary, log io.Writer) (*ModelR
 	if err != nil {
 		return nil, err
 	}
-	tok := datasets.NewByteTokenizer()
+	tok := tokenizers.NewByteTokenizer()
 	res := &ModelResult{Variant: m.Config.Variant, Params: oryx.CountParams(m.Config).Total, Summary: sum}
 	for _, sched := range schedulesOf(m.Config.Variant) {
 		sr := ScheduleResult{Schedule: sched, ValLoss: math.NaN(), MQAR: map[int]mqarCell{}, Needle: map[int]needleCell{},
@@ -91,8 +92,8 @@ func evaluate(c Config, dir string, sum *recipe.Summary, log io.Writer) (*ModelR
 		return nil, err
 	}
 	for _, p := range c.MQARPairs {
-		rs, err := mqar.Evaluate(lm, datasets.MQARConfig{Vocab: recipe.MQARVocab, SeqLen: c.Train.SeqLen, NumPairs: p,
-			Seed: mqarEvalSeed}, c.MQARExamples, recipe.MQARTokenOffset)
+		rs, err := mqar.Evaluate(lm, datasets.MQARConfig{Vocab: datasets.MQARVocab, SeqLen: c.Train.SeqLen, NumPairs: p,
+			Seed: mqarEvalSeed}, c.MQARExamples, datasets.MQARTokenOffset)
 		if err != nil {
 			return nil, fmt.Errorf("mqar with %d pairs: %w", p, err)
 		}
@@ -107,7 +108,7 @@ func evaluate(c Config, dir string, sum *recipe.Summary, log io.Writer) (*ModelR
 	for _, l := range c.NeedleLengths {
 		for _, d := range c.NeedleDepths {
 			for i := 0; i < c.NeedleSamples; i++ {
-				s, err := niah.GenerateMiniNeedle(tok, l, d, needleEvalSeed, len(needles))
+				s, err := datasets.GenerateMiniNeedle(tok, l, d, needleEvalSeed, len(needles))
 				if err != nil {
 					return nil, err
 				}
@@ -115,7 +116,7 @@ func evaluate(c Config, dir string, sum *recipe.Summary, log io.Writer) (*ModelR
 				// the question before it is as long as a 128-token haystack's third; from " A:" on, the attention
 				// share stays near or under 10 % from 256 tokens up].
 				needles = append(needles, probeItem{length: l, tokens: s.PromptTokens, attentionFrom: s.AnswerStart,
-					maxTokens: 6, score: s.Score})
+					maxTokens: 6, score: func(g string) float64 { return niah.ScoreMini(s, g) }})
 			}
 		}
 	}
@@ -184,11 +185,8 @@ func evaluate(c Config, dir string, sum *recipe.Summary, log io.Writer) (*ModelR
 
 	// Mode-switch curves on held-out text (multi-mixer models).
 	if m.Config.Variant.IsMultiMixer() {
-		src, err := datasets.NewSynthLangSource(datasets.SynthLangConfig{Seed: 3}, 0)
-		if err != nil {
-			return nil, err
-		}
-		st, err := datasets.NewStream(datasets.StreamConfig{SeqLen: c.Train.SeqLen, ShuffleBuffer: 1, Log: io.Discard}, src, tok)
+		st, err := datasets.OpenStream(datasets.DataSpec{Spec: "synth"}, tok, datasets.SpecStream{SeqLen: c.Train.SeqLen,
+			Shuffle: 1, SynthSeed: datasets.AnalysisSynthSeed, Log: io.Discard})
 		if err != nil {
 			return nil, err
 		}

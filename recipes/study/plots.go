@@ -1,15 +1,12 @@
 package study
 
 import (
-	"encoding/json"
 	"fmt"
-	"math"
-	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 
 	"github.com/oryx-go/oryx/internal/plot"
+	"github.com/oryx-go/oryx/internal/rundir"
 )
 
 // writePlots draws:
@@ -27,7 +24,7 @@ func writePlots(c Config, rep *Report) error {
 	zero, one := 0.0, 1.0
 	mq.YMin, mq.YMax, nd.YMin, nd.YMax, cp.YMin, cp.YMax = &zero, &one, &zero, &one, &zero, &one
 	for _, m := range rep.Models {
-		x, ys := valCurves(filepath.Join(c.Out, "runs", string(m.Variant)+"-tiny", "metrics.jsonl"))
+		x, ys := valCurves(filepath.Join(c.Out, "runs", string(m.Variant)+"-tiny"))
 		for _, mode := range []string{"attention", "linear", "mixed"} {
 			if y, ok := ys[mode]; ok {
 				loss.Series = append(loss.Series, plot.Series{Name: fmt.Sprintf("%s %s", m.Variant, mode), X: x, Y: y,
@@ -68,29 +65,17 @@ func writePlots(c Config, rep *Report) error {
 }
 
 // valCurves reads the validation records of a run's metrics.jsonl: tokens and the loss per mode.
-func valCurves(path string) ([]float64, map[string][]float64) {
-	data, err := os.ReadFile(path)
+func valCurves(dir string) ([]float64, map[string][]float64) {
+	_, val, err := rundir.ReadMetrics(dir)
 	if err != nil {
 		return nil, nil
 	}
 	var x []float64
 	ys := map[string][]float64{}
-	for _, line := range strings.Split(string(data), "\n") {
-		var r struct {
-			Kind   string              `json:"kind"`
-			Tokens int64               `json:"tokens"`
-			Loss   map[string]*float64 `json:"loss"`
-		}
-		if json.Unmarshal([]byte(line), &r) != nil || r.Kind != "val" {
-			continue
-		}
+	for _, r := range val {
 		x = append(x, float64(r.Tokens))
 		for k, v := range r.Loss {
-			f := math.NaN()
-			if v != nil {
-				f = *v
-			}
-			ys[k] = append(ys[k], f)
+			ys[k] = append(ys[k], float64(v))
 		}
 	}
 	return x, ys

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/oryx-go/oryx/datasets"
 	"github.com/oryx-go/oryx/evals/harness"
 	"github.com/oryx-go/oryx/evals/leaderboard"
 	"github.com/oryx-go/oryx/internal/backend"
@@ -46,7 +47,7 @@ func Run(c Config, log io.Writer) (*Report, error) {
 		}
 		cfg.Vocab = 320 // the byte tokenizer's 258 ids, padded to a multiple of 64
 		dir := filepath.Join(c.Out, "runs", name)
-		sum, err := recipe.Train(recipe.Run{Name: name, Model: cfg, Train: c.Train, Data: recipe.DataSpec{Spec: c.Data},
+		sum, err := recipe.Train(recipe.Run{Name: name, Model: cfg, Train: c.Train, Data: datasets.DataSpec{Spec: c.Data},
 			Tokenizer: "bytes", Out: dir, Log: log})
 		if err != nil {
 			return nil, fmt.Errorf("training %s: %w", name, err)

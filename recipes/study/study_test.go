@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/evals/leaderboard"
 	"github.com/stretchr/testify/require"
 )
@@ -64,7 +64,7 @@ type testLog struct{ t *testing.T }
 func (l testLog) Write(p []byte) (int, error) { l.t.Log(string(p)); return len(p), nil }
 
 func TestCopyPrompts(t *testing.T) {
-	tok := datasets.NewByteTokenizer()
+	tok := tokenizers.NewByteTokenizer()
 	ps, err := copyPrompts(tok, 128, 5, 1)
 	require.NoError(t, err)
 	require.Len(t, ps, 5)

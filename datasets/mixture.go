@@ -1,0 +1,194 @@
+package datasets
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+
+	"github.com/oryx-go/oryx/datasets/tokenizers"
+	"github.com/oryx-go/oryx/internal/seedrand"
+)
+
+// streamBatches adapts a Stream to a BatchSource.
+type streamBatches struct{ s *Stream }
+
+func (s streamBatches) Batch(n int) ([][]int32, error)  { return s.s.Batch(n) }
+func (s streamBatches) State() (json.RawMessage, error) { return json.Marshal(s.s.Cursor()) }
+
+// The synthetic training mixture of the tiny study, spec "mix:synth=W,mqar=W,needle=W[,pairs=P]" (weights
+// relative; any may be 0). Every sequence of SeqLen+1 tokens is drawn from one component, chosen from a
+// hash of (seed, sequence index), so the choice needs no state:
+//
+//	synth   a window of the packed synthetic-language stream (the text the model learns language from);
+//	mqar    an MQAR example (MQARConfig, Zoology's layout) with vocabulary 128 shifted to ids
+//	        MQARTokenOffset+[0, 128) — bytes 128–255, which never occur in the ASCII synthetic language — and
+//	        a number of key–value pairs uniform in [4, pairs] (default pairs = 16);
+//	needle  a mini needle-in-a-haystack document (GenerateMiniNeedle) at a uniform depth, followed by
+//	        its answer and ".", padded with EOS to the length.
+//
+// Training examples are indexed by the sequence index with seeds disjoint from the evaluation ones
+// (MixTrainSeed; the study evaluates with other seeds). The state saved with checkpoints is the sequence
+// count and the synthetic-language stream's cursor.
+
+// MQARTokenOffset shifts MQAR ids into bytes 128–255 for byte-level models.
+const MQARTokenOffset = 128
+
+// MQARVocab is the MQAR vocabulary of the mixture (keys 1–63, values 64–127 before the offset).
+const MQARVocab = 128
+
+// MixTrainSeed seeds the mixture's MQAR and needle examples.
+const MixTrainSeed = 1000
+
+type mixSpec struct {
+	wSynth, wMQAR, wNeedle float64
+	pairs                  int
+}
+
+func parseMix(spec string) (mixSpec, error) {
+	m := mixSpec{pairs: 16}
+	rest, ok := strings.CutPrefix(spec, "mix:")
+	if !ok {
+		return m, fmt.Errorf("mixture spec %q: want mix:synth=W,mqar=W,needle=W[,pairs=P]", spec)
+	}
+	for _, kv := range strings.Split(rest, ",") {
+		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
+		if !ok {
+			return m, fmt.Errorf("mixture spec %q: item %q is not key=value", spec, kv)
+		}
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || f < 0 {
+			return m, fmt.Errorf("mixture spec %q: %s=%q must be a number ≥ 0", spec, k, v)
+		}
+		switch k {
+		case "synth":
+			m.wSynth = f
+		case "mqar":
+			m.wMQAR = f
+		case "needle":
+			m.wNeedle = f
+		case "pairs":
+			m.pairs = int(f)
+		default:
+			return m, fmt.Errorf("mixture spec %q: unknown key %q (synth, mqar, needle, pairs)", spec, k)
+		}
+	}
+	if m.wSynth+m.wMQAR+m.wNeedle <= 0 {
+		return m, fmt.Errorf("mixture spec %q: all weights are 0", spec)
+	}
+	if m.pairs < 4 {
+		return m, fmt.Errorf("mixture spec %q: pairs must be ≥ 4", spec)
+	}
+	return m, nil
+}
+
+type mixSource struct {
+	spec   mixSpec
+	seed   uint64
+	seqLen int
+	tok    tokenizers.Tokenizer
+	text   *Stream
+	mqar   map[int]*MQARGenerator // by pair count
+	rows   int64                  // sequences yielded so far
+}
+
+type mixState struct {
+	Rows int64        `json:"rows"`
+	Text StreamCursor `json:"text"`
+}
+
+func newMixSource(spec string, tok tokenizers.Tokenizer, seqLen int, seed uint64, state json.RawMessage, log io.Writer) (*mixSource, error) {
+	ms, err := parseMix(spec)
+	if err != nil {
+		return nil, err
+	}
+	if 2*ms.pairs*2 > seqLen {
+		return nil, fmt.Errorf("mixture spec %q: %d MQAR pairs and queries need seq_len ≥ %d", spec, ms.pairs, 4*ms.pairs)
+	}
+	if ms.pairs > MQARVocab/2-1 {
+		return nil, fmt.Errorf("mixture spec %q: at most %d pairs", spec, MQARVocab/2-1)
+	}
+	if tok.VocabSize() < MQARTokenOffset+MQARVocab {
+		return nil, fmt.Errorf("mixture: tokenizer %s has %d ids, the MQAR component needs %d", tok.Name(), tok.VocabSize(), MQARTokenOffset+MQARVocab)
+	}
+	s := &mixSource{spec: ms, seed: seed, seqLen: seqLen, tok: tok, mqar: map[int]*MQARGenerator{}}
+	if ms.wNeedle > 0 { // fail now, not at the first needle row
+		if _, err := GenerateMiniNeedle(tok, seqLen+1-len(tok.Encode(" 0000.")), 0.5, MixTrainSeed, 0); err != nil {
+			return nil, fmt.Errorf("mixture spec %q at seq_len %d: %w", spec, seqLen, err)
+		}
+	}
+	var cur *StreamCursor
+	if state != nil {
+		var st mixState
+		if err := json.Unmarshal(state, &st); err != nil {
+			return nil, fmt.Errorf("mixture state: %w", err)
+		}
+		s.rows, cur = st.Rows, &st.Text
+	}
+	if s.text, err = OpenStream(DataSpec{Spec: "synth"}, tok, SpecStream{SeqLen: seqLen, Seed: seed, SynthSeed: TrainSynthSeed,
+		Epochs: EpochsForever, Cursor: cur, Log: log}); err != nil {
+		return nil, err
+	}
+	for p := 4; p <= ms.pairs; p++ {
+		g, err := NewMQARGenerator(MQARConfig{Vocab: MQARVocab, SeqLen: seqLen, NumPairs: p, Seed: MixTrainSeed + uint64(p)})
+		if err != nil {
+			return nil, err
+		}
+		s.mqar[p] = g
+	}
+	return s, nil
+}
+
+func (s *mixSource) State() (json.RawMessage, error) {
+	return json.Marshal(mixState{Rows: s.rows, Text: s.text.Cursor()})
+}
+
+func (s *mixSource) Batch(n int) ([][]int32, error) {
+	out := make([][]int32, n)
+	for i := range out {
+		seq, err := s.next()
+		if err != nil {
+			return nil, err
+		}
+		out[i] = seq
+	}
+	return out, nil
+}
+
+// next draws sequence number s.rows.
+func (s *mixSource) next() ([]int32, error) {
+	r := s.rows
+	s.rows++
+	rng := rand.New(rand.NewPCG(seedrand.Mix64(s.seed, uint64(r)), 0x4d4958)) // "MIX"
+	total := s.spec.wSynth + s.spec.wMQAR + s.spec.wNeedle
+	u := rng.Float64() * total
+	switch {
+	case u < s.spec.wSynth:
+		return s.text.Next()
+	case u < s.spec.wSynth+s.spec.wMQAR:
+		p := 4 + rng.IntN(s.spec.pairs-3)
+		ex := s.mqar[p].Example(uint64(r))
+		seq := make([]int32, len(ex.Tokens))
+		for j, id := range ex.Tokens {
+			seq[j] = id + MQARTokenOffset
+		}
+		return seq, nil
+	default:
+		answer := len(s.tok.Encode(" 0000."))
+		nd, err := GenerateMiniNeedle(s.tok, s.seqLen+1-answer, rng.Float64(), MixTrainSeed, int(r))
+		if err != nil {
+			return nil, fmt.Errorf("mixture needle: %w", err)
+		}
+		ids := append(nd.PromptTokens, s.tok.Encode(nd.Answer+".")...)
+		seq := make([]int32, s.seqLen+1)
+		for j := range seq {
+			seq[j] = int32(s.tok.EOS())
+			if j < len(ids) {
+				seq[j] = int32(ids[j])
+			}
+		}
+		return seq, nil
+	}
+}

@@ -1,0 +1,119 @@
+package harness_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/oryx-go/oryx/datasets/tokenizers"
+	"github.com/oryx-go/oryx/evals/harness"
+	"github.com/oryx-go/oryx/evals/harness/harnesstest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// toyTask is a task over inline documents for harness.Run tests: each document is (context, continuation).
+type toyTask struct {
+	docs [][2]string
+	gen  []string
+}
+
+func (toyTask) Name() string { return "toy" }
+
+func (tt toyTask) Build(m harness.Model, opts harness.Options) (*harness.Plan, error) {
+	p := &harness.Plan{Docs: len(tt.docs) + len(tt.gen), TotalDocs: len(tt.docs) + len(tt.gen)}
+	for i, d := range tt.docs {
+		ctx, cont := harness.EncodePair(m.Tokenizer(), m.PrefixToken(), d[0], d[1])
+		from := harness.Never
+		if opts.Mixed {
+			from = len(ctx)
+		}
+		p.LL = append(p.LL, harness.LLItem{Doc: i, Context: d[0], Continuation: d[1], Req: harness.LLRequest{Context: ctx, Continuation: cont, AttentionFrom: from}})
+	}
+	for i, g := range tt.gen {
+		ids := harness.EncodeContext(m.Tokenizer(), m.PrefixToken(), g)
+		p.Gen = append(p.Gen, harness.GenItem{Doc: len(tt.docs) + i, Prompt: g, Labels: []string{"q"},
+			Req: harness.GenRequest{Context: ids, AttentionFrom: len(ids) - 1, Until: []string{"\n"}, MaxTokens: 4}})
+	}
+	p.Score = func(ll []harness.LLResult, gen []harness.GenResult) (harness.Scores, error) {
+		var lls, sc []float64
+		for _, r := range ll {
+			lls = append(lls, r.LogLikelihood)
+		}
+		for _, g := range gen {
+			sc = append(sc, harness.Bool01(strings.Contains(g.Text, "q")))
+		}
+		return harness.Scores{Metrics: map[string]harness.Metric{"sum": {Value: -harness.Perplexity(lls), Stderr: math.NaN(), N: len(ll)}}, Gen: sc}, nil
+	}
+	return p, nil
+}
+
+func TestRunTruncatesCountsAndLogs(t *testing.T) {
+	tok := tokenizers.NewByteTokenizer()
+	m := harnesstest.NewFakeModel(tok)
+	m.MaxLen = 8
+	m.Generate = func(prompt string) string { return "qq\nrest" }
+	var buf bytes.Buffer
+	sw := harness.NewSampleWriter(&buf)
+	task := toyTask{docs: [][2]string{{"abcdefghij", "kl"}, {"ab ", "c"}}, gen: []string{"0123456789"}}
+	res, err := harness.Run(m, task, harness.Options{Mixed: true, Samples: sw})
+	require.NoError(t, err)
+	assert.Equal(t, 3, res.Requests)
+	assert.Equal(t, 2, res.Truncated) // the long LL context and the 10-token prompt (8-4 = 4 kept)
+	// What the model saw: left-truncated, with shifted split points.
+	require.Len(t, m.LLSeen, 2)
+	assert.Equal(t, tok.Encode("defghij"), m.LLSeen[0].Context) // (ctx+cont)[-9:]
+	assert.Equal(t, 7, m.LLSeen[0].AttentionFrom)
+	assert.Equal(t, tok.Encode("ab"), m.LLSeen[1].Context)
+	assert.Equal(t, tok.Encode(" c"), m.LLSeen[1].Continuation)
+	require.Len(t, m.GenSeen, 1)
+	assert.Equal(t, tok.Encode("6789"), m.GenSeen[0].Context)
+	assert.Equal(t, 3, m.GenSeen[0].AttentionFrom)
+	// Attention tokens: LL1 runs 8 positions, 1 in attention; LL2 runs 3, 1; the generation runs 4+4-1 = 7
+	// (the scripted "qq\nr" is cut to 4 tokens), 4 in attention.
+	assert.Equal(t, int64(8+3+7), res.Tokens)
+	assert.Equal(t, int64(1+1+4), res.AttentionTokens)
+	assert.InDelta(t, 6.0/18, res.AttentionFraction, 1e-12)
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	require.Len(t, lines, 3)
+	var s0 harness.LLSample
+	require.NoError(t, json.Unmarshal([]byte(lines[0]), &s0))
+	assert.Equal(t, "toy", s0.Task)
+	assert.Equal(t, "abcdefghij", s0.Context)
+	assert.True(t, s0.Truncated)
+	assert.Equal(t, 7, s0.ContextTokens)
+	var g harness.GenSample
+	require.NoError(t, json.Unmarshal([]byte(lines[2]), &g))
+	assert.Equal(t, "qq", g.Generation) // cut at "\n"
+	assert.Equal(t, 1.0, g.Score)
+	assert.Contains(t, res.Summary(), "truncated 2")
+}
+
+func TestRegistry(t *testing.T) {
+	harness.Register("zz_toy_a", func(harness.Config) (harness.Task, error) { return toyTask{}, nil })
+	harness.Register("zz_toy_b", func(harness.Config) (harness.Task, error) { return toyTask{}, nil })
+	harness.RegisterGroup("zz_toys", "zz_toy_a", "zz_toy_b")
+	assert.Panics(t, func() { harness.Register("zz_toy_a", nil) })
+	names, err := harness.ParseTaskList("zz_toy_b, zz_toys")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"zz_toy_b", "zz_toy_a"}, names)
+	_, err = harness.Lookup("zz_nope", harness.Config{})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `unknown task "zz_nope"`)
+	assert.Contains(t, err.Error(), "zz_toy_a, zz_toy_b")
+	assert.Contains(t, err.Error(), "zz_toys (zz_toy_a,zz_toy_b)")
+	_, err = harness.ParseTaskList("zz_toy_a,zz_nope")
+	assert.ErrorContains(t, err, "known tasks")
+	_, err = harness.ParseTaskList(" , ")
+	assert.Error(t, err)
+	ov, err := harness.ParsePathOverrides([]string{"zz_toy_a=/x/a.parquet,zz_toy_b=/y"})
+	require.NoError(t, err)
+	assert.Equal(t, "/x/a.parquet", harness.Config{DataRoot: "/r", Paths: ov}.Path("zz_toy_a", "a/b.parquet"))
+	assert.Equal(t, "/r/a/b.parquet", harness.Config{DataRoot: "/r"}.Path("zz_toy_a", "a/b.parquet"))
+	_, err = harness.ParsePathOverrides([]string{"zz_nope=/x"})
+	assert.ErrorContains(t, err, "known tasks")
+	_, err = harness.ParsePathOverrides([]string{"zz_toy_a"})
+	assert.ErrorContains(t, err, "task=path")
+}

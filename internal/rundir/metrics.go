@@ -1,0 +1,155 @@
+package rundir
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+)
+
+// StepRecord is one line of metrics.jsonl for a training step (every LogEvery steps).
+type StepRecord struct {
+	Kind         string  `json:"kind"` // "train"
+	Step         int     `json:"step"` // steps completed, this one included
+	Tokens       int64   `json:"tokens"`
+	Loss         Float   `json:"loss"`
+	LR           float64 `json:"lr"`
+	GradNorm     Float   `json:"grad_norm"`
+	TokensPerSec float64 `json:"tokens_per_s"`
+	AttnFraction float64 `json:"attn_fraction"` // fraction of this step's tokens read in attention mode
+	Skipped      bool    `json:"skipped,omitempty"`
+	ElapsedSec   float64 `json:"elapsed_s"`
+}
+
+// ValRecord is one line of metrics.jsonl for a validation: the mean token loss per mode schedule.
+type ValRecord struct {
+	Kind   string           `json:"kind"` // "val"
+	Step   int              `json:"step"`
+	Tokens int64            `json:"tokens"`
+	Loss   map[string]Float `json:"loss"` // "attention", "linear", "mixed" (those the variant has)
+}
+
+// Float is a float64 that survives JSON when it is not finite: NaN and ±Inf are written as null (JSON
+// has no such numbers) and null reads back as NaN, so a skipped step's loss stays visibly missing.
+type Float float64
+
+// MarshalJSON writes non-finite values as null.
+func (f Float) MarshalJSON() ([]byte, error) {
+	v := float64(f)
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return []byte("null"), nil
+	}
+	return json.Marshal(v)
+}
+
+// UnmarshalJSON reads null as NaN.
+func (f *Float) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*f = Float(math.NaN())
+		return nil
+	}
+	var v float64
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*f = Float(v)
+	return nil
+}
+
+// MetricsLog appends JSON lines to metrics.jsonl.
+type MetricsLog struct {
+	f *os.File
+	w *bufio.Writer
+}
+
+// OpenMetrics opens dir/metrics.jsonl for appending. On resume (keepUpTo ≥ 0) it first drops every line whose step is
+// greater than keepUpTo — what a killed run logged after its last checkpoint — so that the file continues
+// exactly as the uninterrupted run's would; keepUpTo < 0 starts a new file.
+func OpenMetrics(dir string, keepUpTo int) (*MetricsLog, error) {
+	path := filepath.Join(dir, MetricsFile)
+	var kept []byte
+	if keepUpTo >= 0 {
+		data, err := os.ReadFile(path)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		for _, line := range bytes.SplitAfter(data, []byte("\n")) {
+			if len(bytes.TrimSpace(line)) == 0 || !bytes.HasSuffix(line, []byte("\n")) {
+				continue // empty, or a torn last line
+			}
+			var r struct {
+				Step int `json:"step"`
+			}
+			if json.Unmarshal(line, &r) == nil && r.Step <= keepUpTo {
+				kept = append(kept, line...)
+			}
+		}
+	}
+	if err := WriteFileAtomic(path, kept); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	return &MetricsLog{f: f, w: bufio.NewWriter(f)}, nil
+}
+
+// Write appends one record (a StepRecord or a ValRecord) as a line and flushes it.
+func (m *MetricsLog) Write(rec any) error {
+	data, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	m.w.Write(data)
+	m.w.WriteByte('\n')
+	return m.w.Flush()
+}
+
+// Close flushes and closes the file.
+func (m *MetricsLog) Close() error {
+	if err := m.w.Flush(); err != nil {
+		return err
+	}
+	return m.f.Close()
+}
+
+// ReadMetrics reads dir/metrics.jsonl back (for plots, summaries and tests).
+func ReadMetrics(dir string) (train []StepRecord, val []ValRecord, err error) {
+	path := filepath.Join(dir, MetricsFile)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i, line := range bytes.Split(data, []byte("\n")) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var kind struct {
+			Kind string `json:"kind"`
+		}
+		if err := json.Unmarshal(line, &kind); err != nil {
+			return nil, nil, fmt.Errorf("%s line %d: %w", path, i+1, err)
+		}
+		switch kind.Kind {
+		case "train":
+			var r StepRecord
+			if err := json.Unmarshal(line, &r); err != nil {
+				return nil, nil, fmt.Errorf("%s line %d: %w", path, i+1, err)
+			}
+			train = append(train, r)
+		case "val":
+			var r ValRecord
+			if err := json.Unmarshal(line, &r); err != nil {
+				return nil, nil, fmt.Errorf("%s line %d: %w", path, i+1, err)
+			}
+			val = append(val, r)
+		}
+	}
+	return train, val, nil
+}

@@ -1,0 +1,91 @@
+package rundir
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+type testState struct {
+	Step       int    `json:"step"`
+	TokensSeen int64  `json:"tokens_seen"`
+	Cursor     string `json:"cursor"`
+}
+
+func TestStateRoundTripAndPrune(t *testing.T) {
+	dir := t.TempDir()
+	for _, step := range []int{2, 4, 6} {
+		require.NoError(t, WriteState(dir, step, testState{Step: step, TokensSeen: int64(100 * step), Cursor: "c"}))
+	}
+	var st testState
+	require.NoError(t, ReadState(dir, 4, &st))
+	require.Equal(t, testState{4, 400, "c"}, st)
+	require.Equal(t, int64(600), TokensSeen(dir, 6))
+	require.Equal(t, int64(0), TokensSeen(dir, 7), "no state file: 0")
+
+	require.ErrorContains(t, ReadState(dir, 8, &st), "trainer-state-00000008.json is missing")
+	require.NoError(t, os.Rename(filepath.Join(dir, StateFileName(2)), filepath.Join(dir, StateFileName(3))))
+	require.ErrorContains(t, ReadState(dir, 3, &st), "holds step 2, want 3")
+
+	names := []string{"checkpoint-n0000004-20260101-000000-step-00000004", "checkpoint-n0000005-20260101-000000-step-00000006"}
+	require.NoError(t, PruneStates(dir, names))
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	var left []string
+	for _, e := range entries {
+		left = append(left, e.Name())
+	}
+	require.Equal(t, []string{StateFileName(4), StateFileName(6)}, left)
+}
+
+func TestMetricsResumeDropsLaterLines(t *testing.T) {
+	dir := t.TempDir()
+	m, err := OpenMetrics(dir, -1)
+	require.NoError(t, err)
+	for step := 1; step <= 4; step++ {
+		require.NoError(t, m.Write(StepRecord{Kind: "train", Step: step, Loss: Float(step)}))
+	}
+	require.NoError(t, m.Write(ValRecord{Kind: "val", Step: 4, Loss: map[string]Float{"attention": Float(math.NaN())}}))
+	require.NoError(t, m.Close())
+	// A torn last line, as a kill mid-write leaves it.
+	f, err := os.OpenFile(filepath.Join(dir, MetricsFile), os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString(`{"kind":"train","st`)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+
+	m, err = OpenMetrics(dir, 2) // resumed from the checkpoint of step 2
+	require.NoError(t, err)
+	require.NoError(t, m.Write(StepRecord{Kind: "train", Step: 3, Loss: 30}))
+	require.NoError(t, m.Close())
+	train, val, err := ReadMetrics(dir)
+	require.NoError(t, err)
+	require.Empty(t, val)
+	require.Len(t, train, 3)
+	require.Equal(t, []Float{1, 2, 30}, []Float{train[0].Loss, train[1].Loss, train[2].Loss})
+}
+
+func TestFloatNullIsNaN(t *testing.T) {
+	dir := t.TempDir()
+	m, err := OpenMetrics(dir, -1)
+	require.NoError(t, err)
+	require.NoError(t, m.Write(ValRecord{Kind: "val", Step: 1, Loss: map[string]Float{"linear": Float(math.Inf(1)), "attention": 2}}))
+	require.NoError(t, m.Close())
+	data, err := os.ReadFile(filepath.Join(dir, MetricsFile))
+	require.NoError(t, err)
+	require.Contains(t, string(data), `"linear":null`)
+	_, val, err := ReadMetrics(dir)
+	require.NoError(t, err)
+	require.True(t, math.IsNaN(float64(val[0].Loss["linear"])))
+	require.Equal(t, Float(2), val[0].Loss["attention"])
+}
+
+func TestRunJSONTokenizer(t *testing.T) {
+	dir := t.TempDir()
+	require.Equal(t, "bytes", Tokenizer(dir), "no run.json: the byte tokenizer")
+	require.NoError(t, WriteJSON(dir, RunFile, map[string]string{"tokenizer": "/x/tokenizer.json"}))
+	require.Equal(t, "/x/tokenizer.json", Tokenizer(dir))
+}

@@ -1,0 +1,144 @@
+package rundir
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+)
+
+// Trainer state: what a checkpoint needs besides the weights and optimizer state to resume a run exactly
+// (the step, the data stream's cursor, the counters; the trainer's type, recipe.RunState). It is written to
+// the run directory as "trainer-state-SSSSSSSS.json" (S = the step) before the checkpoint of that step,
+// atomically (temporary file, fsync, rename), so the newest checkpoint always finds its state file; files of
+// pruned checkpoints are removed after them. Every state file has the fields of StateHeader.
+
+// StateHeader holds the fields of a trainer-state file that readers other than the trainer use.
+type StateHeader struct {
+	Step       int   `json:"step"`        // optimizer steps completed
+	TokensSeen int64 `json:"tokens_seen"` // training tokens consumed
+}
+
+var stateFileRE = regexp.MustCompile(`^trainer-state-(\d{8})\.json$`)
+
+// StateFileName is the name of the trainer-state file of step.
+func StateFileName(step int) string { return fmt.Sprintf("trainer-state-%08d.json", step) }
+
+// WriteState writes st, the state after step, atomically into dir.
+func WriteState(dir string, step int, st any) error {
+	data, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	return WriteFileAtomic(filepath.Join(dir, StateFileName(step)), data)
+}
+
+// ReadState reads the state file of step from dir into st, checking that it holds that step.
+func ReadState(dir string, step int, st any) error {
+	path := filepath.Join(dir, StateFileName(step))
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("the newest checkpoint is at step %d but %s is missing: cannot resume the data order "+
+			"(delete the run directory to start over)", step, path)
+	}
+	if err != nil {
+		return err
+	}
+	var h StateHeader
+	if err := json.Unmarshal(data, &h); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := json.Unmarshal(data, st); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if h.Step != step {
+		return fmt.Errorf("%s: holds step %d, want %d", path, h.Step, step)
+	}
+	return nil
+}
+
+// TokensSeen is the training tokens recorded in dir's state file of step, or 0 when there is none (a
+// checkpoint written outside a recipe).
+func TokensSeen(dir string, step int64) int64 {
+	data, err := os.ReadFile(filepath.Join(dir, StateFileName(int(step))))
+	if err != nil {
+		return 0
+	}
+	var h StateHeader
+	_ = json.Unmarshal(data, &h)
+	return h.TokensSeen
+}
+
+// checkpointStepRE finds the step in a checkpoint name: oryx.SaveCheckpoint names them as GoMLX does,
+// "checkpoint-nNNNNNNN-<time>-step-SSSSSSSS".
+var checkpointStepRE = regexp.MustCompile(`step-(\d+)`)
+
+// PruneStates removes the state files of steps that none of checkpoints (names as oryx.ListCheckpoints
+// returns them) is at.
+func PruneStates(dir string, checkpoints []string) error {
+	keep := map[int]bool{}
+	for _, n := range checkpoints {
+		if m := checkpointStepRE.FindStringSubmatch(n); m != nil {
+			s, _ := strconv.Atoi(m[1])
+			keep[s] = true
+		}
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		m := stateFileRE.FindStringSubmatch(e.Name())
+		if m == nil {
+			continue
+		}
+		step, _ := strconv.Atoi(m[1])
+		if !keep[step] {
+			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// WriteFileAtomic writes data to path through a synced temporary file in the same directory and a rename.
+func WriteFileAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	ok := false
+	defer func() {
+		if !ok {
+			_ = f.Close()
+			_ = os.Remove(tmp)
+		}
+	}()
+	if _, err := f.Write(data); err != nil {
+		return err
+	}
+	if err := f.Chmod(0o644); err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return err
+	}
+	ok = true
+	if d, err := os.Open(filepath.Dir(path)); err == nil {
+		_ = d.Sync()
+		_ = d.Close()
+	}
+	return nil
+}

@@ -1,0 +1,46 @@
+// Package testutil holds the numeric test oracles several packages' tests share: relative error and
+// central finite differences. Only tests import it (and it imports nothing of the project), so the oracles
+// exist once instead of being copied between layers, oryx and internal/backend.
+package testutil
+
+import "math"
+
+// RelErr is max|got − want| / max|want| (or the absolute error when want is all zeros); +Inf when the
+// lengths differ or a difference is NaN.
+func RelErr(got, want []float64) float64 {
+	if len(got) != len(want) {
+		return math.Inf(1)
+	}
+	var diff, scale float64
+	for i := range want {
+		diff = max(diff, math.Abs(got[i]-want[i]))
+		scale = max(scale, math.Abs(want[i]))
+	}
+	if math.IsNaN(diff) {
+		return math.Inf(1)
+	}
+	if scale == 0 {
+		return diff
+	}
+	return diff / scale
+}
+
+// CentralDiff is (f(+eps) − f(−eps)) / 2eps: the derivative at 0 of f, a function of a perturbation.
+func CentralDiff(f func(delta float64) float64, eps float64) float64 {
+	return (f(eps) - f(-eps)) / (2 * eps)
+}
+
+// FiniteDiffGrad returns the central finite-difference gradient of f with respect to every entry of every
+// slice in params (perturbed in place, one entry at a time, and restored).
+func FiniteDiffGrad(f func() float64, params [][]float64, eps float64) [][]float64 {
+	grads := make([][]float64, len(params))
+	for p, x := range params {
+		grads[p] = make([]float64, len(x))
+		for i := range x {
+			orig := x[i]
+			grads[p][i] = CentralDiff(func(d float64) float64 { x[i] = orig + d; return f() }, eps)
+			x[i] = orig
+		}
+	}
+	return grads
+}
