@@ -52,6 +52,24 @@ func ParsePathOverrides(entries []string) (map[string]string, error) {
 	return out, nil
 }
 
+// DataRootEnv is the environment variable that names the data root when no flag does.
+const DataRootEnv = "ORYX_DATA"
+
+// ResolveDataRoot returns the data root and how it was found, in order: flag (when non-empty, "flag"),
+// $ORYX_DATA ("env"), then FindDataRoot walking up from wd ("walk-up"). ("", "") when none applies.
+func ResolveDataRoot(flag, wd string) (root, source string) {
+	if flag != "" {
+		return flag, "flag"
+	}
+	if env := os.Getenv(DataRootEnv); env != "" {
+		return env, "env"
+	}
+	if r := FindDataRoot(wd); r != "" {
+		return r, "walk-up"
+	}
+	return "", ""
+}
+
 // FindDataRoot looks for shared/data/hf in dir and its parents (the layout of this project's machines)
 // and returns it, or "" when there is none. A command can use it as the default of its data-root flag.
 func FindDataRoot(dir string) string {
