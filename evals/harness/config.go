@@ -16,7 +16,7 @@ type Config struct {
 	// (datasets.OpenParquet). A relative path is taken as is (relative to the working directory).
 	Paths map[string]string
 	// Params are task-family options from the command line, e.g. "niah.lengths" = "1024,2048" (each family
-	// documents the keys it reads; unknown keys are ignored).
+	// documents and registers the keys it reads, RegisterParam; ParseParams refuses unregistered keys).
 	Params map[string]string
 }
 
