@@ -157,9 +157,11 @@ func mergeCmd(args []string, stdout, stderr io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if err := evalrun.Merge(*out, fs.Args(), *partial); err != nil {
+	l, err := evalrun.Merge(*out, fs.Args(), *partial)
+	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "wrote %s/leaderboard.json and %s/leaderboard.md from %d run files\n", *out, *out, fs.NArg())
+	fmt.Fprintf(stdout, "wrote %s/leaderboard.json and %s/leaderboard.md: %d runs from %d files (%d of merge's own outputs skipped)\n",
+		*out, *out, len(l.Runs), fs.NArg()-len(l.Skipped), len(l.Skipped))
 	return nil
 }

@@ -109,6 +109,9 @@ func Run(o Options) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("--tasks: %w", err)
 	}
+	if err := o.checkDataRoot(tasks); err != nil {
+		return "", err
+	}
 	lengths := o.groupLengths()
 	modelMax := max(o.MaxLength, o.LMMaxLength)
 	for _, t := range tasks {
@@ -121,9 +124,6 @@ func Run(o Options) (string, error) {
 				return "", fmt.Errorf("task %s: %w", t.Name(), err)
 			}
 		}
-	}
-	if err := o.checkDataRoot(tasks); err != nil {
-		return "", err
 	}
 	schedule := o.Schedule
 	switch {
@@ -349,18 +349,18 @@ func finishedTasks(out string, o Options, schedule, tokName string, lengths map[
 
 // Merge builds <dir>/leaderboard.json and <dir>/leaderboard.md from run files (leaderboard.MergeWith:
 // merge's own outputs among files are skipped; partial runs' averages are left out unless includePartial).
-func Merge(dir string, files []string, includePartial bool) error {
+func Merge(dir string, files []string, includePartial bool) (*leaderboard.Leaderboard, error) {
 	if len(files) == 0 {
-		return errors.New("merge: no run files given")
+		return nil, errors.New("merge: no run files given")
 	}
 	l, err := leaderboard.MergeWith(leaderboard.MergeOptions{IncludePartial: includePartial}, files...)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+		return nil, err
 	}
-	return l.WriteFiles(filepath.Join(dir, "leaderboard.json"), filepath.Join(dir, "leaderboard.md"))
+	return l, l.WriteFiles(filepath.Join(dir, "leaderboard.json"), filepath.Join(dir, "leaderboard.md"))
 }
 
 // tokensSeen reads the training tokens of the checkpoint's step from its trainer-state file, when present.

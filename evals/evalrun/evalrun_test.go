@@ -67,8 +67,11 @@ func TestRunAndMergeOnRealData(t *testing.T) {
 	for _, k := range []string{"doc_id", "doc", "target", "arguments", "resps", "filtered_resps", "acc", "acc_norm"} {
 		assert.Contains(t, rec, k)
 	}
-	require.NoError(t, Merge(out, files, false))
-	require.NoError(t, Merge(out, append(files, filepath.Join(out, "leaderboard.json")), false)) // its own output skipped
+	_, err = Merge(out, files, false)
+	require.NoError(t, err)
+	l, err := Merge(out, append(files, filepath.Join(out, "leaderboard.json")), false) // its own output skipped
+	require.NoError(t, err)
+	assert.Len(t, l.Skipped, 1)
 	md, err := os.ReadFile(filepath.Join(out, "leaderboard.md"))
 	require.NoError(t, err)
 	assert.Contains(t, string(md), "mixed")
@@ -126,7 +129,8 @@ func TestBadInput(t *testing.T) {
 	}
 	_, err := Run(Options{Checkpoint: "x", Tasks: "piqa", Harness: harness.Config{DataRoot: ""}})
 	assert.ErrorContains(t, err, "--data-root")
-	require.ErrorContains(t, Merge(t.TempDir(), nil, false), "no run files")
+	_, err = Merge(t.TempDir(), nil, false)
+	require.ErrorContains(t, err, "no run files")
 	// An unwritable --out fails before the checkpoint is read.
 	file := filepath.Join(t.TempDir(), "file")
 	require.NoError(t, os.WriteFile(file, nil, 0o644))

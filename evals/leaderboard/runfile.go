@@ -465,7 +465,10 @@ func writeAtomic(path string, data []byte) error {
 		return fmt.Errorf("leaderboard: %w", err)
 	}
 	name := tmp.Name()
-	if _, err = tmp.Write(data); err == nil {
+	if err = tmp.Chmod(0o644); err == nil { // CreateTemp makes 0600; results are for sharing
+		_, err = tmp.Write(data)
+	}
+	if err == nil {
 		err = tmp.Close()
 	} else {
 		tmp.Close()
