@@ -1,9 +1,10 @@
 // Command evals evaluates an oryx checkpoint on lm-evaluation-harness-compatible LM tasks, the JRT
 // recall-intensive retrieval tasks and RULER needle-in-a-haystack, under a mode schedule, and writes one
-// leaderboard run file; `evals merge` builds leaderboard.json and a markdown table from run files.
+// results file in lm-evaluation-harness 0.4's layout (evals/leaderboard), task by task, printing lm-eval's
+// results table at the end; `evals merge` builds leaderboard.json and a markdown table from results files.
 //
 //	go run ./evals --checkpoint runs/oryx-tg-130m --tasks lm,recall,niah --mixed --out results/tg-mixed.json
-//	go run ./evals --checkpoint DIR --tasks piqa,arc_easy --schedule attention --limit 100
+//	go run ./evals --checkpoint DIR --tasks piqa,arc_easy --schedule attention --limit 100 --log-samples
 //	go run ./evals merge --out results results/*.json
 //	go run ./evals switch --checkpoint DIR --at 512 --seq-len 1024      # per-position loss around a mode switch
 //	go run ./evals mqar --checkpoint DIR --pairs 4,8,16 --offset 128    # MQAR accuracy per schedule

@@ -40,30 +40,32 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	fs := flag.NewFlagSet("evals", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	wd, _ := os.Getwd()
 	var o evalrun.Options
 	var paths, params listFlag
+	var dataRoot string
 	fs.StringVar(&o.Checkpoint, "checkpoint", "", "checkpoint directory (config.json + checkpoint files)")
 	fs.StringVar(&o.Tasks, "tasks", "lm", "comma-separated tasks or groups (lm, recall, niah, all); unknown names list the known ones")
 	fs.BoolVar(&o.Mixed, "mixed", false, "the paper's mixed setting: context in linear mode, question/answer and generated tokens in attention")
 	fs.StringVar(&o.Schedule, "schedule", "", "schedule spec for every token (attention, linear, attention-last:N, ranges, ...); default attention")
-	fs.StringVar(&o.Out, "out", "", "run file (default results/<model>-<schedule>.json)")
+	fs.StringVar(&o.Out, "out", "", "results file, lm-eval layout (default results/<model>-<schedule>.json; results/ is git-ignored); rerunning with the same file skips its finished tasks")
+	fs.BoolVar(&o.Force, "force", false, "rerun the tasks --out already holds (and overwrite a file of another run)")
 	fs.StringVar(&o.Tokenizer, "tokenizer", "", "tokenizer (default: the training run's, else bytes)")
-	fs.StringVar(&o.Harness.DataRoot, "data-root", harness.FindDataRoot(wd), "root of the HF-layout parquet sets")
+	fs.StringVar(&dataRoot, "data-root", "", "root of the HF-layout parquet sets (default: $"+harness.DataRootEnv+", else shared/data/hf found walking up from the working directory)")
 	fs.Var(&paths, "data-path", "per-task data override task=path (repeatable)")
-	fs.Var(&params, "param", "task-family option key=value (repeatable), e.g. niah.lengths=1024,2048")
-	fs.IntVar(&o.Limit, "limit", 0, "score only the first N documents of each task (0: all)")
+	fs.Var(&params, "param", "task-family option key=value (repeatable), e.g. niah.lengths=1024,2048 or niah.depths=0,50,100; unknown keys list the known ones")
+	fs.IntVar(&o.Limit, "limit", 0, "score only the first N documents of each task (0: all); the run is marked partial")
 	fs.IntVar(&o.Batch, "batch", 8, "requests per model call")
-	fs.IntVar(&o.MaxLength, "max-length", 2048, "max tokens per model call (lm-eval max_length); raise it for long NIAH lengths")
+	fs.IntVar(&o.LMMaxLength, "lm-max-length", evalrun.DefaultLMMaxLength, "max_length of the LM tasks (lm-eval's; wikitext windows, truncation)")
+	fs.IntVar(&o.MaxLength, "max-length", 8192, "max tokens per model call of the NIAH and recall tasks (recall is also capped at JRT's 2048)")
 	fs.IntVar(&o.Bootstrap, "bootstrap-iters", 0, "bootstrap resamples for LAMBADA perplexity stderr (0: lm-eval's 100000, <0: off)")
-	fs.StringVar(&o.LogSamples, "log-samples", "", "write one JSON line per request to this file")
+	fs.BoolVar(&o.LogSamples, "log-samples", false, "write samples_<task>_<timestamp>.jsonl (lm-eval's per-document records) next to --out")
 	fs.StringVar(&o.ModelName, "model", "", "model name in the results (default: the checkpoint directory's name)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: go run ./evals --checkpoint DIR [--tasks LIST] [--mixed | --schedule SPEC] [flags]\n"+
-			"       go run ./evals merge [--out DIR] RUN.json...\n"+
+			"       go run ./evals merge [--out DIR] [--include-partial] RUN.json...\n"+
 			"       go run ./evals switch --checkpoint DIR [--at N --seq-len T --data synth|PARQUET]   (mode-switch curves)\n"+
-			"       go run ./evals mqar --checkpoint DIR [--pairs 4,8,16 --offset 128]              (MQAR accuracy per schedule)\n\nTasks: %s\nGroups: lm, recall, niah, all\n\nFlags:\n",
-			strings.Join(harness.Tasks(), ", "))
+			"       go run ./evals mqar --checkpoint DIR [--pairs 4,8,16 --offset 128]              (MQAR accuracy per schedule)\n\nTasks: %s\nGroups: lm, recall, niah, all\nParams:\n  %s\n\nFlags:\n",
+			strings.Join(harness.Tasks(), ", "), strings.Join(harness.Params(), "\n  "))
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -76,21 +78,17 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if o.Harness.Paths, err = harness.ParsePathOverrides(paths); err != nil {
 		return fmt.Errorf("--data-path: %w", err)
 	}
-	o.Harness.Params = map[string]string{}
-	for _, p := range params {
-		k, v, ok := strings.Cut(p, "=")
-		if !ok {
-			return fmt.Errorf("--param %q: want key=value", p)
-		}
-		o.Harness.Params[k] = v
+	if o.Harness.Params, err = harness.ParseParams(params); err != nil {
+		return fmt.Errorf("--param: %w", err)
 	}
-	o.Log = stderr
+	wd, _ := os.Getwd()
+	o.Harness.DataRoot, o.DataRootSource = harness.ResolveDataRoot(dataRoot, wd)
+	o.Log, o.Stdout = stderr, stdout
 	out, err := evalrun.Run(o)
-	if err != nil {
-		return err
+	if out != "" {
+		fmt.Fprintln(stdout, "wrote", out)
 	}
-	fmt.Fprintln(stdout, "wrote", out)
-	return nil
+	return err
 }
 
 // switchCmd is `evals switch`: per-position loss curves around a mode switch.
@@ -155,12 +153,15 @@ func mergeCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("evals merge", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	out := fs.String("out", "results", "directory for leaderboard.json and leaderboard.md")
+	partial := fs.Bool("include-partial", false, "include the averages of partial (--limit) runs")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if err := evalrun.Merge(*out, fs.Args()); err != nil {
+	l, err := evalrun.Merge(*out, fs.Args(), *partial)
+	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "wrote %s/leaderboard.json and %s/leaderboard.md from %d run files\n", *out, *out, fs.NArg())
+	fmt.Fprintf(stdout, "wrote %s/leaderboard.json and %s/leaderboard.md: %d runs from %d files (%d of merge's own outputs skipped)\n",
+		*out, *out, len(l.Runs), fs.NArg()-len(l.Skipped), len(l.Skipped))
 	return nil
 }

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,6 +16,7 @@ import (
 	"time"
 
 	"github.com/gomlx/gomlx/pkg/ml/train/optimizers"
+
 	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/evals/harness"
 	"github.com/oryx-go/oryx/evals/leaderboard"
@@ -34,32 +37,111 @@ type Options struct {
 	Tasks      string // harness task list (names, groups, "all")
 	Mixed      bool   // the paper's mixed setting (per-task split points)
 	Schedule   string // an oryx schedule spec for every token (exclusive with Mixed); "" = attention
-	Out        string // run file path ("" = results/<model>-<schedule>.json)
+	Out        string // results file path ("" = results/<model>-<schedule>.json)
 	Tokenizer  string // tokenizers.Load spec ("" = from the run's run.json, else bytes)
 	Harness    harness.Config
-	Limit      int
-	Batch      int
-	MaxLength  int
-	Bootstrap  int
-	LogSamples string
-	ModelName  string
-	Log        io.Writer
+	// DataRootSource says how Harness.DataRoot was found ("flag", "env", "walk-up"; harness.ResolveDataRoot),
+	// for error messages.
+	DataRootSource string
+	Limit          int
+	Batch          int
+	// MaxLength is the max_length of the NIAH and recall tasks (recall is also capped at JRT's 2048);
+	// LMMaxLength that of the LM tasks (lm-eval's max_length, 2048 by default). The model takes calls up to
+	// the larger of the two.
+	MaxLength   int
+	LMMaxLength int
+	Bootstrap   int
+	// LogSamples writes samples_<task>_<timestamp>.jsonl (lm-eval's per-document records) next to Out.
+	LogSamples bool
+	// Force reruns the tasks Out already holds (by default a rerun with the same Out skips them).
+	Force     bool
+	ModelName string
+	Log       io.Writer // progress and per-task lines
+	Stdout    io.Writer // the lm-eval results table at the end (nil: not printed)
 }
 
-// Run evaluates and writes the run file; it returns the file's path.
+// DefaultLMMaxLength is lm-eval's max_length for the mamba_ssm wrapper, the LM tasks' default.
+const DefaultLMMaxLength = 2048
+
+// validate refuses bad option values before anything is read or computed.
+func (o *Options) validate() error {
+	switch {
+	case o.Checkpoint == "":
+		return errors.New("--checkpoint is required")
+	case o.Mixed && o.Schedule != "":
+		return errors.New("--mixed and --schedule are exclusive")
+	case o.Limit < 0:
+		return fmt.Errorf("--limit %d: want 0 (all documents) or a positive count", o.Limit)
+	case o.Batch < 1:
+		return fmt.Errorf("--batch %d: want at least 1 request per model call", o.Batch)
+	case o.MaxLength < 2:
+		return fmt.Errorf("--max-length %d: want at least 2 tokens", o.MaxLength)
+	case o.LMMaxLength < 2:
+		return fmt.Errorf("--lm-max-length %d: want at least 2 tokens", o.LMMaxLength)
+	}
+	return nil
+}
+
+// groupLengths are the max lengths of the task groups.
+func (o *Options) groupLengths() map[string]int {
+	return map[string]int{"lm": o.LMMaxLength, "recall": o.MaxLength, "niah": o.MaxLength}
+}
+
+// Run evaluates and writes the results file; it returns the file's path. The file is written after every
+// finished task, so a later failure loses nothing; --out is checked writable before any compute; tasks the
+// file already holds (same checkpoint, schedule, limit and lengths) are skipped unless Force; a failing task
+// is reported and the others still run, and Run then returns the path with an error naming every failed
+// task.
 func Run(o Options) (string, error) {
 	if o.Log == nil {
 		o.Log = os.Stderr
 	}
-	if o.Checkpoint == "" {
-		return "", errors.New("--checkpoint is required")
+	if o.MaxLength == 0 && o.LMMaxLength == 0 { // library callers: the defaults of the command
+		o.MaxLength, o.LMMaxLength = 8192, DefaultLMMaxLength
 	}
-	if o.Mixed && o.Schedule != "" {
-		return "", errors.New("--mixed and --schedule are exclusive")
+	if o.Batch == 0 {
+		o.Batch = 8
+	}
+	if err := o.validate(); err != nil {
+		return "", err
 	}
 	tasks, err := harness.Resolve(o.Tasks, o.Harness)
 	if err != nil {
 		return "", fmt.Errorf("--tasks: %w", err)
+	}
+	if err := o.checkDataRoot(tasks); err != nil {
+		return "", err
+	}
+	lengths := o.groupLengths()
+	modelMax := max(o.MaxLength, o.LMMaxLength)
+	for _, t := range tasks {
+		if c, ok := t.(harness.Checker); ok {
+			n := modelMax
+			if l, ok := lengths[harness.GroupOf(t.Name())]; ok {
+				n = l
+			}
+			if err := c.Check(n); err != nil {
+				return "", fmt.Errorf("task %s: %w", t.Name(), err)
+			}
+		}
+	}
+	schedule := o.Schedule
+	switch {
+	case o.Mixed:
+		schedule = oryxlm.Mixed
+	case schedule == "":
+		schedule = "attention"
+	}
+	model := o.ModelName
+	if model == "" {
+		model = filepath.Base(filepath.Clean(o.Checkpoint))
+	}
+	out := o.Out
+	if out == "" {
+		out = filepath.Join("results", model+"-"+safeName(schedule)+".json")
+	}
+	if err := checkWritable(out); err != nil {
+		return "", fmt.Errorf("--out: %w", err)
 	}
 	spec := o.Tokenizer
 	if spec == "" {
@@ -69,84 +151,216 @@ func Run(o Options) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("--tokenizer: %w", err)
 	}
-	schedule := o.Schedule
-	if o.Mixed {
-		schedule = oryxlm.Mixed
+	done := map[string]*harness.Result{}
+	if !o.Force {
+		if done, err = finishedTasks(out, o, schedule, tok.Name(), lengths); err != nil {
+			return "", err
+		}
 	}
 	m, ctx, err := oryx.LoadCheckpoint(o.Checkpoint, nil)
 	if err != nil {
 		return "", err
 	}
-	lm, err := oryxlm.New(m, ctx, tok, oryxlm.Options{MaxLength: o.MaxLength, Schedule: schedule, Batch: o.Batch})
+	lm, err := oryxlm.New(m, ctx, tok, oryxlm.Options{MaxLength: modelMax, Schedule: schedule, Batch: o.Batch})
 	if err != nil {
 		return "", err
 	}
-	hopts := harness.Options{Limit: o.Limit, Mixed: o.Mixed, BootstrapIters: o.Bootstrap,
-		Progress: harness.ProgressBar(o.Log, time.Second)}
-	if o.LogSamples != "" {
-		if err := os.MkdirAll(filepath.Dir(o.LogSamples), 0o755); err != nil {
-			return "", err
-		}
-		w, err := harness.CreateSampleFile(o.LogSamples)
-		if err != nil {
-			return "", fmt.Errorf("--log-samples: %w", err)
-		}
-		defer w.Close()
-		hopts.Samples = w
-	}
-	var results []*harness.Result
-	var flops float64
-	for _, t := range tasks {
-		lm.FLOPs = 0
-		r, err := harness.Run(lm, t, hopts)
-		if err != nil {
-			return "", fmt.Errorf("task %s: %w", t.Name(), err)
-		}
-		r.FLOPs = lm.FLOPs
-		flops += lm.FLOPs
-		fmt.Fprintln(o.Log, r.Summary())
-		results = append(results, r)
-	}
 	be, _ := backend.Get()
+	step := optimizers.GetGlobalStep(ctx)
 	info := leaderboard.RunInfo{
-		Model: o.ModelName, Variant: string(m.Config.Variant), Size: presetName(m.Config),
+		Model: model, Variant: string(m.Config.Variant), Size: presetName(m.Config),
 		Parameters: oryx.CountParams(m.Config).Total, Checkpoint: o.Checkpoint,
-		CheckpointStep: optimizers.GetGlobalStep(ctx), TokensSeen: rundir.TokensSeen(o.Checkpoint, optimizers.GetGlobalStep(ctx)),
-		Schedule: lm.Schedule(), Tokenizer: tok.Name(), MaxLength: lm.MaxLength(), FLOPs: flops,
-		Date: time.Now().UTC().Format(time.RFC3339),
+		CheckpointStep: step, TokensSeen: rundir.TokensSeen(o.Checkpoint, step),
+		Schedule: lm.Schedule(), Tokenizer: tok.Name(), MaxLength: modelMax, Limit: o.Limit, BatchSize: o.Batch,
+		BootstrapIters: harness.Options{BootstrapIters: o.Bootstrap}.Iters(), MaxLengths: lengths,
 	}
 	if be != nil {
 		info.Backend = be.Name()
 	}
-	if info.Model == "" {
-		info.Model = filepath.Base(filepath.Clean(o.Checkpoint))
+	hopts := harness.Options{Limit: o.Limit, Mixed: o.Mixed, BootstrapIters: o.Bootstrap, GroupMaxLength: lengths,
+		Progress: harness.ProgressBar(o.Log, time.Second)}
+	start := time.Now()
+	stamp := start.Format("2006-01-02T15-04-05.000000")
+	results := map[string]*harness.Result{}
+	maps.Copy(results, done)
+	failed := map[string]string{}
+	var errs []error
+	write := func() error {
+		info.Date = time.Now().UTC().Format(time.RFC3339)
+		info.Seconds = time.Since(start).Seconds()
+		info.Failed = failed
+		var rs []*harness.Result
+		var flops float64
+		for _, t := range tasks {
+			if r := results[t.Name()]; r != nil {
+				rs = append(rs, r)
+				flops += r.FLOPs
+			}
+		}
+		info.FLOPs = flops
+		return leaderboard.NewRunFile(info, rs).WriteFile(out)
 	}
-	out := o.Out
-	if out == "" {
-		out = filepath.Join("results", info.Model+"-"+safeName(info.Schedule)+".json")
+	for _, t := range tasks {
+		name := t.Name()
+		if r := done[name]; r != nil {
+			fmt.Fprintf(o.Log, "%s: already in %s, skipped (--force reruns it)\n", name, out)
+			continue
+		}
+		r, err := o.runTask(lm, t, hopts, filepath.Dir(out), stamp)
+		if err != nil {
+			failed[name] = err.Error()
+			errs = append(errs, fmt.Errorf("task %s: %w", name, err))
+			fmt.Fprintf(o.Log, "%s: FAILED: %v\n", name, err)
+		} else {
+			results[name] = r
+			delete(failed, name)
+			fmt.Fprintln(o.Log, r.Summary())
+		}
+		if err := write(); err != nil {
+			return "", err
+		}
 	}
-	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-		return "", err
+	if len(results) > 0 && o.Stdout != nil {
+		rf, err := leaderboard.ReadRunFile(out)
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintln(o.Stdout, rf.ResultsTable())
 	}
-	if err := leaderboard.NewRunFile(info, results).WriteFile(out); err != nil {
-		return "", err
+	if len(errs) > 0 {
+		return out, fmt.Errorf("%d of %d tasks failed (the others are in %s):\n%w", len(errs), len(tasks), out, errors.Join(errs...))
 	}
 	return out, nil
 }
 
-// Merge builds <dir>/leaderboard.json and <dir>/leaderboard.md from run files.
-func Merge(dir string, files []string) error {
-	if len(files) == 0 {
-		return errors.New("merge: no run files given")
+// runTask runs one task, with its samples file when asked for (removed again when the task fails), and
+// names the data flags when the task's data is missing.
+func (o *Options) runTask(lm *oryxlm.Model, t harness.Task, hopts harness.Options, dir, stamp string) (*harness.Result, error) {
+	var samplesPath string
+	if o.LogSamples {
+		samplesPath = filepath.Join(dir, fmt.Sprintf("samples_%s_%s.jsonl", t.Name(), stamp))
+		w, err := harness.CreateSampleFile(samplesPath)
+		if err != nil {
+			return nil, fmt.Errorf("--log-samples: %w", err)
+		}
+		hopts.Samples = w
 	}
-	l, err := leaderboard.Merge(files...)
+	lm.FLOPs = 0
+	r, err := harness.Run(lm, t, hopts)
+	if hopts.Samples != nil {
+		if cerr := hopts.Samples.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			os.Remove(samplesPath)
+		}
+	}
 	if err != nil {
-		return err
+		if isMissingData(err) {
+			err = fmt.Errorf("%w\n  data root %s; %s", err, o.dataRootDesc(), dataHint)
+		}
+		return nil, err
 	}
+	r.FLOPs = lm.FLOPs
+	return r, nil
+}
+
+// dataHint is how a user points the evaluation at its data.
+const dataHint = "set --data-root DIR or ORYX_DATA=DIR (the folder of the HF-layout parquet sets, e.g. shared/data/hf), or --data-path task=FILE"
+
+func (o *Options) dataRootDesc() string {
+	switch o.DataRootSource {
+	case "flag":
+		return fmt.Sprintf("%q (from --data-root)", o.Harness.DataRoot)
+	case "env":
+		return fmt.Sprintf("%q (from %s)", o.Harness.DataRoot, harness.DataRootEnv)
+	case "walk-up":
+		return fmt.Sprintf("%q (found walking up from the working directory)", o.Harness.DataRoot)
+	}
+	if o.Harness.DataRoot != "" {
+		return fmt.Sprintf("%q", o.Harness.DataRoot)
+	}
+	return "not set (no shared/data/hf found walking up from the working directory)"
+}
+
+// checkDataRoot refuses a run whose tasks read the data root when there is none, or when it is not a
+// directory.
+func (o *Options) checkDataRoot(tasks []harness.Task) error {
+	needs := false
+	for _, t := range tasks {
+		if _, ok := o.Harness.Paths[t.Name()]; !ok {
+			needs = true
+		}
+	}
+	if !needs {
+		return nil
+	}
+	if o.Harness.DataRoot == "" {
+		return fmt.Errorf("no data root: %s; %s", o.dataRootDesc(), dataHint)
+	}
+	if st, err := os.Stat(o.Harness.DataRoot); err != nil || !st.IsDir() {
+		return fmt.Errorf("data root %s is not a directory; %s", o.dataRootDesc(), dataHint)
+	}
+	return nil
+}
+
+// isMissingData tells whether err comes from a data file that is not there.
+func isMissingData(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || strings.Contains(err.Error(), "matches no files")
+}
+
+// checkWritable creates out's directory and a temporary file in it, so that an unwritable --out fails
+// before any compute.
+func checkWritable(out string) error {
+	if st, err := os.Stat(out); err == nil && st.IsDir() {
+		return fmt.Errorf("%s is a directory: want a results file path", out)
+	}
+	dir := filepath.Dir(out)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	return l.WriteFiles(filepath.Join(dir, "leaderboard.json"), filepath.Join(dir, "leaderboard.md"))
+	f, err := os.CreateTemp(dir, "."+filepath.Base(out)+".probe-*")
+	if err != nil {
+		return fmt.Errorf("%s is not writable: %w", dir, err)
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}
+
+// finishedTasks returns the tasks out already holds when it is a results file of the same run (checkpoint,
+// schedule, tokenizer, limit, lengths); none when out does not exist; an error when it belongs to another
+// run.
+func finishedTasks(out string, o Options, schedule, tokName string, lengths map[string]int) (map[string]*harness.Result, error) {
+	if _, err := os.Stat(out); errors.Is(err, fs.ErrNotExist) {
+		return map[string]*harness.Result{}, nil
+	}
+	prev, err := leaderboard.ReadRunFile(out)
+	if err != nil {
+		return nil, fmt.Errorf("--out %s exists and is not a results file (%w); use --force to overwrite it", out, err)
+	}
+	same := filepath.Clean(prev.Checkpoint) == filepath.Clean(o.Checkpoint) && prev.Schedule == schedule &&
+		prev.Tokenizer == tokName && prev.Limit == o.Limit && maps.Equal(prev.MaxLengths, lengths)
+	if !same {
+		return nil, fmt.Errorf("--out %s holds another run (checkpoint %s, schedule %s, tokenizer %s, limit %d, lengths %v); "+
+			"use --force to overwrite it or choose another --out", out, prev.Checkpoint, prev.Schedule, prev.Tokenizer, prev.Limit, prev.MaxLengths)
+	}
+	return prev.Tasks, nil
+}
+
+// Merge builds <dir>/leaderboard.json and <dir>/leaderboard.md from run files (leaderboard.MergeWith:
+// merge's own outputs among files are skipped; partial runs' averages are left out unless includePartial).
+func Merge(dir string, files []string, includePartial bool) (*leaderboard.Leaderboard, error) {
+	if len(files) == 0 {
+		return nil, errors.New("merge: no run files given")
+	}
+	l, err := leaderboard.MergeWith(leaderboard.MergeOptions{IncludePartial: includePartial}, files...)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	return l, l.WriteFiles(filepath.Join(dir, "leaderboard.json"), filepath.Join(dir, "leaderboard.md"))
 }
 
 // presetName is the preset whose shape the config has ("" if none).

@@ -1,22 +1,45 @@
 package evalrun
 
 import (
+	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
-	"github.com/oryx-go/oryx/evals/harness"
-	"github.com/oryx-go/oryx/internal/testutil/tinymodel"
-	"github.com/oryx-go/oryx/oryx"
+	"github.com/parquet-go/parquet-go"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/oryx-go/oryx/datasets/tokenizers"
+	"github.com/oryx-go/oryx/evals/harness"
+	"github.com/oryx-go/oryx/evals/harness/harnesstest"
+	"github.com/oryx-go/oryx/evals/leaderboard"
+	"github.com/oryx-go/oryx/evals/lmeval"
+	"github.com/oryx-go/oryx/oryx"
 )
 
-func TestRunAndMergeOnRealData(t *testing.T) {
+func tinyCheckpoint(t *testing.T, v oryx.Variant) string {
+	cfg, err := oryx.Preset("tiny", v)
+	require.NoError(t, err)
+	cfg.Vocab = 320
+	dir := filepath.Join(t.TempDir(), "tiny-"+string(v))
+	require.NoError(t, oryx.InitCheckpoint(dir, cfg, 1))
+	return dir
+}
+
+func sharedRoot(t *testing.T) string {
 	wd, _ := os.Getwd()
 	root := harness.FindDataRoot(wd)
 	if root == "" {
 		t.Skip("no shared/data/hf: the real evaluation sets are not on this machine")
 	}
+	return root
+}
+
+func TestRunAndMergeOnRealData(t *testing.T) {
+	root := sharedRoot(t)
 	out := t.TempDir()
 	var files []string
 	for _, v := range []oryx.Variant{oryx.OryxTG, oryx.GDN} {
@@ -24,29 +47,149 @@ func TestRunAndMergeOnRealData(t *testing.T) {
 			if mixed && !v.IsMultiMixer() {
 				continue
 			}
-			f, err := Run(Options{Checkpoint: tinymodel.Checkpoint(t, v), Tasks: "piqa,lambada_openai", Mixed: mixed,
-				Harness: harness.Config{DataRoot: root}, Limit: 3, Batch: 4, Bootstrap: -1,
-				Out:        filepath.Join(out, string(v)+map[bool]string{true: "-mixed", false: ""}[mixed]+".json"),
-				LogSamples: filepath.Join(out, "samples.jsonl"), Log: testWriter{t}})
+			var table bytes.Buffer
+			f, err := Run(Options{Checkpoint: tinyCheckpoint(t, v), Tasks: "piqa,lambada_openai", Mixed: mixed,
+				Harness: harness.Config{DataRoot: root}, Limit: 3, Batch: 4, Bootstrap: -1, LogSamples: true,
+				Out: filepath.Join(out, string(v)+map[bool]string{true: "-mixed", false: ""}[mixed]+".json"),
+				Log: testWriter{t}, Stdout: &table})
 			require.NoError(t, err)
+			assert.Contains(t, table.String(), "|lambada_openai|      1|none  |     0|acc       |↑  |")
 			files = append(files, f)
 		}
 	}
-	require.NoError(t, Merge(out, files))
-	require.FileExists(t, filepath.Join(out, "leaderboard.json"))
+	samples, err := filepath.Glob(filepath.Join(out, "samples_piqa_*.jsonl"))
+	require.NoError(t, err)
+	require.Len(t, samples, 3) // one per run
+	data, err := os.ReadFile(samples[0])
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	require.Len(t, lines, 3) // --limit 3: three documents
+	var rec map[string]any
+	require.NoError(t, json.Unmarshal([]byte(lines[0]), &rec))
+	for _, k := range []string{"doc_id", "doc", "target", "arguments", "resps", "filtered_resps", "acc", "acc_norm"} {
+		assert.Contains(t, rec, k)
+	}
+	_, err = Merge(out, files, false)
+	require.NoError(t, err)
+	l, err := Merge(out, append(files, filepath.Join(out, "leaderboard.json")), false) // its own output skipped
+	require.NoError(t, err)
+	assert.Len(t, l.Skipped, 1)
 	md, err := os.ReadFile(filepath.Join(out, "leaderboard.md"))
 	require.NoError(t, err)
-	require.Contains(t, string(md), "mixed")
+	assert.Contains(t, string(md), "mixed")
+	assert.Contains(t, string(md), "(partial)")
+	assert.Equal(t, 3, strings.Count(string(md), "(partial)"))
+}
+
+// TestWikiTextWindowsAtLMLength pins lm-eval's 165 rolling windows of 2048 NeoX tokens for wikitext-2,
+// whatever the model's (NIAH) max length.
+func TestWikiTextWindowsAtLMLength(t *testing.T) {
+	root := sharedRoot(t)
+	tokPath := filepath.Join(filepath.Dir(root), "tokenizers", "gpt-neox-20b", "tokenizer.json")
+	if _, err := os.Stat(tokPath); err != nil {
+		t.Skipf("no NeoX tokenizer at %s", tokPath)
+	}
+	if testing.Short() {
+		t.Skip("-short: tokenizes all of wikitext-2")
+	}
+	tok, err := tokenizers.Load(tokPath)
+	require.NoError(t, err)
+	task, err := harness.Lookup(lmeval.WikiText, harness.Config{DataRoot: root})
+	require.NoError(t, err)
+	for _, modelMax := range []int{2048, 8192} {
+		m := harnesstest.NewFakeModel(tok)
+		m.MaxLen = modelMax
+		res, err := harness.Run(m, task, harness.Options{GroupMaxLength: map[string]int{"lm": DefaultLMMaxLength, "niah": 8192}})
+		require.NoError(t, err)
+		assert.Equal(t, 165, res.Requests, "model max length %d", modelMax)
+		assert.Equal(t, 2048, res.MaxLength)
+		assert.Equal(t, 62, res.Docs)
+	}
 }
 
 func TestBadInput(t *testing.T) {
-	_, err := Run(Options{Checkpoint: "", Tasks: "piqa"})
-	require.ErrorContains(t, err, "--checkpoint")
-	_, err = Run(Options{Checkpoint: "x", Tasks: "piqa", Mixed: true, Schedule: "linear"})
-	require.ErrorContains(t, err, "exclusive")
-	_, err = Run(Options{Checkpoint: "x", Tasks: "no_such_task"})
-	require.ErrorContains(t, err, "piqa")
-	require.ErrorContains(t, Merge(t.TempDir(), nil), "no run files")
+	ok := Options{Checkpoint: "x", Tasks: "piqa", Batch: 8, MaxLength: 8192, LMMaxLength: 2048, Harness: harness.Config{DataRoot: t.TempDir()}}
+	cases := map[string]func(o *Options){
+		"--checkpoint":      func(o *Options) { o.Checkpoint = "" },
+		"exclusive":         func(o *Options) { o.Mixed, o.Schedule = true, "linear" },
+		"piqa":              func(o *Options) { o.Tasks = "no_such_task" },
+		"--limit -1":        func(o *Options) { o.Limit = -1 },
+		"--batch -1":        func(o *Options) { o.Batch = -1 },
+		"--max-length 1":    func(o *Options) { o.MaxLength = 1 },
+		"--lm-max-length 0": func(o *Options) { o.LMMaxLength = 0 },
+		"ORYX_DATA":         func(o *Options) { o.Harness.DataRoot = "" },
+		"raise --max-length": func(o *Options) {
+			o.Tasks, o.MaxLength = "niah_single_1", 4096
+			o.Harness.Params = map[string]string{"niah.words": "embedded"}
+		},
+	}
+	for want, f := range cases {
+		o := ok
+		f(&o)
+		_, err := Run(o)
+		assert.ErrorContains(t, err, want, want)
+	}
+	_, err := Run(Options{Checkpoint: "x", Tasks: "piqa", Harness: harness.Config{DataRoot: ""}})
+	assert.ErrorContains(t, err, "--data-root")
+	_, err = Merge(t.TempDir(), nil, false)
+	require.ErrorContains(t, err, "no run files")
+	// An unwritable --out fails before the checkpoint is read.
+	file := filepath.Join(t.TempDir(), "file")
+	require.NoError(t, os.WriteFile(file, nil, 0o644))
+	o := ok
+	o.Out = filepath.Join(file, "run.json")
+	_, err = Run(o)
+	assert.ErrorContains(t, err, "--out")
+}
+
+type piqaRow struct {
+	Goal  string `parquet:"goal"`
+	Sol1  string `parquet:"sol1"`
+	Sol2  string `parquet:"sol2"`
+	Label int64  `parquet:"label"`
+}
+
+// TestNothingLost runs a good task and one whose data is missing: the good one is written, the failure
+// named with the data flags, and a rerun skips the finished task unless --force.
+func TestNothingLost(t *testing.T) {
+	root := t.TempDir()
+	p := filepath.Join(root, lmeval.DefaultPaths[lmeval.PIQA])
+	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+	require.NoError(t, parquet.WriteFile(p, []piqaRow{{"a b", "c", "d", 0}, {"e", "f g", "h", 1}}))
+	ck := tinyCheckpoint(t, oryx.OryxTG)
+	out := filepath.Join(t.TempDir(), "sub", "run.json")
+	var log bytes.Buffer
+	o := Options{Checkpoint: ck, Tasks: "arc_easy,piqa", Mixed: true, Harness: harness.Config{DataRoot: root},
+		DataRootSource: "flag", Batch: 4, Out: out, Log: &log}
+	got, err := Run(o)
+	require.Error(t, err)
+	assert.Equal(t, out, got)
+	assert.ErrorContains(t, err, "1 of 2 tasks failed")
+	assert.ErrorContains(t, err, "task arc_easy")
+	assert.ErrorContains(t, err, "--data-root")
+	assert.ErrorContains(t, err, "ORYX_DATA")
+	rf, err := leaderboard.ReadRunFile(out)
+	require.NoError(t, err)
+	require.Contains(t, rf.Tasks, "piqa")
+	assert.Equal(t, 2, rf.Tasks["piqa"].Docs)
+	assert.Equal(t, 2048, rf.Tasks["piqa"].MaxLength)
+	assert.Contains(t, rf.Failed["arc_easy"], "no such file")
+	assert.False(t, rf.Partial())
+
+	// Rerun: piqa is skipped, arc_easy fails again.
+	log.Reset()
+	_, err = Run(o)
+	assert.ErrorContains(t, err, "task arc_easy")
+	assert.Contains(t, log.String(), "piqa: already in")
+	// --force reruns it; another run's settings on the same --out are refused without it.
+	log.Reset()
+	o.Force, o.Tasks = true, "piqa"
+	_, err = Run(o)
+	require.NoError(t, err)
+	assert.NotContains(t, log.String(), "already in")
+	o.Force, o.Limit = false, 1
+	_, err = Run(o)
+	assert.ErrorContains(t, err, "holds another run")
 }
 
 type testWriter struct{ t *testing.T }
@@ -54,7 +197,7 @@ type testWriter struct{ t *testing.T }
 func (w testWriter) Write(p []byte) (int, error) { w.t.Log(string(p)); return len(p), nil }
 
 func TestSwitchAndMQARCommands(t *testing.T) {
-	dir := tinymodel.Checkpoint(t, oryx.OryxTM)
+	dir := tinyCheckpoint(t, oryx.OryxTM)
 	out := t.TempDir()
 	c, err := Switch(SwitchOptions{Checkpoint: dir, Data: "synth", SeqLen: 32, At: 16, Sequences: 4, Batch: 4, Out: out}, testWriter{t})
 	require.NoError(t, err)

@@ -16,7 +16,7 @@ type Config struct {
 	// (hfparquet.Open). A relative path is taken as is (relative to the working directory).
 	Paths map[string]string
 	// Params are task-family options from the command line, e.g. "niah.lengths" = "1024,2048" (each family
-	// documents the keys it reads; unknown keys are ignored).
+	// documents and registers the keys it reads, RegisterParam; ParseParams refuses unregistered keys).
 	Params map[string]string
 }
 
@@ -50,6 +50,24 @@ func ParsePathOverrides(entries []string) (map[string]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// DataRootEnv is the environment variable that names the data root when no flag does.
+const DataRootEnv = "ORYX_DATA"
+
+// ResolveDataRoot returns the data root and how it was found, in order: flag (when non-empty, "flag"),
+// $ORYX_DATA ("env"), then FindDataRoot walking up from wd ("walk-up"). ("", "") when none applies.
+func ResolveDataRoot(flag, wd string) (root, source string) {
+	if flag != "" {
+		return flag, "flag"
+	}
+	if env := os.Getenv(DataRootEnv); env != "" {
+		return env, "env"
+	}
+	if r := FindDataRoot(wd); r != "" {
+		return r, "walk-up"
+	}
+	return "", ""
 }
 
 // FindDataRoot looks for shared/data/hf in dir and its parents (the layout of this project's machines)

@@ -10,14 +10,16 @@
 //	rolling.go    RollingWindows (lm-eval loglikelihood_rolling: disjoint windows, context length 1)
 //	truncate.go   TruncateLL, TruncateGen (lm-eval left truncation), CutAtStop
 //	task.go       Task, Options, Plan, LLItem, GenItem, Scores
-//	run.go        Run, RunAll: truncation, model calls, scoring, samples, timing, attention fraction
+//	run.go        Run, RunAll, EffectiveMaxLength: per-group lengths, truncation, model calls, scoring, samples
+//	segments.go   Segments (context / question / generated tokens and their attention)
+//	params.go     RegisterParam, ParseParams (--param keys the task families read)
 //	result.go     Result, Metric
 //	metrics.go    Mean, MeanStderr, Argmax, the perplexity aggregations
 //	bootstrap.go  BootstrapStderr (lm-eval's bootstrap, same random draws as Python's)
 //	pystr.go      Python string semantics (whitespace, strip, capitalize, re.split(r"\s+") counting)
-//	samples.go    SampleWriter (--log-samples, JSON lines)
+//	samples.go    DocSample, SampleWriter (--log-samples: lm-eval's per-document records, JSON lines)
 //	registry.go   Register, RegisterGroup, Tasks, Lookup, ParseTaskList, Resolve
-//	config.go     Config (data root and per-task path overrides), ParsePathOverrides
+//	config.go     Config (data root and per-task path overrides), ParsePathOverrides, ResolveDataRoot
 //	table.go      ReadTable (parquet rows with required/optional columns; errors name file and column)
 //	progress.go   ProgressBar
 //	parallel.go   ParallelFor (request building over documents)

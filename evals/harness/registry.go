@@ -156,3 +156,19 @@ func Resolve(list string, cfg Config) ([]Task, error) {
 	}
 	return out, nil
 }
+
+// GroupOf returns the first registered group (by name) that lists task, or "" when none does.
+func GroupOf(task string) string {
+	groups := Groups()
+	names := make([]string, 0, len(groups))
+	for g := range groups {
+		names = append(names, g)
+	}
+	sort.Strings(names)
+	for _, g := range names {
+		if slices.Contains(groups[g], task) {
+			return g
+		}
+	}
+	return ""
+}

@@ -104,8 +104,15 @@ type Result struct {
 	// Requests is the number of model requests; Truncated how many were left-truncated to MaxLength.
 	Requests  int `json:"requests"`
 	Truncated int `json:"truncated"`
-	// MaxLength is the max_length the requests were truncated to.
+	// MaxLength is the effective max_length of the task: the requests were truncated to it and rolling
+	// windows cut at it (Options.GroupMaxLength, Plan.MaxLength, Model.MaxLength()).
 	MaxLength int `json:"max_length"`
+	// Group is the task's registry group ("lm", "recall", "niah"; empty for none); OutputType and Version
+	// are the plan's (lm-eval's output_type and task version); Limit is Options.Limit.
+	Group      string  `json:"group,omitempty"`
+	OutputType string  `json:"output_type,omitempty"`
+	Version    float64 `json:"version"`
+	Limit      int     `json:"limit,omitempty"`
 	// Mixed tells whether the task set mixed-mode split points (Options.Mixed).
 	Mixed bool `json:"mixed"`
 	// Tokens and AttentionTokens sum the models' counts over all requests; AttentionFraction is their
@@ -113,6 +120,9 @@ type Result struct {
 	Tokens            int64   `json:"tokens"`
 	AttentionTokens   int64   `json:"attention_tokens"`
 	AttentionFraction float64 `json:"attention_fraction"`
+	// Segments splits the tokens (and, where it can be told, the attention tokens) into the context, the
+	// question part and the generated tokens.
+	Segments Segments `json:"segments"`
 	// Seconds is the wall time of the task (building, model calls, scoring).
 	Seconds float64 `json:"seconds"`
 	// FLOPs are the model's forward FLOPs for the task, when the model counts them (filled by the caller).

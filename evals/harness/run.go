@@ -1,41 +1,74 @@
 package harness
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"time"
 )
 
+// lengthView is a Model whose MaxLength is the task's effective length: Build sees it (wikitext's rolling
+// windows are cut at it) while the model underneath takes calls up to its own, larger, length.
+type lengthView struct {
+	Model
+	n int
+}
+
+func (v lengthView) MaxLength() int { return v.n }
+
+// EffectiveMaxLength returns the max_length task name runs with before its plan's own cap: the group's
+// entry of opts.GroupMaxLength when there is one, capped by m.MaxLength(), else m.MaxLength().
+func EffectiveMaxLength(m Model, name string, opts Options) int {
+	n := m.MaxLength()
+	if l, ok := opts.GroupMaxLength[GroupOf(name)]; ok && l > 0 {
+		n = min(n, l)
+	}
+	return n
+}
+
 // Run evaluates one task on m:
 //
-//  1. t.Build(m, opts) builds the requests;
-//  2. every request is left-truncated as lm-eval does (TruncateLL, TruncateGen) to the plan's max length
-//     (the smaller of Plan.MaxLength and m.MaxLength()), counting the truncated ones;
-//  3. m.LogLikelihood and m.GenerateUntil each get all requests of their type in one call (the model
+//  1. the task's effective max length is EffectiveMaxLength (then capped by Plan.MaxLength); Build sees it
+//     as m.MaxLength();
+//  2. t.Build(m, opts) builds the requests;
+//  3. every request is left-truncated as lm-eval does (TruncateLL, TruncateGen), counting the truncated
+//     ones; the split point (AttentionFrom) reaches the model only in mixed mode;
+//  4. m.LogLikelihood and m.GenerateUntil each get all requests of their type in one call (the model
 //     batches); generations are cut at their stop strings (CutAtStop);
-//  4. the plan scores the results; samples are written when opts.Samples is set;
-//  5. the Result carries the metrics, counts, the attention fraction (Σ attention tokens / Σ tokens as
-//     the model reported them) and the wall time.
+//  5. the plan scores the results; one sample record per document is written when opts.Samples is set;
+//  6. the Result carries the metrics, counts, the attention fraction (Σ attention tokens / Σ tokens as
+//     the model reported them) and its split into context, question and generated tokens, and the time.
 func Run(m Model, t Task, opts Options) (*Result, error) {
 	start := time.Now()
 	name := t.Name()
-	plan, err := t.Build(m, opts)
+	maxLen := EffectiveMaxLength(m, name, opts)
+	var view Model = m
+	if maxLen != m.MaxLength() {
+		view = lengthView{Model: m, n: maxLen}
+	}
+	plan, err := t.Build(view, opts)
 	if err != nil {
 		return nil, err
 	}
-	maxLen := m.MaxLength()
 	if plan.MaxLength > 0 {
 		maxLen = min(maxLen, plan.MaxLength)
 	}
 	res := &Result{Task: name, Docs: plan.Docs, TotalDocs: plan.TotalDocs, Dropped: plan.Dropped,
-		Requests: len(plan.LL) + len(plan.Gen), MaxLength: maxLen, Mixed: opts.Mixed, Data: plan.Data, Notes: plan.Notes}
+		Requests: len(plan.LL) + len(plan.Gen), MaxLength: maxLen, Mixed: opts.Mixed, Data: plan.Data, Notes: plan.Notes,
+		Group: GroupOf(name), OutputType: plan.OutputType, Version: plan.Version, Limit: opts.Limit,
+		Segments: Segments{AttentionKnown: true}}
 
 	llReqs := make([]LLRequest, len(plan.LL))
 	llTrunc := make([]bool, len(plan.LL))
+	llSplit := make([]int, len(plan.LL))
 	for i, it := range plan.LL {
 		r, tr, err := TruncateLL(it.Req, maxLen)
 		if err != nil {
 			return nil, fmt.Errorf("harness: %s: document %d: %w", name, it.Doc, err)
+		}
+		llSplit[i] = r.AttentionFrom
+		if !opts.Mixed {
+			r.AttentionFrom = len(r.Context) + len(r.Continuation)
 		}
 		llReqs[i], llTrunc[i] = r, tr
 		if tr {
@@ -44,10 +77,15 @@ func Run(m Model, t Task, opts Options) (*Result, error) {
 	}
 	genReqs := make([]GenRequest, len(plan.Gen))
 	genTrunc := make([]bool, len(plan.Gen))
+	genSplit := make([]int, len(plan.Gen))
 	for i, it := range plan.Gen {
 		r, tr, err := TruncateGen(it.Req, maxLen)
 		if err != nil {
 			return nil, fmt.Errorf("harness: %s: document %d: %w", name, it.Doc, err)
+		}
+		genSplit[i] = r.AttentionFrom
+		if !opts.Mixed {
+			r.AttentionFrom = len(r.Context) + r.MaxTokens
 		}
 		genReqs[i], genTrunc[i] = r, tr
 		if tr {
@@ -83,13 +121,15 @@ func Run(m Model, t Task, opts Options) (*Result, error) {
 			genRes[i].Text = CutAtStop(genRes[i].Text, genReqs[i].Until)
 		}
 	}
-	for _, r := range llRes {
+	for i, r := range llRes {
 		res.Tokens += int64(r.Tokens)
 		res.AttentionTokens += int64(r.AttentionTokens)
+		res.Segments.add(r.Tokens, r.Tokens, llSplit[i], r.AttentionTokens, opts.Mixed)
 	}
-	for _, r := range genRes {
+	for i, r := range genRes {
 		res.Tokens += int64(r.TotalTokens)
 		res.AttentionTokens += int64(r.AttentionTokens)
+		res.Segments.add(r.TotalTokens, len(genReqs[i].Context), genSplit[i], r.AttentionTokens, opts.Mixed)
 	}
 	if res.Tokens > 0 {
 		res.AttentionFraction = float64(res.AttentionTokens) / float64(res.Tokens)
@@ -101,22 +141,8 @@ func Run(m Model, t Task, opts Options) (*Result, error) {
 	}
 	res.Metrics = scores.Metrics
 	if opts.Samples != nil {
-		for i, it := range plan.LL {
-			s := LLSample{Task: name, Doc: it.Doc, Request: i, Type: "loglikelihood", Context: it.Context,
-				Continuation: it.Continuation, LogLikelihood: jsonFloat(llRes[i].LogLikelihood), IsGreedy: llRes[i].IsGreedy,
-				ContextTokens: len(llReqs[i].Context), ContinuationTokens: len(llReqs[i].Continuation),
-				Truncated: llTrunc[i], AttentionFrom: llReqs[i].AttentionFrom}
-			if err := opts.Samples.Write(s); err != nil {
-				return nil, err
-			}
-		}
-		for i, it := range plan.Gen {
-			s := GenSample{Task: name, Doc: it.Doc, Request: len(plan.LL) + i, Type: "generate_until", Prompt: it.Prompt,
-				Generation: genRes[i].Text, Labels: it.Labels, ContextTokens: len(genReqs[i].Context),
-				Truncated: genTrunc[i], AttentionFrom: genReqs[i].AttentionFrom}
-			if i < len(scores.Gen) {
-				s.Score = scores.Gen[i]
-			}
+		recs := docSamples(plan, scores, llReqs, llRes, llTrunc, genReqs, genRes, genTrunc)
+		for _, s := range recs {
 			if err := opts.Samples.Write(s); err != nil {
 				return nil, err
 			}
@@ -129,20 +155,78 @@ func Run(m Model, t Task, opts Options) (*Result, error) {
 	return res, nil
 }
 
+// docSamples groups a plan's requests by document (in the order documents first appear) into lm-eval
+// sample records (see DocSample).
+func docSamples(plan *Plan, scores Scores, llReqs []LLRequest, llRes []LLResult, llTrunc []bool,
+	genReqs []GenRequest, genRes []GenResult, genTrunc []bool) []*DocSample {
+	var order []*DocSample
+	byDoc := map[int]*DocSample{}
+	get := func(doc int) *DocSample {
+		if s := byDoc[doc]; s != nil {
+			return s
+		}
+		info := plan.SampleDocs[doc]
+		s := &DocSample{DocID: doc, Doc: info.Doc, Target: info.Target, Metrics: scores.PerDoc[doc]}
+		byDoc[doc] = s
+		order = append(order, s)
+		return s
+	}
+	rolling := plan.OutputType == OutputLoglikelihoodRolling
+	for i, it := range plan.LL {
+		s := get(it.Doc)
+		r := llReqs[i]
+		s.Requests = append(s.Requests, SampleRequest{ContextTokens: len(r.Context), ContinuationTokens: len(r.Continuation),
+			Truncated: llTrunc[i], AttentionFrom: r.AttentionFrom})
+		if rolling {
+			if len(s.Resps) == 0 {
+				args := plan.SampleDocs[it.Doc].Arguments
+				s.Arguments = []any{args}
+				s.Resps = []any{[]any{0.0}}
+				s.FilteredResps = []any{0.0}
+			}
+			sum := s.FilteredResps[0].(float64) + llRes[i].LogLikelihood
+			s.Resps[0] = []any{sum}
+			s.FilteredResps[0] = sum
+			continue
+		}
+		pair := []any{llRes[i].LogLikelihood, llRes[i].IsGreedy}
+		s.Arguments = append(s.Arguments, []any{it.Context, it.Continuation})
+		s.Resps = append(s.Resps, []any{pair})
+		s.FilteredResps = append(s.FilteredResps, pair)
+	}
+	for i, it := range plan.Gen {
+		s := get(it.Doc)
+		r := genReqs[i]
+		s.Requests = append(s.Requests, SampleRequest{ContextTokens: len(r.Context), GeneratedTokens: len(genRes[i].Tokens),
+			Truncated: genTrunc[i], AttentionFrom: r.AttentionFrom})
+		until := r.Until
+		if until == nil {
+			until = []string{}
+		}
+		s.Arguments = append(s.Arguments, []any{it.Prompt, map[string]any{"until": until, "max_gen_toks": r.MaxTokens, "do_sample": false}})
+		s.Resps = append(s.Resps, []any{genRes[i].Text})
+		s.FilteredResps = append(s.FilteredResps, genRes[i].Text)
+	}
+	return order
+}
+
 // RunAll runs the tasks in order and returns their results. log, when non-nil, gets one line per task
-// (name, main metrics, truncated requests, attention fraction, time). It stops at the first error,
-// returning the results so far with it.
+// (name, main metrics, truncated requests, attention fraction, time). A failing task does not stop the
+// others: its result is nil, and the errors of all failed tasks are returned joined, each naming its task.
 func RunAll(m Model, tasks []Task, opts Options, log io.Writer) ([]*Result, error) {
 	var out []*Result
+	var errs []error
 	for _, t := range tasks {
 		r, err := Run(m, t, opts)
 		if err != nil {
-			return out, err
-		}
-		out = append(out, r)
-		if log != nil {
+			errs = append(errs, fmt.Errorf("task %s: %w", t.Name(), err))
+			if log != nil {
+				fmt.Fprintf(log, "%s: FAILED: %v\n", t.Name(), err)
+			}
+		} else if log != nil {
 			fmt.Fprintln(log, r.Summary())
 		}
+		out = append(out, r)
 	}
-	return out, nil
+	return out, errors.Join(errs...)
 }

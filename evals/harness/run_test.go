@@ -3,6 +3,7 @@ package harness_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -26,11 +27,7 @@ func (tt toyTask) Build(m harness.Model, opts harness.Options) (*harness.Plan, e
 	p := &harness.Plan{Docs: len(tt.docs) + len(tt.gen), TotalDocs: len(tt.docs) + len(tt.gen)}
 	for i, d := range tt.docs {
 		ctx, cont := harness.EncodePair(m.Tokenizer(), m.PrefixToken(), d[0], d[1])
-		from := harness.Never
-		if opts.Mixed {
-			from = len(ctx)
-		}
-		p.LL = append(p.LL, harness.LLItem{Doc: i, Context: d[0], Continuation: d[1], Req: harness.LLRequest{Context: ctx, Continuation: cont, AttentionFrom: from}})
+		p.LL = append(p.LL, harness.LLItem{Doc: i, Context: d[0], Continuation: d[1], Req: harness.LLRequest{Context: ctx, Continuation: cont, AttentionFrom: len(ctx)}})
 	}
 	for i, g := range tt.gen {
 		ids := harness.EncodeContext(m.Tokenizer(), m.PrefixToken(), g)
@@ -45,7 +42,20 @@ func (tt toyTask) Build(m harness.Model, opts harness.Options) (*harness.Plan, e
 		for _, g := range gen {
 			sc = append(sc, harness.Bool01(strings.Contains(g.Text, "q")))
 		}
-		return harness.Scores{Metrics: map[string]harness.Metric{"sum": {Value: -harness.Perplexity(lls), Stderr: math.NaN(), N: len(ll)}}, Gen: sc}, nil
+		out := harness.Scores{Metrics: map[string]harness.Metric{"sum": {Value: -harness.Perplexity(lls), Stderr: math.NaN(), N: len(ll)}}, Gen: sc}
+		if opts.Samples != nil {
+			out.PerDoc = map[int]map[string]any{}
+			for i, x := range lls {
+				out.PerDoc[i] = map[string]any{"ll": x}
+			}
+			for i, x := range sc {
+				out.PerDoc[len(tt.docs)+i] = map[string]any{"contains": x}
+			}
+		}
+		return out, nil
+	}
+	if opts.Samples != nil {
+		p.SampleDocs = map[int]harness.SampleDoc{0: {Doc: map[string]any{"text": tt.docs[0][0]}, Target: 0}}
 	}
 	return p, nil
 }
@@ -76,18 +86,38 @@ func TestRunTruncatesCountsAndLogs(t *testing.T) {
 	assert.Equal(t, int64(8+3+7), res.Tokens)
 	assert.Equal(t, int64(1+1+4), res.AttentionTokens)
 	assert.InDelta(t, 6.0/18, res.AttentionFraction, 1e-12)
+	// Segments: LL1 context 7 (split 10 shifted by the 3 dropped tokens) and question 1; LL2 2 and 1; the
+	// generation 3 and 1 and 3 generated tokens fed back; the mixed attention is exactly the question and
+	// generated parts.
+	assert.Equal(t, harness.Segments{ContextTokens: 12, QuestionTokens: 3, GeneratedTokens: 3, QuestionAttention: 3,
+		GeneratedAttention: 3, AttentionKnown: true}, res.Segments)
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
-	require.Len(t, lines, 3)
-	var s0 harness.LLSample
-	require.NoError(t, json.Unmarshal([]byte(lines[0]), &s0))
-	assert.Equal(t, "toy", s0.Task)
-	assert.Equal(t, "abcdefghij", s0.Context)
-	assert.True(t, s0.Truncated)
-	assert.Equal(t, 7, s0.ContextTokens)
-	var g harness.GenSample
+	require.Len(t, lines, 3) // one record per document
+	assert.Equal(t, `{"doc_id":0,"doc":{"text":"abcdefghij"},"target":0,"arguments":[["abcdefghij","kl"]],`+
+		`"resps":[[[`+fmt.Sprint(m.LogProb(tok.Encode("j")[0], tok.Encode("k")[0])+m.LogProb(tok.Encode("k")[0], tok.Encode("l")[0]))+`,false]]],`+
+		`"filtered_resps":[[`+fmt.Sprint(m.LogProb(tok.Encode("j")[0], tok.Encode("k")[0])+m.LogProb(tok.Encode("k")[0], tok.Encode("l")[0]))+`,false]],`+
+		`"ll":`+fmt.Sprint(m.LogProb(tok.Encode("j")[0], tok.Encode("k")[0])+m.LogProb(tok.Encode("k")[0], tok.Encode("l")[0]))+`,`+
+		`"oryx":{"requests":[{"context_tokens":7,"continuation_tokens":2,"truncated":true,"attention_from":7}]}}`, lines[0])
+	var g map[string]any
 	require.NoError(t, json.Unmarshal([]byte(lines[2]), &g))
-	assert.Equal(t, "qq", g.Generation) // cut at "\n"
-	assert.Equal(t, 1.0, g.Score)
+	assert.Equal(t, 2.0, g["doc_id"])
+	assert.Nil(t, g["doc"]) // no harness.SampleDoc for it
+	assert.Equal(t, []any{[]any{"0123456789", map[string]any{"until": []any{"\n"}, "max_gen_toks": 4.0, "do_sample": false}}}, g["arguments"])
+	assert.Equal(t, []any{[]any{"qq"}}, g["resps"]) // cut at "\n"
+	assert.Equal(t, []any{"qq"}, g["filtered_resps"])
+	assert.Equal(t, 1.0, g["contains"])
+
+	// Not mixed: the model sees no split point (AttentionFrom at the end) and runs nothing in attention;
+	// the segments still split the tokens by the task's split point.
+	m2 := harnesstest.NewFakeModel(tok)
+	m2.MaxLen = 8
+	m2.Generate = m.Generate
+	res2, err := harness.Run(m2, task, harness.Options{})
+	require.NoError(t, err)
+	assert.Equal(t, len(m2.LLSeen[0].Context)+len(m2.LLSeen[0].Continuation), m2.LLSeen[0].AttentionFrom)
+	assert.Equal(t, len(m2.GenSeen[0].Context)+4, m2.GenSeen[0].AttentionFrom)
+	assert.Equal(t, int64(0), res2.AttentionTokens)
+	assert.Equal(t, harness.Segments{ContextTokens: 12, QuestionTokens: 3, GeneratedTokens: 3, AttentionKnown: true}, res2.Segments)
 	assert.Contains(t, res.Summary(), "truncated 2")
 }
 

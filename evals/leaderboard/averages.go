@@ -16,6 +16,7 @@ func (r MetricRef) String() string { return r.Task + "/" + r.Metric }
 // AverageDef defines one of the papers' averages: the mean, in percent, of the member metrics.
 type AverageDef struct {
 	Name        string
+	Group       string // the task group it summarises (the results file reports it under "groups")
 	Description string
 	Members     []MetricRef
 }
@@ -30,37 +31,43 @@ type AverageDef struct {
 //     not evaluated here: no local data).
 //   - recall_avg, the "Avg." of the GDN paper's recall table: the mean contains of SWDE, FDA, SQuAD,
 //     TriviaQA, NQ (based_nq_2048) and DROP.
+//   - niah_avg: the mean score of S-NIAH-1/2/3 and MK-NIAH-1 over their lengths.
 //
 // An average is null (with the missing members listed) unless every member metric is present.
 var Averages = []AverageDef{
-	{Name: "gdn_lm_avg", Description: "GDN table: mean of the 8 accuracy columns (percent)", Members: []MetricRef{
+	{Name: "gdn_lm_avg", Group: "lm", Description: "GDN table: mean of the 8 accuracy columns (percent)", Members: []MetricRef{
 		{"lambada_openai", "acc"}, {"piqa", "acc"}, {"hellaswag", "acc_norm"}, {"winogrande", "acc"},
 		{"arc_easy", "acc"}, {"arc_challenge", "acc_norm"}, {"social_iqa", "acc"}, {"boolq", "acc"}}},
-	{Name: "mamba_lm_avg", Description: "Mamba table: mean of the 6 accuracy columns (percent)", Members: []MetricRef{
+	{Name: "mamba_lm_avg", Group: "lm", Description: "Mamba table: mean of the 6 accuracy columns (percent)", Members: []MetricRef{
 		{"lambada_openai", "acc"}, {"hellaswag", "acc_norm"}, {"piqa", "acc"}, {"arc_easy", "acc"},
 		{"arc_challenge", "acc_norm"}, {"winogrande", "acc"}}},
-	{Name: "recall_avg", Description: "GDN recall table: mean contains (percent)", Members: []MetricRef{
+	{Name: "recall_avg", Group: "recall", Description: "GDN recall table: mean contains (percent)", Members: []MetricRef{
 		{"based_swde", "contains"}, {"based_fda", "contains"}, {"based_squad", "contains"},
 		{"based_triviaqa", "contains"}, {"based_nq_2048", "contains"}, {"based_drop", "contains"}}},
+	{Name: "niah_avg", Group: "niah", Description: "RULER: mean score of S-NIAH-1/2/3 and MK-NIAH-1 (percent)", Members: []MetricRef{
+		{"niah_single_1", "score"}, {"niah_single_2", "score"}, {"niah_single_3", "score"}, {"niah_multikey_1", "score"}}},
 }
 
 // Average is one computed average.
 type Average struct {
-	// Value is the mean in percent; NaN (JSON null) when a member is missing.
+	// Value is the mean in percent; NaN (JSON null) when a member is missing or the run is excluded.
 	Value   float64  `json:"-"`
 	Members []string `json:"members"`
 	Missing []string `json:"missing,omitempty"`
+	// Excluded says why a computable average is left out (a partial run, see MergeOptions).
+	Excluded string `json:"excluded,omitempty"`
 }
 
 type averageJSON struct {
-	Value   *float64 `json:"value"`
-	Members []string `json:"members"`
-	Missing []string `json:"missing,omitempty"`
+	Value    *float64 `json:"value"`
+	Members  []string `json:"members"`
+	Missing  []string `json:"missing,omitempty"`
+	Excluded string   `json:"excluded,omitempty"`
 }
 
 // MarshalJSON writes {"value": v or null, "members": [...], "missing": [...]}.
 func (a Average) MarshalJSON() ([]byte, error) {
-	j := averageJSON{Members: a.Members, Missing: a.Missing}
+	j := averageJSON{Members: a.Members, Missing: a.Missing, Excluded: a.Excluded}
 	if !math.IsNaN(a.Value) && !math.IsInf(a.Value, 0) {
 		j.Value = &a.Value
 	}
@@ -73,7 +80,7 @@ func (a *Average) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &j); err != nil {
 		return err
 	}
-	*a = Average{Value: math.NaN(), Members: j.Members, Missing: j.Missing}
+	*a = Average{Value: math.NaN(), Members: j.Members, Missing: j.Missing, Excluded: j.Excluded}
 	if j.Value != nil {
 		a.Value = *j.Value
 	}

@@ -13,6 +13,7 @@ type column struct {
 	ref     MetricRef
 	percent bool   // accuracy-like: shown ×100
 	avg     string // or an average by name
+	counts  bool   // followed by "(scored/total)" documents (NIAH: samples)
 }
 
 // columns are the GDN tables' columns (language modelling, then recall), with the averages.
@@ -35,12 +36,20 @@ var columns = []column{
 	{head: "NQ", ref: MetricRef{"based_nq_2048", "contains"}, percent: true},
 	{head: "DROP", ref: MetricRef{"based_drop", "contains"}, percent: true},
 	{head: "Recall avg", avg: "recall_avg"},
+	{head: "S-NIAH-1", ref: MetricRef{"niah_single_1", "score"}, percent: true, counts: true},
+	{head: "S-NIAH-2", ref: MetricRef{"niah_single_2", "score"}, percent: true, counts: true},
+	{head: "S-NIAH-3", ref: MetricRef{"niah_single_3", "score"}, percent: true, counts: true},
+	{head: "MK-NIAH-1", ref: MetricRef{"niah_multikey_1", "score"}, percent: true, counts: true},
+	{head: "NIAH avg", avg: "niah_avg"},
 }
 
 // Markdown renders the leaderboard as a markdown table: one row per run (model, variant, size, step,
-// tokens seen, schedule, attention %) and the GDN tables' columns that at least one run has, accuracies in
-// percent, "–" where a run lacks the metric; then a column for every other task metric the runs report
-// ("task metric", sorted). A note under the table lists how the averages are computed.
+// tokens seen, schedule, attention % per task group) and the GDN tables' and NIAH columns that at least one
+// run has, "–" where a run lacks the metric; then a column for every other task metric the runs report
+// ("task metric", sorted). One unit throughout: every accuracy, contains and NIAH score in percent,
+// perplexities and bits per byte as they are. NIAH cells add "(scored/total)" samples. A partial (--limit)
+// run is marked "(partial)" after its model name. A note under the table lists how the averages are
+// computed.
 func (l *Leaderboard) Markdown() string {
 	var b strings.Builder
 	heads := []string{"Model", "Variant", "Size", "Step", "Tokens", "Schedule", "Attn %"}
@@ -51,8 +60,12 @@ func (l *Leaderboard) Markdown() string {
 	b.WriteString("| " + strings.Join(heads, " | ") + " |\n")
 	b.WriteString("|" + strings.Repeat("---|", len(heads)) + "\n")
 	for _, r := range l.Runs {
-		cells := []string{r.Model, r.Variant, r.Size, fmt.Sprint(r.CheckpointStep), humanCount(r.TokensSeen), r.Schedule,
-			fmt.Sprintf("%.1f", 100*r.AttentionFraction)}
+		model := r.Model
+		if r.Partial() {
+			model += " (partial)"
+		}
+		cells := []string{model, r.Variant, r.Size, fmt.Sprint(r.CheckpointStep), humanCount(r.TokensSeen), r.Schedule,
+			attentionCell(r)}
 		for _, c := range cols {
 			cells = append(cells, cell(r, c))
 		}
@@ -61,7 +74,7 @@ func (l *Leaderboard) Markdown() string {
 		}
 		b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
 	}
-	b.WriteString("\n")
+	b.WriteString("\nAccuracies and scores in percent; perplexities and bits per byte as they are. Attn %: attention tokens / tokens, per task group.\n\n")
 	for _, d := range l.Averages {
 		fmt.Fprintf(&b, "- %s: %s over %s\n", d.Name, d.Description, strings.Join(d.Members, ", "))
 	}
@@ -84,6 +97,9 @@ func (l *Leaderboard) presentColumns() []column {
 	extra := map[MetricRef]bool{}
 	for _, r := range l.Runs {
 		for task, res := range r.Tasks {
+			if res == nil {
+				continue
+			}
 			for name := range res.Metrics {
 				if ref := (MetricRef{task, name}); !fixed[ref] {
 					extra[ref] = true
@@ -97,7 +113,8 @@ func (l *Leaderboard) presentColumns() []column {
 	}
 	sort.Slice(refs, func(i, j int) bool { return refs[i].String() < refs[j].String() })
 	for _, ref := range refs {
-		out = append(out, column{head: ref.Task + " " + ref.Metric, ref: ref})
+		_, _, fraction := metricKind(ref.Metric)
+		out = append(out, column{head: ref.Task + " " + ref.Metric, ref: ref, percent: fraction})
 	}
 	return out
 }
@@ -117,7 +134,36 @@ func cell(r *RunFile, c column) string {
 	if c.percent {
 		v *= 100
 	}
-	return fmt.Sprintf("%.2f", v)
+	s := fmt.Sprintf("%.2f", v)
+	if res := r.Tasks[c.ref.Task]; c.counts && res != nil {
+		s += fmt.Sprintf(" (%d/%d)", res.Docs, res.TotalDocs-res.Dropped)
+	}
+	return s
+}
+
+// attentionCell is the run's attention percentage: one figure for a run of one task group, else one per
+// group ("lm 0.0, niah 4.2"; tasks of no group as "other").
+func attentionCell(r *RunFile) string {
+	if !math.IsNaN(r.AttentionFraction) {
+		return fmt.Sprintf("%.1f", 100*r.AttentionFraction)
+	}
+	groups := make([]string, 0, len(r.AttentionByGroup))
+	for g := range r.AttentionByGroup {
+		groups = append(groups, g)
+	}
+	sort.Strings(groups)
+	var parts []string
+	for _, g := range groups {
+		name := g
+		if name == "" {
+			name = "other"
+		}
+		parts = append(parts, fmt.Sprintf("%s %.1f", name, 100*r.AttentionByGroup[g]))
+	}
+	if len(parts) == 0 {
+		return "–"
+	}
+	return strings.Join(parts, ", ")
 }
 
 // humanCount renders 15032385536 as "15.0B".

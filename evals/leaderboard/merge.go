@@ -3,7 +3,9 @@ package leaderboard
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"sort"
+	"strings"
 )
 
 // Leaderboard is the merge of several run files.
@@ -12,6 +14,8 @@ type Leaderboard struct {
 	Runs []*RunFile `json:"runs"`
 	// Averages documents how each average is computed.
 	Averages []AverageDoc `json:"averages"`
+	// Skipped are the inputs merge left out: its own outputs (leaderboard.json, leaderboard.md).
+	Skipped []string `json:"skipped,omitempty"`
 }
 
 // AverageDoc describes one average in leaderboard.json.
@@ -21,21 +25,91 @@ type AverageDoc struct {
 	Members     []string `json:"members"`
 }
 
-// Merge reads run files and builds the leaderboard. [choice] Every run is kept, duplicates included (two
-// runs of the same checkpoint with different schedules are both rows); averages are recomputed from the task results, so files
-// written by older code get the current definitions.
-func Merge(paths ...string) (*Leaderboard, error) {
+// MergeOptions configure Merge.
+type MergeOptions struct {
+	// IncludePartial keeps the averages of partial (--limit) runs; by default they are left out (the run
+	// stays in the table, marked partial).
+	IncludePartial bool
+}
+
+// Merge is MergeWith(MergeOptions{}, paths...).
+func Merge(paths ...string) (*Leaderboard, error) { return MergeWith(MergeOptions{}, paths...) }
+
+// MergeWith reads run files and builds the leaderboard:
+//
+//   - merge's own outputs among the inputs (IsOwnOutput) are skipped, so `merge results/*` can be rerun;
+//   - runs with the same identity (model, variant, size, checkpoint and step, schedule, backend,
+//     tokenizer, limit and max lengths) are one row: their tasks are united, a task in several files taken
+//     from the latest (by date, then by argument order); so merging a file twice, or merging the merge's
+//     inputs again, gives the same leaderboard;
+//   - averages are recomputed from the task results (files written by older code get the current
+//     definitions), and left out for partial runs unless opts.IncludePartial.
+func MergeWith(opts MergeOptions, paths ...string) (*Leaderboard, error) {
 	if len(paths) == 0 {
 		return nil, fmt.Errorf("leaderboard: merge: no run files given")
 	}
 	l := &Leaderboard{}
+	byID := map[string]*RunFile{}
+	dates := map[*RunFile]map[string]string{} // run → task → date of the file it came from
 	for _, p := range paths {
+		if IsOwnOutput(p) {
+			l.Skipped = append(l.Skipped, p)
+			continue
+		}
 		r, err := ReadRunFile(p)
 		if err != nil {
 			return nil, err
 		}
-		r.Averages = ComputeAverages(r.Tasks)
-		l.Runs = append(l.Runs, r)
+		id := r.identity()
+		have := byID[id]
+		if have == nil {
+			byID[id] = r
+			dates[r] = map[string]string{}
+			for t := range r.Tasks {
+				dates[r][t] = r.Date
+			}
+			l.Runs = append(l.Runs, r)
+			continue
+		}
+		for t, res := range r.Tasks {
+			if d, ok := dates[have][t]; !ok || r.Date >= d {
+				have.Tasks[t] = res
+				dates[have][t] = r.Date
+			}
+		}
+		for t, e := range r.Failed {
+			if _, ok := have.Tasks[t]; !ok {
+				if have.Failed == nil {
+					have.Failed = map[string]string{}
+				}
+				have.Failed[t] = e
+			}
+		}
+		if r.Date > have.Date {
+			have.Date = r.Date
+		}
+	}
+	if len(l.Runs) == 0 {
+		return nil, fmt.Errorf("leaderboard: merge: no run files among %s (only merge's own outputs)", strings.Join(paths, ", "))
+	}
+	for _, r := range l.Runs {
+		for t := range r.Tasks {
+			delete(r.Failed, t)
+		}
+		af := r.AttentionFraction
+		r.refresh()
+		if !math.IsNaN(af) && len(r.AttentionByGroup) <= 1 {
+			r.AttentionFraction = af // as the file said (a caller may set it for its own tasks)
+		}
+		if r.Partial() && !opts.IncludePartial {
+			for k, a := range r.Averages {
+				if !math.IsNaN(a.Value) {
+					a.Value = math.NaN()
+					a.Excluded = "partial run (--limit): pass --include-partial to include it"
+					r.Averages[k] = a
+				}
+			}
+		}
 	}
 	sort.SliceStable(l.Runs, func(i, j int) bool {
 		a, b := l.Runs[i], l.Runs[j]
@@ -61,6 +135,13 @@ func Merge(paths ...string) (*Leaderboard, error) {
 		l.Averages = append(l.Averages, doc)
 	}
 	return l, nil
+}
+
+// identity is what makes two run files the same run (see MergeWith).
+func (r *RunFile) identity() string {
+	b, _ := json.Marshal([]any{r.Model, r.Variant, r.Size, r.Checkpoint, r.CheckpointStep, r.Schedule, r.Backend,
+		r.Tokenizer, r.Limit, r.MaxLength, r.MaxLengths})
+	return string(b)
 }
 
 // WriteFiles writes the leaderboard as indented JSON to jsonPath and as the markdown table to mdPath

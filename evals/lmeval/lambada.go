@@ -40,23 +40,38 @@ func (t *lambadaTask) Build(m harness.Model, opts harness.Options) (*harness.Pla
 		}
 		c, cont := LambadaSplit(text)
 		ctx, contIDs := harness.EncodePair(tok, prefix, c, cont)
-		items[i] = llItem(i, c, cont, ctx, contIDs, opts.Mixed)
+		items[i] = llItem(i, c, cont, ctx, contIDs)
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	iters := opts.Iters()
-	return &harness.Plan{LL: items, Docs: n, TotalDocs: len(tab.Rows), Data: t.path,
-		Score: func(ll []harness.LLResult, _ []harness.GenResult) (harness.Scores, error) {
-			lls := make([]float64, len(ll))
-			acc := make([]float64, len(ll))
-			for i, r := range ll {
-				lls[i], acc[i] = r.LogLikelihood, harness.Bool01(r.IsGreedy)
+	plan := &harness.Plan{LL: items, Docs: n, TotalDocs: len(tab.Rows), Data: t.path,
+		OutputType: harness.OutputLoglikelihood, Version: Versions[Lambada]}
+	if opts.Samples != nil {
+		plan.SampleDocs = map[int]harness.SampleDoc{}
+		for i, it := range items {
+			plan.SampleDocs[i] = harness.SampleDoc{Doc: tab.Rows[i].Values, Target: it.Continuation}
+		}
+	}
+	plan.Score = func(ll []harness.LLResult, _ []harness.GenResult) (harness.Scores, error) {
+		lls := make([]float64, len(ll))
+		acc := make([]float64, len(ll))
+		for i, r := range ll {
+			lls[i], acc[i] = r.LogLikelihood, harness.Bool01(r.IsGreedy)
+		}
+		sc := harness.Scores{Metrics: map[string]harness.Metric{
+			"perplexity": {Value: harness.Perplexity(lls), Stderr: harness.BootstrapStderr(harness.Perplexity, lls, iters), N: n},
+			"acc":        {Value: harness.Mean(acc), Stderr: harness.MeanStderr(acc), N: n},
+		}}
+		if opts.Samples != nil { // lm-eval's process_results: {"perplexity": ll, "acc": is_greedy}
+			sc.PerDoc = map[int]map[string]any{}
+			for i := range ll {
+				sc.PerDoc[i] = map[string]any{"perplexity": lls[i], "acc": acc[i]}
 			}
-			return harness.Scores{Metrics: map[string]harness.Metric{
-				"perplexity": {Value: harness.Perplexity(lls), Stderr: harness.BootstrapStderr(harness.Perplexity, lls, iters), N: n},
-				"acc":        {Value: harness.Mean(acc), Stderr: harness.MeanStderr(acc), N: n},
-			}}, nil
-		}}, nil
+		}
+		return sc, nil
+	}
+	return plan, nil
 }

@@ -35,15 +35,36 @@ func TestAccVersusAccNorm(t *testing.T) {
 	var buf bytes.Buffer
 	res, err := harness.Run(fake(), task, harness.Options{Samples: harness.NewSampleWriter(&buf)})
 	require.NoError(t, err)
+	// One lm-eval sample record per document: the row as "doc", the gold index as "target", one
+	// [context, " choice"] argument and one [ll, is_greedy] response per choice, acc and acc_norm per doc.
 	var lls []float64
-	for _, line := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
-		var s harness.LLSample
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	require.Len(t, lines, 2)
+	wantAcc := [][2]float64{{0, 1}, {1, 1}}
+	for d, line := range lines {
+		var s struct {
+			DocID         int            `json:"doc_id"`
+			Doc           map[string]any `json:"doc"`
+			Target        int            `json:"target"`
+			Arguments     [][2]string    `json:"arguments"`
+			Resps         [][][2]any     `json:"resps"`
+			FilteredResps [][2]any       `json:"filtered_resps"`
+			Acc           float64        `json:"acc"`
+			AccNorm       float64        `json:"acc_norm"`
+		}
 		require.NoError(t, json.Unmarshal([]byte(line), &s))
-		var ll float64
-		require.NoError(t, json.Unmarshal(s.LogLikelihood, &ll))
-		lls = append(lls, ll)
-		assert.True(t, strings.HasPrefix(s.Context, "Question: "), s.Context)
-		assert.True(t, strings.HasSuffix(s.Context, "\nAnswer:"), s.Context)
+		assert.Equal(t, d, s.DocID)
+		assert.Equal(t, []string{"g", "h"}[d], s.Doc["goal"])
+		assert.Equal(t, d, s.Target)
+		require.Len(t, s.Arguments, 2)
+		require.Len(t, s.FilteredResps, 2)
+		for c, arg := range s.Arguments {
+			assert.Equal(t, "Question: "+[]string{"g", "h"}[d]+"\nAnswer:", arg[0])
+			assert.Equal(t, " "+[][]string{{"aaaa", "b"}, {"éé", "xyz"}}[d][c], arg[1])
+			assert.Equal(t, s.Resps[c][0], s.FilteredResps[c])
+			lls = append(lls, s.FilteredResps[c][0].(float64))
+		}
+		assert.Equal(t, wantAcc[d], [2]float64{s.Acc, s.AccNorm})
 	}
 	want := []float64{2*logO + 3*logS, 2 * logO, 5 * logO, 4 * logO}
 	require.Len(t, lls, 4)

@@ -80,45 +80,53 @@ func (t *mcTask) Build(m harness.Model, opts harness.Options) (*harness.Plan, er
 		if len(d.contexts) == 1 {
 			ctx, conts := harness.EncodeChoices(tok, prefix, d.contexts[0], d.conts)
 			for c, cont := range conts {
-				items[i] = append(items[i], llItem(i, d.contexts[0], d.conts[c], ctx, cont, opts.Mixed))
+				items[i] = append(items[i], llItem(i, d.contexts[0], d.conts[c], ctx, cont))
 			}
 			return nil
 		}
 		for c := range d.numChoices() {
 			cs, cc := d.pair(c)
 			ctx, cont := harness.EncodePair(tok, prefix, cs, cc)
-			items[i] = append(items[i], llItem(i, cs, cc, ctx, cont, opts.Mixed))
+			items[i] = append(items[i], llItem(i, cs, cc, ctx, cont))
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	plan := &harness.Plan{Docs: n, TotalDocs: len(tab.Rows), Data: t.path, Notes: t.notes}
+	plan := &harness.Plan{Docs: n, TotalDocs: len(tab.Rows), Data: t.path, Notes: t.notes,
+		OutputType: harness.OutputMultipleChoice, Version: Versions[t.name]}
 	for _, its := range items {
 		plan.LL = append(plan.LL, its...)
 	}
+	if opts.Samples != nil {
+		plan.SampleDocs = map[int]harness.SampleDoc{}
+		for i := range n {
+			plan.SampleDocs[i] = harness.SampleDoc{Doc: tab.Rows[i].Values, Target: docs[i].gold}
+		}
+	}
 	plan.Score = func(ll []harness.LLResult, _ []harness.GenResult) (harness.Scores, error) {
-		return harness.Scores{Metrics: scoreMC(docs, ll, t.metrics)}, nil
+		metrics, perDoc := scoreMC(docs, ll, t.metrics)
+		sc := harness.Scores{Metrics: metrics}
+		if opts.Samples != nil {
+			sc.PerDoc = perDoc
+		}
+		return sc, nil
 	}
 	return plan, nil
 }
 
-// llItem makes the request of one (context, continuation) pair; in mixed mode every position that predicts
-// an answer token runs in attention: from the last context token (whose output predicts the first answer
-// token) on.
-func llItem(doc int, context, cont string, ctxIDs, contIDs []int, mixed bool) harness.LLItem {
-	from := harness.Never
-	if mixed {
-		from = len(ctxIDs) - 1
-	}
+// llItem makes the request of one (context, continuation) pair. Its split point (used in mixed mode) puts
+// every position that predicts an answer token in attention: from the last context token (whose output
+// predicts the first answer token) on.
+func llItem(doc int, context, cont string, ctxIDs, contIDs []int) harness.LLItem {
 	return harness.LLItem{Doc: doc, Context: context, Continuation: cont,
-		Req: harness.LLRequest{Context: ctxIDs, Continuation: contIDs, AttentionFrom: from}}
+		Req: harness.LLRequest{Context: ctxIDs, Continuation: contIDs, AttentionFrom: len(ctxIDs) - 1}}
 }
 
 // scoreMC computes acc and acc_norm (whichever metrics asks for) from the per-choice log-likelihoods, in
-// document order, with lm-eval's mean stderr.
-func scoreMC(docs []mcDoc, ll []harness.LLResult, metrics []string) map[string]harness.Metric {
+// document order, with lm-eval's mean stderr, and each document's values (doc index → metric → 0 or 1).
+func scoreMC(docs []mcDoc, ll []harness.LLResult, metrics []string) (map[string]harness.Metric, map[int]map[string]any) {
 	acc := make([]float64, len(docs))
 	accNorm := make([]float64, len(docs))
 	k := 0
@@ -139,12 +147,19 @@ func scoreMC(docs []mcDoc, ll []harness.LLResult, metrics []string) map[string]h
 		accNorm[i] = harness.Bool01(harness.Argmax(norm) == d.gold)
 	}
 	out := map[string]harness.Metric{}
+	perDoc := make(map[int]map[string]any, len(docs))
 	for _, m := range metrics {
 		xs := acc
 		if m == "acc_norm" {
 			xs = accNorm
 		}
 		out[m] = harness.Metric{Value: harness.Mean(xs), Stderr: harness.MeanStderr(xs), N: len(xs)}
+		for i, x := range xs {
+			if perDoc[i] == nil {
+				perDoc[i] = map[string]any{}
+			}
+			perDoc[i][m] = x
+		}
 	}
-	return out
+	return out, perDoc
 }

@@ -35,6 +35,12 @@ var DefaultPaths = map[string]string{
 	BoolQ:        "boolq/validation.parquet",                               // aps/super_glue, boolq, validation
 }
 
+// Versions are lm-eval's task versions (metadata.version of the task yamls of lm-eval 0.4.2) whose request
+// rules the tasks here follow; the results file reports them under "versions".
+var Versions = map[string]float64{
+	WikiText: 2, Lambada: 1, PIQA: 1, HellaSwag: 1, WinoGrande: 1, ARCEasy: 1, ARCChallenge: 1, SocialIQA: 0, BoolQ: 2,
+}
+
 // New returns the task called name for cfg (nil for a name that is not one of Names).
 func New(name string, cfg harness.Config) harness.Task {
 	path := cfg.Path(name, DefaultPaths[name])

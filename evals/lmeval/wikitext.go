@@ -23,6 +23,7 @@ func (t *wikiTextTask) Name() string { return WikiText }
 type wikiDoc struct {
 	words, bytes float64
 	windows      int
+	text         string // the detokenized page, kept only for --log-samples
 }
 
 func (t *wikiTextTask) Build(m harness.Model, opts harness.Options) (*harness.Plan, error) {
@@ -40,17 +41,17 @@ func (t *wikiTextTask) Build(m harness.Model, opts harness.Options) (*harness.Pl
 			return fmt.Errorf("lmeval: %s: %w", WikiText, err)
 		}
 		docs[i] = wikiDoc{words: float64(harness.PyWordCount(page)), bytes: float64(len(page))}
-		windows, err := harness.RollingWindows(tok.Encode(WikiTextDetokenize(page)), prefix, maxLen)
+		text := WikiTextDetokenize(page)
+		if opts.Samples != nil {
+			docs[i].text = text
+		}
+		windows, err := harness.RollingWindows(tok.Encode(text), prefix, maxLen)
 		if err != nil {
 			return err
 		}
 		docs[i].windows = len(windows)
 		for _, w := range windows {
-			it := harness.LLItem{Doc: i, Req: w}
-			if opts.Samples != nil { // the decoded window, only when it will be logged
-				it.Context, it.Continuation = tok.Decode(w.Context), tok.Decode(w.Continuation)
-			}
-			items[i] = append(items[i], it)
+			items[i] = append(items[i], harness.LLItem{Doc: i, Req: w})
 		}
 		return nil
 	})
@@ -58,9 +59,16 @@ func (t *wikiTextTask) Build(m harness.Model, opts harness.Options) (*harness.Pl
 		return nil, err
 	}
 	plan := &harness.Plan{Docs: n, TotalDocs: len(tab.Rows), Data: t.path,
-		Notes: []string{fmt.Sprintf("wikitext: rolling windows of max_length %d", maxLen)}}
+		Notes:      []string{fmt.Sprintf("wikitext: rolling windows of max_length %d", maxLen)},
+		OutputType: harness.OutputLoglikelihoodRolling, Version: Versions[WikiText]}
 	for _, its := range items {
 		plan.LL = append(plan.LL, its...)
+	}
+	if opts.Samples != nil { // lm-eval: doc_to_target is the detokenized page, the one rolling request's text
+		plan.SampleDocs = map[int]harness.SampleDoc{}
+		for i, d := range docs {
+			plan.SampleDocs[i] = harness.SampleDoc{Doc: tab.Rows[i].Values, Target: d.text, Arguments: []any{d.text}}
+		}
 	}
 	plan.Score = func(ll []harness.LLResult, _ []harness.GenResult) (harness.Scores, error) {
 		lls, words, bytes := make([]float64, n), make([]float64, n), make([]float64, n)
@@ -73,11 +81,19 @@ func (t *wikiTextTask) Build(m harness.Model, opts harness.Options) (*harness.Pl
 			words[i], bytes[i] = d.words, d.bytes
 		}
 		na := func(v float64) harness.Metric { return harness.Metric{Value: v, Stderr: math.NaN(), N: n} }
-		return harness.Scores{Metrics: map[string]harness.Metric{
+		sc := harness.Scores{Metrics: map[string]harness.Metric{
 			"word_perplexity": na(harness.WeightedPerplexity(lls, words)),
 			"byte_perplexity": na(harness.WeightedPerplexity(lls, bytes)),
 			"bits_per_byte":   na(harness.BitsPerByte(lls, bytes)),
-		}}, nil
+		}}
+		if opts.Samples != nil { // lm-eval's process_results: (loglikelihood, weight) pairs
+			sc.PerDoc = map[int]map[string]any{}
+			for i := range docs {
+				sc.PerDoc[i] = map[string]any{"word_perplexity": []any{lls[i], words[i]},
+					"byte_perplexity": []any{lls[i], bytes[i]}, "bits_per_byte": []any{lls[i], bytes[i]}}
+			}
+		}
+		return sc, nil
 	}
 	return plan, nil
 }

@@ -208,12 +208,23 @@ func TestSWDETaskEndToEnd(t *testing.T) {
 	assert.Less(t, res.AttentionFraction, 0.1)
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
 	require.Len(t, lines, 3)
-	var s harness.GenSample
+	var s struct {
+		DocID         int      `json:"doc_id"`
+		Target        []string `json:"target"`
+		Resps         [][]string
+		FilteredResps []string `json:"filtered_resps"`
+		Contains      float64  `json:"contains"`
+		Oryx          struct {
+			Requests []harness.SampleRequest `json:"requests"`
+		} `json:"oryx"`
+	}
 	require.NoError(t, json.Unmarshal([]byte(lines[1]), &s))
-	assert.Equal(t, " 19", s.Generation)
-	assert.Equal(t, []string{"1983"}, s.Labels)
-	assert.Equal(t, 0.0, s.Score)
-	assert.True(t, s.Truncated)
+	assert.Equal(t, 2, s.DocID) // doc 1 was dropped
+	assert.Equal(t, []string{" 19"}, s.FilteredResps)
+	assert.Equal(t, [][]string{{" 19"}}, s.Resps)
+	assert.Equal(t, []string{"1983"}, s.Target)
+	assert.Equal(t, 0.0, s.Contains)
+	assert.True(t, s.Oryx.Requests[0].Truncated)
 }
 
 func TestQATasksWithoutCutColumns(t *testing.T) {

@@ -105,7 +105,7 @@ func (t *Task) Build(m harness.Model, opts harness.Options) (*harness.Plan, erro
 	n := harness.Limit(opts.Limit, len(tab.Rows))
 	out := make([]docOut, n)
 	err = harness.ParallelFor(n, func(i int) error {
-		o, err := t.buildDoc(tab, tab.Rows[i], i, keys, cut, cutter, m, opts.Mixed)
+		o, err := t.buildDoc(tab, tab.Rows[i], i, keys, cut, cutter, m)
 		if err != nil {
 			return fmt.Errorf("recall: %s: %w", t.name, err)
 		}
@@ -115,7 +115,8 @@ func (t *Task) Build(m harness.Model, opts harness.Options) (*harness.Plan, erro
 	if err != nil {
 		return nil, err
 	}
-	plan := &harness.Plan{TotalDocs: len(tab.Rows), MaxLength: t.MaxLength, Data: t.path}
+	plan := &harness.Plan{TotalDocs: len(tab.Rows), MaxLength: t.MaxLength, Data: t.path,
+		OutputType: harness.OutputGenerateUntil, Version: Version}
 	for _, o := range out {
 		if o.dropped {
 			plan.Dropped++
@@ -128,19 +129,32 @@ func (t *Task) Build(m harness.Model, opts harness.Options) (*harness.Plan, erro
 		plan.Notes = append(plan.Notes, t.name+": no text/key/value columns: no context cutting, no document dropped")
 	}
 	gens := plan.Gen
+	if opts.Samples != nil {
+		plan.SampleDocs = map[int]harness.SampleDoc{}
+		for _, g := range gens {
+			plan.SampleDocs[g.Doc] = harness.SampleDoc{Doc: tab.Rows[g.Doc].Values, Target: g.Labels}
+		}
+	}
 	plan.Score = func(_ []harness.LLResult, gen []harness.GenResult) (harness.Scores, error) {
 		sc := make([]float64, len(gen))
 		for i, g := range gen {
 			sc[i] = Contains(g.Text, gens[i].Labels)
 		}
-		return harness.Scores{Gen: sc, Metrics: map[string]harness.Metric{
+		out := harness.Scores{Gen: sc, Metrics: map[string]harness.Metric{
 			"contains": {Value: harness.Mean(sc), Stderr: harness.MeanStderr(sc), N: len(sc)},
-		}}, nil
+		}}
+		if opts.Samples != nil {
+			out.PerDoc = map[int]map[string]any{}
+			for i, g := range gens {
+				out.PerDoc[g.Doc] = map[string]any{"contains": sc[i]}
+			}
+		}
+		return out, nil
 	}
 	return plan, nil
 }
 
-func (t *Task) buildDoc(tab *harness.Table, r hfparquet.Row, i int, keys []string, cut bool, cutter Cutter, m harness.Model, mixed bool) (docOut, error) {
+func (t *Task) buildDoc(tab *harness.Table, r hfparquet.Row, i int, keys []string, cut bool, cutter Cutter, m harness.Model) (docOut, error) {
 	str := func(c string) (string, error) { return r.Str(c) }
 	var text string
 	var err error
@@ -247,10 +261,7 @@ func (t *Task) buildDoc(tab *harness.Table, r hfparquet.Row, i int, keys []strin
 
 	tok := m.Tokenizer()
 	ids := harness.EncodeContext(tok, m.PrefixToken(), prompt)
-	from := harness.Never
-	if mixed {
-		from = harness.SplitPoint(tok, ids, prompt, suffix)
-	}
+	from := harness.SplitPoint(tok, ids, prompt, suffix) // the split point: the harness uses it in mixed mode
 	return docOut{item: harness.GenItem{Doc: i, Prompt: prompt, Labels: labels,
 		Req: harness.GenRequest{Context: ids, AttentionFrom: from, Until: []string{"\n"}, MaxTokens: t.MaxGenTokens}}}, nil
 }
