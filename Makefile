@@ -10,9 +10,6 @@ GO ?= go
 XLA_PLUGIN = $(shell cat .xla/cpu.plugin 2>/dev/null)
 # -tags xla when the plugin is installed (and cgo works): then the demo runs on XLA CPU, else on pure Go.
 XLA_TAGS = $(if $(XLA_PLUGIN),-tags xla,)
-# The XLA test suite compiles hundreds of small graphs once each: XLA's fast-compile settings (no LLVM
-# optimisation, the same HLO passes) cut its time about 2x. Benchmarks use XLA's defaults.
-XLA_TEST_FLAGS = --xla_backend_optimization_level=0 --xla_llvm_disable_expensive_passes=true
 
 # The main job: the set-up self-check, then the tiny study (recipes/study): Transformer, GDN and Oryx-TG
 # trained on the same synthetic mixture and budget, evaluated all-attention / all-linear / mixed (MQAR, mini
@@ -37,12 +34,10 @@ test: vet test-go test-xla fuzz-short
 test-go:
 	$(GO) test ./...
 
-# The whole suite on XLA CPU (cgo, -tags xla), with 4 host devices for the data-parallel tests.
+# The suite on XLA CPU (cgo, -tags xla): every package whose tests reach a backend, XLA's fast-compile settings,
+# 4 host devices, -short (XLA_FULL=1 for every sweep); see scripts/test-xla.sh.
 test-xla:
-	@plugin=$$($(MAKE) -s xla-cpu | tail -n 1) && test -n "$$plugin" && \
-	echo "test-xla: GOMLX_BACKEND=xla:$$plugin" && \
-	GOMLX_BACKEND="xla:$$plugin" XLA_FLAGS="$(XLA_TEST_FLAGS) --xla_force_host_platform_device_count=4" \
-		$(GO) test -tags xla -timeout 30m ./...
+	bash scripts/test-xla.sh
 
 vet:
 	$(GO) vet ./...

@@ -8,9 +8,10 @@ import (
 	. "github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/stretchr/testify/require"
+
 	"github.com/oryx-go/oryx/internal/backend"
 	"github.com/oryx-go/oryx/internal/testutil"
-	"github.com/stretchr/testify/require"
 )
 
 // lossAndGrads builds loss = mean cross-entropy of next-token prediction over the parallel forward with the
@@ -51,7 +52,7 @@ func lossAndGrads(t *testing.T, m *Model, ctx *context.Context, tokens [][]int32
 // respect to parameters on every path — shared K/V, both queries, the linear gates, the output and MLP —
 // equals central finite differences of the loss.
 func TestGradientsMatchFiniteDifferences(t *testing.T) {
-	for _, v := range []Variant{OryxTG, OryxTM} {
+	for _, v := range testutil.Sweep([]Variant{OryxTG, OryxTM}, 1) {
 		t.Run(string(v), func(t *testing.T) {
 			cfg := testConfig(v)
 			cfg.Layers = 1
@@ -113,7 +114,7 @@ func TestQueryGradientsFollowModes(t *testing.T) {
 // forward and on token-by-token decoding.
 func TestFloat32MatchesFloat64(t *testing.T) {
 	const b, n = 2, 12
-	for _, v := range Variants {
+	for _, v := range sweepVariants() {
 		t.Run(string(v), func(t *testing.T) {
 			m64, ctx := newTestModel(t, testConfig(v))
 			tokens := randomTokens(21, b, n, m64.Config.Vocab)
@@ -162,8 +163,8 @@ func TestFloat32MatchesFloat64(t *testing.T) {
 
 // TestModelParamsMatchReport: the variables the model creates are exactly what CountParams predicts.
 func TestModelParamsMatchReport(t *testing.T) {
-	for _, v := range Variants {
-		for _, preset := range []string{"tiny", "small"} {
+	for _, v := range sweepVariants() {
+		for _, preset := range testutil.Sweep([]string{"tiny", "small"}, 1) {
 			cfg, err := Preset(preset, v)
 			require.NoError(t, err)
 			m, ctx := newTestModel(t, cfg)

@@ -121,7 +121,7 @@ func modesFor(m *Model, modes [][]Mode) [][]Mode {
 
 func TestStepMatchesParallel(t *testing.T) {
 	const b, n, capacity = 2, 13, 16
-	for _, v := range Variants {
+	for _, v := range sweepVariants() {
 		t.Run(string(v), func(t *testing.T) {
 			m, ctx := newTestModel(t, testConfig(v))
 			tokens := randomTokens(1, b, n, m.Config.Vocab)
@@ -153,7 +153,7 @@ func TestStepMatchesParallel(t *testing.T) {
 func TestPrefillThenStepsMatchesParallel(t *testing.T) {
 	const n, capacity = 14, 20
 	lengths := []int{5, 9}
-	for _, v := range Variants {
+	for _, v := range sweepVariants() {
 		t.Run(string(v), func(t *testing.T) {
 			m, ctx := newTestModel(t, testConfig(v))
 			tokens := randomTokens(3, 2, n, m.Config.Vocab)
@@ -307,4 +307,10 @@ func TestStateMemoryMatchesEngine(t *testing.T) {
 		perToken, fixed := StateMemory(m.Config, 8)
 		require.Equal(t, values*8, perToken*capacity+fixed, "%s", v)
 	}
+}
+
+// sweepVariants is every variant, the multi-mixer ones first, so that a -short run (the XLA suite) keeps
+// Oryx-TG and Oryx-TM, whose blocks contain every mixer and both readouts.
+func sweepVariants() []Variant {
+	return testutil.Sweep([]Variant{OryxTG, OryxTM, Transformer, GDN, Mamba2}, 2)
 }

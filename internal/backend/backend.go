@@ -184,6 +184,16 @@ func IsPureGo(b backends.Backend) bool {
 	return b.Name() == "go" || strings.HasPrefix(b.String(), "go")
 }
 
+// OnHost reports whether b computes in this machine's memory with its CPUs: the pure-Go backend, or XLA with
+// a CPU plugin (its devices describe themselves as "…CPU…", e.g. TFRT_CPU_0). Memory and time plans check
+// the host's memory for such backends.
+func OnHost(b backends.Backend) bool {
+	if IsPureGo(b) {
+		return true
+	}
+	return b.NumDevices() > 0 && strings.Contains(strings.ToUpper(b.DeviceDescription(0)), "CPU")
+}
+
 func isXLAName(name string) bool {
 	switch name {
 	case "xla", "stablehlo", "shlo", "hlo", "pjrt":

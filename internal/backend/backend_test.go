@@ -49,3 +49,8 @@ func TestXLAWithoutPluginPathIsError(t *testing.T) {
 		require.Contains(t, err.Error(), "xla", cfg)
 	}
 }
+
+func TestOnHost(t *testing.T) {
+	// Every backend this suite runs on (pure Go, XLA CPU) computes on the host.
+	require.True(t, OnHost(MustGet()), MustGet().Name())
+}

@@ -3,7 +3,10 @@
 // exist once instead of being copied between layers, oryx and internal/backend.
 package testutil
 
-import "math"
+import (
+	"math"
+	"testing"
+)
 
 // RelErr is max|got − want| / max|want| (or the absolute error when want is all zeros); +Inf when the
 // lengths differ or a difference is NaN.
@@ -43,4 +46,15 @@ func FiniteDiffGrad(f func() float64, params [][]float64, eps float64) [][]float
 		}
 	}
 	return grads
+}
+
+// Sweep returns the cases a parameter sweep runs: all of them, or under `go test -short` only the first
+// keep. The XLA suite (scripts/test-xla.sh) runs -short because XLA CPU compiles every new graph for
+// seconds; each sweep then keeps its most telling cases first (e.g. the Oryx variants before the baselines),
+// and `XLA_FULL=1 make test-xla` or the pure-Go suite runs them all.
+func Sweep[T any](all []T, keep int) []T {
+	if testing.Short() && keep < len(all) {
+		return all[:keep]
+	}
+	return all
 }

@@ -3,11 +3,14 @@ package recipe
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"testing"
 
-	"github.com/oryx-go/oryx/oryx"
 	"github.com/stretchr/testify/require"
+
+	"github.com/oryx-go/oryx/internal/backend"
+	"github.com/oryx-go/oryx/oryx"
 )
 
 func TestRecipeTable(t *testing.T) {
@@ -40,7 +43,13 @@ func TestPlanJSON(t *testing.T) {
 	require.Equal(t, rep.Total, p.Params)
 	require.Equal(t, "130m", p.Preset)
 	require.Equal(t, 2048, p.Train.SeqLen)
-	require.Equal(t, "f32", p.Train.Precision, "bf16 is not used on the pure-Go backend unless asked for")
+	if backend.IsPureGo(backend.MustGet()) {
+		require.Equal(t, "f32", p.Train.Precision, "bf16 is not used on the pure-Go backend unless asked for")
+	} else {
+		rec, err := Lookup("oryx-tm-130m")
+		require.NoError(t, err)
+		require.Equal(t, rec.Train.Precision, p.Train.Precision, "XLA keeps the recipe's precision")
+	}
 	require.Equal(t, p.Train.Batch/p.Train.MicroBatch, p.AccumSteps)
 	require.InDelta(t, 3*oryx.FLOPsPerToken(p.Model, 2048, 0.5), p.FLOPsPerToken, 1)
 	require.Greater(t, p.ProbeGFLOPs, 0.0)
@@ -63,8 +72,9 @@ func TestMainErrors(t *testing.T) {
 	require.ErrorContains(t, err, "xla")
 	err = MainArgs("oryx-tg-130m", []string{"--steps", "1", "--batch", "1", "--seq-len", "64"}, &out, &errb)
 	require.ErrorContains(t, err, "needs --data")
-	err = MainArgs("oryx-tg-tiny", []string{"--devices", "2"}, &out, &errb)
-	require.ErrorContains(t, err, "has 1 device")
+	n := backend.MustGet().NumDevices()
+	err = MainArgs("oryx-tg-tiny", []string{"--devices", fmt.Sprint(n + 1)}, &out, &errb)
+	require.ErrorContains(t, err, fmt.Sprintf("has %d device", n))
 	err = MainArgs("oryx-tg-tiny", []string{"--micro-batch", "5"}, &out, &errb)
 	require.ErrorContains(t, err, "micro_batch")
 	err = MainArgs("oryx-tg-tiny", []string{"--tokenizer", "nope.txt"}, &out, &errb)

@@ -133,7 +133,7 @@ func MakePlan(name string, c oryx.Config, tc TrainConfig, be backends.Backend, d
 	}
 	p.Fits = true
 	var why []string
-	if backend.IsPureGo(be) {
+	if backend.OnHost(be) {
 		p.HostMemory = hostMemory()
 		if p.HostMemory > 0 && float64(p.MemoryBytes) > 0.9*float64(p.HostMemory) {
 			why = append(why, fmt.Sprintf("needs ~%s of memory, this machine has %s", humanBytes(p.MemoryBytes), humanBytes(p.HostMemory)))

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The test suite on XLA CPU (make test-xla): installs the pinned plugin if needed (make xla-cpu), then runs
+# `go test -tags xla` on every package whose tests reach a backend (those that import internal/backend,
+# directly or not; the others compute nothing on a backend and run in the pure-Go suite alone), with:
+#   - XLA's fast-compile settings: the suite compiles hundreds of small graphs once each, and XLA CPU takes
+#     2-8 s per compile on 2 cores; LLVM's optimisation level 0 halves that. The HLO passes (fusion, layout)
+#     are XLA's usual ones, so the numerics tested are those of the fused graphs. Benchmarks use the defaults.
+#   - 4 host devices (--xla_force_host_platform_device_count=4) for the data-parallel tests.
+#   - -short unless XLA_FULL=1: the heaviest sweeps (every variant × every schedule) run one representative
+#     case each on XLA; `XLA_FULL=1 make test-xla` runs them all.
+# Extra `go test` arguments come from the command line: scripts/test-xla.sh -run TestX -v
+set -euo pipefail
+cd "$(dirname "$0")/.."
+plugin=$(bash scripts/install-xla.sh cpu | tail -n 1)
+export GOMLX_BACKEND="xla:$plugin"
+export XLA_FLAGS="--xla_backend_optimization_level=0 --xla_llvm_disable_expensive_passes=true --xla_force_host_platform_device_count=4${XLA_FLAGS:+ $XLA_FLAGS}"
+pkgs=$(go list -tags xla -test -f '{{.ImportPath}} {{join .Deps " "}}' ./... |
+  awk '$1 !~ /[.]test$|\[/ && ($1 ~ /\/internal\/backend$/ || / github.com\/oryx-go\/oryx\/internal\/backend( |$)/) {print $1}' | sort -u)
+short=-short
+[[ ${XLA_FULL:-0} == 1 ]] && short=
+echo "test-xla: $GOMLX_BACKEND"
+echo "test-xla: XLA_FLAGS=$XLA_FLAGS"
+# -p 1: XLA CPU compiles with all cores; two test binaries compiling at once only thrash on 2 cores.
+exec go test -tags xla -p 1 -timeout 40m $short "$@" $pkgs
