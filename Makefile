@@ -2,7 +2,7 @@
 GO ?= go
 
 .PHONY: demo demo-run demo-quick test test-go test-xla vet fuzz-short xla-cpu xla-cuda bench-mixers bench-model bench-train \
-	bench-train-xla build
+	bench-train-xla bench-xla-vs-go build
 
 # XLA: `make xla-cpu` installs the pinned XLA CPU PJRT plugin from the Python package index into .xla/ (project-local,
 # git-ignored; scripts/install-xla.sh) and prints its path as the last line. Binaries built with -tags xla find it
@@ -65,11 +65,15 @@ bench-mixers:
 bench-model:
 	$(GO) test ./oryx -run '^$$' -bench 'Forward|Decode' -benchtime 3x -timeout 90m
 
-# Short XLA training benchmark (GPU): make bench-train-xla PJRT=/abs/path/pjrt_c_api_cuda_plugin.so [RECIPE=..]
-# [DEVICES=n] [STEPS=30] [PEAK_TFLOPS=989]; prints tokens/s and MFU (scripts/bench-train-xla.sh).
+# Short XLA training benchmark: tokens/s, model TFLOP/s, MFU (scripts/bench-train-xla.sh). XLA CPU by default
+# (MFU against the measured matmul peak); GPUs: make bench-train-xla PJRT=$$(make -s xla-cuda) PEAK_TFLOPS=989.
 bench-train-xla:
 	PJRT=$(PJRT) RECIPE=$(or $(RECIPE),oryx-tg-130m) DEVICES=$(or $(DEVICES),1) STEPS=$(or $(STEPS),30) \
-		PEAK_TFLOPS=$(or $(PEAK_TFLOPS),989) bash scripts/bench-train-xla.sh
+		PEAK_TFLOPS=$(or $(PEAK_TFLOPS),auto) bash scripts/bench-train-xla.sh
+
+# XLA CPU vs pure Go in one sitting: training tok/s (tiny, 130m), decode ms/token (130m), compile time, peak RSS.
+bench-xla-vs-go:
+	bash scripts/bench-xla-vs-go.sh
 
 # Training throughput and peak memory per variant (tiny; 130m with BENCH_130M=1), for BENCHMARKS.md.
 bench-train:
