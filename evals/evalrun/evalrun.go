@@ -64,7 +64,9 @@ func Run(o Options) (string, error) {
 	}
 	spec := o.Tokenizer
 	if spec == "" {
-		spec = runinfo.Tokenizer(o.Checkpoint)
+		if spec, err = runinfo.Tokenizer(o.Checkpoint); err != nil {
+			return "", fmt.Errorf("--checkpoint: %w", err)
+		}
 	}
 	tok, err := datasets.LoadTokenizer(spec)
 	if err != nil {

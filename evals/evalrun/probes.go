@@ -126,7 +126,10 @@ func loadLM(dir, tokSpec string, opts oryxlm.Options) (*oryxlm.Model, error) {
 		return nil, fmt.Errorf("--checkpoint is required")
 	}
 	if tokSpec == "" {
-		tokSpec = runinfo.Tokenizer(dir)
+		var err error
+		if tokSpec, err = runinfo.Tokenizer(dir); err != nil {
+			return nil, fmt.Errorf("--checkpoint: %w", err)
+		}
 	}
 	tok, err := datasets.LoadTokenizer(tokSpec)
 	if err != nil {
