@@ -297,8 +297,7 @@ func LoadCheckpoint(dir string, want *Config) (*Model, *context.Context, error) 
 			checkpoints.JsonNameSuffix, checkpoints.BinDataSuffix, ConfigFileName)
 	}
 
-	if err := guard.CheckMemory(fmt.Sprintf("loading its %s parameters", HumanCount(CountParams(cfg).Total)),
-		weightsBytes(cfg)); err != nil {
+	if err := CheckWeightsMemory("loading", cfg); err != nil {
 		return nil, nil, errf("%w", err)
 	}
 	ctx := context.New()
@@ -353,8 +352,7 @@ func InitCheckpoint(dir string, cfg Config, seed int64) error {
 		return fmt.Errorf("init checkpoint %s: the directory already holds %d checkpoint(s); refusing to overwrite "+
 			"them with random weights (choose another directory or delete it)", dir, len(names))
 	}
-	if err := guard.CheckMemory(fmt.Sprintf("init checkpoint %s: %s parameters", dir, HumanCount(CountParams(cfg).Total)),
-		weightsBytes(cfg)); err != nil {
+	if err := CheckWeightsMemory("init checkpoint "+dir+": writing", cfg); err != nil {
 		return err
 	}
 	m, err := New(cfg)
@@ -391,14 +389,15 @@ func InitCheckpoint(dir string, cfg Config, seed int64) error {
 	return SaveCheckpoint(dir, cfg, ctx)
 }
 
-// weightsBytes estimates the memory of holding cfg's weights while loading or writing them: float32 values,
-// twice (the tensors and the checkpoint's serialised copy).
-func weightsBytes(cfg Config) int64 {
+// CheckWeightsMemory refuses, before anything is allocated, a config whose weights this machine cannot
+// hold while loading or writing them (internal/guard): float32 values, twice (the tensors and the
+// checkpoint's serialised copy). doing says what needs them ("loading", ...).
+func CheckWeightsMemory(doing string, cfg Config) error {
 	b, ok := guard.MulAll(CountParams(cfg).Total, 4, 2)
 	if !ok {
-		return -1
+		b = -1
 	}
-	return b
+	return guard.CheckMemory(fmt.Sprintf("%s the weights of %s parameters", doing, HumanCount(CountParams(cfg).Total)), b)
 }
 
 // catchPanic runs fn and turns a panic (GoMLX reports many errors by panicking) into an error.

@@ -55,6 +55,9 @@ func initCmd(args []string, stdout, stderr io.Writer) error {
 		}
 		source = "preset " + *preset
 	}
+	if err := oryx.CheckWeightsMemory("init: writing", cfg); err != nil {
+		return err
+	}
 	// One writer per directory: a second `oryx init` (or a training run) on the same --out is refused.
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return fmt.Errorf("init: --out: %w", err)

@@ -82,6 +82,11 @@ func ReadRunFile(path string) (*RunFile, error) {
 	if r.Tasks == nil {
 		return nil, fmt.Errorf("leaderboard: %s: not a run file: no \"tasks\"", path)
 	}
+	for name, res := range r.Tasks {
+		if res == nil {
+			return nil, fmt.Errorf("leaderboard: %s: not a run file: task %q is null", path, name)
+		}
+	}
 	return &r, nil
 }
 
@@ -91,6 +96,12 @@ func writeAtomic(path string, data []byte) error {
 		return fmt.Errorf("leaderboard: %w", err)
 	}
 	name := tmp.Name()
+	// CreateTemp makes the file 0600; results are readable by all like every other output (0644).
+	if err = tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		os.Remove(name)
+		return fmt.Errorf("leaderboard: writing %s: %w", path, err)
+	}
 	if _, err = tmp.Write(data); err == nil {
 		err = tmp.Close()
 	} else {
