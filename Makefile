@@ -20,12 +20,16 @@ test:
 	$(GO) test ./...
 	$(MAKE) fuzz-short
 
-# 10 s per fuzz target (seed corpora in datasets/testdata/fuzz); longer: FUZZTIME=5m make fuzz-short.
+# 10 s per fuzz target (seed corpora in each package's testdata/fuzz); longer: FUZZTIME=5m make fuzz-short.
+# Targets are package:FuzzName; one at a time.
 FUZZTIME ?= 10s
-FUZZ_TARGETS = FuzzByteTokenizer FuzzBPE FuzzSentencePiece FuzzParquetReader
+FUZZ_TARGETS = ./datasets:FuzzByteTokenizer ./datasets:FuzzBPE ./datasets:FuzzSentencePiece \
+	./datasets:FuzzParquetReader ./oryx:FuzzLoadConfig ./oryx:FuzzParseSchedule \
+	./internal/runinfo:FuzzRunJSON ./recipes/recipe:FuzzTrainerState
 fuzz-short:
-	@for f in $(FUZZ_TARGETS); do \
-		$(GO) test ./datasets -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) || exit 1; \
+	@for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; f=$${t#*:}; \
+		$(GO) test $$pkg -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) || exit 1; \
 	done
 
 # Mixer-core benchmarks written up in BENCHMARKS.md (takes several minutes on 2 cores).
