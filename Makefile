@@ -49,12 +49,16 @@ xla-cpu:
 xla-cuda:
 	@bash scripts/install-xla.sh cuda
 
-# 10 s per fuzz target (seed corpora in datasets/testdata/fuzz); longer: FUZZTIME=5m make fuzz-short.
+# 10 s per fuzz target (seed corpora in each package's testdata/fuzz); longer: FUZZTIME=5m make fuzz-short.
+# Targets are package:FuzzName; one at a time.
 FUZZTIME ?= 10s
-FUZZ_TARGETS = FuzzByteTokenizer FuzzBPE FuzzSentencePiece FuzzParquetReader
+FUZZ_TARGETS = ./datasets/tokenizers:FuzzByteTokenizer ./datasets/tokenizers:FuzzBPE \
+	./datasets/tokenizers:FuzzSentencePiece ./datasets/hfparquet:FuzzParquetReader ./oryx:FuzzLoadConfig \
+	./oryx:FuzzParseSchedule ./internal/rundir:FuzzRunJSON ./recipes/recipe:FuzzTrainerState
 fuzz-short:
-	@for f in $(FUZZ_TARGETS); do \
-		$(GO) test ./datasets -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) || exit 1; \
+	@for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; f=$${t#*:}; \
+		$(GO) test $$pkg -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) || exit 1; \
 	done
 
 # Mixer-core benchmarks written up in BENCHMARKS.md (takes several minutes on 2 cores).

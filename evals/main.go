@@ -5,11 +5,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
 
 	"github.com/oryx-go/oryx/evals/evalrun"
 	"github.com/oryx-go/oryx/evals/harness"
+	"github.com/oryx-go/oryx/internal/guard"
 )
 
 func main() {
@@ -81,6 +83,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if o.Harness.Params, err = harness.ParseParams(params); err != nil {
 		return fmt.Errorf("--param: %w", err)
 	}
+	if err := checkSizes(sizeFlag{"--batch", o.Batch, 1, guard.MaxBatch}, sizeFlag{"--max-length", o.MaxLength, 1, guard.MaxSeqLen},
+		sizeFlag{"--limit", o.Limit, 0, math.MaxInt}); err != nil {
+		return err
+	}
 	wd, _ := os.Getwd()
 	o.Harness.DataRoot, o.DataRootSource = harness.ResolveDataRoot(dataRoot, wd)
 	o.Log, o.Stdout = stderr, stdout
@@ -106,6 +112,13 @@ func switchCmd(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&o.Batch, "batch", 8, "sequences per model call")
 	fs.StringVar(&o.Out, "out", "results/switch", "output directory (switch.json, switch.png)")
 	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if err := checkSizes(sizeFlag{"--seq-len", o.SeqLen, 2, guard.MaxSeqLen}, sizeFlag{"--at", o.At, 1, o.SeqLen - 1},
+		sizeFlag{"--sequences", o.Sequences, 1, guard.MaxBatch}, sizeFlag{"--batch", o.Batch, 1, guard.MaxBatch}); err != nil {
+		return err
+	}
+	if err := checkTokens("--sequences × --seq-len", o.Sequences, o.SeqLen); err != nil {
 		return err
 	}
 	if _, err := evalrun.Switch(o, stderr); err != nil {
@@ -140,11 +153,49 @@ func mqarCmd(args []string, stdout, stderr io.Writer) error {
 		}
 		o.Pairs = append(o.Pairs, p)
 	}
+	if err := checkSizes(sizeFlag{"--examples", o.Examples, 1, guard.MaxBatch}, sizeFlag{"--seq-len", o.SeqLen, 2, guard.MaxSeqLen},
+		sizeFlag{"--vocab", o.Vocab, 2, guard.MaxVocab}, sizeFlag{"--batch", o.Batch, 1, guard.MaxBatch},
+		sizeFlag{"--offset", *offset, 0, guard.MaxVocab}); err != nil {
+		return err
+	}
+	if err := checkTokens("--examples × --seq-len", o.Examples, o.SeqLen); err != nil {
+		return err
+	}
 	o.Offset = int32(*offset)
 	if _, err := evalrun.MQAR(o, stderr); err != nil {
 		return err
 	}
 	fmt.Fprintln(stdout, "wrote", o.Out)
+	return nil
+}
+
+// sizeFlag is an integer flag and its allowed range.
+type sizeFlag struct {
+	name     string
+	v        int
+	min, max int
+}
+
+// checkSizes refuses integer flags outside their range (internal/guard's bounds), naming the flag.
+func checkSizes(flags ...sizeFlag) error {
+	for _, f := range flags {
+		if f.v < f.min || f.v > f.max {
+			return fmt.Errorf("%s must be in [%d, %d], got %d", f.name, f.min, f.max, f.v)
+		}
+	}
+	return nil
+}
+
+// checkTokens refuses a count of examples × tokens whose token buffers (int32 ids, with the model's
+// per-token outputs, ~16 bytes a token) would not fit this machine's memory.
+func checkTokens(what string, n, seqLen int) error {
+	b, ok := guard.MulAll(int64(n), int64(seqLen), 16)
+	if !ok {
+		b = -1
+	}
+	if err := guard.CheckMemory(fmt.Sprintf("%s = %d × %d tokens", what, n, seqLen), b); err != nil {
+		return err
+	}
 	return nil
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/gomlx/gomlx/pkg/ml/context"
 	"github.com/gomlx/gomlx/pkg/ml/context/checkpoints"
 	"github.com/oryx-go/oryx/internal/backend"
+	"github.com/oryx-go/oryx/internal/guard"
 )
 
 // Checkpoint directory layout:
@@ -65,7 +66,9 @@ func SaveCheckpoint(dir string, cfg Config, ctx *context.Context) error {
 // hold checkpoints of a different config (the error names the differing fields). A failed save leaves the
 // directory's previous checkpoints as they were.
 //
-// Saving may create the variable "global_step" (0) in ctx: GoMLX reads it to name the checkpoint.
+// Saving may create the variable "global_step" (0) in ctx: GoMLX reads it to name the checkpoint. It also
+// records cfg (its hash and JSON) as two parameters of ctx's root scope, saved with the variables, so that
+// LoadCheckpoint refuses a config.json edited afterwards (confighash.go). Files are written mode 0644.
 func SaveCheckpointKeep(dir string, cfg Config, ctx *context.Context, keep int) error {
 	errf := func(format string, args ...any) error {
 		return fmt.Errorf("saving checkpoint %s: %w", dir, fmt.Errorf(format, args...))
@@ -104,6 +107,7 @@ func SaveCheckpointKeep(dir string, cfg Config, ctx *context.Context, keep int) 
 	if err := writeConfigAtomic(dir, cfg); err != nil {
 		return errf("%w", err)
 	}
+	recordConfig(ctx, cfg)
 	if err := saveVariables(dir, ctx, existing); err != nil {
 		return errf("%w", err)
 	}
@@ -178,6 +182,10 @@ func saveVariables(dir string, ctx *context.Context, existing []string) (err err
 	for _, suffix := range []string{checkpoints.BinDataSuffix, checkpoints.JsonNameSuffix} { // .json last
 		src := filepath.Join(staging, staged[0]+suffix)
 		if err := syncFile(src); err != nil {
+			return err
+		}
+		// One permission policy for every output (GoMLX's files would follow the umask): readable by all.
+		if err := os.Chmod(src, 0o644); err != nil {
 			return err
 		}
 		if err := os.Rename(src, filepath.Join(dir, base+suffix)); err != nil {
@@ -289,6 +297,9 @@ func LoadCheckpoint(dir string, want *Config) (*Model, *context.Context, error) 
 			checkpoints.JsonNameSuffix, checkpoints.BinDataSuffix, ConfigFileName)
 	}
 
+	if err := CheckWeightsMemory("loading", cfg); err != nil {
+		return nil, nil, errf("%w", err)
+	}
 	ctx := context.New()
 	err = catchPanic(func() error {
 		_, err := checkpoints.Load(ctx).Dir(dir).Immediate().Done()
@@ -310,6 +321,9 @@ func LoadCheckpoint(dir string, want *Config) (*Model, *context.Context, error) 
 		} else if v.DType() != dtype {
 			return nil, nil, errf("parameter %s is %s, others are %s: mixed dtypes", v.ScopeAndName(), v.DType(), dtype)
 		}
+	}
+	if err := checkRecordedConfig(ctx, cfg); err != nil {
+		return nil, nil, errf("%w", err)
 	}
 	if got, need := ReportFromContext(ctx), CountParams(cfg); got != need {
 		return nil, nil, errf("the weights of %s do not match %s: %d parameters stored (%s), the config needs %d (%s)",
@@ -337,6 +351,9 @@ func InitCheckpoint(dir string, cfg Config, seed int64) error {
 	if names, err := ListCheckpoints(dir); err == nil && len(names) > 0 {
 		return fmt.Errorf("init checkpoint %s: the directory already holds %d checkpoint(s); refusing to overwrite "+
 			"them with random weights (choose another directory or delete it)", dir, len(names))
+	}
+	if err := CheckWeightsMemory("init checkpoint "+dir+": writing", cfg); err != nil {
+		return err
 	}
 	m, err := New(cfg)
 	if err != nil {
@@ -370,6 +387,17 @@ func InitCheckpoint(dir string, cfg Config, seed int64) error {
 		return fmt.Errorf("init checkpoint %s: materialising the weights: %w", dir, err)
 	}
 	return SaveCheckpoint(dir, cfg, ctx)
+}
+
+// CheckWeightsMemory refuses, before anything is allocated, a config whose weights this machine cannot
+// hold while loading or writing them (internal/guard): float32 values, twice (the tensors and the
+// checkpoint's serialised copy). doing says what needs them ("loading", ...).
+func CheckWeightsMemory(doing string, cfg Config) error {
+	b, ok := guard.MulAll(CountParams(cfg).Total, 4, 2)
+	if !ok {
+		b = -1
+	}
+	return guard.CheckMemory(fmt.Sprintf("%s the weights of %s parameters", doing, HumanCount(CountParams(cfg).Total)), b)
 }
 
 // catchPanic runs fn and turns a panic (GoMLX reports many errors by panicking) into an error.

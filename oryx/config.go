@@ -4,9 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"reflect"
 	"strings"
+
+	"github.com/oryx-go/oryx/internal/guard"
 )
 
 // Variant names the five models built from one block.
@@ -92,15 +95,32 @@ func (c *Config) Validate() error {
 	} else if c.LinearMixer != c.Variant.LinearMixer() {
 		bad("linear_mixer", "%q does not match variant %q (which uses %q)", c.LinearMixer, c.Variant, c.Variant.LinearMixer())
 	}
-	positive := map[string]int{"vocab": c.Vocab, "d_model": c.DModel, "layers": c.Layers, "heads": c.Heads,
+	// Sizes are bounded above too (internal/guard): a mistyped d_model 1e9 must be an error here, not a Go
+	// "out of memory" crash when the weights are allocated.
+	sizes := map[string]int{"vocab": c.Vocab, "d_model": c.DModel, "layers": c.Layers, "heads": c.Heads,
 		"key_dim": c.KeyDim, "value_dim": c.ValueDim, "mlp_hidden": c.MLPHidden, "chunk": c.Chunk}
+	limits := map[string]int{"vocab": guard.MaxVocab, "d_model": guard.MaxDModel, "layers": guard.MaxLayers,
+		"heads": guard.MaxHeads, "key_dim": guard.MaxHeadDim, "value_dim": guard.MaxHeadDim,
+		"mlp_hidden": guard.MaxMLPHidden, "chunk": guard.MaxChunk}
+	sane := true
 	for _, f := range []string{"vocab", "d_model", "layers", "heads", "key_dim", "value_dim", "mlp_hidden", "chunk"} {
-		if positive[f] <= 0 {
-			bad(f, "must be > 0, got %d", positive[f])
+		if sizes[f] <= 0 {
+			bad(f, "must be > 0, got %d", sizes[f])
+		} else if sizes[f] > limits[f] {
+			bad(f, "%d is above the supported maximum %d", sizes[f], limits[f])
+			sane = false
 		}
 	}
-	if c.ConvWidth < 0 {
-		bad("conv_width", "must be ≥ 0, got %d", c.ConvWidth)
+	if c.ConvWidth < 0 || c.ConvWidth > guard.MaxConvWidth {
+		bad("conv_width", "must be in [0, %d], got %d", guard.MaxConvWidth, c.ConvWidth)
+	}
+	// Within the bounds the count cannot overflow, but the product of several large sizes can still exceed
+	// anything a machine holds.
+	if sane && len(errs) == 0 {
+		if n := CountParams(*c).Total; n > guard.MaxParams {
+			errs = append(errs, fmt.Errorf("config: %s parameters is above the supported maximum %s (vocab, d_model, "+
+				"layers, heads, key_dim, value_dim, mlp_hidden)", HumanCount(n), HumanCount(guard.MaxParams)))
+		}
 	}
 	if c.ConvActivation != "silu" && c.ConvActivation != "none" {
 		bad("conv_activation", "must be \"silu\" or \"none\", got %q", c.ConvActivation)
@@ -190,6 +210,15 @@ func LoadConfig(path string) (Config, error) {
 	var c Config
 	if err := dec.Decode(&c); err != nil {
 		return Config{}, fmt.Errorf("config %s: %w", path, err)
+	}
+	// One JSON object and nothing after it: trailing data is an edit gone wrong (two configs pasted, a
+	// truncated rewrite), not something to ignore.
+	if tok, err := dec.Token(); err != io.EOF {
+		if err == nil {
+			err = fmt.Errorf("%v", tok)
+		}
+		return Config{}, fmt.Errorf("config %s: trailing data after the JSON object (at byte %d): %v", path,
+			dec.InputOffset(), err)
 	}
 	if err := c.Validate(); err != nil {
 		return Config{}, fmt.Errorf("config %s: %w", path, err)

@@ -33,6 +33,9 @@ func NewEngine(be backends.Backend, ctx *context.Context, m *Model, batch, capac
 	if batch <= 0 || capacity <= 0 {
 		return nil, fmt.Errorf("oryx.NewEngine: batch and capacity must be > 0, got %d and %d", batch, capacity)
 	}
+	if err := CheckDecodeMemory(m.Config, batch, capacity); err != nil {
+		return nil, fmt.Errorf("oryx.NewEngine: %w", err)
+	}
 	e := &Engine{model: m, ctx: ctx, backend: be, batch: batch, capacity: capacity}
 	var err error
 	e.prefill, err = context.NewExec(be, ctx, func(ctx *context.Context, in []*Node) []*Node {

@@ -5,6 +5,7 @@ import (
 
 	. "github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/oryx-go/oryx/internal/guard"
 )
 
 // State is the decode memory of a model, as graph nodes: per layer the KV cache, the linear state and the
@@ -168,4 +169,24 @@ func StateMemory(c Config, bytesPerValue int) (perToken, fixed int64) {
 		fixed += l * int64(c.ConvWidth-1) * h * (dk + dv) * b
 	}
 	return perToken, fixed
+}
+
+// CheckDecodeMemory checks, before anything is allocated, that a decode state of batch rows with a KV cache
+// of capacity tokens is within the guard's bounds and fits this machine's memory (internal/guard): the
+// float32 state of StateMemory plus the rows' logits.
+func CheckDecodeMemory(c Config, batch, capacity int) error {
+	if err := guard.Check("batch (rows)", int64(batch), 1, guard.MaxBatch); err != nil {
+		return err
+	}
+	if err := guard.Check("capacity (KV-cache tokens)", int64(capacity), 1, guard.MaxSeqLen); err != nil {
+		return err
+	}
+	perToken, fixed := StateMemory(c, 4)
+	row, ok1 := guard.Mul(perToken, int64(capacity))
+	row, ok2 := guard.Add(row, fixed+8*int64(c.Vocab))
+	total, ok3 := guard.Mul(row, int64(batch))
+	if !ok1 || !ok2 || !ok3 {
+		total = -1
+	}
+	return guard.CheckMemory(fmt.Sprintf("the decode state of %d row(s) × %d tokens", batch, capacity), total)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/internal/backend"
+	"github.com/oryx-go/oryx/internal/guard"
 	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/oryx"
 )
@@ -113,8 +114,8 @@ func generateCmd(args []string, stdout, stderr io.Writer) error {
 	if len(prompts) == 0 {
 		return fmt.Errorf("generate: give at least one --prompt or --tokens")
 	}
-	if *maxTokens <= 0 {
-		return fmt.Errorf("generate: --max-tokens must be > 0, got %d", *maxTokens)
+	if *maxTokens <= 0 || *maxTokens > guard.MaxSeqLen {
+		return fmt.Errorf("generate: --max-tokens must be in [1, %d], got %d", guard.MaxSeqLen, *maxTokens)
 	}
 	spec := strings.TrimSpace(*schedule)
 	if err := checkScheduleFlag(spec); err != nil {
@@ -137,8 +138,8 @@ func generateCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("generate: --stop: %w", err)
 	}
-	if *capacity < 0 {
-		return fmt.Errorf("generate: --capacity must be >= 0 (0 = automatic), got %d", *capacity)
+	if *capacity < 0 || *capacity > guard.MaxSeqLen {
+		return fmt.Errorf("generate: --capacity must be in [0, %d] (0 = automatic), got %d", guard.MaxSeqLen, *capacity)
 	}
 
 	// The model, and the flags that depend on it.
@@ -147,7 +148,9 @@ func generateCmd(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("generate: --checkpoint: %w", err)
 	}
 	if *tokSpec == "" {
-		*tokSpec = rundir.Tokenizer(*checkpoint)
+		if *tokSpec, err = rundir.Tokenizer(*checkpoint); err != nil {
+			return fmt.Errorf("generate: --checkpoint: %w", err)
+		}
 	}
 	tok, err := tokenizers.Load(*tokSpec)
 	if err != nil {
@@ -193,6 +196,9 @@ func generateCmd(args []string, stdout, stderr io.Writer) error {
 			*capacity, longest, *maxTokens, need)
 	}
 
+	if err := oryx.CheckDecodeMemory(m.Config, len(rows), *capacity); err != nil {
+		return fmt.Errorf("generate: --capacity %d with %d prompt(s): %w", *capacity, len(rows), err)
+	}
 	be, err := backend.Get()
 	if err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/oryx-go/oryx/internal/guard"
 	"github.com/oryx-go/oryx/oryx"
 )
 
@@ -26,8 +27,8 @@ func infoCmd(args []string, stdout, stderr io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *seqLen <= 0 {
-		return fmt.Errorf("--T must be > 0, got %d", *seqLen)
+	if *seqLen <= 0 || *seqLen > guard.MaxSeqLen {
+		return fmt.Errorf("--T must be in [1, %d], got %d", guard.MaxSeqLen, *seqLen)
 	}
 	var cfg oryx.Config
 	var err error
@@ -46,6 +47,12 @@ func infoCmd(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "model: %s, d_model %d, %d layers, %d heads, d_k %d, d_v %d, MLP %d, vocab %d\n",
 		cfg.Variant, cfg.DModel, cfg.Layers, cfg.Heads, cfg.KeyDim, cfg.ValueDim, cfg.MLPHidden, cfg.Vocab)
 	fmt.Fprintf(stdout, "parameters: %s\n", report)
+	// info allocates nothing, so it describes any valid config; but say so when the weights alone could not
+	// be held here.
+	if weights, ok := guard.Mul(report.Total, 4); !ok || guard.CheckMemory("its float32 weights", weights) != nil {
+		fmt.Fprintf(stdout, "note: the float32 weights alone need %s; this machine has %s: init, generate and training "+
+			"refuse it here\n", guard.HumanBytes(weights), guard.HumanBytes(guard.HostMemory()))
+	}
 	perToken, fixed := oryx.StateMemory(cfg, 4)
 	fmt.Fprintf(stdout, "decode state (float32, per row): %.1f KiB per token of context + %.1f KiB fixed\n",
 		float64(perToken)/1024, float64(fixed)/1024)

@@ -4,8 +4,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
+	"github.com/oryx-go/oryx/internal/runlock"
 	"github.com/oryx-go/oryx/oryx"
 )
 
@@ -53,6 +55,18 @@ func initCmd(args []string, stdout, stderr io.Writer) error {
 		}
 		source = "preset " + *preset
 	}
+	if err := oryx.CheckWeightsMemory("init: writing", cfg); err != nil {
+		return err
+	}
+	// One writer per directory: a second `oryx init` (or a training run) on the same --out is refused.
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return fmt.Errorf("init: --out: %w", err)
+	}
+	lock, err := runlock.Acquire(*out, "oryx init", stderr)
+	if err != nil {
+		return fmt.Errorf("init: --out: %w", err)
+	}
+	defer lock.Release()
 	if err := oryx.InitCheckpoint(*out, cfg, *seed); err != nil {
 		return err
 	}

@@ -78,7 +78,7 @@ func TestGenerateFlagErrors(t *testing.T) {
 		{[]string{"--checkpoint", dir, "--prompt", "x", "--schedule", "block"}, `--schedule "block": random schedules do not define generated-token modes`},
 		{[]string{"--checkpoint", dir, "--prompt", "x", "--schedule", "sequence:0.3"}, `--schedule "sequence:0.3": random schedules`},
 		{[]string{"--checkpoint", dir, "--prompt", "x", "--schedule", "attention-last:x"}, `--schedule "attention-last:x"`},
-		{[]string{"--checkpoint", dir, "--prompt", "x", "--max-tokens", "0"}, "--max-tokens must be > 0"},
+		{[]string{"--checkpoint", dir, "--prompt", "x", "--max-tokens", "0"}, "--max-tokens must be in [1, 16777216], got 0"},
 		{[]string{"--checkpoint", dir, "--prompt", "x", "--temperature", "-1"}, "--temperature"},
 		{[]string{"--checkpoint", dir, "--prompt", "x", "--top-k", "-2"}, "--top-k"},
 		{[]string{"--checkpoint", dir, "--prompt", "x", "--top-p", "1.5"}, "--top-p"},

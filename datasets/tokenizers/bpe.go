@@ -2,6 +2,7 @@ package tokenizers
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +12,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/oryx-go/oryx/internal/guard"
 )
 
 // BPETokenizer is a Hugging Face byte-level BPE tokenizer read from a tokenizer.json (the GPT-2 family:
@@ -135,6 +138,12 @@ func LoadHFTokenizer(path string) (*BPETokenizer, error) {
 	}
 	var f hfTokenizerFile
 	if err := json.Unmarshal(data, &f); err != nil {
+		// A syntax error quotes the offending character: report only its offset, so that pointing the loader
+		// at a file that is not a tokenizer (a secret, say) echoes nothing of it.
+		var syn *json.SyntaxError
+		if errors.As(err, &syn) {
+			err = fmt.Errorf("invalid JSON at byte %d", syn.Offset)
+		}
 		return nil, fmt.Errorf("tokenizers: tokenizer %s: not a Hugging Face tokenizer.json: %w", path, err)
 	}
 	fail := func(format string, args ...any) (*BPETokenizer, error) {
@@ -221,21 +230,45 @@ func LoadHFTokenizer(path string) (*BPETokenizer, error) {
 		return fail("model.vocab is not a token → id object")
 	}
 	byteToRune, runeToByte := byteLevelAlphabet()
+	// The ids size the tables below: check them before allocating (bounded, unique, dense enough).
 	maxID := -1
+	owner := make(map[int]string, len(vocab)) // id → vocabulary token
 	for tok, id := range vocab {
-		if id < 0 {
-			return fail("model.vocab: negative id %d for %q", id, tok)
+		if id < 0 || id >= guard.MaxVocab {
+			return fail("model.vocab: id %d for %q is out of range [0, %d)", id, tok, guard.MaxVocab)
 		}
+		if other, dup := owner[id]; dup {
+			a, b := min(tok, other), max(tok, other) // a stable message, whatever the map order
+			return fail("model.vocab: %q and %q have the same id %d (ids must be unique)", a, b, id)
+		}
+		owner[id] = tok
 		maxID = max(maxID, id)
 	}
+	added := make(map[int]string, len(f.AddedTokens))
 	for _, a := range f.AddedTokens {
-		if a.ID < 0 {
-			return fail("added_tokens: negative id %d for %q", a.ID, a.Content)
+		if a.ID < 0 || a.ID >= guard.MaxVocab {
+			return fail("added_tokens: id %d for %q is out of range [0, %d)", a.ID, a.Content, guard.MaxVocab)
 		}
+		// An added token may repeat a vocabulary entry (Hugging Face files list "<|endoftext|>" in both), but
+		// two added tokens of different content cannot share an id.
+		if other, dup := added[a.ID]; dup && other != a.Content {
+			return fail("added_tokens: %q and %q have the same id %d (ids must be unique)", other, a.Content, a.ID)
+		}
+		added[a.ID] = a.Content
 		maxID = max(maxID, a.ID)
 	}
 	if maxID < 0 {
 		return fail("empty vocabulary")
+	}
+	known := len(owner)
+	for id := range added {
+		if _, ok := owner[id]; !ok {
+			known++
+		}
+	}
+	if holes := maxID + 1 - known; holes > known+256 {
+		return fail("the ids are too sparse: %d tokens spread over ids 0..%d (%d unused ids); the vocabulary size "+
+			"is the largest id + 1", known, maxID, holes)
 	}
 	t.vocabSize = maxID + 1
 	t.idBytes = make([]string, t.vocabSize)

@@ -145,7 +145,9 @@ func Run(o Options) (string, error) {
 	}
 	spec := o.Tokenizer
 	if spec == "" {
-		spec = rundir.Tokenizer(o.Checkpoint)
+		if spec, err = rundir.Tokenizer(o.Checkpoint); err != nil {
+			return "", fmt.Errorf("--checkpoint: %w", err)
+		}
 	}
 	tok, err := tokenizers.Load(spec)
 	if err != nil {

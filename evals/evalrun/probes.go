@@ -123,7 +123,10 @@ func loadLM(dir, tokSpec string, opts oryxlm.Options) (*oryxlm.Model, error) {
 		return nil, fmt.Errorf("--checkpoint is required")
 	}
 	if tokSpec == "" {
-		tokSpec = rundir.Tokenizer(dir)
+		var err error
+		if tokSpec, err = rundir.Tokenizer(dir); err != nil {
+			return nil, fmt.Errorf("--checkpoint: %w", err)
+		}
 	}
 	tok, err := tokenizers.Load(tokSpec)
 	if err != nil {

@@ -55,7 +55,7 @@ func (l *Leaderboard) Markdown() string {
 	heads := []string{"Model", "Variant", "Size", "Step", "Tokens", "Schedule", "Attn %"}
 	cols := l.presentColumns()
 	for _, c := range cols {
-		heads = append(heads, c.head)
+		heads = append(heads, tableCell.Replace(c.head)) // extra columns are named by the run files' tasks
 	}
 	b.WriteString("| " + strings.Join(heads, " | ") + " |\n")
 	b.WriteString("|" + strings.Repeat("---|", len(heads)) + "\n")
@@ -70,7 +70,7 @@ func (l *Leaderboard) Markdown() string {
 			cells = append(cells, cell(r, c))
 		}
 		for i, s := range cells {
-			cells[i] = strings.ReplaceAll(s, "|", `\|`)
+			cells[i] = tableCell.Replace(s)
 		}
 		b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
 	}
@@ -80,6 +80,10 @@ func (l *Leaderboard) Markdown() string {
 	}
 	return b.String()
 }
+
+// tableCell keeps a value inside its markdown table cell: a "|" would start a new cell and a line break
+// (say, a newline in a model name) would end the table.
+var tableCell = strings.NewReplacer("|", `\|`, "\r\n", " ", "\n", " ", "\r", " ")
 
 // presentColumns are the fixed columns some run has, then the other metrics of the runs.
 func (l *Leaderboard) presentColumns() []column {

@@ -350,7 +350,7 @@ func (r *RunFile) UnmarshalJSON(b []byte) error {
 		}
 		for name, res := range r.Tasks {
 			if res == nil {
-				delete(r.Tasks, name)
+				return fmt.Errorf("task %q is null", name)
 			}
 		}
 		r.refresh()
@@ -367,6 +367,9 @@ func (r *RunFile) UnmarshalJSON(b []byte) error {
 		r.Limit = int(*f.Config.Limit)
 	}
 	for name, row := range f.Results {
+		if row == nil {
+			return fmt.Errorf("results: task %q is null", name)
+		}
 		res := &harness.Result{Task: name, Metrics: map[string]harness.Metric{}, Version: f.Versions[name], Group: harness.GroupOf(name)}
 		ns := f.NSamples[name]
 		res.Docs, res.TotalDocs = ns.Effective, ns.Original
@@ -465,10 +468,13 @@ func writeAtomic(path string, data []byte) error {
 		return fmt.Errorf("leaderboard: %w", err)
 	}
 	name := tmp.Name()
-	if err = tmp.Chmod(0o644); err == nil { // CreateTemp makes 0600; results are for sharing
-		_, err = tmp.Write(data)
+	// CreateTemp makes the file 0600; results are readable by all like every other output (0644).
+	if err = tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		os.Remove(name)
+		return fmt.Errorf("leaderboard: writing %s: %w", path, err)
 	}
-	if err == nil {
+	if _, err = tmp.Write(data); err == nil {
 		err = tmp.Close()
 	} else {
 		tmp.Close()

@@ -26,6 +26,9 @@ type Result struct {
 // Evaluate generates examples 0..n-1 of cfg (use a seed unseen in training), adds offset to every id (a
 // byte-level model trained on MQAR in another id range, e.g. datasets.MQARTokenOffset) and scores them.
 func Evaluate(m *oryxlm.Model, cfg datasets.MQARConfig, n int, offset int32) ([]Result, error) {
+	if n < 1 {
+		return nil, fmt.Errorf("mqar: the number of examples must be ≥ 1, got %d", n)
+	}
 	ex, err := datasets.GenerateMQAR(cfg, n)
 	if err != nil {
 		return nil, err

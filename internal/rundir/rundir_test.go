@@ -82,10 +82,3 @@ func TestFloatNullIsNaN(t *testing.T) {
 	require.True(t, math.IsNaN(float64(val[0].Loss["linear"])))
 	require.Equal(t, Float(2), val[0].Loss["attention"])
 }
-
-func TestRunJSONTokenizer(t *testing.T) {
-	dir := t.TempDir()
-	require.Equal(t, "bytes", Tokenizer(dir), "no run.json: the byte tokenizer")
-	require.NoError(t, WriteJSON(dir, RunFile, map[string]string{"tokenizer": "/x/tokenizer.json"}))
-	require.Equal(t, "/x/tokenizer.json", Tokenizer(dir))
-}

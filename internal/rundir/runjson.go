@@ -15,6 +15,9 @@ package rundir
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -36,17 +39,55 @@ func WriteJSON(dir, name string, v any) error {
 	return WriteFileAtomic(filepath.Join(dir, name), append(data, '\n'))
 }
 
-// Tokenizer returns the tokenizer spec (tokenizers.Load) recorded in dir/run.json, or "bytes" when
-// there is none (checkpoints written by `oryx init` or outside a recipe).
-func Tokenizer(dir string) string {
-	data, err := os.ReadFile(filepath.Join(dir, RunFile))
-	if err == nil {
-		var r struct {
-			Tokenizer string `json:"tokenizer"`
-		}
-		if json.Unmarshal(data, &r) == nil && r.Tokenizer != "" {
-			return r.Tokenizer
+// record is the part of run.json this package reads.
+type record struct {
+	Tokenizer     string `json:"tokenizer"`      // the spec the run was started with (tokenizers.Load)
+	TokenizerFile string `json:"tokenizer_file"` // the run's copy of the tokenizer file, relative to the run directory
+}
+
+// Tokenizer returns the tokenizer spec (tokenizers.Load) of the run in dir: "bytes" when dir/run.json
+// is absent or names none (checkpoints written by `oryx init` or outside a recipe), else the run's copy of
+// its tokenizer file (tokenizer_file), else the recorded spec resolved relative to dir. A path that leaves
+// dir (absolute, or through "..") or a run.json that cannot be read is an error naming the file and saying to
+// pass --tokenizer.
+func Tokenizer(dir string) (string, error) {
+	path := filepath.Join(dir, RunFile)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "bytes", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("%s: %w (pass --tokenizer to choose the tokenizer)", path, err)
+	}
+	var r record
+	if err := json.Unmarshal(data, &r); err != nil {
+		return "", fmt.Errorf("%s: not a run record (%v); pass --tokenizer to choose the tokenizer", path, err)
+	}
+	field, spec := "tokenizer_file", r.TokenizerFile
+	if spec == "" {
+		field, spec = "tokenizer", r.Tokenizer
+		if spec == "" || spec == "bytes" {
+			return "bytes", nil
 		}
 	}
-	return "bytes"
+	if !filepath.IsLocal(spec) {
+		return "", fmt.Errorf("%s: %s %q is outside the run directory; paths read from a run directory must stay "+
+			"inside it: pass --tokenizer %q to use that file", path, field, spec, spec)
+	}
+	resolved := filepath.Join(dir, spec)
+	if _, err := os.Stat(resolved); err != nil {
+		return "", fmt.Errorf("%s: %s %q: %s is missing (the path is relative to the run directory); pass "+
+			"--tokenizer to choose the tokenizer", path, field, spec, resolved)
+	}
+	// A symbolic link inside the directory may point out of it: the same rule applies to its target.
+	realDir, err1 := filepath.EvalSymlinks(dir)
+	realFile, err2 := filepath.EvalSymlinks(resolved)
+	if err1 != nil || err2 != nil {
+		return "", fmt.Errorf("%s: %s %q: resolving %s: %w", path, field, spec, resolved, errors.Join(err1, err2))
+	}
+	if rel, err := filepath.Rel(realDir, realFile); err != nil || !filepath.IsLocal(rel) {
+		return "", fmt.Errorf("%s: %s %q is a link to %s, outside the run directory; pass --tokenizer %q to use "+
+			"that file", path, field, spec, realFile, realFile)
+	}
+	return resolved, nil
 }

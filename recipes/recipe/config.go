@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/oryx-go/oryx/internal/guard"
 )
 
 // TrainConfig holds the optimisation hyperparameters of a run. The architecture is an oryx.Config; the data
@@ -81,17 +83,20 @@ func (c TrainConfig) Validate() error {
 	bad := func(field string, format string, args ...any) {
 		errs = append(errs, fmt.Errorf("%s: %s", field, fmt.Sprintf(format, args...)))
 	}
-	if c.SeqLen < 1 {
-		bad("seq_len", "%d, must be ≥ 1", c.SeqLen)
+	if c.SeqLen < 1 || c.SeqLen > guard.MaxSeqLen {
+		bad("seq_len", "%d, must be in [1, %d]", c.SeqLen, guard.MaxSeqLen)
 	}
-	if c.Batch < 1 {
-		bad("batch", "%d, must be ≥ 1", c.Batch)
+	if c.Batch < 1 || c.Batch > guard.MaxBatch {
+		bad("batch", "%d, must be in [1, %d]", c.Batch, guard.MaxBatch)
 	}
 	if c.MicroBatch < 1 || (c.Batch >= 1 && c.Batch%c.MicroBatch != 0) {
 		bad("micro_batch", "%d, must be ≥ 1 and divide batch %d", c.MicroBatch, c.Batch)
 	}
 	if c.Steps < 1 {
 		bad("steps", "%d, must be ≥ 1", c.Steps)
+	} else if _, ok := guard.Mul(int64(c.Steps), c.TokensPerStep()); !ok && c.SeqLen >= 1 && c.Batch >= 1 {
+		// The run's token count (and from it the plan, the progress and the ETA) must be a number.
+		bad("steps", "%d × %d tokens per step overflows the token count", c.Steps, c.TokensPerStep())
 	}
 	if !(c.LR > 0) || math.IsInf(c.LR, 0) {
 		bad("lr", "%v, must be > 0 and finite", c.LR)

@@ -80,11 +80,18 @@ func MainArgs(name string, args []string, stdout, stderr io.Writer) error {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	budget := int64(rec.Train.Steps) * rec.Train.TokensPerStep()
-	if *tokens > 0 {
+	if set["tokens"] {
+		if *tokens <= 0 {
+			return fmt.Errorf("--tokens must be > 0, got %d", *tokens)
+		}
 		budget = *tokens
 	}
 	if !set["steps"] && (set["tokens"] || set["batch"] || set["seq-len"]) {
 		tc.Steps = int(budget / max(tc.TokensPerStep(), 1))
+		if set["tokens"] && tc.Steps < 1 {
+			return fmt.Errorf("--tokens %d is less than one step (batch %d × seq-len %d = %d tokens)", *tokens,
+				tc.Batch, tc.SeqLen, tc.TokensPerStep())
+		}
 	}
 	if set["batch"] && !set["micro-batch"] && tc.MicroBatch > tc.Batch {
 		tc.MicroBatch = tc.Batch

@@ -3,8 +3,6 @@ package recipe
 import (
 	"fmt"
 	"math"
-	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -12,7 +10,9 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	. "github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/core/shapes"
+
 	"github.com/oryx-go/oryx/internal/backend"
+	"github.com/oryx-go/oryx/internal/guard"
 	"github.com/oryx-go/oryx/oryx"
 )
 
@@ -92,7 +92,7 @@ func trainFLOPsPerToken(c oryx.Config, tc TrainConfig) float64 {
 // + 223 MiB, a line through two measured training steps (BENCHMARKS.md: tiny 16 × 256 tokens, model 97 MiB,
 // peak 478 MiB; 130m 1 × 512 tokens, model 2.89 GiB, peak 7.83 GiB). Other backends get the model as is
 // (XLA fuses and reuses buffers; not calibrated).
-func pureGoMemory(model int64) int64 { return int64(2.63*float64(model)) + 223<<20 }
+func pureGoMemory(model int64) int64 { return saturate(2.63*float64(model) + 223<<20) }
 
 // MakePlan computes the plan of recipe r with model c and training tc on backend be (probing its matmul
 // speed for about a second).
@@ -115,13 +115,15 @@ func MakePlan(name string, c oryx.Config, tc TrainConfig, be backends.Backend, d
 	if tc.Precision == "bf16" {
 		elem = 2
 	}
+	// Estimates saturate at MaxInt64 instead of wrapping negative (a negative estimate would "fit").
 	m := MemoryPlan{Weights: 4 * rep.Total, Optimizer: 8 * rep.Total, Gradients: 4 * rep.Total,
-		Activations: int64(activationElemsPerToken(c, tc.SeqLen)*float64(tc.MicroBatch*tc.SeqLen)) * elem}
+		Activations: saturate(activationElemsPerToken(c, tc.SeqLen) * float64(tc.MicroBatch) * float64(tc.SeqLen) * float64(elem))}
 	if tc.MicroBatch < tc.Batch {
 		m.Accumulator = 4 * rep.Total
 	}
 	p.MemoryDetail = m
-	p.MemoryModel = m.Weights + m.Optimizer + m.Gradients + m.Accumulator + m.Activations
+	p.MemoryModel = saturate(float64(m.Weights) + float64(m.Optimizer) + float64(m.Gradients) + float64(m.Accumulator) +
+		float64(m.Activations))
 	p.MemoryBytes = p.MemoryModel
 	if backend.IsPureGo(be) {
 		p.MemoryBytes = pureGoMemory(p.MemoryModel)
@@ -134,7 +136,7 @@ func MakePlan(name string, c oryx.Config, tc TrainConfig, be backends.Backend, d
 	p.Fits = true
 	var why []string
 	if backend.OnHost(be) {
-		p.HostMemory = hostMemory()
+		p.HostMemory = guard.HostMemory()
 		if p.HostMemory > 0 && float64(p.MemoryBytes) > 0.9*float64(p.HostMemory) {
 			why = append(why, fmt.Sprintf("needs ~%s of memory, this machine has %s", humanBytes(p.MemoryBytes), humanBytes(p.HostMemory)))
 		}
@@ -188,22 +190,12 @@ func probeMatmul(be backends.Backend) (gflops float64) {
 	return 2 * float64(n) * float64(n) * float64(n) / best / 1e9
 }
 
-// hostMemory is MemTotal from /proc/meminfo in bytes (0 if unknown).
-func hostMemory() int64 {
-	data, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return 0
+// saturate converts a non-negative float estimate to int64, saturating at MaxInt64.
+func saturate(f float64) int64 {
+	if !(f < math.MaxInt64) {
+		return math.MaxInt64
 	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if rest, ok := strings.CutPrefix(line, "MemTotal:"); ok {
-			f := strings.Fields(rest)
-			if len(f) > 0 {
-				kb, _ := strconv.ParseInt(f[0], 10, 64)
-				return kb * 1024
-			}
-		}
-	}
-	return 0
+	return int64(f)
 }
 
 func humanBytes(b int64) string {

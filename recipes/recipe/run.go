@@ -17,10 +17,12 @@ import (
 
 	"github.com/gomlx/gomlx/pkg/ml/context"
 	"github.com/gomlx/gomlx/pkg/ml/train/optimizers"
+
 	"github.com/oryx-go/oryx/datasets"
 	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/internal/backend"
 	"github.com/oryx-go/oryx/internal/rundir"
+	"github.com/oryx-go/oryx/internal/runlock"
 	"github.com/oryx-go/oryx/internal/seedrand"
 	"github.com/oryx-go/oryx/oryx"
 )
@@ -48,6 +50,7 @@ type Run struct {
 	// used at a step (nil: Train.LossScale), e.g. NaN to simulate a non-finite step.
 	stopAfter   int
 	lossScaleAt func(step int) float64
+	interruptAt int // deliver SIGTERM to the run once this step is done (0: never), as a signal would
 }
 
 // Summary is the outcome of a run, also written to summary.json.
@@ -104,6 +107,20 @@ func Train(r Run) (*Summary, error) {
 	}
 	if err := os.MkdirAll(r.Out, 0o755); err != nil {
 		return nil, err
+	}
+	// One writer per run directory: a second run on the same --out is refused (two at once left a directory
+	// mixing both), and what killed runs left behind is removed.
+	lock, err := runlock.Acquire(r.Out, r.Name, r.Log)
+	if err != nil {
+		return nil, fmt.Errorf("--out: %w", err)
+	}
+	defer lock.Release()
+	if err := cleanLeftovers(r.Out, r.Log); err != nil {
+		return nil, err
+	}
+	tokFile, err := copyTokenizer(r.Out, r.Tokenizer, tok.Name())
+	if err != nil {
+		return nil, fmt.Errorf("--tokenizer: copying it into the run directory: %w", err)
 	}
 
 	// Fresh or resumed.
@@ -170,7 +187,7 @@ func Train(r Run) (*Summary, error) {
 	} else {
 		st = &RunState{Train: tc, Data: r.Data, Tokenizer: tok.Name()}
 	}
-	if err := writeRunJSON(r, be.Name()); err != nil {
+	if err := writeRunJSON(r, be.Name(), tokFile); err != nil {
 		return nil, err
 	}
 	keep := -1
@@ -196,7 +213,14 @@ func Train(r Run) (*Summary, error) {
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(stop)
+	if r.interruptAt > 0 && startStep >= r.interruptAt {
+		r.interruptAt = 0
+	}
 
+	savedStep := -1 // the step of the newest checkpoint in r.Out
+	if startStep > 0 {
+		savedStep = startStep
+	}
 	save := func() error {
 		if st.DataState, err = stream.State(); err != nil {
 			return fmt.Errorf("saving the data position: %w", err)
@@ -207,6 +231,7 @@ func Train(r Run) (*Summary, error) {
 		if err := oryx.SaveCheckpointKeep(r.Out, r.Model, ctx, tc.KeepCheckpoints); err != nil {
 			return err
 		}
+		savedStep = st.Step
 		names, err := oryx.ListCheckpoints(r.Out)
 		if err != nil {
 			return err
@@ -317,11 +342,18 @@ func Train(r Run) (*Summary, error) {
 				return nil, fmt.Errorf("checkpoint at step %d: %w", st.Step, err)
 			}
 		}
+		if r.interruptAt > 0 && st.Step == r.interruptAt {
+			stop <- syscall.SIGTERM
+		}
 		select {
 		case sig := <-stop:
 			prog.done()
-			if err := save(); err != nil {
-				return nil, fmt.Errorf("%v: checkpoint at step %d: %w", sig, st.Step, err)
+			// A step just checkpointed is not saved again: a duplicate of the same step would evict an older
+			// checkpoint for nothing.
+			if savedStep != st.Step {
+				if err := save(); err != nil {
+					return nil, fmt.Errorf("%v: checkpoint at step %d: %w", sig, st.Step, err)
+				}
 			}
 			return nil, ErrInterrupted
 		default:
@@ -462,13 +494,14 @@ func trajectoryDiff(a, b TrainConfig) []string {
 }
 
 // writeRunJSON records the run's configuration.
-func writeRunJSON(r Run, backendName string) error {
+func writeRunJSON(r Run, backendName, tokenizerFile string) error {
 	return rundir.WriteJSON(r.Out, rundir.RunFile, struct {
 		Run
-		Backend   string `json:"backend"`
-		GoVersion string `json:"go_version"`
-		Started   string `json:"started"`
-	}{r, backendName, runtime.Version(), time.Now().UTC().Format(time.RFC3339)})
+		TokenizerFile string `json:"tokenizer_file,omitempty"` // the run's copy, relative to the run directory
+		Backend       string `json:"backend"`
+		GoVersion     string `json:"go_version"`
+		Started       string `json:"started"`
+	}{r, tokenizerFile, backendName, runtime.Version(), time.Now().UTC().Format(time.RFC3339)})
 }
 
 // peakRSS returns the process's peak resident set size (VmHWM) in bytes, or 0 where /proc is unavailable.

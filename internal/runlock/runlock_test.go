@@ -1,0 +1,86 @@
+package runlock
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// The test binary doubles as a lock holder: with RUNLOCK_HOLD=DIR it takes DIR's lock, says "held" and
+// waits to be killed.
+func TestMain(m *testing.M) {
+	if dir := os.Getenv("RUNLOCK_HOLD"); dir != "" {
+		if _, err := Acquire(dir, "holder", os.Stderr); err != nil {
+			fmt.Println("error:", err)
+			os.Exit(1)
+		}
+		fmt.Println("held")
+		select {}
+	}
+	os.Exit(m.Run())
+}
+
+func TestSecondAcquireRefused(t *testing.T) {
+	dir := t.TempDir()
+	l, err := Acquire(dir, "first", nil)
+	require.NoError(t, err)
+	_, err = Acquire(dir, "second", nil)
+	require.ErrorIs(t, err, ErrBusy)
+	require.ErrorContains(t, err, dir)
+	require.ErrorContains(t, err, fmt.Sprintf("process %d", os.Getpid()))
+	require.ErrorContains(t, err, "(first)")
+	require.NoError(t, l.Release())
+	require.NoFileExists(t, filepath.Join(dir, FileName))
+	require.NoError(t, l.Release(), "a second release does nothing")
+
+	l2, err := Acquire(dir, "third", nil)
+	require.NoError(t, err, "free again after release")
+	require.NoError(t, l2.Release())
+}
+
+// TestStaleLockTakenOver: a lock file whose process died (killed with SIGKILL, no clean-up) is taken over,
+// with a message naming the dead holder; while it lived, the lock was refused.
+func TestStaleLockTakenOver(t *testing.T) {
+	dir := t.TempDir()
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	cmd := exec.Command(exe, "-test.run", "^$")
+	cmd.Env = append(os.Environ(), "RUNLOCK_HOLD="+dir)
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	require.NoError(t, err)
+	require.Equal(t, "held\n", line)
+
+	_, err = Acquire(dir, "me", nil)
+	require.ErrorIs(t, err, ErrBusy)
+	require.ErrorContains(t, err, fmt.Sprintf("process %d", cmd.Process.Pid))
+
+	require.NoError(t, cmd.Process.Kill())
+	_ = cmd.Wait()
+	require.FileExists(t, filepath.Join(dir, FileName), "SIGKILL leaves the lock file behind")
+	var log bytes.Buffer
+	l, err := Acquire(dir, "me", &log)
+	require.NoError(t, err)
+	defer l.Release()
+	require.Contains(t, log.String(), "taking over the stale lock of process "+fmt.Sprint(cmd.Process.Pid))
+	data, err := os.ReadFile(filepath.Join(dir, FileName))
+	require.NoError(t, err)
+	require.True(t, strings.HasPrefix(string(data), fmt.Sprintf("pid %d\n", os.Getpid())), string(data))
+}
+
+func TestMissingDirectory(t *testing.T) {
+	_, err := Acquire(filepath.Join(t.TempDir(), "nope"), "x", nil)
+	require.Error(t, err)
+	require.False(t, errors.Is(err, ErrBusy))
+	require.ErrorContains(t, err, "creating the lock file")
+}

@@ -1,0 +1,96 @@
+package oryx
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/oryx-go/oryx/internal/guard"
+)
+
+// FuzzLoadConfig: any config.json either loads as a valid config within the guard's bounds, which survives
+// a save and load unchanged, or is an error — never a panic, never a size that would crash an allocation.
+func FuzzLoadConfig(f *testing.F) {
+	for _, v := range Variants {
+		c, _ := Preset("tiny", v)
+		data, _ := json.Marshal(c)
+		f.Add(data)
+	}
+	f.Add([]byte(`{"variant": "oryx-tg", "d_model": 1e9}`))
+	f.Add([]byte(`{"variant": "gdn", "linear_mixer": "gdn", "vocab": 2000000000}`))
+	f.Add([]byte(`{} {}`))
+	f.Add([]byte(`{"variant": "transformer", "heads": -1, "rope": "yes"}`))
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(dir, "config.json")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		c, err := LoadConfig(path)
+		if err != nil {
+			return
+		}
+		if err := c.Validate(); err != nil {
+			t.Fatalf("LoadConfig returned an invalid config: %v", err)
+		}
+		if n := CountParams(c).Total; n <= 0 || n > guard.MaxParams {
+			t.Fatalf("parameter count %d outside (0, %d]", n, int64(guard.MaxParams))
+		}
+		again := filepath.Join(dir, "again.json")
+		if err := SaveConfig(c, again); err != nil {
+			t.Fatal(err)
+		}
+		c2, err := LoadConfig(again)
+		if err != nil {
+			t.Fatalf("a saved valid config does not load: %v", err)
+		}
+		if !reflect.DeepEqual(c, c2) {
+			t.Fatalf("save/load changed the config: %v", c.Diff(c2))
+		}
+		if ConfigHash(c) != ConfigHash(c2) {
+			t.Fatal("the hash of equal configs differs")
+		}
+	})
+}
+
+// FuzzParseSchedule: any spec either parses into a schedule of the asked shape with modes 0/1 and an
+// attention fraction in [0, 1], or is an error naming the spec — never a panic; DecodeMode and CheckSpec
+// agree with it.
+func FuzzParseSchedule(f *testing.F) {
+	for _, s := range []string{"attention", "linear", "block", "block:16:0.3", "sequence:0.3", "attention-last:128",
+		"prefill-attention", "linear-until:5", "A:0-9,L:10-", "A:0-3,L:4-7,A:8-", "attention-last:x", "A:5-2", "",
+		"L:0-", "block:0:2", "A:0-9223372036854775807"} {
+		f.Add(s, uint8(2), uint16(40), uint64(1))
+	}
+	f.Fuzz(func(t *testing.T, spec string, b uint8, tl uint16, seed uint64) {
+		bb, tt := int(b%8)+1, int(tl%600)+1
+		s, err := ParseSchedule(spec, bb, tt, seed)
+		checkErr := CheckSpec(spec)
+		if err != nil {
+			return
+		}
+		if checkErr != nil {
+			t.Fatalf("ParseSchedule accepted %q but CheckSpec refused it: %v", spec, checkErr)
+		}
+		if s.Batch() != bb {
+			t.Fatalf("%q: batch %d, want %d", spec, s.Batch(), bb)
+		}
+		for r := range bb {
+			row := s.Row(r)
+			if len(row) != tt {
+				t.Fatalf("%q: row %d has %d modes, want %d", spec, r, len(row), tt)
+			}
+			for _, m := range row {
+				if m != Attention && m != Linear {
+					t.Fatalf("%q: mode %d", spec, m)
+				}
+			}
+		}
+		if fr := s.AttentionFraction(); !(fr >= 0 && fr <= 1) {
+			t.Fatalf("%q: attention fraction %v", spec, fr)
+		}
+		_, _ = DecodeMode(spec, tt, tt/2) // must not panic, whatever it answers
+	})
+}

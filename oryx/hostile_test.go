@@ -1,0 +1,148 @@
+package oryx
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/oryx-go/oryx/internal/guard"
+	"github.com/stretchr/testify/require"
+)
+
+// writeConfigJSON writes the tiny preset's config with edits (field → JSON value) and extra trailing text.
+func writeConfigJSON(t *testing.T, dir string, edits map[string]any, trailing string) string {
+	t.Helper()
+	cfg, err := Preset("tiny", OryxTG)
+	require.NoError(t, err)
+	data, err := json.Marshal(cfg)
+	require.NoError(t, err)
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(data, &m))
+	for k, v := range edits {
+		m[k] = v
+	}
+	data, err = json.Marshal(m)
+	require.NoError(t, err)
+	path := filepath.Join(dir, ConfigFileName)
+	require.NoError(t, os.WriteFile(path, append(data, trailing...), 0o644))
+	return path
+}
+
+// TestLoadConfigHostile: the campaign's configs — sizes that made `oryx init` crash with "fatal error: out of
+// memory" or run for minutes, and trailing data after the object — are errors naming the field, returned at
+// once (no allocation).
+func TestLoadConfigHostile(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		edits    map[string]any
+		trailing string
+		want     string
+	}{
+		{"d_model 1e9", map[string]any{"d_model": 1e9}, "", "config field d_model: 1000000000 is above the supported maximum 32768"},
+		{"vocab 2e9", map[string]any{"vocab": 2e9}, "", "config field vocab: 2000000000 is above the supported maximum 4194304"},
+		{"heads 1e8", map[string]any{"heads": 1e8}, "", "config field heads: 100000000 is above the supported maximum 1024"},
+		{"layers 1e8", map[string]any{"layers": 1e8}, "", "config field layers: 100000000 is above the supported maximum 1024"},
+		{"conv_width 1e6", map[string]any{"conv_width": 1e6}, "", "config field conv_width: must be in [0, 64], got 1000000"},
+		{"all large within bounds", map[string]any{"vocab": 1 << 22, "d_model": 1 << 15, "layers": 1 << 10,
+			"mlp_hidden": 1 << 18}, "", "parameters is above the supported maximum"},
+		{"trailing object", nil, "\n{\"vocab\": 5}\n", "trailing data after the JSON object"},
+		{"trailing garbage", nil, " x", "trailing data after the JSON object"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := writeConfigJSON(t, t.TempDir(), c.edits, c.trailing)
+			_, err := LoadConfig(path)
+			require.ErrorContains(t, err, c.want)
+			require.ErrorContains(t, err, path)
+		})
+	}
+	// Whitespace after the object is fine.
+	_, err := LoadConfig(writeConfigJSON(t, t.TempDir(), nil, "\n\n  \t\n"))
+	require.NoError(t, err)
+}
+
+// TestCheckpointRefusesEditedConfig: a config.json edited after training in a way that keeps every shape
+// (rope true → false, the chunk, the norm epsilon) is refused, naming the field; the untouched checkpoint
+// loads.
+func TestCheckpointRefusesEditedConfig(t *testing.T) {
+	dir := t.TempDir()
+	cfg, err := Preset("tiny", OryxTG)
+	require.NoError(t, err)
+	require.NoError(t, InitCheckpoint(dir, cfg, 5))
+	_, _, err = LoadCheckpoint(dir, nil)
+	require.NoError(t, err)
+	orig, err := os.ReadFile(filepath.Join(dir, ConfigFileName))
+	require.NoError(t, err)
+	for _, c := range []struct {
+		edits map[string]any
+		want  string
+	}{
+		{map[string]any{"rope": false}, "rope: false vs true"},
+		{map[string]any{"chunk": 32}, "chunk: 32 vs 16"},
+		{map[string]any{"norm_eps": 1e-6, "output_norm": "full"}, "norm_eps: 1e-06 vs 1e-05"},
+	} {
+		writeConfigJSON(t, dir, c.edits, "")
+		_, _, err := LoadCheckpoint(dir, nil)
+		require.ErrorContains(t, err, "config.json differs from the config the weights were saved with")
+		require.ErrorContains(t, err, c.want)
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, ConfigFileName), orig, 0o644))
+	_, _, err = LoadCheckpoint(dir, nil)
+	require.NoError(t, err)
+}
+
+// TestCleanLeftovers: what kills during a save leave (a staging folder, a temporary config, a data file
+// whose .json never arrived) is removed; the complete checkpoints stay and load.
+func TestCleanLeftovers(t *testing.T) {
+	dir := t.TempDir()
+	cfg, err := Preset("tiny", Transformer)
+	require.NoError(t, err)
+	require.NoError(t, InitCheckpoint(dir, cfg, 1))
+	names, err := ListCheckpoints(dir)
+	require.NoError(t, err)
+	require.Len(t, names, 1)
+
+	staging := filepath.Join(dir, stagingPrefix+"123")
+	require.NoError(t, os.MkdirAll(staging, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(staging, "checkpoint-n0000000-x.bin"), []byte("data"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, ConfigFileName+".tmp-99"), []byte("{"), 0o600))
+	orphan := "checkpoint-n0000009-20260101-000000-step-00000009.bin"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, orphan), []byte("data"), 0o644))
+	other := filepath.Join(dir, "notes.txt") // not ours: kept
+	require.NoError(t, os.WriteFile(other, []byte("x"), 0o644))
+
+	removed, err := CleanLeftovers(dir)
+	require.NoError(t, err)
+	require.ElementsMatch(t, []string{stagingPrefix + "123", ConfigFileName + ".tmp-99", orphan}, removed)
+	require.NoDirExists(t, staging)
+	require.FileExists(t, other)
+	require.FileExists(t, filepath.Join(dir, names[0]+".bin"))
+	_, _, err = LoadCheckpoint(dir, nil)
+	require.NoError(t, err)
+
+	removed, err = CleanLeftovers(dir)
+	require.NoError(t, err)
+	require.Empty(t, removed, "nothing left to clean")
+}
+
+// TestDecodeMemoryGuard: `oryx generate --capacity 2000000000` and friends are refused before any
+// allocation, naming the size.
+func TestDecodeMemoryGuard(t *testing.T) {
+	cfg, err := Preset("tiny", OryxTG)
+	require.NoError(t, err)
+	require.NoError(t, CheckDecodeMemory(cfg, 4, 4096))
+	err = CheckDecodeMemory(cfg, 1, 2_000_000_000)
+	require.ErrorContains(t, err, "capacity (KV-cache tokens): 2000000000 is out of range")
+	err = CheckDecodeMemory(cfg, 1<<30, 16)
+	require.ErrorContains(t, err, "batch (rows)")
+	big, err := Preset("1.4b", OryxTG)
+	require.NoError(t, err)
+	// 24 layers × 16 heads × (64 + 128) × 4 bytes = 288 KiB per token: 16M tokens × 64 rows is ~300 TiB.
+	err = CheckDecodeMemory(big, 64, 1<<24)
+	if guard.HostMemory() > 0 {
+		require.ErrorContains(t, err, "the decode state of 64 row(s) × 16777216 tokens needs ~")
+		require.ErrorContains(t, err, "of memory, this machine has")
+	}
+	_, err = NewEngine(nil, nil, &Model{Config: cfg}, 1, 2_000_000_000)
+	require.ErrorContains(t, err, "capacity")
+}

@@ -1,0 +1,55 @@
+package recipe
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/oryx-go/oryx/internal/clitest"
+	"github.com/stretchr/testify/require"
+)
+
+func TestMain(m *testing.M) {
+	clitest.RunMainIfChild("transformer-tiny", func() { Main("transformer-tiny") })
+	os.Exit(m.Run())
+}
+
+// TestRecipeCommandHostileInputs runs the campaign's inputs through a real recipe command
+// (recipes/transformer-tiny is recipe.Main("transformer-tiny")): exit code 1 with a message naming the flag,
+// never a panic, a negative token count or a run that never ends.
+func TestRecipeCommandHostileInputs(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "run")
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--out", out, "--steps", "9223372036854775807"}, []string{"steps: 9223372036854775807 × 4096 tokens per step overflows"}},
+		{[]string{"--out", out, "--steps", "9223372036854775807", "--plan"}, []string{"overflows the token count"}},
+		{[]string{"--out", out, "--tokens", "-5"}, []string{"--tokens must be > 0, got -5"}},
+		{[]string{"--out", out, "--seq-len", "2000000000"}, []string{"seq_len: 2000000000"}},
+	} {
+		clitest.Run(t, nil, c.args...).Check(t, 1, c.want...)
+	}
+	require.NoDirExists(t, out, "a refused run creates nothing")
+}
+
+// TestRecipeCommandConcurrentRuns: two training processes started at the same moment on one --out — both
+// used to exit 0, leaving a directory that mixed them — give one complete run and one refusal naming the
+// directory and the other process.
+func TestRecipeCommandConcurrentRuns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: spawns two training processes")
+	}
+	out := filepath.Join(t.TempDir(), "run")
+	args := []string{"--out", out, "--steps", "30", "--batch", "2", "--seq-len", "32", "--eval-batches", "0"}
+	a, aOut := clitest.Start(t, "", nil, args...)
+	b, bOut := clitest.Start(t, "", nil, args...)
+	ra := clitest.Wait(t, a, aOut, 3*time.Minute)
+	rb := clitest.Wait(t, b, bOut, 3*time.Minute)
+	if ra.Code != 0 {
+		ra, rb = rb, ra
+	}
+	ra.Check(t, 0, `"steps": 30`)
+	rb.Check(t, 1, "--out: run directory in use: "+out+" is being written by process", "(transformer-tiny)")
+}
