@@ -34,6 +34,13 @@ type Options struct {
 	Schedule string
 	// Batch is the number of requests per forward or generation batch (0 = 8).
 	Batch int
+	// ScoreMemMB bounds, in MiB, the memory of one chunk of the vocabulary projection and log-softmax when
+	// scoring (oryx.Scorer; 0 = oryx.DefaultScoreMemBytes, 512 MiB): scores are computed only at the scored
+	// positions, in chunks of positions (and of the vocabulary) that fit, never as [Batch, T, Vocab] logits.
+	ScoreMemMB int
+	// DenseScoring scores with the dense [Batch, T, Vocab] logits and their log-softmax (memory O(Batch·T·
+	// Vocab)): the reference the chunked scorer is tested against.
+	DenseScoring bool
 }
 
 // Model is an oryx model behind the harness.Model interface.
@@ -44,7 +51,8 @@ type Model struct {
 	tok     datasets.Tokenizer
 	opts    Options
 
-	scorer  *context.Exec
+	scorer  *oryx.Scorer            // the chunked scorer
+	dense   *context.Exec           // the dense scorer (Options.DenseScoring)
 	engines map[[2]int]*oryx.Engine // by (batch, capacity)
 
 	// FLOPs accumulates the forward FLOPs spent (oryx.ScheduleFLOPs of every sequence run, dense form; for
@@ -82,6 +90,9 @@ func New(m *oryx.Model, ctx *context.Context, tok datasets.Tokenizer, opts Optio
 	}
 	if opts.MaxLength < 2 || opts.Batch < 1 {
 		return nil, fmt.Errorf("oryxlm: MaxLength %d and Batch %d must be ≥ 2 and ≥ 1", opts.MaxLength, opts.Batch)
+	}
+	if opts.ScoreMemMB < 0 {
+		return nil, fmt.Errorf("oryxlm: ScoreMemMB %d must be ≥ 0 (0 = the default %d MiB)", opts.ScoreMemMB, oryx.DefaultScoreMemBytes>>20)
 	}
 	if opts.Schedule != Mixed {
 		if err := oryx.CheckSpec(opts.Schedule); err != nil {
