@@ -10,6 +10,7 @@ import (
 
 	"github.com/oryx-go/oryx/evals/evalrun"
 	"github.com/oryx-go/oryx/evals/harness"
+	"github.com/oryx-go/oryx/oryx"
 )
 
 func main() {
@@ -23,6 +24,12 @@ func main() {
 }
 
 type listFlag []string
+
+// The scoring memory flag, shared by the subcommands that score tokens.
+const (
+	scoreMemDefault = int(oryx.DefaultScoreMemBytes >> 20)
+	scoreMemUsage   = "MiB for one chunk of the vocabulary projection and log-softmax when scoring (positions and vocabulary are chunked to fit; never [batch, T, vocab] logits)"
+)
 
 func (l *listFlag) String() string     { return strings.Join(*l, ",") }
 func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
@@ -55,6 +62,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&o.Limit, "limit", 0, "score only the first N documents of each task (0: all)")
 	fs.IntVar(&o.Batch, "batch", 8, "requests per model call")
 	fs.IntVar(&o.MaxLength, "max-length", 2048, "max tokens per model call (lm-eval max_length); raise it for long NIAH lengths")
+	fs.IntVar(&o.ScoreMemMB, "score-mem-mb", scoreMemDefault, scoreMemUsage)
 	fs.IntVar(&o.Bootstrap, "bootstrap-iters", 0, "bootstrap resamples for LAMBADA perplexity stderr (0: lm-eval's 100000, <0: off)")
 	fs.StringVar(&o.LogSamples, "log-samples", "", "write one JSON line per request to this file")
 	fs.StringVar(&o.ModelName, "model", "", "model name in the results (default: the checkpoint directory's name)")
@@ -106,6 +114,7 @@ func switchCmd(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&o.At, "at", 128, "position of the switch (first token read in the new mode)")
 	fs.IntVar(&o.Sequences, "sequences", 64, "sequences averaged")
 	fs.IntVar(&o.Batch, "batch", 8, "sequences per model call")
+	fs.IntVar(&o.ScoreMemMB, "score-mem-mb", scoreMemDefault, scoreMemUsage)
 	fs.StringVar(&o.Out, "out", "results/switch", "output directory (switch.json, switch.png)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -131,6 +140,7 @@ func mqarCmd(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&o.Examples, "examples", 128, "examples per pair count")
 	fs.Uint64Var(&o.Seed, "seed", 77, "example seed (use one unseen in training)")
 	fs.IntVar(&o.Batch, "batch", 16, "examples per model call")
+	fs.IntVar(&o.ScoreMemMB, "score-mem-mb", scoreMemDefault, scoreMemUsage)
 	fs.StringVar(&o.Out, "out", "results/mqar.json", "JSON output")
 	if err := fs.Parse(args); err != nil {
 		return err

@@ -41,6 +41,7 @@ type Options struct {
 	Limit      int
 	Batch      int
 	MaxLength  int
+	ScoreMemMB int // oryxlm.Options.ScoreMemMB (0 = default)
 	Bootstrap  int
 	LogSamples string
 	ModelName  string
@@ -78,7 +79,8 @@ func Run(o Options) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	lm, err := oryxlm.New(m, ctx, tok, oryxlm.Options{MaxLength: o.MaxLength, Schedule: schedule, Batch: o.Batch})
+	lm, err := oryxlm.New(m, ctx, tok, oryxlm.Options{MaxLength: o.MaxLength, Schedule: schedule, Batch: o.Batch,
+		ScoreMemMB: o.ScoreMemMB})
 	if err != nil {
 		return "", err
 	}

@@ -92,7 +92,7 @@ func New(m *oryx.Model, ctx *context.Context, tok datasets.Tokenizer, opts Optio
 		return nil, fmt.Errorf("oryxlm: MaxLength %d and Batch %d must be ≥ 2 and ≥ 1", opts.MaxLength, opts.Batch)
 	}
 	if opts.ScoreMemMB < 0 {
-		return nil, fmt.Errorf("oryxlm: ScoreMemMB %d must be ≥ 0 (0 = the default %d MiB)", opts.ScoreMemMB, oryx.DefaultScoreMemBytes>>20)
+		return nil, fmt.Errorf("oryxlm: ScoreMemMB (--score-mem-mb) %d must be ≥ 0 (0 = the default %d MiB)", opts.ScoreMemMB, oryx.DefaultScoreMemBytes>>20)
 	}
 	if opts.Schedule != Mixed {
 		if err := oryx.CheckSpec(opts.Schedule); err != nil {
