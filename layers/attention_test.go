@@ -31,6 +31,25 @@ func TestCausalAttentionMatchesReference(t *testing.T) {
 	}
 }
 
+// TestCausalAttentionChunkedMatchesDense: query chunks of any size (dividing T or not, 1, ≥ T) give the
+// dense form's values (float64: 1e-12; float32: the package tolerance).
+func TestCausalAttentionChunkedMatchesDense(t *testing.T) {
+	for _, dtype := range testDTypes {
+		m := newMixerData(77, dims{B: 2, T: 37, H: 2, K: 8, V: 5}, dataOpts{})
+		scale := DefaultScale(m.d.K)
+		for _, c := range []int{1, 5, 16, 36, 37, 64} {
+			got := mustExecGraph(t, dtype, func(x []*Node) []*Node {
+				return []*Node{CausalAttention(x[0], x[1], x[2], scale), CausalAttentionChunked(x[0], x[1], x[2], scale, c)}
+			}, m.inputs()[:3]...)
+			tol := 1e-12
+			if dtype != dtypes.Float64 {
+				tol = tolerance(dtype)
+			}
+			require.LessOrEqual(t, relErr(got[1], got[0]), tol, "%s chunk %d", dtype, c)
+		}
+	}
+}
+
 // TestAttentionStepMatchesParallel decodes a batch whose rows are at different positions: row b has its
 // first lengths[b] tokens in the cache; each step writes the new token with CacheWrite and reads with
 // AttentionStep, and must equal the parallel form at that position.

@@ -20,6 +20,12 @@ type Model struct {
 	// read from its DType variable (the master copy the optimizer updates) and converted, e.g. bf16 compute
 	// with float32 master weights on XLA. Zero means DType.
 	ComputeDType dtypes.DType
+
+	// AttentionMemBytes, when > 0, bounds the attention logits of the parallel forward (Logits, Hidden,
+	// Prefill): causal attention runs over query chunks whose [B, H, chunk, T] intermediates fit it
+	// (layers.CausalAttentionChunked; same values), for long-context evaluation. 0 = the dense T×T form.
+	// Copy the Model to set it for one use: the weights live in the context, not here.
+	AttentionMemBytes int64
 }
 
 // computeDType is the dtype graphs compute in (ComputeDType, or DType when unset).

@@ -151,3 +151,29 @@ func TestScorerBadInput(t *testing.T) {
 	_, _, err = s.Score(tok, md, 2, 4, []int32{0}, []int32{1}, 1)
 	require.ErrorContains(t, err, "2×4")
 }
+
+// TestAttentionMemBytesMatchesDense: the parallel forward with attention in query chunks (AttentionMemBytes)
+// gives the dense logits (float64, 1e-12), and so does the engine's prefill built on it.
+func TestAttentionMemBytesMatchesDense(t *testing.T) {
+	const b, n = 2, 29
+	for _, v := range []Variant{OryxTG, Transformer} {
+		m, ctx := newTestModel(t, testConfig(v))
+		tokens := randomTokens(3, b, n, m.Config.Vocab)
+		modes := modesFor(m, switchingModes(4, b, n))
+		want := parallelLogits(t, m, ctx, tokens, modes)
+		chunked := *m
+		chunked.AttentionMemBytes = int64(attentionLiveArrays * b * m.Config.Heads * n * 8 * 5) // 5 queries per chunk
+		got := parallelLogits(t, &chunked, ctx, tokens, modes)
+		for r := range b {
+			require.LessOrEqual(t, relErr(got[r], want[r]), 1e-12, "%s row %d", v, r)
+		}
+		e, err := NewEngine(backend.MustGet(), ctx, &chunked, b, n)
+		require.NoError(t, err)
+		_, err = e.Prefill(tokens, modes)
+		require.NoError(t, err)
+		vocab := m.Config.Vocab
+		for r := range b {
+			require.LessOrEqual(t, relErr(e.LastLogits()[r], want[r][(n-1)*vocab:]), 1e-12, "%s prefill row %d", v, r)
+		}
+	}
+}

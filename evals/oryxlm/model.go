@@ -37,9 +37,11 @@ type Options struct {
 	// ScoreMemMB bounds, in MiB, the memory of one chunk of the vocabulary projection and log-softmax when
 	// scoring (oryx.Scorer; 0 = oryx.DefaultScoreMemBytes, 512 MiB): scores are computed only at the scored
 	// positions, in chunks of positions (and of the vocabulary) that fit, never as [Batch, T, Vocab] logits.
+	// The attention logits of every forward (scoring and prefill) are chunked to the same bound
+	// (oryx.Model.AttentionMemBytes).
 	ScoreMemMB int
 	// DenseScoring scores with the dense [Batch, T, Vocab] logits and their log-softmax (memory O(Batch·T·
-	// Vocab)): the reference the chunked scorer is tested against.
+	// Vocab)) and dense T×T attention: the reference the chunked path is tested against.
 	DenseScoring bool
 }
 
@@ -103,7 +105,16 @@ func New(m *oryx.Model, ctx *context.Context, tok datasets.Tokenizer, opts Optio
 	if err != nil {
 		return nil, err
 	}
-	return &Model{model: m, ctx: ctx, backend: be, tok: tok, opts: opts, engines: map[[2]int]*oryx.Engine{}}, nil
+	// A copy of the model whose attention, too, keeps within the budget at long contexts (NIAH at 8K: the
+	// dense T×T logits of a batch would take gigabytes); the weights stay shared in ctx.
+	mc := *m
+	if mc.AttentionMemBytes == 0 && !opts.DenseScoring {
+		mc.AttentionMemBytes = oryx.DefaultScoreMemBytes
+		if opts.ScoreMemMB > 0 {
+			mc.AttentionMemBytes = int64(opts.ScoreMemMB) << 20
+		}
+	}
+	return &Model{model: &mc, ctx: ctx, backend: be, tok: tok, opts: opts, engines: map[[2]int]*oryx.Engine{}}, nil
 }
 
 // Tokenizer implements harness.Model.
