@@ -7,14 +7,23 @@ import (
 	"io"
 	"math"
 	"os"
+	"runtime/debug"
 	"strings"
 
 	"github.com/oryx-go/oryx/evals/evalrun"
 	"github.com/oryx-go/oryx/evals/harness"
 	"github.com/oryx-go/oryx/internal/guard"
+	"github.com/oryx-go/oryx/oryx"
 )
 
 func main() {
+	// The pure-Go backend returns freed intermediates to per-size buffer pools that survive one GC cycle, so
+	// with Go's default GOGC=100 a long-context forward (chunked attention and scoring: many large buffers
+	// of varying sizes) runs at 2–4× its working set. GOGC=25 keeps it near the working set at no measured
+	// cost in speed (BENCHMARKS.md, "Scoring in bounded memory"). An explicit GOGC wins.
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(25)
+	}
 	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return
@@ -25,6 +34,12 @@ func main() {
 }
 
 type listFlag []string
+
+// The scoring memory flag, shared by the subcommands that score tokens.
+const (
+	scoreMemDefault = int(oryx.DefaultScoreMemBytes >> 20)
+	scoreMemUsage   = "MiB for one chunk of the vocabulary projection and log-softmax when scoring (positions and vocabulary are chunked to fit; never [batch, T, vocab] logits)"
+)
 
 func (l *listFlag) String() string     { return strings.Join(*l, ",") }
 func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
@@ -59,6 +74,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&o.Batch, "batch", 8, "requests per model call")
 	fs.IntVar(&o.LMMaxLength, "lm-max-length", evalrun.DefaultLMMaxLength, "max_length of the LM tasks (lm-eval's; wikitext windows, truncation)")
 	fs.IntVar(&o.MaxLength, "max-length", 8192, "max tokens per model call of the NIAH and recall tasks (recall is also capped at JRT's 2048)")
+	fs.IntVar(&o.ScoreMemMB, "score-mem-mb", scoreMemDefault, scoreMemUsage)
 	fs.IntVar(&o.Bootstrap, "bootstrap-iters", 0, "bootstrap resamples for LAMBADA perplexity stderr (0: lm-eval's 100000, <0: off)")
 	fs.BoolVar(&o.LogSamples, "log-samples", false, "write samples_<task>_<timestamp>.jsonl (lm-eval's per-document records) next to --out")
 	fs.StringVar(&o.ModelName, "model", "", "model name in the results (default: the checkpoint directory's name)")
@@ -110,6 +126,7 @@ func switchCmd(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&o.At, "at", 128, "position of the switch (first token read in the new mode)")
 	fs.IntVar(&o.Sequences, "sequences", 64, "sequences averaged")
 	fs.IntVar(&o.Batch, "batch", 8, "sequences per model call")
+	fs.IntVar(&o.ScoreMemMB, "score-mem-mb", scoreMemDefault, scoreMemUsage)
 	fs.StringVar(&o.Out, "out", "results/switch", "output directory (switch.json, switch.png)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -142,6 +159,7 @@ func mqarCmd(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&o.Examples, "examples", 128, "examples per pair count")
 	fs.Uint64Var(&o.Seed, "seed", 77, "example seed (use one unseen in training)")
 	fs.IntVar(&o.Batch, "batch", 16, "examples per model call")
+	fs.IntVar(&o.ScoreMemMB, "score-mem-mb", scoreMemDefault, scoreMemUsage)
 	fs.StringVar(&o.Out, "out", "results/mqar.json", "JSON output")
 	if err := fs.Parse(args); err != nil {
 		return err

@@ -1,6 +1,7 @@
 package layers
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
@@ -28,6 +29,43 @@ func CausalAttention(q, k, v *Node, scale float64) *Node {
 	logits := MulScalar(Einsum("bthk,bshk->bhts", q, k), scale) // [B, H, T, S]
 	logits = Add(logits, maskBias(q.Graph(), q.DType(), t, false, 4))
 	return Einsum("bhts,bshv->bthv", softmax(logits), v)
+}
+
+// CausalAttentionChunked is CausalAttention computed over query chunks of c tokens, one after the other:
+// the queries [i, i+c) read the keys [0, i+c) only, so the logits alive at a time are [B, H, c, ≤T] instead
+// of [B, H, T, T] (memory O(B·H·c·T), for long-context evaluation), with the same values (masked logits
+// contribute exactly 0 in both forms). Each chunk's queries depend on the previous chunk's output (through
+// an exact zero), so backends that run independent nodes concurrently — the pure-Go backend's parallel
+// executor — still hold one chunk at a time. c ≥ T is CausalAttention.
+func CausalAttentionChunked(q, k, v *Node, scale float64, c int) *Node {
+	ch := checker{"CausalAttentionChunked"}
+	_, t, _, _, _ := ch.mixerDims(q, k, v)
+	if c >= t {
+		return CausalAttention(q, k, v, scale)
+	}
+	if c < 1 {
+		panic(fmt.Errorf("CausalAttentionChunked: chunk %d must be ≥ 1", c))
+	}
+	g := q.Graph()
+	var outs []*Node
+	var after *Node // a zero that depends on the previous chunk's output
+	for lo := 0; lo < t; lo += c {
+		hi := min(lo+c, t)
+		qc := Slice(q, AxisRange(), AxisRange(lo, hi))
+		if after != nil {
+			qc = Add(qc, after)
+		}
+		kc, vc := Slice(k, AxisRange(), AxisRange(0, hi)), Slice(v, AxisRange(), AxisRange(0, hi))
+		logits := MulScalar(Einsum("bthk,bshk->bhts", qc, kc), scale) // [B, H, hi−lo, hi]
+		visible := GreaterOrEqual(AddScalar(Iota(g, shapes.Make(dtypes.Int32, hi-lo, hi), 0), float64(lo)),
+			Iota(g, shapes.Make(dtypes.Int32, hi-lo, hi), 1))
+		bias := Where(visible, ScalarZero(g, q.DType()), Scalar(g, q.DType(), maskedLogit))
+		o := Einsum("bhts,bshv->bthv", softmax(Add(logits, InsertAxes(bias, 0, 0))), vc)
+		outs = append(outs, o)
+		zero := ScalarZero(g, q.DType())
+		after = Where(IsNaN(ReduceAllSum(o)), zero, zero)
+	}
+	return Concatenate(outs, 1)
 }
 
 // softmax over the last axis, with the row maximum subtracted (masked logits are already ≈ −1e30).

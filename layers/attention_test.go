@@ -6,8 +6,9 @@ import (
 
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	. "github.com/gomlx/gomlx/pkg/core/graph"
-	"github.com/oryx-go/oryx/internal/testutil"
 	"github.com/stretchr/testify/require"
+
+	"github.com/oryx-go/oryx/internal/testutil"
 )
 
 // TestCausalAttentionMatchesReference, including huge logits (scale 50 on unit-variance vectors): the
@@ -28,6 +29,25 @@ func TestCausalAttentionMatchesReference(t *testing.T) {
 					require.LessOrEqual(t, testutil.RelErr(got[0], want), tolerance(dtype))
 				})
 			}
+		}
+	}
+}
+
+// TestCausalAttentionChunkedMatchesDense: query chunks of any size (dividing T or not, 1, ≥ T) give the
+// dense form's values (float64: 1e-12; float32: the package tolerance).
+func TestCausalAttentionChunkedMatchesDense(t *testing.T) {
+	for _, dtype := range testDTypes {
+		m := newMixerData(77, dims{B: 2, T: 37, H: 2, K: 8, V: 5}, dataOpts{})
+		scale := DefaultScale(m.d.K)
+		for _, c := range []int{1, 5, 16, 36, 37, 64} {
+			got := mustExecGraph(t, dtype, func(x []*Node) []*Node {
+				return []*Node{CausalAttention(x[0], x[1], x[2], scale), CausalAttentionChunked(x[0], x[1], x[2], scale, c)}
+			}, m.inputs()[:3]...)
+			tol := 1e-12
+			if dtype != dtypes.Float64 {
+				tol = tolerance(dtype)
+			}
+			require.LessOrEqual(t, testutil.RelErr(got[1], got[0]), tol, "%s chunk %d", dtype, c)
 		}
 	}
 }

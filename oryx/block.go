@@ -124,7 +124,7 @@ func (m *Model) block(p blockParams, h *Node, in sequenceInputs) (*Node, blockMe
 			if c.RoPE {
 				q = layers.RoPE(q, in.positions, c.RoPEBase)
 			}
-			oAttn = layers.CausalAttention(q, kAttn, v, layers.DefaultScale(c.KeyDim))
+			oAttn = m.causalAttention(q, kAttn, v)
 		}
 	}
 	if o == nil {
@@ -234,4 +234,23 @@ func (m *Model) output(p blockParams, x, o *Node) *Node {
 		return Einsum("bthv,dhv->btd", y, p.wo)
 	}
 	return Einsum("bhv,dhv->bd", y, p.wo)
+}
+
+// attentionLiveArrays is how many [B, H, chunk, T] arrays one attention chunk keeps alive (logits, biased
+// logits, their exponential, the probabilities), for the AttentionMemBytes arithmetic.
+const attentionLiveArrays = 4
+
+// causalAttention is the parallel form's attention: dense, or in query chunks under AttentionMemBytes.
+func (m *Model) causalAttention(q, k, v *Node) *Node {
+	scale := layers.DefaultScale(m.Config.KeyDim)
+	if m.AttentionMemBytes <= 0 {
+		return layers.CausalAttention(q, k, v, scale)
+	}
+	d := q.Shape().Dimensions // [B, T, H, K]
+	perRow := int64(attentionLiveArrays) * int64(d[0]*d[2]*d[1]) * int64(q.DType().Size())
+	c := int(max(m.AttentionMemBytes/perRow, 1))
+	if c > 16 {
+		c -= c % 16 // few distinct chunk shapes
+	}
+	return layers.CausalAttentionChunked(q, k, v, scale, c)
 }

@@ -20,6 +20,12 @@ type Model struct {
 	// read from its DType variable (the master copy the optimizer updates) and converted, e.g. bf16 compute
 	// with float32 master weights on XLA. Zero means DType.
 	ComputeDType dtypes.DType
+
+	// AttentionMemBytes, when > 0, bounds the attention logits of the parallel forward (Logits, Hidden,
+	// Prefill): causal attention runs over query chunks whose [B, H, chunk, T] intermediates fit it
+	// (layers.CausalAttentionChunked; same values), for long-context evaluation. 0 = the dense T×T form.
+	// Copy the Model to set it for one use: the weights live in the context, not here.
+	AttentionMemBytes int64
 }
 
 // computeDType is the dtype graphs compute in (ComputeDType, or DType when unset).
@@ -48,19 +54,34 @@ func (m *Model) layerScope(s scope, i int) scope { return s.in(fmt.Sprintf("laye
 
 // embed returns the embeddings [B, T, D] of tokens [B, T] (or [B, D] of [B]) and the table [Vocab, D].
 func (m *Model) embed(s scope, tokens *Node) (x, table *Node) {
-	table = s.in("embeddings").ctx.WithInitializer(embeddingInit(s)).
-		VariableWithShape("embeddings", shapeOf(m.DType, m.Config.Vocab, m.Config.DModel)).ValueGraph(s.g)
-	table = s.compute(table)
+	table = m.embeddingTable(s)
 	return Gather(table, ExpandAxes(tokens, -1)), table
+}
+
+// embeddingTable is the token embedding table [Vocab, D] in the compute dtype.
+func (m *Model) embeddingTable(s scope) *Node {
+	table := s.in("embeddings").ctx.WithInitializer(embeddingInit(s)).
+		VariableWithShape("embeddings", shapeOf(m.DType, m.Config.Vocab, m.Config.DModel)).ValueGraph(s.g)
+	return s.compute(table)
+}
+
+// headWeight is the LM head matrix [Vocab, D]: the embedding table when tied, else lm_head.
+func (m *Model) headWeight(s scope, table *Node) *Node {
+	if !m.Config.TiedEmbeddings {
+		return s.proj("lm_head", m.Config.DModel, m.Config.Vocab, m.Config.DModel)
+	}
+	return table
+}
+
+// finalNorm is the RMSNorm before the LM head: the last hidden states [..., D] → the head's input.
+func (m *Model) finalNorm(s scope, h *Node) *Node {
+	return layers.RMSNorm(h, s.ones("final_norm", m.Config.DModel), m.Config.NormEps)
 }
 
 // head maps the final hidden states [..., D] to logits [..., Vocab].
 func (m *Model) head(s scope, h, table *Node) *Node {
-	h = layers.RMSNorm(h, s.ones("final_norm", m.Config.DModel), m.Config.NormEps)
-	w := table // [Vocab, D]
-	if !m.Config.TiedEmbeddings {
-		w = s.proj("lm_head", m.Config.DModel, m.Config.Vocab, m.Config.DModel)
-	}
+	h = m.finalNorm(s, h)
+	w := m.headWeight(s, table) // [Vocab, D]
 	if h.Rank() == 2 {
 		if n := vocabSplit(m.Config.Vocab); n > 1 {
 			return headSplit(h, w, n)
@@ -121,6 +142,25 @@ func (m *Model) Logits(ctx *context.Context, tokens, modes *Node) *Node {
 	s := m.root(ctx, tokens.Graph())
 	h, table, _ := m.forward(s, tokens, sequenceInputs{modes: modes})
 	return m.head(s, h, table)
+}
+
+// Hidden is the parallel forward up to the LM head: tokens and modes as in Logits → the final hidden states
+// after the final norm [B, T, D] (compute dtype), so that Logits = Hidden · HeadWeightᵀ. Scoring reads the
+// vocabulary projection from here in bounded chunks (Scorer) instead of materialising [B, T, Vocab].
+func (m *Model) Hidden(ctx *context.Context, tokens, modes *Node) *Node {
+	s := m.root(ctx, tokens.Graph())
+	h, _, _ := m.forward(s, tokens, sequenceInputs{modes: modes})
+	return m.finalNorm(s, h)
+}
+
+// HeadWeight is the LM head matrix [Vocab, D] in the compute dtype (the embedding table when tied).
+func (m *Model) HeadWeight(ctx *context.Context, g *Graph) *Node {
+	s := m.root(ctx, g)
+	var table *Node
+	if m.Config.TiedEmbeddings {
+		table = m.embeddingTable(s)
+	}
+	return m.headWeight(s, table)
 }
 
 // LogitsGathered is Logits for evaluation with schedules that put few tokens in attention mode: the

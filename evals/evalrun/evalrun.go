@@ -51,6 +51,8 @@ type Options struct {
 	MaxLength   int
 	LMMaxLength int
 	Bootstrap   int
+	// ScoreMemMB bounds the memory of log-likelihood scoring (oryxlm.Options.ScoreMemMB; 0 = default).
+	ScoreMemMB int
 	// LogSamples writes samples_<task>_<timestamp>.jsonl (lm-eval's per-document records) next to Out.
 	LogSamples bool
 	// Force reruns the tasks Out already holds (by default a rerun with the same Out skips them).
@@ -163,7 +165,8 @@ func Run(o Options) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	lm, err := oryxlm.New(m, ctx, tok, oryxlm.Options{MaxLength: modelMax, Schedule: schedule, Batch: o.Batch})
+	lm, err := oryxlm.New(m, ctx, tok, oryxlm.Options{MaxLength: modelMax, Schedule: schedule, Batch: o.Batch,
+		ScoreMemMB: o.ScoreMemMB})
 	if err != nil {
 		return "", err
 	}

@@ -27,12 +27,13 @@ type SwitchOptions struct {
 	At         int    // switch position
 	Sequences  int
 	Batch      int
+	ScoreMemMB int    // oryxlm.Options.ScoreMemMB (0 = default)
 	Out        string // directory: switch.json and switch.png
 }
 
 // Switch computes the per-position loss curves around a mode switch and writes switch.json and switch.png.
 func Switch(o SwitchOptions, log io.Writer) (*modeswitch.Curves, error) {
-	lm, err := loadLM(o.Checkpoint, o.Tokenizer, oryxlm.Options{Batch: o.Batch, MaxLength: o.SeqLen + 1})
+	lm, err := loadLM(o.Checkpoint, o.Tokenizer, oryxlm.Options{Batch: o.Batch, MaxLength: o.SeqLen + 1, ScoreMemMB: o.ScoreMemMB})
 	if err != nil {
 		return nil, err
 	}
@@ -81,12 +82,13 @@ type MQAROptions struct {
 	Examples   int
 	Seed       uint64
 	Batch      int
+	ScoreMemMB int    // oryxlm.Options.ScoreMemMB (0 = default)
 	Out        string // JSON file
 }
 
 // MQAR scores MQAR accuracy per schedule and number of pairs and writes a JSON file.
 func MQAR(o MQAROptions, log io.Writer) (map[int][]mqar.Result, error) {
-	lm, err := loadLM(o.Checkpoint, o.Tokenizer, oryxlm.Options{Batch: o.Batch, MaxLength: o.SeqLen + 1})
+	lm, err := loadLM(o.Checkpoint, o.Tokenizer, oryxlm.Options{Batch: o.Batch, MaxLength: o.SeqLen + 1, ScoreMemMB: o.ScoreMemMB})
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	. "github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/gomlx/gomlx/pkg/ml/context"
+
 	"github.com/oryx-go/oryx/evals/harness"
 	"github.com/oryx-go/oryx/oryx"
 )
@@ -14,37 +15,85 @@ import (
 // lengthBucket rounds sequence lengths up so that few distinct shapes are compiled.
 const lengthBucket = 64
 
-// scoreGraph: tokens, targets, modes [B, T] int32 → the log-probability of each target (float32 [B, T],
-// log-softmax over the full vocabulary width) and whether it is the argmax (bool [B, T]; ties go to the
-// lowest id, as torch.argmax).
-func (m *Model) scoreGraph(ctx *context.Context, tokens, targets, modes *Node) (logp, greedy *Node) {
+// denseScoreGraph is the dense scorer (Options.DenseScoring, the test oracle): tokens, targets, modes [B, T]
+// int32 → the log-probability of each target ([B, T], log-softmax over the full vocabulary width, in
+// oryx.ScoreDType) and whether it is the argmax (bool [B, T]), from the logits [B, T, Vocab].
+func (m *Model) denseScoreGraph(ctx *context.Context, tokens, targets, modes *Node) (logp, greedy *Node) {
 	if !m.model.Config.Variant.IsMultiMixer() {
 		modes = nil
 	}
-	logits := ConvertDType(m.model.Logits(ctx, tokens, modes), dtypes.Float32) // [B, T, V]
-	mx := ReduceAndKeep(logits, ReduceMax, -1)
-	lse := Add(Log(ReduceSum(Exp(Sub(logits, mx)), -1)), Squeeze(mx, -1))
-	b, t := tokens.Shape().Dim(0), tokens.Shape().Dim(1)
-	g := tokens.Graph()
-	bi := Iota(g, shapeInt(b, t, 1), 0)
-	ti := Iota(g, shapeInt(b, t, 1), 1)
-	picked := Gather(logits, Concatenate([]*Node{bi, ti, ExpandAxes(targets, -1)}, -1)) // [B, T]
-	logp = Sub(picked, lse)
-	greedy = Equal(ArgMax(logits, -1, dtypes.Int32), targets)
-	return logp, greedy
+	return oryx.TargetLogProbs(m.model.Logits(ctx, tokens, modes), targets, oryx.ScoreDType(m.computeDType()))
 }
 
-// ensureScorer compiles (lazily) the scoring exec.
-func (m *Model) ensureScorer() error {
-	if m.scorer != nil {
-		return nil
+// computeDType is the dtype the model's graphs compute in.
+func (m *Model) computeDType() dtypes.DType {
+	if m.model.ComputeDType != dtypes.InvalidDType {
+		return m.model.ComputeDType
 	}
+	return m.model.DType
+}
+
+// ensureScorer prepares (lazily) the chunked scorer, or the dense one under Options.DenseScoring.
+func (m *Model) ensureScorer() error {
 	var err error
-	m.scorer, err = context.NewExec(m.backend, m.ctx, func(ctx *context.Context, tok, tgt, md *Node) []*Node {
-		lp, gr := m.scoreGraph(ctx, tok, tgt, md)
-		return []*Node{lp, gr}
-	})
+	switch {
+	case m.opts.DenseScoring && m.dense == nil:
+		m.dense, err = context.NewExec(m.backend, m.ctx, func(ctx *context.Context, tok, tgt, md *Node) []*Node {
+			lp, gr := m.denseScoreGraph(ctx, tok, tgt, md)
+			return []*Node{lp, gr}
+		})
+	case !m.opts.DenseScoring && m.scorer == nil:
+		m.scorer, err = oryx.NewScorer(m.backend, m.ctx, m.model, int64(m.opts.ScoreMemMB)<<20)
+	}
 	return err
+}
+
+// score runs b rows of t tokens (tok, md row-major [b, t]) and returns log p(tgt[i]) and whether it is the
+// argmax at the positions pos[i] ([b, n] row-major, −1 = padding → 0, false).
+func (m *Model) score(tok, md []int32, b, t int, pos, tgt []int32, n int) ([]float64, []bool, error) {
+	if err := m.ensureScorer(); err != nil {
+		return nil, nil, err
+	}
+	if !m.opts.DenseScoring {
+		return m.scorer.Score(tok, md, b, t, pos, tgt, n)
+	}
+	dt := make([]int32, b*t) // the dense path scores every position: targets at the scored ones
+	for r := range b {
+		for k := range n {
+			if p := pos[r*n+k]; p >= 0 {
+				dt[r*t+int(p)] = tgt[r*n+k]
+			}
+		}
+	}
+	res, err := m.dense.Exec(tensors.FromFlatDataAndDimensions(tok, b, t), tensors.FromFlatDataAndDimensions(dt, b, t),
+		tensors.FromFlatDataAndDimensions(md, b, t))
+	if err != nil {
+		return nil, nil, err
+	}
+	defer func() {
+		for _, x := range res {
+			x.FinalizeAll()
+		}
+	}()
+	var all []float64
+	switch res[0].DType() {
+	case dtypes.Float64:
+		all = tensors.MustCopyFlatData[float64](res[0])
+	default:
+		for _, x := range tensors.MustCopyFlatData[float32](res[0]) {
+			all = append(all, float64(x))
+		}
+	}
+	allGr := tensors.MustCopyFlatData[bool](res[1])
+	lp, gr := make([]float64, b*n), make([]bool, b*n)
+	for r := range b {
+		for k := range n {
+			if p := pos[r*n+k]; p >= 0 {
+				lp[r*n+k], gr[r*n+k] = all[r*t+int(p)], allGr[r*t+int(p)]
+			}
+		}
+	}
+	return lp, gr, nil
 }
 
 // LogLikelihood implements harness.Model: requests are sorted by length and run in batches of
@@ -70,57 +119,61 @@ func (m *Model) LogLikelihood(reqs []harness.LLRequest, progress func(done int))
 	return out, nil
 }
 
-// scoreBatch scores reqs[idx...] in one forward and writes their results.
+// scoreBatch scores reqs[idx...] in one forward and writes their results. Only the continuation's
+// positions are scored (their hidden states gathered before the vocabulary projection).
 func (m *Model) scoreBatch(reqs []harness.LLRequest, idx []int, out []harness.LLResult) error {
-	t := 0
+	t, n := 0, 1
 	for _, i := range idx {
 		r := reqs[i]
 		if len(r.Context) == 0 {
 			return fmt.Errorf("oryxlm: loglikelihood request %d has an empty context", i)
 		}
 		t = max(t, len(r.Context)+len(r.Continuation)-1)
+		n = max(n, len(r.Continuation))
 	}
 	t = (t + lengthBucket - 1) / lengthBucket * lengthBucket
 	b := m.opts.Batch // a fixed batch: the last, partial one is padded with empty rows
-	tok, tgt, md := make([]int32, b*t), make([]int32, b*t), make([]int32, b*t)
+	tok, md := make([]int32, b*t), make([]int32, b*t)
+	pos, tgt := make([]int32, b*n), make([]int32, b*n)
+	for k := range pos {
+		pos[k] = -1
+	}
 	vocab := m.model.Config.Vocab
 	for row, i := range idx {
 		r := reqs[i]
 		seq := append(append([]int(nil), r.Context...), r.Continuation...)
-		n := len(seq) - 1
-		for p := 0; p < n; p++ {
+		nIn := len(seq) - 1
+		for p := 0; p < nIn; p++ {
 			if seq[p] < 0 || seq[p] >= vocab || seq[p+1] < 0 || seq[p+1] >= vocab {
 				return fmt.Errorf("oryxlm: request %d has a token outside the vocabulary [0, %d)", i, vocab)
 			}
 			tok[row*t+p] = int32(seq[p])
-			tgt[row*t+p] = int32(seq[p+1])
+		}
+		for k := range r.Continuation {
+			p := nIn - len(r.Continuation) + k
+			pos[row*n+k], tgt[row*n+k] = int32(p), int32(seq[p+1])
 		}
 		spec := m.specFor(r.AttentionFrom)
-		modes, attn, flops, err := m.rowModes(spec, n)
+		modes, attn, flops, err := m.rowModes(spec, nIn)
 		if err != nil {
 			return fmt.Errorf("oryxlm: request %d: %w", i, err)
 		}
 		for p, x := range modes {
 			md[row*t+p] = int32(x)
 		}
-		out[i].AttentionTokens, out[i].Tokens = attn, n
+		out[i].AttentionTokens, out[i].Tokens = attn, nIn
 		m.FLOPs += flops
 	}
-	res, err := m.scorer.Exec(tensors.FromFlatDataAndDimensions(tok, b, t), tensors.FromFlatDataAndDimensions(tgt, b, t),
-		tensors.FromFlatDataAndDimensions(md, b, t))
+	lp, gr, err := m.score(tok, md, b, t, pos, tgt, n)
 	if err != nil {
 		return fmt.Errorf("oryxlm: scoring: %w", err)
 	}
-	lp := res[0].Value().([][]float32)
-	gr := res[1].Value().([][]bool)
 	for row, i := range idx {
-		r := reqs[i]
-		n := len(r.Context) + len(r.Continuation) - 1
 		var ll float64
 		greedy := true
-		for p := n - len(r.Continuation); p < n; p++ {
-			ll += float64(lp[row][p])
-			greedy = greedy && gr[row][p]
+		for k := range reqs[i].Continuation {
+			ll += lp[row*n+k]
+			greedy = greedy && gr[row*n+k]
 		}
 		out[i].LogLikelihood, out[i].IsGreedy = ll, greedy
 	}
@@ -140,14 +193,18 @@ func (m *Model) TokenScores(seqs [][]int32, modes [][]oryx.Mode) (logp [][]float
 	if len(seqs) == 0 {
 		return nil, nil, nil
 	}
-	if err := m.ensureScorer(); err != nil {
-		return nil, nil, err
-	}
 	t := len(seqs[0]) - 1
+	if t < 1 {
+		return nil, nil, fmt.Errorf("oryxlm: TokenScores: sequences need at least 2 tokens, the first has %d", len(seqs[0]))
+	}
 	for lo := 0; lo < len(seqs); lo += m.opts.Batch {
 		hi := min(lo+m.opts.Batch, len(seqs))
 		b := m.opts.Batch
-		tok, tgt, md := make([]int32, b*t), make([]int32, b*t), make([]int32, b*t)
+		tok, md := make([]int32, b*t), make([]int32, b*t)
+		pos, tgt := make([]int32, b*t), make([]int32, b*t)
+		for k := range pos {
+			pos[k] = -1 // rows past the last sequence are padding
+		}
 		for row := lo; row < hi; row++ {
 			s := seqs[row]
 			if len(s) != t+1 {
@@ -157,19 +214,25 @@ func (m *Model) TokenScores(seqs [][]int32, modes [][]oryx.Mode) (logp [][]float
 				return nil, nil, fmt.Errorf("oryxlm: TokenScores: mode row %d has %d entries, want %d", row, len(modes[row]), t)
 			}
 			for p := 0; p < t; p++ {
-				tok[(row-lo)*t+p], tgt[(row-lo)*t+p] = s[p], s[p+1]
+				i := (row-lo)*t + p
+				tok[i], tgt[i], pos[i] = s[p], s[p+1], int32(p)
 				if modes != nil {
-					md[(row-lo)*t+p] = int32(modes[row][p])
+					md[i] = int32(modes[row][p])
 				}
 			}
 		}
-		res, err := m.scorer.Exec(tensors.FromFlatDataAndDimensions(tok, b, t), tensors.FromFlatDataAndDimensions(tgt, b, t),
-			tensors.FromFlatDataAndDimensions(md, b, t))
+		lp, gr, err := m.score(tok, md, b, t, pos, tgt, t)
 		if err != nil {
 			return nil, nil, fmt.Errorf("oryxlm: scoring: %w", err)
 		}
-		logp = append(logp, res[0].Value().([][]float32)[:hi-lo]...)
-		greedy = append(greedy, res[1].Value().([][]bool)[:hi-lo]...)
+		for row := range hi - lo {
+			r := make([]float32, t)
+			for p := range r {
+				r[p] = float32(lp[row*t+p])
+			}
+			logp = append(logp, r)
+			greedy = append(greedy, gr[row*t:(row+1)*t])
+		}
 		m.FLOPs += float64(hi-lo) * float64(t) * oryx.FLOPsPerToken(m.model.Config, t, 0.5)
 	}
 	return logp, greedy, nil

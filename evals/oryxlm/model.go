@@ -12,6 +12,7 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	"github.com/gomlx/gomlx/pkg/core/shapes"
 	"github.com/gomlx/gomlx/pkg/ml/context"
+
 	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/evals/harness"
 	"github.com/oryx-go/oryx/internal/backend"
@@ -34,6 +35,15 @@ type Options struct {
 	Schedule string
 	// Batch is the number of requests per forward or generation batch (0 = 8).
 	Batch int
+	// ScoreMemMB bounds, in MiB, the memory of one chunk of the vocabulary projection and log-softmax when
+	// scoring (oryx.Scorer; 0 = oryx.DefaultScoreMemBytes, 512 MiB): scores are computed only at the scored
+	// positions, in chunks of positions (and of the vocabulary) that fit, never as [Batch, T, Vocab] logits.
+	// The attention logits of every forward (scoring and prefill) are chunked to the same bound
+	// (oryx.Model.AttentionMemBytes).
+	ScoreMemMB int
+	// DenseScoring scores with the dense [Batch, T, Vocab] logits and their log-softmax (memory O(Batch·T·
+	// Vocab)) and dense T×T attention: the reference the chunked path is tested against.
+	DenseScoring bool
 }
 
 // Model is an oryx model behind the harness.Model interface.
@@ -44,7 +54,8 @@ type Model struct {
 	tok     tokenizers.Tokenizer
 	opts    Options
 
-	scorer  *context.Exec
+	scorer  *oryx.Scorer            // the chunked scorer
+	dense   *context.Exec           // the dense scorer (Options.DenseScoring)
 	engines map[[2]int]*oryx.Engine // by (batch, capacity)
 
 	// FLOPs accumulates the forward FLOPs spent (oryx.ScheduleFLOPs of every sequence run, dense form; for
@@ -83,6 +94,9 @@ func New(m *oryx.Model, ctx *context.Context, tok tokenizers.Tokenizer, opts Opt
 	if opts.MaxLength < 2 || opts.Batch < 1 {
 		return nil, fmt.Errorf("oryxlm: MaxLength %d and Batch %d must be ≥ 2 and ≥ 1", opts.MaxLength, opts.Batch)
 	}
+	if opts.ScoreMemMB < 0 {
+		return nil, fmt.Errorf("oryxlm: ScoreMemMB (--score-mem-mb) %d must be ≥ 0 (0 = the default %d MiB)", opts.ScoreMemMB, oryx.DefaultScoreMemBytes>>20)
+	}
 	if opts.Schedule != Mixed {
 		if err := oryx.CheckSpec(opts.Schedule); err != nil {
 			return nil, fmt.Errorf("oryxlm: schedule: %w", err)
@@ -92,7 +106,16 @@ func New(m *oryx.Model, ctx *context.Context, tok tokenizers.Tokenizer, opts Opt
 	if err != nil {
 		return nil, err
 	}
-	return &Model{model: m, ctx: ctx, backend: be, tok: tok, opts: opts, engines: map[[2]int]*oryx.Engine{}}, nil
+	// A copy of the model whose attention, too, keeps within the budget at long contexts (NIAH at 8K: the
+	// dense T×T logits of a batch would take gigabytes); the weights stay shared in ctx.
+	mc := *m
+	if mc.AttentionMemBytes == 0 && !opts.DenseScoring {
+		mc.AttentionMemBytes = oryx.DefaultScoreMemBytes
+		if opts.ScoreMemMB > 0 {
+			mc.AttentionMemBytes = int64(opts.ScoreMemMB) << 20
+		}
+	}
+	return &Model{model: &mc, ctx: ctx, backend: be, tok: tok, opts: opts, engines: map[[2]int]*oryx.Engine{}}, nil
 }
 
 // Tokenizer implements harness.Model.

@@ -1,0 +1,298 @@
+package oryx
+
+// Scoring in bounded memory: log p(target) and "is the target the argmax" at chosen positions, without the
+// dense logits [B, T, Vocab].
+//
+//	B batch   T tokens   N scored positions per row   C positions per chunk   D d_model   V vocabulary
+//	Vc vocabulary ids per chunk
+//
+//	h      = Hidden(tokens, modes)                                    [B, T, D], once
+//	x      = h[b, pos[b, c]]                                          [B, C, D], one chunk of the N positions
+//	logits = x · W_headᵀ                                              [B, C, V]  (or [B, C, Vc] per vocabulary chunk)
+//	logp   = logits[target] − logsumexp(logits)                        [B, C]
+//
+// The chunks run as separate executions, one after the other, so that at most one chunk's [B, C, Vc]
+// intermediates are alive on any backend (within one graph the pure-Go backend's parallel executor would run
+// independent chunks at the same time). With the whole vocabulary in a chunk the per-row arithmetic is the
+// dense form's (TargetLogProbs on the same logits); split vocabularies combine chunks with the running
+// (max, Σexp) of the online log-sum-exp.
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/gomlx/gomlx/backends"
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
+	. "github.com/gomlx/gomlx/pkg/core/graph"
+	"github.com/gomlx/gomlx/pkg/core/tensors"
+	"github.com/gomlx/gomlx/pkg/ml/context"
+)
+
+// DefaultScoreMemBytes is the default budget for one chunk's vocabulary projection and log-softmax
+// [choice: 512 MiB keeps scoring a 50K vocabulary at batch 8 within a few hundred MB on top of the forward,
+// with chunks of ~80 positions, large enough that the head matmul runs at full speed].
+const DefaultScoreMemBytes int64 = 512 << 20
+
+// scoreLiveArrays is how many [B, C, Vc] arrays one chunk keeps alive at once (the logits in the compute
+// dtype, their score-dtype copy, logits − max and its exponential), for the budget arithmetic.
+const scoreLiveArrays = 4
+
+// minScoreChunk is the smallest number of positions per chunk before the vocabulary is split instead (fewer
+// rows make the head matmul inefficient), and the granularity chunk sizes are rounded to (few compiled
+// shapes).
+const minScoreChunk = 16
+
+// minVocabChunk is the fewest vocabulary ids per chunk (a floor for absurdly small budgets; tests use it to
+// split tiny vocabularies).
+const minVocabChunk = 8
+
+// ScoreDType is the dtype log-probabilities are computed in: float64 for float64 models, float32 otherwise
+// (bf16 logits are converted before the log-softmax, as the dense path did).
+func ScoreDType(compute dtypes.DType) dtypes.DType {
+	if compute == dtypes.Float64 {
+		return dtypes.Float64
+	}
+	return dtypes.Float32
+}
+
+// ScoreChunks returns how many positions (c) and vocabulary ids (vc) one chunk holds so that
+// scoreLiveArrays × batch × c × vc elements of elemBytes fit memBytes: the whole vocabulary with as many
+// positions as fit (at most n rounded up to minScoreChunk), or, when not even minScoreChunk positions fit,
+// minScoreChunk positions and the vocabulary split into equal parts (at least minVocabChunk ids each).
+func ScoreChunks(batch, n, vocab, elemBytes int, memBytes int64) (c, vc int) {
+	if batch < 1 || n < 1 || vocab < 1 || elemBytes < 1 {
+		panic(fmt.Errorf("oryx.ScoreChunks: batch %d, positions %d, vocab %d and element size %d must be ≥ 1", batch, n, vocab, elemBytes))
+	}
+	cells := max(memBytes, 1) / int64(scoreLiveArrays*elemBytes) // elements of [B, C, Vc] allowed
+	nUp := roundUp(n, minScoreChunk)
+	c = int(min(cells/int64(batch*vocab), int64(nUp)))
+	if c >= minScoreChunk || c >= n {
+		if c > minScoreChunk {
+			c -= c % minScoreChunk
+		}
+		return c, vocab
+	}
+	c = min(minScoreChunk, nUp)
+	vc = int(max(cells/int64(batch*c), minVocabChunk))
+	parts := (vocab + vc - 1) / vc
+	return c, (vocab + parts - 1) / parts
+}
+
+func roundUp(x, m int) int { return (x + m - 1) / m * m }
+
+// TargetLogProbs is the log-softmax gather of dense logits [B, T, V] (any float dtype; computed in dtype sd):
+// log p(targets[b, t]) [B, T] and whether the target is the argmax (bool [B, T]; ties go to the lowest id,
+// as torch.argmax). The dense scoring path and the full-vocabulary chunks share it.
+func TargetLogProbs(logits, targets *Node, sd dtypes.DType) (logp, greedy *Node) {
+	logits = ConvertDType(logits, sd)
+	mx := ReduceAndKeep(logits, ReduceMax, -1)
+	lse := Add(Log(ReduceSum(Exp(Sub(logits, mx)), -1)), Squeeze(mx, -1))
+	b, t := targets.Shape().Dim(0), targets.Shape().Dim(1)
+	g := targets.Graph()
+	bi := Iota(g, shapeInt(b, t, 1), 0)
+	ti := Iota(g, shapeInt(b, t, 1), 1)
+	picked := Gather(logits, Concatenate([]*Node{bi, ti, ExpandAxes(ConvertDType(targets, dtypeInt), -1)}, -1))
+	return Sub(picked, lse), Equal(ArgMax(logits, -1, dtypeInt), ConvertDType(targets, dtypeInt))
+}
+
+// scoreChunk is one full-vocabulary chunk: h [B, T, D], pos and targets [B, C] → logp [B, C] and greedy.
+func (m *Model) scoreChunk(ctx *context.Context, h, pos, targets *Node) (logp, greedy *Node) {
+	w := m.HeadWeight(ctx, h.Graph())
+	x := gatherRows(h, pos)
+	return TargetLogProbs(DotGeneral(x, []int{2}, nil, w, []int{1}, nil), targets, ScoreDType(m.computeDType()))
+}
+
+// scoreVocabChunk folds the consecutive vocabulary ids ids [Vc] (ids ≥ Vocab are padding) into the running state of
+// the positions pos [B, C]: mx, sum (the online log-sum-exp), picked (the target's logit), bestVal and
+// bestIdx (the running argmax, int32), all [B, C]; returns the new state in that order.
+func (m *Model) scoreVocabChunk(ctx *context.Context, h, pos, targets, ids, mx, sum, picked, bestVal, bestIdx *Node) []*Node {
+	g := h.Graph()
+	v := m.Config.Vocab
+	sd := ScoreDType(m.computeDType())
+	w := Gather(m.HeadWeight(ctx, g), ExpandAxes(MinScalar(ids, v-1), -1)) // [Vc, D]
+	x := gatherRows(h, pos)
+	logits := ConvertDType(DotGeneral(x, []int{2}, nil, w, []int{1}, nil), sd) // [B, C, Vc]
+	dims := logits.Shape().Dimensions
+	idsRow := BroadcastToDims(Reshape(ids, 1, 1, dims[2]), dims...) // [B, C, Vc]
+	logits = Where(LessThan(idsRow, Const(g, int32(v))), logits, Scalar(g, sd, math.Inf(-1)))
+	cm := ReduceMax(logits, -1)
+	m2 := Max(mx, cm)
+	sum2 := Add(Mul(sum, Exp(Sub(mx, m2))), ReduceSum(Exp(Sub(logits, ExpandAxes(m2, -1))), -1))
+	hit := Equal(idsRow, BroadcastToDims(ExpandAxes(targets, -1), dims...))
+	picked2 := Add(picked, ReduceSum(Where(hit, logits, ZerosLike(logits)), -1))
+	chunkArg := Add(ArgMax(logits, -1, dtypeInt), ReduceMin(ids)) // [B, C] vocabulary id (ids are consecutive)
+	better := GreaterThan(cm, bestVal)                            // strict: ties keep the lower id
+	return []*Node{m2, sum2, picked2, Where(better, cm, bestVal), Where(better, chunkArg, bestIdx)}
+}
+
+// Scorer scores targets at chosen positions of token sequences with the memory of one chunk's head and
+// log-softmax bounded by a budget (ScoreChunks); the compiled graphs are cached per shape.
+type Scorer struct {
+	model    *Model
+	memBytes int64
+	hidden   *context.Exec // tokens, modes [B, T] → Hidden [B, T, D]
+	chunk    *context.Exec // scoreChunk
+	vchunk   *context.Exec // scoreVocabChunk
+}
+
+// NewScorer prepares a scorer for m (weights in ctx) with memBytes (≤ 0: DefaultScoreMemBytes) for one
+// chunk's vocabulary projection and log-softmax.
+func NewScorer(be backends.Backend, ctx *context.Context, m *Model, memBytes int64) (*Scorer, error) {
+	if memBytes <= 0 {
+		memBytes = DefaultScoreMemBytes
+	}
+	s := &Scorer{model: m, memBytes: memBytes}
+	var err error
+	if s.hidden, err = context.NewExec(be, ctx, func(ctx *context.Context, tok, md *Node) *Node {
+		return m.Hidden(ctx, tok, m.modesOrNil(md))
+	}); err != nil {
+		return nil, err
+	}
+	if s.chunk, err = context.NewExec(be, ctx, func(ctx *context.Context, h, pos, tgt *Node) []*Node {
+		lp, gr := m.scoreChunk(ctx, h, pos, tgt)
+		return []*Node{lp, gr}
+	}); err != nil {
+		return nil, err
+	}
+	if s.vchunk, err = context.NewExec(be, ctx, func(ctx *context.Context, in []*Node) []*Node {
+		return m.scoreVocabChunk(ctx, in[0], in[1], in[2], in[3], in[4], in[5], in[6], in[7], in[8])
+	}); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// MemBytes is the chunk budget in use.
+func (s *Scorer) MemBytes() int64 { return s.memBytes }
+
+// Chunks returns the chunk sizes (positions, vocabulary ids) used for b rows of n scored positions.
+func (s *Scorer) Chunks(b, n int) (c, vc int) {
+	return ScoreChunks(b, n, s.model.Config.Vocab, ScoreDType(s.model.computeDType()).Size(), s.memBytes)
+}
+
+// Score reads b rows of t tokens (tokens, and modes for multi-mixer variants — nil otherwise; both
+// row-major [b, t]) and returns, for each of the n entries per row of pos and targets (row-major [b, n]),
+// log p(targets[i] | tokens[row, ..pos[i]]) and whether targets[i] is the argmax prediction there. A pos of
+// −1 is padding (its result is 0, false).
+func (s *Scorer) Score(tokens, modes []int32, b, t int, pos, targets []int32, n int) (logp []float64, greedy []bool, err error) {
+	v := s.model.Config.Vocab
+	switch {
+	case b < 1 || t < 1 || n < 1:
+		return nil, nil, fmt.Errorf("oryx.Scorer: batch %d, length %d and positions %d must be ≥ 1", b, t, n)
+	case len(tokens) != b*t || (modes != nil && len(modes) != b*t):
+		return nil, nil, fmt.Errorf("oryx.Scorer: tokens (%d) and modes (%d) must hold %d×%d entries", len(tokens), len(modes), b, t)
+	case len(pos) != b*n || len(targets) != b*n:
+		return nil, nil, fmt.Errorf("oryx.Scorer: pos (%d) and targets (%d) must hold %d×%d entries", len(pos), len(targets), b, n)
+	case modes == nil && s.model.Config.Variant.IsMultiMixer():
+		return nil, nil, fmt.Errorf("oryx.Scorer: variant %s needs a mode for every token", s.model.Config.Variant)
+	}
+	for i, p := range pos {
+		if p < -1 || int(p) >= t {
+			return nil, nil, fmt.Errorf("oryx.Scorer: position %d at index %d is outside [-1, %d)", p, i, t)
+		}
+		if p >= 0 && (targets[i] < 0 || int(targets[i]) >= v) {
+			return nil, nil, fmt.Errorf("oryx.Scorer: target %d at index %d is outside the vocabulary [0, %d)", targets[i], i, v)
+		}
+	}
+	for i, x := range tokens {
+		if x < 0 || int(x) >= v {
+			return nil, nil, fmt.Errorf("oryx.Scorer: token %d at index %d is outside the vocabulary [0, %d)", x, i, v)
+		}
+	}
+	if modes == nil {
+		modes = make([]int32, b*t)
+	}
+	outs, err := s.hidden.Exec(tensors.FromFlatDataAndDimensions(tokens, b, t), tensors.FromFlatDataAndDimensions(modes, b, t))
+	if err != nil {
+		return nil, nil, fmt.Errorf("oryx.Scorer: forward: %w", err)
+	}
+	h := outs[0]
+	defer h.FinalizeAll()
+	logp, greedy = make([]float64, b*n), make([]bool, b*n)
+	c, vc := s.Chunks(b, n)
+	for lo := 0; lo < n; lo += c {
+		cp, ct := make([]int32, b*c), make([]int32, b*c) // this chunk's positions (padding reads position 0)
+		for r := range b {
+			for j := range c {
+				if k := lo + j; k < n && pos[r*n+k] >= 0 {
+					cp[r*c+j], ct[r*c+j] = pos[r*n+k], targets[r*n+k]
+				}
+			}
+		}
+		lp, gr, err := s.scoreChunk(h, cp, ct, b, c, vc)
+		if err != nil {
+			return nil, nil, fmt.Errorf("oryx.Scorer: positions %d..%d: %w", lo, min(lo+c, n)-1, err)
+		}
+		for r := range b {
+			for j := range c {
+				if k := lo + j; k < n && pos[r*n+k] >= 0 {
+					logp[r*n+k], greedy[r*n+k] = lp[r*c+j], gr[r*c+j]
+				}
+			}
+		}
+	}
+	return logp, greedy, nil
+}
+
+// scoreChunk scores one chunk of positions (row-major [b, c]) over the whole vocabulary at once or in
+// vocabulary chunks of vc ids.
+func (s *Scorer) scoreChunk(h *tensors.Tensor, pos, targets []int32, b, c, vc int) ([]float64, []bool, error) {
+	pt, tt := tensors.FromFlatDataAndDimensions(pos, b, c), tensors.FromFlatDataAndDimensions(targets, b, c)
+	v := s.model.Config.Vocab
+	if vc >= v {
+		outs, err := s.chunk.Exec(h, pt, tt)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer finalizeAll(outs)
+		return flatFloat64(outs[0]), tensors.MustCopyFlatData[bool](outs[1]), nil
+	}
+	sd := ScoreDType(s.model.computeDType())
+	fill := func(x float64) *tensors.Tensor {
+		if sd == dtypes.Float64 {
+			f := make([]float64, b*c)
+			for i := range f {
+				f[i] = x
+			}
+			return tensors.FromFlatDataAndDimensions(f, b, c)
+		}
+		f := make([]float32, b*c)
+		for i := range f {
+			f[i] = float32(x)
+		}
+		return tensors.FromFlatDataAndDimensions(f, b, c)
+	}
+	state := []*tensors.Tensor{fill(math.Inf(-1)), fill(0), fill(0), fill(math.Inf(-1)),
+		tensors.FromFlatDataAndDimensions(make([]int32, b*c), b, c)}
+	for lo := 0; lo < v; lo += vc {
+		ids := make([]int32, vc)
+		for i := range ids {
+			ids[i] = int32(lo + i) // ≥ v in the last chunk: padding
+		}
+		args := []any{h, pt, tt, tensors.FromFlatDataAndDimensions(ids, vc)}
+		for _, x := range state {
+			args = append(args, x)
+		}
+		outs, err := s.vchunk.Exec(args...)
+		finalizeAll(state)
+		if err != nil {
+			return nil, nil, fmt.Errorf("vocabulary ids %d..%d: %w", lo, min(lo+vc, v)-1, err)
+		}
+		state = outs
+	}
+	defer finalizeAll(state)
+	mx, sum, picked := flatFloat64(state[0]), flatFloat64(state[1]), flatFloat64(state[2])
+	best := tensors.MustCopyFlatData[int32](state[4])
+	logp, greedy := make([]float64, b*c), make([]bool, b*c)
+	for i := range logp {
+		logp[i] = picked[i] - (mx[i] + math.Log(sum[i]))
+		greedy[i] = best[i] == targets[i]
+	}
+	return logp, greedy, nil
+}
+
+func finalizeAll(ts []*tensors.Tensor) {
+	for _, t := range ts {
+		t.FinalizeAll()
+	}
+}
