@@ -273,7 +273,7 @@ func TestCausalConv1DMatchesLoop(t *testing.T) {
 					if withState {
 						if nw == 1 && !backend.IsPureGo(backend.MustGet()) {
 							// go-xla v0.1.4 panics on a zero-sized host buffer (FromFlatDataWithDimensions
-							// indexes element 0; see internal/backend/xla_test.go), so a width-1 conv's
+							// indexes element 0; reproduced by internal/backend/xla_test.go), so a width-1 conv's
 							// zero-row state cannot be passed in on XLA.
 							continue
 						}

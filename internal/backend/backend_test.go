@@ -2,6 +2,7 @@ package backend
 
 import (
 	"os"
+	"path/filepath"
 	"testing"
 
 	. "github.com/gomlx/gomlx/pkg/core/graph"
@@ -11,6 +12,11 @@ import (
 func TestDefaultIsPureGo(t *testing.T) {
 	t.Setenv(EnvVar, "")
 	os.Unsetenv(EnvVar)
+	if plugin, err := InstalledPlugin("cpu"); xlaCompiledIn && err == nil && plugin != "" {
+		// A -tags xla build with `make xla-cpu`'s plugin installed: the plugin comes before pure Go.
+		require.Equal(t, "xla:"+plugin, Config())
+		return
+	}
 	require.Equal(t, DefaultConfig, Config())
 	b, err := New()
 	require.NoError(t, err)
@@ -53,4 +59,36 @@ func TestXLAWithoutPluginPathIsError(t *testing.T) {
 func TestOnHost(t *testing.T) {
 	// Every backend this suite runs on (pure Go, XLA CPU) computes on the host.
 	require.True(t, OnHost(MustGet()), MustGet().Name())
+}
+
+func TestInstalledPluginFromParentDirectory(t *testing.T) {
+	root := t.TempDir()
+	plugin := filepath.Join(root, ".xla", "cpu", "libfake.so")
+	require.NoError(t, os.MkdirAll(filepath.Dir(plugin), 0o755))
+	require.NoError(t, os.WriteFile(plugin, nil, 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(root, ".xla", "cpu.plugin"), []byte(plugin+"\n"), 0o644))
+	sub := filepath.Join(root, "a", "b")
+	require.NoError(t, os.MkdirAll(sub, 0o755))
+	t.Chdir(sub)
+	got, err := InstalledPlugin("cpu")
+	require.NoError(t, err)
+	require.Equal(t, plugin, got)
+	got, err = InstalledPlugin("cuda")
+	require.NoError(t, err)
+	require.Empty(t, got, "no cuda plugin installed")
+
+	require.NoError(t, os.Remove(plugin))
+	_, err = InstalledPlugin("cpu")
+	require.ErrorContains(t, err, "make xla-cpu")
+}
+
+func TestXLAPluginThatFailsToLoadIsError(t *testing.T) {
+	if !xlaCompiledIn {
+		t.Skip("XLA is not compiled in (build with -tags xla)")
+	}
+	bad := filepath.Join(t.TempDir(), "not-a-plugin.so")
+	require.NoError(t, os.WriteFile(bad, []byte("not an ELF file"), 0o644))
+	_, err := NewWithConfig("xla:" + bad)
+	require.Error(t, err)
+	require.Contains(t, err.Error(), bad)
 }
