@@ -4,8 +4,10 @@ import (
 	"testing"
 
 	"github.com/gomlx/gomlx/pkg/ml/context"
-	"github.com/oryx-go/oryx/internal/backend"
 	"github.com/stretchr/testify/require"
+
+	"github.com/oryx-go/oryx/internal/backend"
+	"github.com/oryx-go/oryx/internal/testutil"
 )
 
 // argmax32 is greedy decoding on the float32 rounding of a float64 logits row, as Generate samples.
@@ -75,7 +77,7 @@ func TestGenerateGreedyMatchesParallel(t *testing.T) {
 		{"transformer", Transformer, "", 5, "", "AAAAAA"},
 		{"gdn", GDN, "", 5, "", "LLLLLL"},
 	}
-	for _, c := range cases {
+	for _, c := range testutil.Sweep(cases, 2) {
 		t.Run(c.name, func(t *testing.T) {
 			m, ctx := genTestModel(t, c.v)
 			e, err := NewEngine(backend.MustGet(), ctx, m, 1, capacity)

@@ -5,11 +5,13 @@ import (
 	"testing"
 
 	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/stretchr/testify/require"
+
 	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/evals/harness"
 	"github.com/oryx-go/oryx/internal/backend"
+	"github.com/oryx-go/oryx/internal/testutil"
 	"github.com/oryx-go/oryx/oryx"
-	"github.com/stretchr/testify/require"
 )
 
 // tinyModel is a random-weight tiny model over the byte tokenizer.
@@ -65,7 +67,7 @@ func engineLogProbs(t *testing.T, m *oryx.Model, ctx *context.Context, seq []int
 }
 
 func TestLogLikelihoodMatchesEngine(t *testing.T) {
-	for _, v := range []oryx.Variant{oryx.OryxTG, oryx.Transformer, oryx.Mamba2} {
+	for _, v := range testutil.Sweep([]oryx.Variant{oryx.OryxTG, oryx.Transformer, oryx.Mamba2}, 1) {
 		for _, sched := range []string{Mixed, "attention", "linear"} {
 			lm, m, ctx := tinyModel(t, v, Options{Schedule: sched, Batch: 3})
 			tok := lm.Tokenizer()
