@@ -43,6 +43,9 @@ type Plan struct {
 	HostMemory     int64       `json:"host_memory_bytes,omitempty"`
 	Fits           bool        `json:"fits"`
 	Advice         string      `json:"advice,omitempty"`
+	// Hardware sizes the run for --hardware (default cpu-here) and --devices: memory per device, step and
+	// total time at a stated MFU, and whether it fits.
+	Hardware *HardwarePlan `json:"hardware,omitempty"`
 }
 
 // MemoryPlan breaks the memory estimate down (bytes).
