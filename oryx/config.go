@@ -7,6 +7,8 @@ import (
 	"os"
 	"reflect"
 	"strings"
+
+	"github.com/oryx-go/oryx/internal/atomicfile"
 )
 
 // Variant names the five models built from one block.
@@ -169,13 +171,13 @@ func (c Config) Diff(other Config) []string {
 	return out
 }
 
-// SaveConfig writes c as indented JSON.
+// SaveConfig writes c as indented JSON, atomically (internal/atomicfile).
 func SaveConfig(c Config, path string) error {
 	data, err := json.MarshalIndent(c, "", "  ")
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, append(data, '\n'), 0o644)
+	return atomicfile.WriteFile(path, append(data, '\n'))
 }
 
 // LoadConfig reads and validates a JSON config; unknown fields are an error (a typo must not be ignored).

@@ -140,8 +140,10 @@ func seconds(s float64) string {
 		return fmt.Sprintf("%.0f ms", s*1e3)
 	case s < 120:
 		return fmt.Sprintf("%.2f s", s)
+	case s < 7200:
+		return fmt.Sprintf("%.1f min", s/60)
 	}
-	return fmt.Sprintf("%.1f min", s/60)
+	return fmt.Sprintf("%.1f h", s/3600)
 }
 
 func hours(h float64) string {
