@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dustin/go-humanize"
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	. "github.com/gomlx/gomlx/pkg/core/graph"
@@ -139,7 +140,7 @@ func MakePlan(name string, c oryx.Config, tc TrainConfig, be backends.Backend, d
 	if backend.IsPureGo(be) {
 		p.HostMemory = hostMemory()
 		if p.HostMemory > 0 && float64(p.MemoryBytes) > 0.9*float64(p.HostMemory) {
-			why = append(why, fmt.Sprintf("needs ~%s of memory, this machine has %s", humanBytes(p.MemoryBytes), humanBytes(p.HostMemory)))
+			why = append(why, fmt.Sprintf("needs ~%s of memory, this machine has %s", humanize.IBytes(uint64(p.MemoryBytes)), humanize.IBytes(uint64(p.HostMemory))))
 		}
 	}
 	if p.EstimatedHours > 24*30 {
@@ -207,14 +208,4 @@ func hostMemory() int64 {
 		}
 	}
 	return 0
-}
-
-func humanBytes(b int64) string {
-	switch {
-	case b >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30))
-	case b >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
-	}
-	return fmt.Sprintf("%d KiB", b/1024)
 }
