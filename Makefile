@@ -1,7 +1,7 @@
 # Oryx in Go. `make demo` is the main job, `make test` the test suite (what CI runs).
 GO ?= go
 
-.PHONY: demo demo-run demo-quick test test-go test-xla vet fuzz-short xla-cpu xla-cuda bench-mixers bench-model bench-train \
+.PHONY: demo demo-run demo-quick test test-go test-xla vet fuzz-short xla-cpu xla-cuda py-tools bench-mixers bench-model bench-train \
 	bench-train-xla bench-xla-vs-go build
 
 # XLA: `make xla-cpu` installs the pinned XLA CPU PJRT plugin from the Python package index into .xla/ (project-local,
@@ -48,6 +48,11 @@ xla-cpu:
 
 xla-cuda:
 	@bash scripts/install-xla.sh cuda
+
+# Python's safetensors (0.8.0) and numpy into .pytools (project-local, git-ignored; scripts/install-pytools.sh):
+# the interop test (oryx/hf) reads `oryx export` files with them, and skips with a message when absent.
+py-tools:
+	@bash scripts/install-pytools.sh
 
 # 10 s per fuzz target (seed corpora in each package's testdata/fuzz); longer: FUZZTIME=5m make fuzz-short.
 # Targets are package:FuzzName; one at a time.

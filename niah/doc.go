@@ -1,6 +1,5 @@
 // Package niah generates RULER's needle-in-a-haystack tasks and scores them: S-NIAH-1/2/3 (niah_single_1/2/3)
-// and MK-NIAH-1 (niah_multikey_1), the paper's NIAH table. The protocol is shared/notes/evals.md §5; RULER's
-// own code is scripts/data/synthetic/niah.py and constants.py.
+// and MK-NIAH-1 (niah_multikey_1), the paper's NIAH table. RULER's own code is scripts/data/synthetic/niah.py and constants.py.
 //
 // The package needs a tokenizer (tokenizers.Tokenizer, the model's own: prompts are sized in its tokens), not a
 // model: it imports neither oryx nor evals. The evaluation harness runs greedy generation on Sample.Prompt
@@ -25,7 +24,7 @@
 //	report.go         Result, per-(length, depth) aggregation, the markdown grid
 //	mini.go           ScoreMini: the same scoring for the tiny models' mini needles (datasets.MiniNeedle)
 //
-// Data: the essays parquet (shared/data/hf/ruler_essays/essays.parquet, column "text") is required by the
-// essay tasks, and there is no fallback haystack; the words parquet (shared/data/hf/ruler_words/words.parquet,
+// Data: the essays parquet (<data root>/ruler_essays/essays.parquet, column "text") is required by the
+// essay tasks, and there is no fallback haystack; the words parquet (<data root>/ruler_words/words.parquet,
 // columns kind and word) falls back to small embedded lists when not given.
 package niah

@@ -13,7 +13,7 @@ import (
 	"github.com/oryx-go/oryx/internal/pyrand"
 )
 
-// Protocol defaults (shared/notes/evals.md §5).
+// Protocol defaults (RULER scripts/data/synthetic/niah.py and the paper's setting).
 const (
 	DefaultSeed         = 42  // RULER's random_seed
 	DefaultMaxGenTokens = 128 // RULER's tokens_to_generate for niah
@@ -86,10 +86,10 @@ type Config struct {
 	// MaxGenTokens is the generation budget reserved in L (RULER: 128). 0 means DefaultMaxGenTokens.
 	MaxGenTokens int `json:"max_gen_tokens"`
 	// EssaysPath is the essays parquet (file, directory or glob; column "text"), needed by the essay tasks
-	// (S-NIAH-2/3, MK-NIAH-1): shared/data/hf/ruler_essays/essays.parquet. [choice] There is no fallback
+	// (S-NIAH-2/3, MK-NIAH-1): <data root>/ruler_essays/essays.parquet. [choice] There is no fallback
 	// essay: the haystack is part of the protocol, so an essay task without it is an error.
 	EssaysPath string `json:"essays_path,omitempty"`
-	// WordsPath is the key word lists parquet (columns kind, word): shared/data/hf/ruler_words/words.parquet.
+	// WordsPath is the key word lists parquet (columns kind, word): <data root>/ruler_words/words.parquet.
 	// [choice] "" uses the small embedded fallback lists (words_fallback.go): valid tasks, but keys (and the
 	// random stream after the first key) differ from RULER's.
 	WordsPath string `json:"words_path,omitempty"`
@@ -240,7 +240,7 @@ func newGenerator(cfg Config, tok tokenizers.Tokenizer) (*generator, error) {
 	if spec.Haystack == HaystackEssay {
 		if cfg.EssaysPath == "" {
 			return nil, fmt.Errorf("niah: task %s (%s) needs the RULER essays: set Config.EssaysPath to the essays "+
-				"parquet (shared/data/hf/ruler_essays/essays.parquet, column %q); there is no fallback haystack",
+				"parquet (<data root>/ruler_essays/essays.parquet, column %q); there is no fallback haystack",
 				cfg.Task, spec.Paper, EssaysColumn)
 		}
 		if g.essays, err = loadEssays(cfg.EssaysPath); err != nil {

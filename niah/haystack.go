@@ -10,7 +10,7 @@ import (
 	"github.com/oryx-go/oryx/datasets/hfparquet"
 )
 
-// Haystacks (shared/notes/evals.md §5).
+// Haystacks (RULER scripts/data/synthetic/niah.py).
 //
 // Noise: NoiseSentence repeated num_haystack times, the needles inserted as extra pieces, everything joined
 // with "\n".
@@ -32,7 +32,7 @@ import (
 // slightly; the needle still always goes between two sentences, and the text around it is unchanged.
 
 // EssaysColumn is the column of an essays parquet that holds each essay's text
-// (shared/data/hf/ruler_essays/essays.parquet has title and text, one row per essay file).
+// (<data root>/ruler_essays/essays.parquet has title and text, one row per essay file).
 const EssaysColumn = "text"
 
 // essayHaystack is RULER's essay haystack: the word list of the concatenated essays.

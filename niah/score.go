@@ -2,7 +2,7 @@ package niah
 
 import "strings"
 
-// Scoring (RULER scripts/eval/synthetic/constants.py, shared/notes/evals.md §5). The generation is greedy, at
+// Scoring (RULER scripts/eval/synthetic/constants.py). The generation is greedy, at
 // most MaxGenTokens tokens, with no stop string: it ends at EOS or at the budget. Cutting at EOS and decoding
 // are the caller's job; Score takes the decoded text.
 

@@ -9,7 +9,7 @@ import (
 // names are accepted by ParseTask too.
 type Task string
 
-// The four tasks of the paper's needle-in-a-haystack table (shared/notes/evals.md §5).
+// The four tasks of the paper's needle-in-a-haystack table (RULER's synthetic.yaml).
 const (
 	// SNIAH1 is S-NIAH-1 (pass-key retrieval): noise haystack, word key, 7-digit number value.
 	SNIAH1 Task = "niah_single_1"

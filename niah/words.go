@@ -21,7 +21,7 @@ import (
 // (adjective, noun) and the pairs are emitted in the order of the joined strings (see newWordSet).
 
 // WordsColumns are the columns a words parquet must have: kind ("adjective" or "noun") and word, one row per
-// line of wonderwords' lists, in file order (shared/data/hf/ruler_words/words.parquet).
+// line of wonderwords' lists, in file order (<data root>/ruler_words/words.parquet).
 var WordsColumns = []string{"kind", "word"}
 
 // wordSet is sorted(set(adj + "-" + noun)) as pairs of indices into adjs and nouns.

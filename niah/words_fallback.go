@@ -1,7 +1,7 @@
 package niah
 
 // The fallback key words, used only when Config.WordsPath is "" (a fresh machine without
-// shared/data/hf/ruler_words/words.parquet). They are NOT RULER's lists: keys are drawn the same way
+// <data root>/ruler_words/words.parquet). They are NOT RULER's lists: keys are drawn the same way
 // (random.choice over the sorted adjective-noun set), but from these 48 × 64 = 3072 keys instead of
 // wonderwords' 6,171,620, so the keys (and everything the random stream draws after them) differ from RULER's.
 // Task difficulty is comparable (same "adjective-noun" shape); for numbers comparable with published ones,

@@ -16,6 +16,8 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/gomlx/gomlx/pkg/ml/context"
 	"github.com/gomlx/gomlx/pkg/ml/context/checkpoints"
+
+	"github.com/oryx-go/oryx/internal/atomicfile"
 	"github.com/oryx-go/oryx/internal/backend"
 	"github.com/oryx-go/oryx/internal/guard"
 )
@@ -117,35 +119,9 @@ func SaveCheckpointKeep(dir string, cfg Config, ctx *context.Context, keep int) 
 	return nil
 }
 
-// writeConfigAtomic writes cfg to dir/config.json through a temporary file in dir, synced and renamed.
+// writeConfigAtomic writes cfg to dir/config.json atomically (internal/atomicfile).
 func writeConfigAtomic(dir string, cfg Config) error {
-	f, err := os.CreateTemp(dir, ConfigFileName+".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_ = f.Close()
-	ok := false
-	defer func() {
-		if !ok {
-			_ = os.Remove(tmp)
-		}
-	}()
-	if err := SaveConfig(cfg, tmp); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp, 0o644); err != nil { // CreateTemp makes it 0600
-		return err
-	}
-	if err := syncFile(tmp); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, filepath.Join(dir, ConfigFileName)); err != nil {
-		return err
-	}
-	ok = true
-	syncDir(dir)
-	return nil
+	return SaveConfig(cfg, filepath.Join(dir, ConfigFileName))
 }
 
 // saveVariables saves every variable of ctx with GoMLX's checkpoints package into a fresh staging folder
@@ -181,18 +157,14 @@ func saveVariables(dir string, ctx *context.Context, existing []string) (err err
 	base := fmt.Sprintf("%sn%07d-%s", checkpointPrefix, nextCheckpointCount(existing), rest)
 	for _, suffix := range []string{checkpoints.BinDataSuffix, checkpoints.JsonNameSuffix} { // .json last
 		src := filepath.Join(staging, staged[0]+suffix)
-		if err := syncFile(src); err != nil {
-			return err
-		}
 		// One permission policy for every output (GoMLX's files would follow the umask): readable by all.
 		if err := os.Chmod(src, 0o644); err != nil {
 			return err
 		}
-		if err := os.Rename(src, filepath.Join(dir, base+suffix)); err != nil {
+		if err := atomicfile.Rename(src, filepath.Join(dir, base+suffix)); err != nil {
 			return err
 		}
 	}
-	syncDir(dir)
 	return nil
 }
 
@@ -412,22 +384,4 @@ func catchPanic(fn func() error) (err error) {
 		}
 	}()
 	return fn()
-}
-
-// syncFile flushes a written file to stable storage.
-func syncFile(path string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return f.Sync()
-}
-
-// syncDir flushes a directory's entries (renames) to stable storage; best effort.
-func syncDir(dir string) {
-	if f, err := os.Open(dir); err == nil {
-		_ = f.Sync()
-		_ = f.Close()
-	}
 }

@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/oryx-go/oryx/internal/atomicfile"
 	"github.com/oryx-go/oryx/internal/guard"
 )
 
@@ -53,7 +54,7 @@ func (v Variant) LinearMixer() LinearMixer {
 func (v Variant) IsMultiMixer() bool { return v.HasAttention() && v.LinearMixer() != NoLinear }
 
 // Config is the architecture of a model. It is saved as JSON with every checkpoint. Fields marked [choice]
-// are this project's reconstruction where the paper is silent (../shared/notes/paper.md §2–3).
+// are this project's reconstruction where the paper is silent (the paper's §2–3).
 type Config struct {
 	Variant     Variant     `json:"variant"`
 	LinearMixer LinearMixer `json:"linear_mixer"` // must agree with Variant (mamba2 | gdn | "" for transformer)
@@ -189,13 +190,13 @@ func (c Config) Diff(other Config) []string {
 	return out
 }
 
-// SaveConfig writes c as indented JSON.
+// SaveConfig writes c as indented JSON, atomically (internal/atomicfile).
 func SaveConfig(c Config, path string) error {
 	data, err := json.MarshalIndent(c, "", "  ")
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, append(data, '\n'), 0o644)
+	return atomicfile.WriteFile(path, append(data, '\n'))
 }
 
 // LoadConfig reads and validates a JSON config; unknown fields are an error (a typo must not be ignored).

@@ -12,7 +12,7 @@ import (
 )
 
 // Mode is the mixer a token runs in. An Oryx model decides it per token, not per layer: the same mode is
-// used by every layer for a given token (../shared/notes/paper.md §3.10–3.11), so a schedule is a plain
+// used by every layer for a given token (the paper's §3.10–3.11), so a schedule is a plain
 // batch × positions grid of modes, fed to the compiled graph as a runtime tensor (see Schedule.Tensor).
 type Mode int8
 

@@ -7,6 +7,8 @@
 //	oryx info         parameters, FLOPs per token under schedules, decode-state memory (no weights needed)
 //	oryx generate     load a checkpoint and continue prompts under a mode schedule; prints the
 //	                  continuations, decode speed, prefill time and the fraction of tokens run in attention
+//	oryx export       write a checkpoint as model.safetensors (Hugging Face / fla-style names) + config.json
+//	oryx import       read such an export back into a checkpoint, bit for bit
 //	oryx tokenize     encode a text parquet corpus once into token parquet shards + manifest.json (the
 //	                  training stream reads them without tokenizing again), with a progress bar
 //
@@ -40,6 +42,10 @@ func main() {
 		err = synthCmd(os.Args[2:], os.Stdout, os.Stderr)
 	case "tokenize":
 		err = tokenizeCmd(os.Args[2:], os.Stdout, os.Stderr)
+	case "export":
+		err = exportCmd(os.Args[2:], os.Stdout, os.Stderr)
+	case "import":
+		err = importCmd(os.Args[2:], os.Stdout, os.Stderr)
 	case "-h", "--help", "help":
 		usage()
 		return
@@ -53,6 +59,9 @@ func main() {
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "oryx:", err)
+		if errors.Is(err, errUsage) {
+			os.Exit(2)
+		}
 		os.Exit(1)
 	}
 }
@@ -76,6 +85,10 @@ subcommands:
   tokenize    encode a text parquet corpus once into token shards (tokens-NNNNN.parquet + manifest.json):
                 oryx tokenize --input PATTERN [--column text] --tokenizer (bytes|PATH/tokenizer.json|PATH/tokenizer.model)
                   --out DIR [--shard-rows 100000] [--workers N]
+  export      write a checkpoint as Hugging Face-style safetensors (names and config.json: go doc ./oryx/hf):
+                oryx export --checkpoint DIR --format safetensors --out DIR
+  import      read such an export back into a checkpoint (bit-exact):
+                oryx import --from DIR --out CHECKPOINT_DIR
 
 Run "oryx <subcommand> -h" for the flags of a subcommand.
 The backend comes from GOMLX_BACKEND (default: the pure-Go backend); see the README.

@@ -10,7 +10,7 @@
 //	parquet_write.go    WriteFile and Writer (atomic: temporary file, then rename)
 //	parquet_check.go    bounds checks of footers and page headers before parquet-go decodes them
 //
-// Layout facts the readers handle (see shared/data/hf/README.md): every column may be nullable ("optional", as
+// Layout facts the readers handle (as pyarrow and the Hugging Face hub write them): every column may be nullable ("optional", as
 // pyarrow writes it), lists use the 3-level LIST layout (optional group x (LIST) { repeated group list {
 // optional element } }, the legacy 2-level forms are accepted too), struct columns such as ARC's choices
 // {text: list<string>, label: list<string>} are groups, and the HF features JSON sits in the key/value metadata

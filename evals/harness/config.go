@@ -70,7 +70,7 @@ func ResolveDataRoot(flag, wd string) (root, source string) {
 	return "", ""
 }
 
-// FindDataRoot looks for shared/data/hf in dir and its parents (the layout of this project's machines)
+// FindDataRoot looks for shared/data/hf in dir and its parents (a layout some machines use)
 // and returns it, or "" when there is none. A command can use it as the default of its data-root flag.
 func FindDataRoot(dir string) string {
 	for d := dir; ; d = filepath.Dir(d) {

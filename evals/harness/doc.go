@@ -3,7 +3,8 @@
 // loglikelihood pair encoding, rolling windows, left truncation), its aggregations and standard errors, the
 // task registry, the runner and the --log-samples writer (a FakeModel for tests is in harnesstest).
 //
-// The protocol reference is shared/notes/evals.md. The pieces, one per file:
+// The reference is lm-evaluation-harness 0.4.x (lm_eval/api/task.py, lm_eval/api/metrics.py). The pieces,
+// one per file:
 //
 //	model.go      LLRequest, LLResult, GenRequest, GenResult, Model
 //	encode.go     EncodePair (lm-eval _encode_pair and the empty-context prefix rule), EncodeContext, SplitPoint

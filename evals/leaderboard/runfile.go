@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/oryx-go/oryx/internal/atomicfile"
+
 	"github.com/oryx-go/oryx/evals/harness"
 )
 
@@ -417,8 +419,7 @@ func parseNumber(raw json.RawMessage) (float64, error) {
 	return 0, fmt.Errorf("not a number: %q", s)
 }
 
-// WriteFile writes the run file as indented JSON, atomically (a temporary file next to path, then a
-// rename).
+// WriteFile writes the run file as indented JSON, atomically (internal/atomicfile).
 func (r *RunFile) WriteFile(path string) error {
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
@@ -463,28 +464,8 @@ func IsOwnOutput(path string) bool {
 }
 
 func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
+	if err := atomicfile.WriteFile(path, data); err != nil {
 		return fmt.Errorf("leaderboard: %w", err)
-	}
-	name := tmp.Name()
-	// CreateTemp makes the file 0600; results are readable by all like every other output (0644).
-	if err = tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		os.Remove(name)
-		return fmt.Errorf("leaderboard: writing %s: %w", path, err)
-	}
-	if _, err = tmp.Write(data); err == nil {
-		err = tmp.Close()
-	} else {
-		tmp.Close()
-	}
-	if err == nil {
-		err = os.Rename(name, path)
-	}
-	if err != nil {
-		os.Remove(name)
-		return fmt.Errorf("leaderboard: writing %s: %w", path, err)
 	}
 	return nil
 }

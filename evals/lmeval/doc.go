@@ -1,11 +1,11 @@
 // Package lmeval implements the zero-shot language-modelling tasks of the papers' tables exactly as
-// lm-evaluation-harness 0.4.x scores them (shared/notes/evals.md §2–3): wikitext (loglikelihood_rolling,
+// lm-evaluation-harness 0.4.x scores them (its lm_eval/api/task.py and the tasks' YAML files): wikitext (loglikelihood_rolling,
 // word/byte perplexity, bits per byte), lambada_openai (perplexity, acc), and the multiple-choice tasks
 // piqa, hellaswag, winogrande (partial scoring), arc_easy, arc_challenge, social_iqa and boolq.
 //
 // Importing the package registers the tasks with evals/harness under lm-eval's names, and the group "lm"
-// (the GDN table's columns). Each task reads <DataRoot>/<dir>/<file> (the HF layout of shared/data/hf,
-// see DefaultPaths) unless harness.Config.Paths overrides it; a missing column is an error naming the file
+// (the GDN table's columns). Each task reads <DataRoot>/<dir>/<file> (<DataRoot>: --data-root or
+// $ORYX_DATA, one folder per Hugging Face dataset, see DefaultPaths) unless harness.Config.Paths overrides it; a missing column is an error naming the file
 // and the column.
 //
 // Rules shared by all tasks (harness.EncodePair): no BOS, the context's trailing whitespace moves to the

@@ -21,7 +21,7 @@ const Group = "lm"
 // Names lists the tasks of this package in the GDN table's column order.
 var Names = []string{WikiText, Lambada, PIQA, HellaSwag, WinoGrande, ARCEasy, ARCChallenge, SocialIQA, BoolQ}
 
-// DefaultPaths are the data files, relative to harness.Config.DataRoot, as laid out in shared/data/hf
+// DefaultPaths are the data files, relative to harness.Config.DataRoot, one folder per Hugging Face dataset
 // (HF dataset / config / split in the comment).
 var DefaultPaths = map[string]string{
 	WikiText:     "wikitext_document_level/wikitext-2-raw-v1-test.parquet", // EleutherAI/wikitext_document_level, wikitext-2-raw-v1, test

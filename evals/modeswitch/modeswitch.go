@@ -12,7 +12,7 @@ import (
 	"path/filepath"
 
 	"github.com/oryx-go/oryx/evals/oryxlm"
-	"github.com/oryx-go/oryx/internal/plot"
+	"github.com/oryx-go/oryx/internal/figure"
 	"github.com/oryx-go/oryx/oryx"
 )
 
@@ -163,11 +163,15 @@ func (c *Curves) WriteJSON(path string) error {
 	return os.WriteFile(path, append(data, '\n'), 0o644)
 }
 
-// WritePNG plots the curves (a moving average over Window positions) with a marker at the switch.
+// WritePNG plots the curves (a centred moving average over Window positions) with a vertical line at the
+// switch: the pure modes dashed over the whole sequence, the switched curves solid from the switch on —
+// before it each is exactly its first mode's curve (causality), and drawing it there would hide that curve.
 func (c *Curves) WritePNG(path, title string) error {
-	ch := &plot.Chart{Title: title, XLabel: "position", YLabel: "loss (nats/token, " + fmt.Sprint(c.Window) + "-token average)",
-		VLines: []plot.VLine{{X: float64(c.SwitchAt), Label: "switch"}}}
-	for _, name := range []string{Attention, Linear, AttentionToLinear, LinearToAttention} {
+	pn := &figure.Panel{Title: title, LegendInside: true, // per-position losses fall: the top right is empty
+		Comment: fmt.Sprintf("%d sequences, %d-position centred mean", c.Sequences, c.Window),
+		X:       figure.Axis{Label: "position in the sequence (tokens)"}, Y: figure.Axis{Label: "loss (nats/token)"},
+		VRefs: []figure.Ref{{At: float64(c.SwitchAt), Label: fmt.Sprintf("switch at %d", c.SwitchAt)}}}
+	for i, name := range []string{Attention, Linear, AttentionToLinear, LinearToAttention} {
 		y, ok := c.Loss[name]
 		if !ok {
 			continue
@@ -176,21 +180,16 @@ func (c *Curves) WritePNG(path, title string) error {
 		for i := range x {
 			x[i] = float64(i)
 		}
-		ch.Series = append(ch.Series, plot.Series{Name: name, X: x, Y: movingAverage(y, c.Window),
-			Dashed: name == Attention || name == Linear})
+		l := figure.Line{Name: name + " (from the switch)", X: x, Y: figure.CentredMean(y, c.Window), Color: i, Width: 1.8}
+		if name == Attention || name == Linear {
+			l.Name, l.Dash, l.Width = name, figure.Dashed, 1.2
+		} else if c.SwitchAt < len(x) {
+			l.X, l.Y = l.X[c.SwitchAt:], l.Y[c.SwitchAt:]
+		}
+		pn.Lines = append(pn.Lines, l)
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return ch.WritePNG(path)
-}
-
-// movingAverage is the centred average over w positions (shrinking at the ends).
-func movingAverage(y []float64, w int) []float64 {
-	out := make([]float64, len(y))
-	for i := range y {
-		lo, hi := max(0, i-w/2), min(len(y), i-w/2+w)
-		out[i] = avg(y[lo:hi])
-	}
-	return out
+	return figure.WritePNG(path, 1, pn)
 }

@@ -1,7 +1,7 @@
 // Package recall implements the recall-intensive retrieval tasks of the GDN paper (SWDE, FDA, SQuAD,
 // TriviaQA, NQ, DROP) with the JRT protocol: the `based_*` tasks of the Just-Read-Twice fork of
 // lm-evaluation-harness run with --cutting_context --context_length 2048 --answer_length 50 --context_key
-// text (shared/notes/evals.md §4). It is not lm-eval's built-in swde/fda/squad_completion, whose numbers
+// text (HazyResearch/prefix-linear-attention's lm-eval fork). It is not lm-eval's built-in swde/fda/squad_completion, whose numbers
 // differ a lot.
 //
 // Per document:

@@ -1,7 +1,8 @@
 package backend
 
 // Gradient (VJP) rules that replace or complete GoMLX v0.26.0's stock ones, so that models train on the
-// pure-Go backend. See /work/shared/notes/gomlx.md §3 for the measurements behind each rule.
+// pure-Go backend. The measurements behind each rule are summarised below
+// and in BENCHMARKS.md.
 //
 // Why each rule exists:
 //   - DotGeneral, Dot: the stock rules broadcast v against the other operand into a

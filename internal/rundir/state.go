@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+
+	"github.com/oryx-go/oryx/internal/atomicfile"
 )
 
 // Trainer state: what a checkpoint needs besides the weights and optimizer state to resume a run exactly
@@ -106,39 +108,6 @@ func PruneStates(dir string, checkpoints []string) error {
 	return nil
 }
 
-// WriteFileAtomic writes data to path through a synced temporary file in the same directory and a rename.
-func WriteFileAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			_ = f.Close()
-			_ = os.Remove(tmp)
-		}
-	}()
-	if _, err := f.Write(data); err != nil {
-		return err
-	}
-	if err := f.Chmod(0o644); err != nil {
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return err
-	}
-	ok = true
-	if d, err := os.Open(filepath.Dir(path)); err == nil {
-		_ = d.Sync()
-		_ = d.Close()
-	}
-	return nil
-}
+// WriteFileAtomic writes data to path atomically: the project's one helper (internal/atomicfile: synced
+// temporary file, rename, synced directory, mode 0644).
+func WriteFileAtomic(path string, data []byte) error { return atomicfile.WriteFile(path, data) }

@@ -1,31 +1,40 @@
 package recipe
 
 import (
-	"math"
+	"fmt"
 	"path/filepath"
 
-	"github.com/oryx-go/oryx/internal/plot"
+	"github.com/oryx-go/oryx/internal/figure"
 	"github.com/oryx-go/oryx/internal/rundir"
 )
 
-// writeCurves draws curves.png from metrics.jsonl: the training loss (and each validation mode's loss)
-// against tokens seen, the learning rate, and the gradient norm.
+// smoothSteps is the window of the smoothed training loss [choice: a per-step loss on 16 short sequences
+// is noisy; 21 steps is about 7 % of the tiny run]. The window is centred, so the smoothed curve does not
+// lag the raw one and can be read against validation points at the same token count.
+const smoothSteps = 21
+
+// writeCurves draws curves.png from metrics.jsonl: three panels against the same x axis (tokens seen) —
+// the training loss per step (faint) and smoothed, with each validation mode's loss as marked points; the
+// learning rate; the gradient norm before clipping (log scale).
 func writeCurves(dir string) error {
 	train, val, err := rundir.ReadMetrics(dir)
 	if err != nil {
 		return err
 	}
-	var steps, tokens, loss, lr, gn []float64
+	var tokens, loss, lr, gn []float64
 	for _, r := range train {
-		steps = append(steps, float64(r.Step))
 		tokens = append(tokens, float64(r.Tokens))
 		loss = append(loss, float64(r.Loss))
 		lr = append(lr, r.LR)
 		gn = append(gn, float64(r.GradNorm))
 	}
-	lossChart := &plot.Chart{Title: "loss", XLabel: "tokens", YLabel: "nats/token",
-		Series: []plot.Series{{Name: "train", X: tokens, Y: smooth(loss, 10)}}}
-	for _, mode := range []string{"attention", "linear", "mixed"} {
+	xAxis := figure.Axis{Label: "training tokens"}
+	lossPanel := &figure.Panel{Title: "loss", X: xAxis, LegendInside: true, Y: figure.Axis{Label: "loss (nats/token)"},
+		Lines: []figure.Line{
+			{Name: "train, per step", X: tokens, Y: loss, Faint: true},
+			{Name: fmt.Sprintf("train, %d-step centred mean", smoothSteps), X: tokens, Y: figure.CentredMean(loss, smoothSteps), Width: 2},
+		}}
+	for i, mode := range []string{"attention", "linear", "mixed"} {
 		var x, y []float64
 		for _, r := range val {
 			if v, ok := r.Loss[mode]; ok {
@@ -34,32 +43,13 @@ func writeCurves(dir string) error {
 			}
 		}
 		if len(x) > 0 {
-			lossChart.Series = append(lossChart.Series, plot.Series{Name: "val " + mode, X: x, Y: y, Dashed: true})
+			lossPanel.Lines = append(lossPanel.Lines, figure.Line{Name: "validation, " + mode, X: x, Y: y,
+				Color: i + 1, Dash: figure.Dashed, Marker: i + 1})
 		}
 	}
-	lrChart := &plot.Chart{Title: "learning rate", XLabel: "step", Series: []plot.Series{{Name: "lr", X: steps, Y: lr}}}
-	gnChart := &plot.Chart{Title: "gradient norm (before clipping)", XLabel: "step", LogY: true,
-		Series: []plot.Series{{Name: "grad norm", X: steps, Y: gn}}}
-	return plot.WriteGridPNG(filepath.Join(dir, "curves.png"), 3, lossChart, lrChart, gnChart)
-}
-
-// smooth is a trailing moving average over w points that skips NaNs (a NaN point stays NaN).
-func smooth(y []float64, w int) []float64 {
-	out := make([]float64, len(y))
-	for i := range y {
-		if math.IsNaN(y[i]) {
-			out[i] = math.NaN()
-			continue
-		}
-		var s float64
-		var n int
-		for j := max(0, i-w+1); j <= i; j++ {
-			if !math.IsNaN(y[j]) {
-				s += y[j]
-				n++
-			}
-		}
-		out[i] = s / float64(n)
-	}
-	return out
+	lrPanel := &figure.Panel{Title: "learning rate", X: xAxis, Y: figure.Axis{Label: "learning rate"},
+		Lines: []figure.Line{{X: tokens, Y: lr}}}
+	gnPanel := &figure.Panel{Title: "gradient norm before clipping", X: xAxis, Y: figure.Axis{Label: "global L2 norm", Scale: figure.Log10},
+		Lines: []figure.Line{{X: tokens, Y: gn}}}
+	return figure.WritePNG(filepath.Join(dir, "curves.png"), 3, lossPanel, lrPanel, gnPanel)
 }

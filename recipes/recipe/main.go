@@ -8,7 +8,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
+	"github.com/dustin/go-humanize"
 	"github.com/oryx-go/oryx/datasets"
 	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/internal/backend"
@@ -29,6 +31,14 @@ func Main(name string) {
 	}
 }
 
+func hardwareNames() string {
+	var n []string
+	for _, h := range Hardwares {
+		n = append(n, h.Name)
+	}
+	return strings.Join(n, ", ")
+}
+
 // MainArgs is Main with explicit arguments and outputs (for tests and for the main job).
 func MainArgs(name string, args []string, stdout, stderr io.Writer) error {
 	rec, err := Lookup(name)
@@ -45,7 +55,9 @@ func MainArgs(name string, args []string, stdout, stderr io.Writer) error {
 		column    = fs.String("column", "text", "text column of parquet corpora")
 		tokenizer = fs.String("tokenizer", rec.Tokenizer, "tokenizer: bytes | path/to/tokenizer.json | path/to/tokenizer.model")
 		tokens    = fs.Int64("tokens", 0, "token budget; sets --steps to tokens/(batch·seq-len) (default: the recipe's)")
-		plan      = fs.Bool("plan", false, "print the run's plan as JSON (parameters, FLOPs, tokens, memory, time) and exit")
+		plan      = fs.Bool("plan", false, "print the run's plan (a summary line on stderr, then JSON on stdout: parameters, FLOPs, tokens, memory, time, fits) and exit")
+		hardware  = fs.String("hardware", "cpu-here", "with --plan: the target to size the run for: "+hardwareNames()+" (memory, peak bf16 TFLOP/s and sources: README, recipes/recipe/hardware.go)")
+		mfu       = fs.Float64("mfu", DefaultMFU, "with --plan --hardware GPU: the fraction of the peak bf16 rate assumed reached")
 		force     = fs.Bool("force", false, "train even when the plan says the run does not fit this machine")
 		devices   = fs.Int("devices", 1, "data-parallel devices (XLA with several GPUs; the pure-Go backend has 1)")
 		precision = fs.String("precision", "", "f32 | bf16 (bf16 compute, f32 master weights); default: the recipe's on XLA, f32 on the pure-Go backend")
@@ -104,14 +116,23 @@ func MainArgs(name string, args []string, stdout, stderr io.Writer) error {
 	switch {
 	case *precision != "":
 		tc.Precision = *precision
+	case *plan && *hardware != "cpu-here":
+		// Planning for a GPU: the recipe's own precision, whatever this machine's backend is.
 	case backend.IsPureGo(be):
 		tc.Precision = "f32" // the pure-Go backend has no fast bf16 kernels (gomlx.md §5)
+	}
+	hw, err := LookupHardware(*hardware)
+	if err != nil {
+		return err
+	}
+	if !(*mfu > 0 && *mfu <= 1) {
+		return fmt.Errorf("--mfu %v: must be in (0, 1]", *mfu)
 	}
 	tc.Devices = *devices
 	if err := tc.WithDefaults().Validate(); err != nil {
 		return fmt.Errorf("flags: %w", err)
 	}
-	if *devices > be.NumDevices() {
+	if *devices > be.NumDevices() && !(*plan && hw.Name != "cpu-here") {
 		return fmt.Errorf("--devices %d: the backend %s has %d device(s); data-parallel training needs XLA with that many "+
 			"GPUs (GOMLX_BACKEND=xla:/abs/path/plugin.so, built with -tags xla)", *devices, be.Name(), be.NumDevices())
 	}
@@ -130,6 +151,17 @@ func MainArgs(name string, args []string, stdout, stderr io.Writer) error {
 	}
 	p := MakePlan(name, cfg, tc, be, *devices)
 	if *plan {
+		hp := planHardware(p, hw, *devices, *mfu)
+		p.Hardware = &hp
+		if hw.Name != "cpu-here" { // the plan is for that target, not this machine
+			p.Fits, p.EstimatedHours, p.Advice = hp.Fits, hp.TotalHours, ""
+			if !hp.Fits {
+				p.Advice = fmt.Sprintf("%s needs %s per device, more than %.0f%% of the %s's %s: use more devices (--devices), "+
+					"a smaller --micro-batch (activations), or a larger target", name, humanize.IBytes(uint64(hp.MemoryPerDevice)),
+					100*memoryMargin, hw.Name, humanize.IBytes(uint64(hw.MemoryBytes)))
+			}
+		}
+		fmt.Fprintln(stderr, p.Summary())
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(p)

@@ -93,3 +93,45 @@ func TestMainTrainsTinyRecipe(t *testing.T) {
 	require.Equal(t, 3, s.Steps)
 	require.Contains(t, s.ValLoss, "linear")
 }
+
+// TestPlanHardware: --plan --hardware sizes the run for a named GPU and --devices: the step time is the
+// step's model FLOPs over devices × peak × MFU, activations are split across devices while weights,
+// optimizer state and gradients are replicated, and a run too big for one device does not fit.
+func TestPlanHardware(t *testing.T) {
+	var out, errb bytes.Buffer
+	require.NoError(t, MainArgs("oryx-tg-1.4b", []string{"--plan", "--hardware", "h100-80g", "--devices", "2", "--mfu", "0.5"}, &out, &errb))
+	var p Plan
+	require.NoError(t, json.Unmarshal(out.Bytes(), &p))
+	h := p.Hardware
+	require.NotNil(t, h)
+	require.Equal(t, "h100-80g", h.Name)
+	require.Equal(t, 2, h.Devices)
+	require.Equal(t, "bf16", p.Train.Precision, "a GPU plan uses the recipe's precision")
+	require.InDelta(t, p.FLOPsPerToken*float64(p.TokensPerStep)/(989e12*0.5*2), h.StepSeconds, 1e-9)
+	require.InDelta(t, h.StepSeconds*float64(p.Train.Steps)/3600, h.TotalHours, 1e-9)
+	m := p.MemoryDetail
+	require.Equal(t, m.Weights+m.Optimizer+m.Gradients+m.Accumulator+m.Activations/2, h.MemoryPerDevice)
+	require.True(t, h.Fits)
+	require.Equal(t, h.Fits, p.Fits)
+	require.Contains(t, errb.String(), fmt.Sprintf("oryx-tg-1.4b on 2 × h100-80g: %s parameters, %s tokens", count(p.Params), count(p.Tokens)))
+	for n, want := range map[int64]string{130_000_000: "130M", 1_425_950_720: "1.43B", 28e9: "28B", 104_072: "104K"} {
+		require.Equal(t, want, count(n))
+	}
+	require.Contains(t, errb.String(), "(fits); step ")
+
+	// 64 sequences of 2048 tokens per micro-batch cannot fit one A100's 80 GiB.
+	out.Reset()
+	errb.Reset()
+	require.NoError(t, MainArgs("oryx-tg-1.4b", []string{"--plan", "--hardware", "a100-80g", "--micro-batch", "64"}, &out, &errb))
+	require.NoError(t, json.Unmarshal(out.Bytes(), &p))
+	require.False(t, p.Hardware.Fits)
+	require.False(t, p.Fits)
+	require.Contains(t, p.Advice, "per device")
+	require.Contains(t, errb.String(), "does NOT fit")
+
+	require.ErrorContains(t, MainArgs("gdn-tiny", []string{"--plan", "--hardware", "tpu"}, &out, &errb), "cpu-here, a100-80g, h100-80g, h200")
+	require.ErrorContains(t, MainArgs("gdn-tiny", []string{"--plan", "--hardware", "h200", "--mfu", "2"}, &out, &errb), "--mfu")
+	for _, h := range Hardwares {
+		require.NotEmpty(t, h.Source, h.Name)
+	}
+}

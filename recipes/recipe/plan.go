@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dustin/go-humanize"
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	. "github.com/gomlx/gomlx/pkg/core/graph"
@@ -43,6 +44,9 @@ type Plan struct {
 	HostMemory     int64       `json:"host_memory_bytes,omitempty"`
 	Fits           bool        `json:"fits"`
 	Advice         string      `json:"advice,omitempty"`
+	// Hardware sizes the run for --hardware (default cpu-here) and --devices: memory per device, step and
+	// total time at a stated MFU, and whether it fits.
+	Hardware *HardwarePlan `json:"hardware,omitempty"`
 }
 
 // MemoryPlan breaks the memory estimate down (bytes).
@@ -138,7 +142,7 @@ func MakePlan(name string, c oryx.Config, tc TrainConfig, be backends.Backend, d
 	if backend.OnHost(be) {
 		p.HostMemory = guard.HostMemory()
 		if p.HostMemory > 0 && float64(p.MemoryBytes) > 0.9*float64(p.HostMemory) {
-			why = append(why, fmt.Sprintf("needs ~%s of memory, this machine has %s", humanBytes(p.MemoryBytes), humanBytes(p.HostMemory)))
+			why = append(why, fmt.Sprintf("needs ~%s of memory, this machine has %s", humanize.IBytes(uint64(p.MemoryBytes)), humanize.IBytes(uint64(p.HostMemory))))
 		}
 	}
 	if p.EstimatedHours > 24*30 {
@@ -196,14 +200,4 @@ func saturate(f float64) int64 {
 		return math.MaxInt64
 	}
 	return int64(f)
-}
-
-func humanBytes(b int64) string {
-	switch {
-	case b >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30))
-	case b >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
-	}
-	return fmt.Sprintf("%d KiB", b/1024)
 }

@@ -1,0 +1,14 @@
+package oryx
+
+import (
+	"github.com/gomlx/gomlx/backends"
+	"github.com/oryx-go/oryx/internal/backend"
+)
+
+// Backend returns the process-wide GoMLX backend the project computes on, with the project's gradient
+// rules installed: $GOMLX_BACKEND when set (e.g. "go:ops_sequential", "xla:/abs/path/plugin.so"); else, in
+// a binary built with -tags xla, the XLA CPU plugin installed by `make xla-cpu`; else the pure-Go backend.
+// The first call says on standard error which one it is. Programs outside this module use it where the
+// project's own commands use their internal helper: GoMLX's backends.New would try XLA first and, offline,
+// fail instead of falling back.
+func Backend() (backends.Backend, error) { return backend.Get() }

@@ -1,0 +1,95 @@
+package study
+
+import (
+	"image/png"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/oryx-go/oryx/evals/modeswitch"
+	"github.com/oryx-go/oryx/internal/rundir"
+	"github.com/oryx-go/oryx/oryx"
+	"github.com/stretchr/testify/require"
+)
+
+// TestWritePlots draws every study figure from a made-up report (three models, the quick config's sizes,
+// coinciding points at 0 and 1, NaN losses) and checks that each file is a PNG of the size the panel
+// count implies. ORYX_KEEP_PLOTS=DIR keeps the images for looking at them.
+func TestWritePlots(t *testing.T) {
+	c := Default()
+	c.Out = t.TempDir()
+	if d := os.Getenv("ORYX_KEEP_PLOTS"); d != "" {
+		c.Out = d
+	}
+	rep := &Report{}
+	for vi, v := range []oryx.Variant{oryx.Transformer, oryx.GDN, oryx.OryxTG} {
+		m := &ModelResult{Variant: v}
+		dir := filepath.Join(c.Out, "runs", string(v)+"-tiny")
+		require.NoError(t, os.MkdirAll(dir, 0o755))
+		var recs []rundir.ValRecord
+		for s := 1; s <= 6; s++ {
+			loss := map[string]rundir.Float{}
+			for mi, mode := range schedulesOf(v) {
+				loss[mode] = rundir.Float(1 + 2*math.Exp(-float64(s)/2) + 0.05*float64(mi+vi))
+			}
+			recs = append(recs, rundir.ValRecord{Step: s * 50, Tokens: int64(s * 204800), Loss: loss})
+		}
+		writeValRecords(t, dir, recs)
+		for si, s := range schedulesOf(v) {
+			r := ScheduleResult{Schedule: s, MQAR: map[int]mqarCell{}, Needle: map[int]needleCell{}, Copy: map[int]needleCell{},
+				AttentionFraction: map[string]float64{"attention": 1, "linear": 0, "mixed": 0.06}[s]}
+			for i, p := range c.MQARPairs {
+				acc := math.Max(0, 1-0.3*float64(i)-0.4*float64(si))
+				r.MQAR[p] = mqarCell{Accuracy: acc, StdErr: math.Sqrt(acc*(1-acc)/64) + 0.01}
+			}
+			for i, l := range c.NeedleLengths {
+				r.Needle[l] = needleCell{Score: []float64{1, 1, 0}[si] * float64(1-i/2), StdErr: 0.05}
+				r.Copy[l] = needleCell{Score: 0.9 - 0.2*float64(si) - 0.1*float64(i), StdErr: 0.04}
+			}
+			m.Schedules = append(m.Schedules, r)
+		}
+		if v.IsMultiMixer() {
+			sw := &modeswitch.Curves{Variant: v, SwitchAt: 128, Sequences: 64, SeqLen: 256, Window: modeswitch.DefaultWindow, Loss: map[string][]float64{}}
+			for ni, name := range []string{modeswitch.Attention, modeswitch.Linear, modeswitch.AttentionToLinear, modeswitch.LinearToAttention} {
+				y := make([]float64, 256)
+				for p := range y {
+					y[p] = 1 + 3/math.Sqrt(float64(p+1)) + 0.1*float64(ni%2) + 0.05*math.Sin(float64(p))
+					if ni >= 2 && p >= 128 { // a switched curve: a bump, then the new mode
+						y[p] += 0.3*math.Exp(-float64(p-128)/10) + 0.1*float64(2*(ni%2)-1)
+					}
+				}
+				sw.Loss[name] = y
+			}
+			m.Switch = sw
+		}
+		rep.Models = append(rep.Models, m)
+	}
+	require.NoError(t, writePlots(c, rep))
+	const panelW, panelH = 704, 462 // figure.PanelWidth, PanelHeight at figure.DPI
+	for _, f := range []string{"loss.png", "mqar.png", "needle.png", "copy.png", "switch-oryx-tg.png"} {
+		fh, err := os.Open(filepath.Join(c.Out, f))
+		require.NoError(t, err, f)
+		img, err := png.Decode(fh)
+		fh.Close()
+		require.NoError(t, err, f)
+		wantW := 3 * panelW
+		if f == "switch-oryx-tg.png" {
+			wantW = panelW
+		}
+		require.Equal(t, wantW, img.Bounds().Dx(), f)
+		require.GreaterOrEqual(t, img.Bounds().Dy(), panelH, f)
+	}
+}
+
+// writeValRecords writes validation records as the trainer's metrics log does.
+func writeValRecords(t *testing.T, dir string, recs []rundir.ValRecord) {
+	t.Helper()
+	ml, err := rundir.OpenMetrics(dir, 0)
+	require.NoError(t, err)
+	for _, r := range recs {
+		r.Kind = "val"
+		require.NoError(t, ml.Write(r))
+	}
+	require.NoError(t, ml.Close())
+}
