@@ -72,8 +72,9 @@ func TestMainErrors(t *testing.T) {
 	require.ErrorContains(t, err, "xla")
 	err = MainArgs("oryx-tg-130m", []string{"--steps", "1", "--batch", "1", "--seq-len", "64"}, &out, &errb)
 	require.ErrorContains(t, err, "needs --data")
+	// More devices than the backend has (a power of two, so that it divides the micro-batch as asked).
 	n := backend.MustGet().NumDevices()
-	err = MainArgs("oryx-tg-tiny", []string{"--devices", fmt.Sprint(n + 1)}, &out, &errb)
+	err = MainArgs("oryx-tg-tiny", []string{"--devices", fmt.Sprint(2 * n), "--batch", fmt.Sprint(2 * n)}, &out, &errb)
 	require.ErrorContains(t, err, fmt.Sprintf("has %d device", n))
 	err = MainArgs("oryx-tg-tiny", []string{"--micro-batch", "5"}, &out, &errb)
 	require.ErrorContains(t, err, "micro_batch")
