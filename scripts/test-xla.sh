@@ -14,8 +14,12 @@ cd "$(dirname "$0")/.."
 plugin=$(bash scripts/install-xla.sh cpu | tail -n 1)
 export GOMLX_BACKEND="xla:$plugin"
 export XLA_FLAGS="--xla_backend_optimization_level=0 --xla_llvm_disable_expensive_passes=true --xla_force_host_platform_device_count=4${XLA_FLAGS:+ $XLA_FLAGS}"
+# `go list -test` also lists test variants ("pkg [pkg.test]", "pkg_test [pkg.test]", "pkg.test"): fold them
+# into their package, keeping those whose code or tests depend on internal/backend.
 pkgs=$(go list -tags xla -test -f '{{.ImportPath}} {{join .Deps " "}}' ./... |
-  awk '$1 !~ /[.]test$|\[/ && ($1 ~ /\/internal\/backend$/ || / github.com\/oryx-go\/oryx\/internal\/backend( |$)/) {print $1}' | sort -u)
+  awk '{ p = $1; sub(/_test$/, "", p) }
+       p ~ /[.]test$/ { next }
+       p ~ /\/internal\/backend$/ || / github.com\/oryx-go\/oryx\/internal\/backend( |$)/ { print p }' | sort -u)
 short=-short
 [[ ${XLA_FULL:-0} == 1 ]] && short=
 echo "test-xla: $GOMLX_BACKEND"
