@@ -27,8 +27,9 @@ demo-quick:
 	$(GO) run $(XLA_TAGS) ./recipes/tiny-study --quick
 
 # The test suite (what CI runs): vet, every package on the pure-Go backend, the same suite again on XLA CPU (the
-# plugin installed first by `make xla-cpu`), then a short run of every fuzz test. No GPU; the network only for pip.
-test: vet test-go test-xla fuzz-short
+# plugin installed first by `make xla-cpu`), then a short run of every fuzz test; `make py-tools` first, so that the
+# safetensors interop test runs. No GPU; the network only for pip.
+test: vet py-tools test-go test-xla fuzz-short
 
 # The pure-Go suite alone, for machines without pip.
 test-go:
