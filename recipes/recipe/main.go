@@ -58,7 +58,7 @@ func MainArgs(name string, args []string, stdout, stderr io.Writer) error {
 		plan      = fs.Bool("plan", false, "print the run's plan (a summary line on stderr, then JSON on stdout: parameters, FLOPs, tokens, memory, time, fits) and exit")
 		hardware  = fs.String("hardware", "cpu-here", "with --plan: the target to size the run for: "+hardwareNames()+" (memory, peak bf16 TFLOP/s and sources: README, recipes/recipe/hardware.go)")
 		mfu       = fs.Float64("mfu", DefaultMFU, "with --plan --hardware GPU: the fraction of the peak bf16 rate assumed reached")
-		force     = fs.Bool("force", false, "train even when the plan says the run does not fit this machine")
+		force     = fs.Bool("force", false, "train even when the plan says the run does not fit this machine; retrain a finished run in --out from scratch")
 		devices   = fs.Int("devices", 1, "data-parallel devices (XLA with several GPUs; the pure-Go backend has 1)")
 		precision = fs.String("precision", "", "f32 | bf16 (bf16 compute, f32 master weights); default: the recipe's on XLA, f32 on the pure-Go backend")
 	)
@@ -176,6 +176,7 @@ func MainArgs(name string, args []string, stdout, stderr io.Writer) error {
 	sum, err := Train(Run{
 		Name: name, Model: cfg, Train: tc, Data: datasets.DataSpec{Spec: *data, Column: *column},
 		ValData: datasets.DataSpec{Spec: *valData, Column: *column}, Tokenizer: *tokenizer, Out: *out, Log: stderr,
+		Retrain: *force,
 	})
 	if err != nil {
 		return err
