@@ -21,6 +21,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
+
+	"github.com/oryx-go/oryx/internal/interrupt"
 )
 
 func main() {
@@ -61,6 +63,9 @@ func main() {
 		fmt.Fprintln(os.Stderr, "oryx:", err)
 		if errors.Is(err, errUsage) {
 			os.Exit(2)
+		}
+		if interrupt.Is(err) {
+			os.Exit(interrupt.ExitCode)
 		}
 		os.Exit(1)
 	}
