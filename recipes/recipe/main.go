@@ -49,8 +49,9 @@ func MainArgs(name string, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var (
-		out       = fs.String("out", filepath.Join("runs", name), "run directory (checkpoints, metrics, plots); an existing run there is resumed")
-		data      = fs.String("data", rec.Data, "training corpus: synth | pre-tokenized DIR | parquet file/dir/glob")
+		out  = fs.String("out", filepath.Join("runs", name), "run directory (checkpoints, metrics, plots); an existing run there is resumed")
+		data = fs.String("data", rec.Data, "training corpus: synth[:SEED] (the synthetic language) | mix:synth=W,mqar=W,needle=W (the tiny study's mixture) | "+
+			"DIR (pre-tokenized by `oryx tokenize`: DIR/manifest.json) | parquet FILE, DIR or 'GLOB' (text column --column)")
 		valData   = fs.String("val-data", "", "validation corpus (same forms; default: held-out synth, else the start of --data)")
 		column    = fs.String("column", "text", "text column of parquet corpora")
 		tokenizer = fs.String("tokenizer", rec.Tokenizer, "tokenizer: bytes | path/to/tokenizer.json | path/to/tokenizer.model")
