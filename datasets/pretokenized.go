@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -89,6 +90,10 @@ type PretokenizeConfig struct {
 	// Progress, when set, is called after every batch of documents written (from the goroutine running
 	// Pretokenize), and once at the end.
 	Progress func(PretokenizeProgress)
+	// Context, when set, stops Pretokenize when cancelled: the shard being written is dropped, the finished
+	// shards stay, no manifest is written (the directory is an interrupted run: rerunning starts it over) and
+	// the error wraps the context's error.
+	Context context.Context
 }
 
 // PretokenizeProgress is what PretokenizeConfig.Progress reports.
@@ -255,8 +260,27 @@ func Pretokenize(cfg PretokenizeConfig) (stats PretokenizeStats, err error) {
 
 	w := &ptkWriter{dir: cfg.OutDir, shardRows: int64(cfg.ShardRows), tok: tok}
 	defer w.abort()
+	var done <-chan struct{}
+	if cfg.Context != nil {
+		done = cfg.Context.Done()
+	}
+	interrupted := func() error {
+		var kept int64
+		for _, sh := range w.shards {
+			kept += sh.Rows
+		}
+		return fmt.Errorf("datasets: Pretokenize: interrupted after %d documents in %d finished shard(s); %s "+
+			"has no manifest (rerun to start over): %w", kept, len(w.shards), cfg.OutDir, cfg.Context.Err())
+	}
 	for b := range ordered {
-		<-b.done
+		if done != nil && cfg.Context.Err() != nil {
+			return stats, interrupted()
+		}
+		select {
+		case <-b.done:
+		case <-done:
+			return stats, interrupted()
+		}
 		if b.err != nil {
 			return stats, b.err
 		}

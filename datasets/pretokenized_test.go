@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -469,4 +470,33 @@ func TestPretokenizedTokenizerChecks(t *testing.T) {
 	require.ErrorContains(t, err, "nil TokenDocumentSource")
 	_, err = NewTokenStream(StreamConfig{}, src, 0, 258)
 	require.ErrorContains(t, err, "SeqLen")
+}
+
+// TestPretokenizeCancel: cancelling during the run stops it with the context's error, keeps only finished
+// shards (no temporary files, no manifest), and a rerun starts over and finishes.
+func TestPretokenizeCancel(t *testing.T) {
+	in := t.TempDir()
+	writePtkText(t, in, ptkTestDocs(t, 1000), 3)
+	pattern := filepath.Join(in, "*.parquet")
+	out := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	calls := 0
+	_, err := Pretokenize(PretokenizeConfig{Input: pattern, OutDir: out, ShardRows: 5, Tokenizer: tokenizers.NewByteTokenizer(),
+		Workers: 1, Context: ctx, Progress: func(PretokenizeProgress) {
+			if calls++; calls == 1 {
+				cancel()
+			}
+		}})
+	require.ErrorIs(t, err, context.Canceled)
+	require.ErrorContains(t, err, "has no manifest (rerun to start over)")
+	require.NoFileExists(t, filepath.Join(out, PretokenizedManifestFile))
+	entries, err := os.ReadDir(out)
+	require.NoError(t, err)
+	for _, e := range entries {
+		require.Regexp(t, `^tokens-\d{5}\.parquet$`, e.Name(), "only finished shards remain")
+	}
+	_, err = Pretokenize(PretokenizeConfig{Input: pattern, OutDir: out, ShardRows: 5, Tokenizer: tokenizers.NewByteTokenizer()})
+	require.NoError(t, err)
+	openPtk(t, out)
 }

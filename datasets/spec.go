@@ -27,8 +27,8 @@ import (
 
 // DataSpec names a corpus and how to read it.
 type DataSpec struct {
-	Spec   string // as above
-	Column string // text column of parquet corpora
+	Spec   string `json:"spec"`   // as above
+	Column string `json:"column"` // text column of parquet corpora
 }
 
 // Synthetic-language seeds of "synth" without ":SEED", one per use so that none reads another's text:

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"github.com/oryx-go/oryx/evals/evalrun"
 	"github.com/oryx-go/oryx/evals/harness"
 	"github.com/oryx-go/oryx/internal/guard"
+	"github.com/oryx-go/oryx/internal/interrupt"
 	"github.com/oryx-go/oryx/oryx"
 )
 
@@ -29,6 +31,9 @@ func main() {
 			return
 		}
 		fmt.Fprintln(os.Stderr, "evals:", err)
+		if interrupt.Is(err) {
+			os.Exit(interrupt.ExitCode)
+		}
 		os.Exit(1)
 	}
 }
@@ -106,7 +111,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	wd, _ := os.Getwd()
 	o.Harness.DataRoot, o.DataRootSource = harness.ResolveDataRoot(dataRoot, wd)
 	o.Log, o.Stdout = stderr, stdout
-	out, err := evalrun.Run(o)
+	ctx, stop := interrupt.Context(context.Background())
+	defer stop()
+	out, err := evalrun.Run(ctx, o)
 	if out != "" {
 		fmt.Fprintln(stdout, "wrote", out)
 	}

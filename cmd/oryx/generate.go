@@ -28,7 +28,7 @@ type prompt struct {
 	isText bool
 }
 
-// promptFlags collects --prompt and --tokens in the order given.
+// promptFlags collects --prompt and --prompt-ids in the order given.
 type promptFlags struct {
 	list *[]prompt
 	text bool
@@ -80,8 +80,9 @@ func generateCmd(args []string, stdout, stderr io.Writer) error {
 	var prompts []prompt
 	checkpoint := fs.String("checkpoint", "", "checkpoint directory (written by oryx init or training; required)")
 	tokSpec := fs.String("tokenizer", "", "tokenizer of text prompts (bytes | tokenizer.json | tokenizer.model; default: the training run's, else bytes)")
-	fs.Var(promptFlags{&prompts, true}, "prompt", "text prompt, one UTF-8 byte per token (repeatable; one batch row each)")
-	fs.Var(promptFlags{&prompts, false}, "tokens", "prompt as comma-separated token ids, e.g. 1,2,3 (repeatable)")
+	fs.Var(promptFlags{&prompts, true}, "prompt", "text prompt, encoded with --tokenizer (repeatable; one batch row each)")
+	fs.Var(promptFlags{&prompts, false}, "prompt-ids", "prompt as comma-separated token ids, e.g. 1,2,3 (repeatable)")
+	fs.Var(promptFlags{&prompts, false}, "tokens", "deprecated alias of --prompt-ids")
 	schedule := fs.String("schedule", "attention", "mode schedule of the prompt and the generated tokens, e.g. attention, "+
 		"linear, attention-last:N, prefill-attention, linear-until:P, A:0-9,L:10- (random block/sequence specs are refused)")
 	maxTokens := fs.Int("max-tokens", 32, "tokens to generate per prompt")
@@ -92,7 +93,7 @@ func generateCmd(args []string, stdout, stderr io.Writer) error {
 	stopFlag := fs.String("stop", "", "comma-separated token ids that end a row (kept in the output)")
 	capacity := fs.Int("capacity", 0, "KV-cache capacity in tokens (0 = longest prompt + max-tokens)")
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "usage: oryx generate --checkpoint DIR (--prompt TEXT | --tokens IDS)... "+
+		fmt.Fprint(fs.Output(), "usage: oryx generate --checkpoint DIR (--prompt TEXT | --prompt-ids IDS)... "+
 			"[--schedule SPEC] [--max-tokens N]\n"+
 			"                     [--temperature T] [--top-k K] [--top-p P] [--seed N] [--stop IDS] [--capacity N]\n\n"+
 			"Continues each prompt (one batch row per prompt) and prints the continuations, then the number of\n"+
@@ -112,7 +113,7 @@ func generateCmd(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("generate: --checkpoint DIR is required")
 	}
 	if len(prompts) == 0 {
-		return fmt.Errorf("generate: give at least one --prompt or --tokens")
+		return fmt.Errorf("generate: give at least one --prompt or --prompt-ids")
 	}
 	if *maxTokens <= 0 || *maxTokens > guard.MaxSeqLen {
 		return fmt.Errorf("generate: --max-tokens must be in [1, %d], got %d", guard.MaxSeqLen, *maxTokens)
@@ -176,7 +177,7 @@ func generateCmd(args []string, stdout, stderr io.Writer) error {
 		} else {
 			for _, id := range p.ids {
 				if int(id) >= vocab {
-					return fmt.Errorf("generate: --tokens (prompt %d): token %d is outside the model's vocabulary [0, %d)", i, id, vocab)
+					return fmt.Errorf("generate: --prompt-ids (prompt %d): token %d is outside the model's vocabulary [0, %d)", i, id, vocab)
 				}
 			}
 			rows[i] = p.ids

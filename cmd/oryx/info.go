@@ -14,21 +14,22 @@ import (
 // fraction), forward FLOPs per token under mode schedules (dense forward and the gathered evaluation form)
 // and the decode state's memory.
 //
-//	oryx info --preset 130m --variant oryx-tg --T 2048 --schedule attention --schedule attention-last:128
+//	oryx info --preset 130m --variant oryx-tg --seq-len 2048 --schedule attention --schedule attention-last:128
 func infoCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("info", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	preset := fs.String("preset", "130m", "preset: "+strings.Join(oryx.PresetNames, ", "))
 	variant := fs.String("variant", string(oryx.OryxTG), "variant (with --preset)")
 	configPath := fs.String("config", "", "JSON config file instead of --preset/--variant")
-	seqLen := fs.Int("T", 2048, "sequence length for the FLOP counts")
+	seqLen := fs.Int("seq-len", 2048, "sequence length for the FLOP counts")
+	fs.IntVar(seqLen, "T", 2048, "deprecated alias of --seq-len")
 	var specs multiFlag
 	fs.Var(&specs, "schedule", "mode schedule spec (repeatable; default: attention, linear, block, attention-last:128)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *seqLen <= 0 || *seqLen > guard.MaxSeqLen {
-		return fmt.Errorf("--T must be in [1, %d], got %d", guard.MaxSeqLen, *seqLen)
+		return fmt.Errorf("--seq-len must be in [1, %d], got %d", guard.MaxSeqLen, *seqLen)
 	}
 	var cfg oryx.Config
 	var err error

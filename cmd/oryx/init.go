@@ -20,6 +20,7 @@ func initCmd(args []string, stdout, stderr io.Writer) error {
 	variant := fs.String("variant", string(oryx.OryxTG), fmt.Sprintf("model variant: one of %v", oryx.Variants))
 	configPath := fs.String("config", "", "JSON config file (instead of --preset and --variant)")
 	out := fs.String("out", "", "checkpoint directory to write (required; must not hold checkpoints yet)")
+	vocab := fs.Int("vocab", 0, "vocabulary size with --preset (0: the preset's, except tiny: 320, the byte tokenizer's 258 ids padded to a multiple of 64, as the tiny recipes use)")
 	seed := fs.Int64("seed", 1, "random seed of the initial weights (0 = non-deterministic)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "usage: oryx init --out DIR [--preset NAME --variant NAME | --config FILE] [--seed N]\n\n"+
@@ -54,6 +55,17 @@ func initCmd(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("init: --preset %q --variant %q: %w", *preset, *variant, err)
 		}
 		source = "preset " + *preset
+		switch {
+		case *vocab < 0:
+			return fmt.Errorf("init: --vocab %d: must be ≥ 1 (0: the preset's)", *vocab)
+		case *vocab > 0:
+			cfg.Vocab = *vocab
+		case *preset == "tiny":
+			cfg.Vocab = 320 // the default tokenizer (bytes, 258 ids) must fit: evals and generate refuse a smaller vocabulary
+		}
+		if err := cfg.Validate(); err != nil {
+			return fmt.Errorf("init: --vocab: %w", err)
+		}
 	}
 	if err := oryx.CheckWeightsMemory("init: writing", cfg); err != nil {
 		return err

@@ -21,6 +21,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
+
+	"github.com/oryx-go/oryx/internal/interrupt"
 )
 
 func main() {
@@ -62,6 +64,9 @@ func main() {
 		if errors.Is(err, errUsage) {
 			os.Exit(2)
 		}
+		if interrupt.Is(err) {
+			os.Exit(interrupt.ExitCode)
+		}
 		os.Exit(1)
 	}
 }
@@ -74,12 +79,12 @@ subcommands:
   init        write a random-weight checkpoint and print its parameters:
                 oryx init --out DIR [--preset tiny --variant oryx-tg | --config FILE] [--seed N]
   generate    continue prompts from a checkpoint under a mode schedule:
-                oryx generate --checkpoint DIR --prompt "text" [--prompt ...] [--tokens 1,2,3]
+                oryx generate --checkpoint DIR --prompt "text" [--prompt ...] [--prompt-ids 1,2,3]
                   [--schedule SPEC] [--max-tokens N] [--temperature T --top-k K --top-p P --seed N]
                   [--stop IDS] [--capacity N]
               text goes through --tokenizer (default: the training run's, else bytes)
   info        parameters, FLOPs per token under mode schedules and decode-state memory of a model:
-                oryx info [--preset 130m --variant oryx-tg | --config FILE] [--T 2048] [--schedule SPEC ...]
+                oryx info [--preset 130m --variant oryx-tg | --config FILE] [--seq-len 2048] [--schedule SPEC ...]
   synth       write a synthetic corpus (MQAR or the synthetic language mix) to parquet:
                 oryx synth --kind mqar|synthlang --out FILE [--n N --seed S --vocab V --seq-len T --pairs P]
   tokenize    encode a text parquet corpus once into token shards (tokens-NNNNN.parquet + manifest.json):

@@ -19,7 +19,7 @@ func TestInitThenGenerate(t *testing.T) {
 	var out, errOut bytes.Buffer
 	require.NoError(t, initCmd([]string{"--preset", "tiny", "--variant", "oryx-tg", "--out", dir, "--seed", "3"}, &out, &errOut))
 	assert.Contains(t, out.String(), "wrote "+dir+": oryx-tg, preset tiny")
-	assert.Regexp(t, `parameters: total 104\.07K .* tied 9\d\.\d%`, out.String())
+	assert.Regexp(t, `parameters: total 108\.17K .* tied 9\d\.\d%`, out.String())
 	assert.Contains(t, out.String(), "tied fraction (shared / total): ")
 
 	gen := func(args ...string) string {
@@ -46,7 +46,7 @@ func TestInitThenGenerate(t *testing.T) {
 	assert.Equal(t, stripTimes(first), stripTimes(gen(args...)))
 
 	// All linear: no token in attention.
-	lin := gen("--tokens", "5,6,7", "--schedule", "linear", "--max-tokens", "3")
+	lin := gen("--prompt-ids", "5,6,7", "--schedule", "linear", "--max-tokens", "3")
 	assert.Contains(t, lin, "attention fraction 0.0%")
 	// Sampling flags and a stop token run too.
 	sampled := gen("--prompt", "xyz", "--temperature", "0.9", "--top-k", "50", "--top-p", "0.95", "--seed", "7",
@@ -74,7 +74,7 @@ func TestGenerateFlagErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"--prompt", "x"}, "--checkpoint DIR is required"},
-		{[]string{"--checkpoint", dir}, "at least one --prompt or --tokens"},
+		{[]string{"--checkpoint", dir}, "at least one --prompt or --prompt-ids"},
 		{[]string{"--checkpoint", dir, "--prompt", "x", "--schedule", "block"}, `--schedule "block": random schedules do not define generated-token modes`},
 		{[]string{"--checkpoint", dir, "--prompt", "x", "--schedule", "sequence:0.3"}, `--schedule "sequence:0.3": random schedules`},
 		{[]string{"--checkpoint", dir, "--prompt", "x", "--schedule", "attention-last:x"}, `--schedule "attention-last:x"`},
@@ -84,7 +84,7 @@ func TestGenerateFlagErrors(t *testing.T) {
 		{[]string{"--checkpoint", dir, "--prompt", "x", "--top-p", "1.5"}, "--top-p"},
 		{[]string{"--checkpoint", dir, "--prompt", "x", "--stop", "a"}, "--stop"},
 		{[]string{"--checkpoint", dir, "--prompt", "x", "--stop", "256"}, "--stop: token 256 is outside"},
-		{[]string{"--checkpoint", dir, "--tokens", "1,300"}, "--tokens (prompt 0): token 300 is outside"},
+		{[]string{"--checkpoint", dir, "--prompt-ids", "1,300"}, "--prompt-ids (prompt 0): token 300 is outside"},
 		{[]string{"--checkpoint", dir, "--prompt", "hello", "--max-tokens", "8", "--capacity", "4"}, "--capacity 4 is too small"},
 		{[]string{"--checkpoint", filepath.Join(dir, "nope"), "--prompt", "x"}, "--checkpoint: checkpoint"},
 		{[]string{"--checkpoint", small, "--prompt", "x"}, "outside the model's vocabulary [0, 64)"},
@@ -122,14 +122,14 @@ func TestInitFlagErrors(t *testing.T) {
 
 func TestInfo(t *testing.T) {
 	var out, errOut strings.Builder
-	require.NoError(t, infoCmd([]string{"--preset", "130m", "--variant", "oryx-tg", "--T", "2048",
+	require.NoError(t, infoCmd([]string{"--preset", "130m", "--variant", "oryx-tg", "--seq-len", "2048",
 		"--schedule", "attention", "--schedule", "attention-last:128"}, &out, &errOut))
 	text := out.String()
 	for _, want := range []string{"parameters:", "tied", "per token of context", "attention-last:128", "gathered"} {
 		require.Contains(t, text, want)
 	}
 	require.ErrorContains(t, infoCmd([]string{"--schedule", "block:0"}, &out, &errOut), "--schedule")
-	require.ErrorContains(t, infoCmd([]string{"--T", "0"}, &out, &errOut), "--T")
+	require.ErrorContains(t, infoCmd([]string{"--T", "0"}, &out, &errOut), "--seq-len") // the deprecated alias still works
 }
 
 func TestSynth(t *testing.T) {

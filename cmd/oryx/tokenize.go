@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/oryx-go/oryx/datasets"
 	"github.com/oryx-go/oryx/datasets/tokenizers"
+	"github.com/oryx-go/oryx/internal/interrupt"
 )
 
 // tokenizeCmd implements `oryx tokenize`: encode a text parquet corpus once into token shards
@@ -60,10 +62,12 @@ func tokenizeCmd(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("tokenize: --tokenizer: %w", err)
 	}
 
+	ctx, stop := interrupt.Context(context.Background())
+	defer stop()
 	bar := newProgressBar(stderr, isTerminal(stderr), time.Now)
 	stats, err := datasets.Pretokenize(datasets.PretokenizeConfig{
 		Input: *input, Column: *column, OutDir: *out, ShardRows: *shardRows, Tokenizer: tok, Workers: *workers,
-		Progress: bar.update,
+		Progress: bar.update, Context: ctx,
 	})
 	bar.finish()
 	if err != nil {

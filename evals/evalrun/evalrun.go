@@ -4,6 +4,7 @@
 package evalrun
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -94,7 +95,11 @@ func (o *Options) groupLengths() map[string]int {
 // file already holds (same checkpoint, schedule, limit and lengths) are skipped unless Force; a failing task
 // is reported and the others still run, and Run then returns the path with an error naming every failed
 // task.
-func Run(o Options) (string, error) {
+//
+// Cancelling ctx (SIGINT in `go run ./evals`) stops Run at once: the tasks finished so far are in the
+// results file already, the one in progress is dropped (a partial task has no score; its computation is
+// abandoned, and a rerun of the same command continues with it), and the error wraps ctx.Err().
+func Run(ctx context.Context, o Options) (string, error) {
 	if o.Log == nil {
 		o.Log = os.Stderr
 	}
@@ -161,17 +166,17 @@ func Run(o Options) (string, error) {
 			return "", err
 		}
 	}
-	m, ctx, err := oryx.LoadCheckpoint(o.Checkpoint, nil)
+	m, mctx, err := oryx.LoadCheckpoint(o.Checkpoint, nil)
 	if err != nil {
 		return "", err
 	}
-	lm, err := oryxlm.New(m, ctx, tok, oryxlm.Options{MaxLength: modelMax, Schedule: schedule, Batch: o.Batch,
+	lm, err := oryxlm.New(m, mctx, tok, oryxlm.Options{MaxLength: modelMax, Schedule: schedule, Batch: o.Batch,
 		ScoreMemMB: o.ScoreMemMB})
 	if err != nil {
 		return "", err
 	}
 	be, _ := backend.Get()
-	step := optimizers.GetGlobalStep(ctx)
+	step := optimizers.GetGlobalStep(mctx)
 	info := leaderboard.RunInfo{
 		Model: model, Variant: string(m.Config.Variant), Size: presetName(m.Config),
 		Parameters: oryx.CountParams(m.Config).Total, Checkpoint: o.Checkpoint,
@@ -211,7 +216,13 @@ func Run(o Options) (string, error) {
 			fmt.Fprintf(o.Log, "%s: already in %s, skipped (--force reruns it)\n", name, out)
 			continue
 		}
-		r, err := o.runTask(lm, t, hopts, filepath.Dir(out), stamp)
+		if err := ctx.Err(); err != nil {
+			return out, interrupted(name, out, len(results), err)
+		}
+		r, err := o.runTaskCtx(ctx, lm, t, hopts, filepath.Dir(out), stamp)
+		if cerr := ctx.Err(); cerr != nil {
+			return out, interrupted(name, out, len(results), cerr)
+		}
 		if err != nil {
 			failed[name] = err.Error()
 			errs = append(errs, fmt.Errorf("task %s: %w", name, err))
@@ -236,6 +247,35 @@ func Run(o Options) (string, error) {
 		return out, fmt.Errorf("%d of %d tasks failed (the others are in %s):\n%w", len(errs), len(tasks), out, errors.Join(errs...))
 	}
 	return out, nil
+}
+
+// interrupted is Run's error when ctx was cancelled before or during task name.
+func interrupted(name, out string, finished int, err error) error {
+	where := "no task had finished, nothing was written"
+	if finished > 0 {
+		where = fmt.Sprintf("the %d finished task(s) are in %s", finished, out)
+	}
+	return fmt.Errorf("interrupted before task %s finished (%s; rerun the same command to continue): %w", name, where, err)
+}
+
+// runTaskCtx is runTask, returning as soon as ctx is cancelled (the task's goroutine is abandoned: the model
+// calls have no cancellation point, and a command exits right after).
+func (o *Options) runTaskCtx(ctx context.Context, lm *oryxlm.Model, t harness.Task, hopts harness.Options, dir, stamp string) (*harness.Result, error) {
+	type outcome struct {
+		r   *harness.Result
+		err error
+	}
+	c := make(chan outcome, 1)
+	go func() {
+		r, err := o.runTask(lm, t, hopts, dir, stamp)
+		c <- outcome{r, err}
+	}()
+	select {
+	case res := <-c:
+		return res.r, res.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // runTask runs one task, with its samples file when asked for (removed again when the task fails), and

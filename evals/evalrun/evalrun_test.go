@@ -2,6 +2,7 @@ package evalrun
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -48,7 +49,7 @@ func TestRunAndMergeOnRealData(t *testing.T) {
 				continue
 			}
 			var table bytes.Buffer
-			f, err := Run(Options{Checkpoint: tinyCheckpoint(t, v), Tasks: "piqa,lambada_openai", Mixed: mixed,
+			f, err := Run(context.Background(), Options{Checkpoint: tinyCheckpoint(t, v), Tasks: "piqa,lambada_openai", Mixed: mixed,
 				Harness: harness.Config{DataRoot: root}, Limit: 3, Batch: 4, Bootstrap: -1, LogSamples: true,
 				Out: filepath.Join(out, string(v)+map[bool]string{true: "-mixed", false: ""}[mixed]+".json"),
 				Log: testWriter{t}, Stdout: &table})
@@ -126,10 +127,10 @@ func TestBadInput(t *testing.T) {
 	for want, f := range cases {
 		o := ok
 		f(&o)
-		_, err := Run(o)
+		_, err := Run(context.Background(), o)
 		assert.ErrorContains(t, err, want, want)
 	}
-	_, err := Run(Options{Checkpoint: "x", Tasks: "piqa", Harness: harness.Config{DataRoot: ""}})
+	_, err := Run(context.Background(), Options{Checkpoint: "x", Tasks: "piqa", Harness: harness.Config{DataRoot: ""}})
 	assert.ErrorContains(t, err, "--data-root")
 	_, err = Merge(t.TempDir(), nil, false)
 	require.ErrorContains(t, err, "no run files")
@@ -138,7 +139,7 @@ func TestBadInput(t *testing.T) {
 	require.NoError(t, os.WriteFile(file, nil, 0o644))
 	o := ok
 	o.Out = filepath.Join(file, "run.json")
-	_, err = Run(o)
+	_, err = Run(context.Background(), o)
 	assert.ErrorContains(t, err, "--out")
 }
 
@@ -161,7 +162,7 @@ func TestNothingLost(t *testing.T) {
 	var log bytes.Buffer
 	o := Options{Checkpoint: ck, Tasks: "arc_easy,piqa", Mixed: true, Harness: harness.Config{DataRoot: root},
 		DataRootSource: "flag", Batch: 4, Out: out, Log: &log}
-	got, err := Run(o)
+	got, err := Run(context.Background(), o)
 	require.Error(t, err)
 	assert.Equal(t, out, got)
 	assert.ErrorContains(t, err, "1 of 2 tasks failed")
@@ -178,18 +179,63 @@ func TestNothingLost(t *testing.T) {
 
 	// Rerun: piqa is skipped, arc_easy fails again.
 	log.Reset()
-	_, err = Run(o)
+	_, err = Run(context.Background(), o)
 	assert.ErrorContains(t, err, "task arc_easy")
 	assert.Contains(t, log.String(), "piqa: already in")
 	// --force reruns it; another run's settings on the same --out are refused without it.
 	log.Reset()
 	o.Force, o.Tasks = true, "piqa"
-	_, err = Run(o)
+	_, err = Run(context.Background(), o)
 	require.NoError(t, err)
 	assert.NotContains(t, log.String(), "already in")
 	o.Force, o.Limit = false, 1
-	_, err = Run(o)
+	_, err = Run(context.Background(), o)
 	assert.ErrorContains(t, err, "holds another run")
+}
+
+// cancelOnWrite cancels when a line containing match is logged.
+type cancelOnWrite struct {
+	match  string
+	cancel context.CancelFunc
+}
+
+func (w cancelOnWrite) Write(p []byte) (int, error) {
+	if strings.Contains(string(p), w.match) {
+		w.cancel()
+	}
+	return len(p), nil
+}
+
+// TestCancelKeepsFinishedTasks: cancelling after the first task stops Run before the second, with an error
+// wrapping context.Canceled, and the results file holds the finished task; a rerun continues.
+func TestCancelKeepsFinishedTasks(t *testing.T) {
+	root := t.TempDir()
+	p := filepath.Join(root, lmeval.DefaultPaths[lmeval.PIQA])
+	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+	require.NoError(t, parquet.WriteFile(p, []piqaRow{{"a b", "c", "d", 0}, {"e", "f g", "h", 1}}))
+	ck := tinyCheckpoint(t, oryx.OryxTG)
+	out := filepath.Join(t.TempDir(), "run.json")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	o := Options{Checkpoint: ck, Tasks: "piqa,arc_easy", Harness: harness.Config{DataRoot: root},
+		DataRootSource: "flag", Batch: 4, Out: out, Log: cancelOnWrite{"piqa: acc", cancel}}
+	got, err := Run(ctx, o)
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Equal(t, out, got)
+	assert.ErrorContains(t, err, "before task arc_easy finished (the 1 finished task(s) are in "+out)
+	rf, err := leaderboard.ReadRunFile(out)
+	require.NoError(t, err)
+	require.Contains(t, rf.Tasks, "piqa")
+	require.NotContains(t, rf.Tasks, "arc_easy")
+	require.NotContains(t, rf.Failed, "arc_easy")
+
+	// Cancelled before anything ran: nothing is written.
+	out2 := filepath.Join(t.TempDir(), "run.json")
+	o.Out, o.Log = out2, nil
+	_, err = Run(ctx, o)
+	require.ErrorIs(t, err, context.Canceled)
+	assert.ErrorContains(t, err, "no task had finished")
+	assert.NoFileExists(t, out2)
 }
 
 type testWriter struct{ t *testing.T }

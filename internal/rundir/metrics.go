@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // StepRecord is one line of metrics.jsonl for a training step (every LogEvery steps).
@@ -26,12 +27,57 @@ type StepRecord struct {
 	ElapsedSec   float64 `json:"elapsed_s"`
 }
 
-// ValRecord is one line of metrics.jsonl for a validation: the mean token loss per mode schedule.
+// ValRecord is one line of metrics.jsonl for a validation: the mean token loss per mode schedule. On the
+// line each mode is its own number, "val_loss_<mode>" (one type per key, so that a table reader such as
+// pandas gets plain columns; "loss" is the training lines' number only).
 type ValRecord struct {
 	Kind   string           `json:"kind"` // "val"
 	Step   int              `json:"step"`
 	Tokens int64            `json:"tokens"`
-	Loss   map[string]Float `json:"loss"` // "attention", "linear", "mixed" (those the variant has)
+	Loss   map[string]Float `json:"-"` // "attention", "linear", "mixed" (those the variant has)
+}
+
+// valLossPrefix starts the key of each mode's validation loss on a "val" line.
+const valLossPrefix = "val_loss_"
+
+// MarshalJSON writes the losses as val_loss_<mode> keys.
+func (r ValRecord) MarshalJSON() ([]byte, error) {
+	m := map[string]any{"kind": r.Kind, "step": r.Step, "tokens": r.Tokens}
+	for k, v := range r.Loss {
+		m[valLossPrefix+k] = v
+	}
+	return json.Marshal(m)
+}
+
+// UnmarshalJSON reads val_loss_<mode> keys, and the "loss" object of files written before them.
+func (r *ValRecord) UnmarshalJSON(b []byte) error {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	var head struct {
+		Kind   string           `json:"kind"`
+		Step   int              `json:"step"`
+		Tokens int64            `json:"tokens"`
+		Loss   map[string]Float `json:"loss"`
+	}
+	if err := json.Unmarshal(b, &head); err != nil {
+		return err
+	}
+	*r = ValRecord{Kind: head.Kind, Step: head.Step, Tokens: head.Tokens, Loss: head.Loss}
+	if r.Loss == nil {
+		r.Loss = map[string]Float{}
+	}
+	for k, v := range raw {
+		if mode, ok := strings.CutPrefix(k, valLossPrefix); ok {
+			var f Float
+			if err := json.Unmarshal(v, &f); err != nil {
+				return fmt.Errorf("%s: %w", k, err)
+			}
+			r.Loss[mode] = f
+		}
+	}
+	return nil
 }
 
 // Float is a float64 that survives JSON when it is not finite: NaN and ±Inf are written as null (JSON

@@ -1,6 +1,7 @@
 package rundir
 
 import (
+	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -76,9 +77,24 @@ func TestFloatNullIsNaN(t *testing.T) {
 	require.NoError(t, m.Close())
 	data, err := os.ReadFile(filepath.Join(dir, MetricsFile))
 	require.NoError(t, err)
-	require.Contains(t, string(data), `"linear":null`)
+	require.Contains(t, string(data), `"val_loss_linear":null`)
 	_, val, err := ReadMetrics(dir)
 	require.NoError(t, err)
 	require.True(t, math.IsNaN(float64(val[0].Loss["linear"])))
 	require.Equal(t, Float(2), val[0].Loss["attention"])
+}
+
+// TestValRecordFlatKeys: a validation line has one number per mode (val_loss_<mode>) and no "loss" object;
+// it reads back, and lines of the older layout ("loss": {...}) still read.
+func TestValRecordFlatKeys(t *testing.T) {
+	rec := ValRecord{Kind: "val", Step: 3, Tokens: 768, Loss: map[string]Float{"attention": 1.5, "linear": 2.25}}
+	data, err := json.Marshal(rec)
+	require.NoError(t, err)
+	require.JSONEq(t, `{"kind":"val","step":3,"tokens":768,"val_loss_attention":1.5,"val_loss_linear":2.25}`, string(data))
+	var back ValRecord
+	require.NoError(t, json.Unmarshal(data, &back))
+	require.Equal(t, rec, back)
+	var old ValRecord
+	require.NoError(t, json.Unmarshal([]byte(`{"kind":"val","step":3,"tokens":768,"loss":{"mixed":null}}`), &old))
+	require.True(t, math.IsNaN(float64(old.Loss["mixed"])))
 }

@@ -79,6 +79,17 @@ func TokensSeen(dir string, step int64) int64 {
 // "checkpoint-nNNNNNNN-<time>-step-SSSSSSSS".
 var checkpointStepRE = regexp.MustCompile(`step-(\d+)`)
 
+// CheckpointStep is the step in a checkpoint name (as oryx.ListCheckpoints returns it), false when the name
+// has none.
+func CheckpointStep(name string) (int, bool) {
+	m := checkpointStepRE.FindStringSubmatch(name)
+	if m == nil {
+		return 0, false
+	}
+	s, err := strconv.Atoi(m[1])
+	return s, err == nil
+}
+
 // PruneStates removes the state files of steps that none of checkpoints (names as oryx.ListCheckpoints
 // returns them) is at.
 func PruneStates(dir string, checkpoints []string) error {

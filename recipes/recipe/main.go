@@ -49,8 +49,9 @@ func MainArgs(name string, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var (
-		out       = fs.String("out", filepath.Join("runs", name), "run directory (checkpoints, metrics, plots); an existing run there is resumed")
-		data      = fs.String("data", rec.Data, "training corpus: synth | pre-tokenized DIR | parquet file/dir/glob")
+		out  = fs.String("out", filepath.Join("runs", name), "run directory (checkpoints, metrics, plots); an existing run there is resumed")
+		data = fs.String("data", rec.Data, "training corpus: synth[:SEED] (the synthetic language) | mix:synth=W,mqar=W,needle=W (the tiny study's mixture) | "+
+			"DIR (pre-tokenized by `oryx tokenize`: DIR/manifest.json) | parquet FILE, DIR or 'GLOB' (text column --column)")
 		valData   = fs.String("val-data", "", "validation corpus (same forms; default: held-out synth, else the start of --data)")
 		column    = fs.String("column", "text", "text column of parquet corpora")
 		tokenizer = fs.String("tokenizer", rec.Tokenizer, "tokenizer: bytes | path/to/tokenizer.json | path/to/tokenizer.model")
@@ -58,7 +59,7 @@ func MainArgs(name string, args []string, stdout, stderr io.Writer) error {
 		plan      = fs.Bool("plan", false, "print the run's plan (a summary line on stderr, then JSON on stdout: parameters, FLOPs, tokens, memory, time, fits) and exit")
 		hardware  = fs.String("hardware", "cpu-here", "with --plan: the target to size the run for: "+hardwareNames()+" (memory, peak bf16 TFLOP/s and sources: README, recipes/recipe/hardware.go)")
 		mfu       = fs.Float64("mfu", DefaultMFU, "with --plan --hardware GPU: the fraction of the peak bf16 rate assumed reached")
-		force     = fs.Bool("force", false, "train even when the plan says the run does not fit this machine")
+		force     = fs.Bool("force", false, "train even when the plan says the run does not fit this machine; retrain a finished run in --out from scratch")
 		devices   = fs.Int("devices", 1, "data-parallel devices (XLA with several GPUs; the pure-Go backend has 1)")
 		precision = fs.String("precision", "", "f32 | bf16 (bf16 compute, f32 master weights); default: the recipe's on XLA, f32 on the pure-Go backend")
 	)
@@ -176,6 +177,7 @@ func MainArgs(name string, args []string, stdout, stderr io.Writer) error {
 	sum, err := Train(Run{
 		Name: name, Model: cfg, Train: tc, Data: datasets.DataSpec{Spec: *data, Column: *column},
 		ValData: datasets.DataSpec{Spec: *valData, Column: *column}, Tokenizer: *tokenizer, Out: *out, Log: stderr,
+		Retrain: *force,
 	})
 	if err != nil {
 		return err

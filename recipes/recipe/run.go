@@ -46,6 +46,10 @@ type Run struct {
 
 	Log io.Writer `json:"-"` // progress and messages (nil: os.Stderr)
 
+	// Retrain starts a finished run over (its checkpoints, trainer states, metrics, plot and summary are
+	// removed); without it, a finished run is returned as it is and no file changes.
+	Retrain bool `json:"-"`
+
 	// Test hooks: stop as if killed after this many steps in this process (0: never), and the loss scale
 	// used at a step (nil: Train.LossScale), e.g. NaN to simulate a non-finite step.
 	stopAfter   int
@@ -93,6 +97,10 @@ func Train(r Run) (*Summary, error) {
 	if r.Out == "" {
 		return nil, errors.New("--out: the run directory is required")
 	}
+	if r.Train.WarmupSteps > r.Train.Steps {
+		fmt.Fprintf(r.Log, "%s: warning: the warm-up (%d steps) is longer than the run (%d steps): the learning rate "+
+			"never reaches its peak %g (set --warmup below --steps)\n", r.Name, r.Train.WarmupSteps, r.Train.Steps, r.Train.LR)
+	}
 	tok, err := tokenizers.Load(r.Tokenizer)
 	if err != nil {
 		return nil, fmt.Errorf("--tokenizer: %w", err)
@@ -115,6 +123,19 @@ func Train(r Run) (*Summary, error) {
 		return nil, fmt.Errorf("--out: %w", err)
 	}
 	defer lock.Release()
+	// A finished run is left as it is: rerunning its command writes nothing (it used to overwrite summary.json
+	// with this process's zero throughput and run.json's start time), unless r.Retrain starts it over.
+	if sum, done, err := finishedRun(r); err != nil {
+		return nil, err
+	} else if done && !r.Retrain {
+		fmt.Fprintf(r.Log, "%s: %s already finished (%d steps); --force to retrain\n", r.Name, r.Out, sum.Steps)
+		return sum, nil
+	} else if done {
+		fmt.Fprintf(r.Log, "%s: %s already finished; retraining from scratch (--force)\n", r.Name, r.Out)
+		if err := removeRun(r.Out); err != nil {
+			return nil, err
+		}
+	}
 	if err := cleanLeftovers(r.Out, r.Log); err != nil {
 		return nil, err
 	}

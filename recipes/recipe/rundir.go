@@ -1,8 +1,11 @@
 package recipe
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -81,4 +84,56 @@ func copyTokenizer(out, spec, name string) (string, error) {
 		return "", err
 	}
 	return rel, nil
+}
+
+// finishedRun reports whether r.Out holds r finished: its newest checkpoint is at r.Train.Steps with the same
+// model, trajectory and data, and summary.json is there (returned). A run that differs, or whose summary is missing,
+// is not finished: Train resumes it (or refuses it with the reason).
+func finishedRun(r Run) (*Summary, bool, error) {
+	names, err := oryx.ListCheckpoints(r.Out)
+	if err != nil || len(names) == 0 {
+		return nil, false, err
+	}
+	step, ok := rundir.CheckpointStep(names[len(names)-1])
+	if !ok || step < r.Train.Steps {
+		return nil, false, nil
+	}
+	st, err := readState(r.Out, step)
+	if err != nil || len(trajectoryDiff(st.Train, r.Train)) > 0 || st.Data != r.Data {
+		return nil, false, nil // Train reports it
+	}
+	if cfg, err := oryx.LoadConfig(filepath.Join(r.Out, oryx.ConfigFileName)); err != nil || len(cfg.Diff(r.Model)) > 0 {
+		return nil, false, nil // LoadCheckpoint reports it
+	}
+	data, err := os.ReadFile(filepath.Join(r.Out, rundir.SummaryFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	var sum Summary
+	if err := json.Unmarshal(data, &sum); err != nil {
+		return nil, false, fmt.Errorf("%s: %w", filepath.Join(r.Out, rundir.SummaryFile), err)
+	}
+	return &sum, true, nil
+}
+
+// removeRun removes what a run wrote into dir — checkpoints, trainer states, metrics.jsonl, curves.png and
+// summary.json — keeping anything else (the tokenizer copy is rewritten by the new run).
+func removeRun(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		n := e.Name()
+		if strings.HasPrefix(n, "checkpoint-") || strings.HasPrefix(n, "trainer-state-") ||
+			n == rundir.MetricsFile || n == rundir.SummaryFile || n == "curves.png" {
+			if err := os.RemoveAll(filepath.Join(dir, n)); err != nil {
+				return fmt.Errorf("retraining %s: %w", dir, err)
+			}
+		}
+	}
+	return nil
 }

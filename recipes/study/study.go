@@ -1,6 +1,7 @@
 package study
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -30,7 +31,11 @@ type Report struct {
 // Run trains and evaluates every model of c, then writes the artefacts. A model whose run directory already
 // holds a finished run is not retrained (its checkpoint is resumed at the last step), so an interrupted
 // study continues where it stopped.
-func Run(c Config, log io.Writer) (*Report, error) {
+//
+// Cancelling ctx (SIGINT in the command) stops Run between steps: a run in training is stopped by its own
+// signal handling (recipe.Train saves a checkpoint and returns recipe.ErrInterrupted); the finished runs
+// stay in c.Out, so running the study again continues with the next model.
+func Run(ctx context.Context, c Config, log io.Writer) (*Report, error) {
 	start := time.Now()
 	be, err := backend.Get()
 	if err != nil {
@@ -39,6 +44,9 @@ func Run(c Config, log io.Writer) (*Report, error) {
 	rep := &Report{Config: c, Backend: be.Name()}
 	for i, v := range c.Variants {
 		name := string(v) + "-tiny"
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("interrupted before training %s: %w", name, err)
+		}
 		fmt.Fprintf(log, "\n[%d/%d] training %s on %s (%d steps × %d tokens)\n", i+1, len(c.Variants), name, c.Data,
 			c.Train.Steps, c.Train.TokensPerStep())
 		cfg, err := oryx.Preset("tiny", v)
@@ -51,6 +59,9 @@ func Run(c Config, log io.Writer) (*Report, error) {
 			Tokenizer: "bytes", Out: dir, Log: log})
 		if err != nil {
 			return nil, fmt.Errorf("training %s: %w", name, err)
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("interrupted before evaluating %s (its run is finished in %s): %w", name, dir, err)
 		}
 		fmt.Fprintf(log, "[%d/%d] evaluating %s\n", i+1, len(c.Variants), name)
 		res, err := evaluate(c, dir, sum, log)

@@ -1,6 +1,7 @@
 package study
 
 import (
+	"context"
 	"encoding/json"
 	"image/png"
 	"os"
@@ -21,7 +22,7 @@ func TestQuickStudyArtefacts(t *testing.T) {
 	}
 	c := QuickConfig()
 	c.Out = t.TempDir()
-	rep, err := Run(c, testLog{t})
+	rep, err := Run(context.Background(), c, testLog{t})
 	require.NoError(t, err)
 	require.Len(t, rep.Models, 3)
 	for _, f := range []string{"report.md", "leaderboard.md"} {
@@ -76,4 +77,16 @@ func TestCopyPrompts(t *testing.T) {
 		require.Equal(t, 1.0, p.score(" "+p.Answer+"."))
 		require.Equal(t, 0.0, p.score(" zz"))
 	}
+}
+
+// TestRunCancelled: a cancelled context stops the study before it trains anything.
+func TestRunCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	c := QuickConfig()
+	c.Out = t.TempDir()
+	_, err := Run(ctx, c, testLog{t})
+	require.ErrorIs(t, err, context.Canceled)
+	require.ErrorContains(t, err, "interrupted before training "+string(c.Variants[0])+"-tiny")
+	require.NoDirExists(t, filepath.Join(c.Out, "runs"))
 }

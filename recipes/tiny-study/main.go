@@ -8,10 +8,13 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"os"
 
+	"github.com/oryx-go/oryx/internal/interrupt"
+	"github.com/oryx-go/oryx/recipes/recipe"
 	"github.com/oryx-go/oryx/recipes/study"
 )
 
@@ -39,9 +42,14 @@ func main() {
 	if *steps > 0 {
 		c.Train.Steps = *steps
 	}
-	rep, err := study.Run(c, os.Stderr)
+	ctx, stop := interrupt.Context(context.Background())
+	defer stop()
+	rep, err := study.Run(ctx, c, os.Stderr)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "tiny-study:", err)
+		if interrupt.Is(err, recipe.ErrInterrupted) {
+			os.Exit(interrupt.ExitCode)
+		}
 		os.Exit(1)
 	}
 	fmt.Printf("\nwrote %s/report.md, leaderboard.json, leaderboard.md, study.json, results/, *.png (%.1f min)\n\n", c.Out, rep.Seconds/60)

@@ -1,0 +1,82 @@
+package recipe
+
+import (
+	"bytes"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/oryx-go/oryx/internal/rundir"
+	"github.com/oryx-go/oryx/oryx"
+)
+
+type fileSnap struct {
+	data []byte
+	mod  time.Time
+}
+
+// snapshot reads every file under dir with its modification time.
+func snapshot(t *testing.T, dir string) map[string]fileSnap {
+	out := map[string]fileSnap{}
+	require.NoError(t, filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		out[p] = fileSnap{data, fi.ModTime()}
+		return nil
+	}))
+	return out
+}
+
+// TestFinishedRunIsANoOp: rerunning a finished run returns its summary, says so, and changes no file
+// (content or modification time); with Retrain it trains again from step 0.
+func TestFinishedRunIsANoOp(t *testing.T) {
+	out := t.TempDir()
+	first, err := Train(tinyRun(t, oryx.Mamba2, out))
+	require.NoError(t, err)
+	before := snapshot(t, out)
+
+	var log bytes.Buffer
+	r := tinyRun(t, oryx.Mamba2, out)
+	r.Log = &log
+	again, err := Train(r)
+	require.NoError(t, err)
+	require.Contains(t, log.String(), "already finished (6 steps); --force to retrain")
+	require.Equal(t, first.TokensPerSec, again.TokensPerSec, "the stored summary, not this process's")
+	require.Equal(t, first.ValLoss, again.ValLoss)
+	require.Equal(t, before, snapshot(t, out), "a rerun of a finished run changed files")
+
+	r = tinyRun(t, oryx.Mamba2, out)
+	r.Retrain = true
+	re, err := Train(r)
+	require.NoError(t, err)
+	require.Equal(t, 0, re.ResumedAt)
+	require.Equal(t, 6, re.Steps)
+	require.Len(t, trainLosses(t, out), 6, "the retrained run's metrics start over")
+	require.Equal(t, first.ValLoss, re.ValLoss, "the same seed retrains to the same losses")
+}
+
+// TestWarmupLongerThanRunWarns: a warm-up the run never finishes is reported.
+func TestWarmupLongerThanRunWarns(t *testing.T) {
+	var log bytes.Buffer
+	r := tinyRun(t, oryx.Mamba2, t.TempDir())
+	r.Log = &log
+	r.Train.Steps, r.Train.WarmupSteps, r.Train.EvalBatches = 2, 3, 0
+	_, err := Train(r)
+	require.NoError(t, err)
+	require.Contains(t, log.String(), "warning: the warm-up (3 steps) is longer than the run (2 steps)")
+	_, _, err = rundir.ReadMetrics(r.Out)
+	require.NoError(t, err)
+}
