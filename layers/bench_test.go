@@ -26,6 +26,8 @@ import (
 //   - tok/s (B·T tokens) and GFLOP/s (analytic forward model of mixers.md §8, ×3 for forward+backward, as the
 //     PyTorch peer figures count) from the fastest steady-state run, compile and first run excluded (ns/op is
 //     the framework's mean of the timed runs);
+//   - cpu-ms: the least process CPU time (all threads) one steady run took: on a loaded machine a steadier
+//     figure of the work than wall time (2 cores: wall ≥ cpu-ms / 2);
 //   - compile-ms: building the graph and compiling it (Exec.PreCompile); first-ms: the first execution after;
 //   - peak-MB: the peak Go heap (sampled every ms) above the level before compiling, first run included
 //     (SimpleGo's buffers live on the Go heap and are pooled, so this is the working set of one step);
@@ -45,7 +47,7 @@ func flopsPerTokenHead(mixer string, t int) float64 {
 	switch mixer {
 	case "attention":
 		return 2 * float64(t) * (d + d) // dense masked QKᵀ and PV
-	case "ssd", "ssd-scan":
+	case "ssd", "ssd-scan", "ssd-dense":
 		return 2*c*(d+d) + 4*d*d
 	case "gdn", "gdn-scan":
 		return 6*c*d + 4*c*d + 6*d*d + 2.0/3.0*c*c
@@ -64,6 +66,8 @@ func benchMixerGraph(mixer string, backward bool) func(x []*Node) []*Node {
 			out, _ = NewSSD(q, k, v, g).Chunk(benchChunk).Done()
 		case "ssd-scan":
 			out, _ = NewSSD(q, k, v, g).Chunk(benchChunk).InterChunk(Scan).Done()
+		case "ssd-dense":
+			out, _ = NewSSD(q, k, v, g).Chunk(benchChunk).InterChunk(Dense).Done()
 		case "gdn":
 			out, _ = NewGatedDeltaRule(q, k, v, g, beta).Chunk(benchChunk).Done()
 		case "gdn-scan":
@@ -76,7 +80,7 @@ func benchMixerGraph(mixer string, backward bool) func(x []*Node) []*Node {
 		if mixer == "attention" {
 			return Gradient(loss, q, k, v)
 		}
-		if mixer == "ssd" || mixer == "ssd-scan" {
+		if strings.HasPrefix(mixer, "ssd") {
 			return Gradient(loss, q, k, v, g)
 		}
 		return Gradient(loss, q, k, v, g, beta)
@@ -112,7 +116,7 @@ func BenchmarkMixer(b *testing.B) {
 			r.exec.Finalize()
 		}
 	}()
-	for _, mixer := range []string{"attention", "ssd", "ssd-scan", "gdn", "gdn-scan"} {
+	for _, mixer := range []string{"attention", "ssd", "ssd-scan", "ssd-dense", "gdn", "gdn-scan"} {
 		for _, t := range benchT {
 			for _, backward := range []bool{false, true} {
 				pass := "fwd"
@@ -141,6 +145,9 @@ func BenchmarkMixer(b *testing.B) {
 					}
 					b.ReportMetric(tokens/r.best, "tok/s")
 					b.ReportMetric(flops/r.best/1e9, "GFLOP/s")
+					if r.bestCPU > 0 {
+						b.ReportMetric(r.bestCPU*1e3, "cpu-ms")
+					}
 					b.ReportMetric(r.compile*1e3, "compile-ms")
 					b.ReportMetric(r.first*1e3, "first-ms")
 					b.ReportMetric(float64(r.peakHeap)/(1<<20), "peak-MB")
@@ -159,6 +166,7 @@ type mixerRun struct {
 	args           []any
 	compile, first float64 // seconds: PreCompile (graph building + backend compile), then the first execution
 	best           float64 // seconds: the fastest steady-state execution so far
+	bestCPU        float64 // seconds of process CPU time (all threads) of the cheapest steady-state execution
 	peakHeap       uint64  // bytes of Go heap above the level before compiling (pure Go's buffers live there)
 	rssBase        uint64  // resident bytes before compiling
 	peakRSS        int64   // resident bytes above rssBase at the peak (XLA's buffers are outside the Go heap); -1 unknown
@@ -171,7 +179,7 @@ func newMixerRun(b *testing.B, be backends.Backend, mixer string, t int, backwar
 	ins := benchInputs(t)
 	runtime.GC() // drop buffers pooled by earlier sub-benchmarks (sync.Pool empties in two GCs)
 	runtime.GC()
-	r := &mixerRun{best: math.Inf(1), rssBase: residentBytes(), peakRSS: -1}
+	r := &mixerRun{best: math.Inf(1), bestCPU: math.Inf(1), rssBase: residentBytes(), peakRSS: -1}
 	canPeak := resetPeakRSS()
 	heap := newPeakHeap()
 	r.exec = MustNewExec(be, benchMixerGraph(mixer, backward))
@@ -203,9 +211,10 @@ func (r *mixerRun) run() {
 // step runs the graph once and keeps the fastest time: on a shared machine the minimum is the figure least
 // disturbed by other processes.
 func (r *mixerRun) step() {
-	start := time.Now()
+	start, cpu := time.Now(), processCPUTime()
 	r.run()
 	r.best = min(r.best, time.Since(start).Seconds())
+	r.bestCPU = min(r.bestCPU, (processCPUTime() - cpu).Seconds())
 }
 
 // residentBytes is the process's resident set (VmRSS), 0 where /proc is unavailable.
