@@ -1,8 +1,8 @@
 # Oryx in Go. `make demo` is the main job, `make test` the test suite (what CI runs).
 GO ?= go
 
-.PHONY: demo demo-run demo-quick test test-go test-xla vet fuzz-short xla-cpu xla-cuda py-tools bench-mixers bench-model bench-train \
-	bench-train-xla bench-xla-vs-go build
+.PHONY: demo demo-run demo-quick test test-go test-xla vet fuzz-short xla-cpu xla-cuda py-tools bench-mixers \
+	bench-mixers-all bench-model bench-train bench-train-xla bench-xla-vs-go build
 
 # XLA: `make xla-cpu` installs the pinned XLA CPU PJRT plugin from the Python package index into .xla/ (project-local,
 # git-ignored; scripts/install-xla.sh) and prints its path as the last line. Binaries built with -tags xla find it
@@ -70,6 +70,11 @@ fuzz-short:
 # Mixer-core benchmarks written up in BENCHMARKS.md (takes several minutes on 2 cores).
 bench-mixers:
 	$(GO) test ./layers -run '^$$' -bench 'Mixer' -benchtime 3x -timeout 60m
+
+# The mixer cores side by side in one sitting: pure Go, XLA CPU (installed by `make xla-cpu`) and the PyTorch
+# CPU peer (python3-torch + OpenBLAS, scripts/peer_mixers.py); prints one table (scripts/bench-mixers.sh).
+bench-mixers-all:
+	@plugin=$$($(MAKE) -s xla-cpu | tail -n 1) && test -n "$$plugin" && PLUGIN="$$plugin" bash scripts/bench-mixers.sh
 
 # Model benchmarks written up in BENCHMARKS.md: forward tok/s (tiny, 130m) and decode ms/token (130m).
 bench-model:

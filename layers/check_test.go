@@ -102,3 +102,20 @@ func TestNilInputsGiveClearErrors(t *testing.T) {
 		shapes.Make(dtypes.Float32, 1, 4, 1, 2), shapes.Make(dtypes.Float32, 1, 4, 1, 2), shapes.Make(dtypes.Float32, 1, 4, 1, 2))
 	require.ErrorContains(t, err, "SSD: argument logDecay must not be nil")
 }
+
+// TestInterChunkMethods: the names parse back, and the SSD-only dense method is refused by the delta rule
+// with an error that names the alternatives.
+func TestInterChunkMethods(t *testing.T) {
+	for _, m := range []InterChunk{Loop, Scan, Dense} {
+		got, err := ParseInterChunk(m.String())
+		require.NoError(t, err)
+		require.Equal(t, m, got)
+	}
+	_, err := ParseInterChunk("parallel")
+	require.ErrorContains(t, err, `unknown inter-chunk method "parallel"`)
+	f32 := func(d ...int) shapes.Shape { return shapes.Make(dtypes.Float32, d...) }
+	err = buildError(t, func(x []*Node) {
+		NewGatedDeltaRule(x[0], x[1], x[2], x[3], x[4]).Chunk(4).InterChunk(Dense).Done()
+	}, f32(1, 8, 1, 4), f32(1, 8, 1, 4), f32(1, 8, 1, 4), f32(1, 8, 1), f32(1, 8, 1))
+	require.ErrorContains(t, err, "GatedDeltaRule: inter-chunk method dense is SSD only")
+}

@@ -83,6 +83,9 @@ func (r *GatedDeltaRuleBuilder) Done() (out, finalState *Node) {
 		c.dims(sa, "[B, H, K, V]", b, h, dk, dv)
 	}
 	c.positive("chunk", r.chunk)
+	if r.inter == Dense {
+		argError(c.fn, "inter-chunk method dense is SSD only (the delta rule's chunk transitions are matrices): use loop or scan")
+	}
 	if r.inter != Loop && r.inter != Scan {
 		argError(c.fn, "unknown inter-chunk method %s", r.inter)
 	}

@@ -22,7 +22,7 @@ func gdnGraph(scale float64, chunk int, inter InterChunk) func(x []*Node) []*Nod
 // TestGatedDeltaRuleChunkedMatchesReference: chunked WY form == the literal matrix recurrence for every T,
 // chunk, initial state, inter-chunk method and dtype (unit keys, as GDN callers provide).
 func TestGatedDeltaRuleChunkedMatchesReference(t *testing.T) {
-	chunkedSweep(t, func(t *testing.T, c sweepCase) {
+	chunkedSweep(t, interChunks, func(t *testing.T, c sweepCase) {
 		m := newMixerData(uint64(c.T*1000+c.chunk+1), dims{B: 2, T: c.T, H: 2, K: 8, V: 6},
 			dataOpts{withState: c.withState, unitKeys: true})
 		scale := DefaultScale(m.d.K)

@@ -18,6 +18,12 @@ const (
 	// sequential levels of N parallel combines. More flops (GDN: d_k×d_k transition matrices), log depth:
 	// the choice for long sequences on GPUs.
 	Scan
+	// Dense (SSD only) computes every chunk's entering state at once as the lower-triangular [N+1, N] matrix
+	// of decays exp(c_n − c_{m+1}) times the stacked chunk contributions (mixers.md §3c, "dense
+	// chunk-segsum"): one DotGeneral, no sequential steps, about 2·N·K·V extra flops per chunk. Compilers
+	// that fuse elementwise chains (XLA) otherwise recompute the loop's state prefix in every chunk's fusion.
+	// The gated delta rule's transitions are matrices, so it has no such form.
+	Dense
 )
 
 func (m InterChunk) String() string {
@@ -26,19 +32,23 @@ func (m InterChunk) String() string {
 		return "loop"
 	case Scan:
 		return "scan"
+	case Dense:
+		return "dense"
 	}
 	return fmt.Sprintf("InterChunk(%d)", int(m))
 }
 
-// ParseInterChunk parses "loop" or "scan".
+// ParseInterChunk parses "loop", "scan" or "dense" (SSD only).
 func ParseInterChunk(s string) (InterChunk, error) {
 	switch s {
 	case "loop":
 		return Loop, nil
 	case "scan":
 		return Scan, nil
+	case "dense":
+		return Dense, nil
 	}
-	return Loop, fmt.Errorf("unknown inter-chunk method %q: want \"loop\" or \"scan\"", s)
+	return Loop, fmt.Errorf("unknown inter-chunk method %q: want \"loop\", \"scan\" or \"dense\" (SSD only)", s)
 }
 
 // chunkAxis is the chunk axis (N) of every stacked per-chunk summary: [B, H, N, ...].

@@ -51,7 +51,7 @@ func (s *SSDBuilder) InitialState(s0 *Node) *SSDBuilder { s.s0 = s0; return s }
 // Chunk sets the chunk length (> 0).
 func (s *SSDBuilder) Chunk(chunk int) *SSDBuilder { s.chunk = chunk; return s }
 
-// InterChunk selects how the state crosses chunks: Loop (default) or Scan.
+// InterChunk selects how the state crosses chunks: Loop (default), Scan or Dense.
 func (s *SSDBuilder) InterChunk(m InterChunk) *SSDBuilder { s.inter = m; return s }
 
 // Done builds the graph and returns out [B, T, H, V] and finalState [B, H, K, V].
@@ -66,7 +66,7 @@ func (s *SSDBuilder) Done() (out, finalState *Node) {
 		c.dims(sa, "[B, H, K, V]", b, h, dk, dv)
 	}
 	c.positive("chunk", s.chunk)
-	if s.inter != Loop && s.inter != Scan {
+	if s.inter != Loop && s.inter != Scan && s.inter != Dense {
 		argError(c.fn, "unknown inter-chunk method %s", s.inter)
 	}
 
@@ -83,9 +83,12 @@ func (s *SSDBuilder) Done() (out, finalState *Node) {
 	kToEnd := Mul(k, ExpandAxes(Exp(Sub(ExpandAxes(chunkDecay, -1), cumDecay)), -1))
 	contrib := Einsum("bhnck,bhncv->bhnkv", kToEnd, v) // U: [B, H, N, K, V]
 	var entering *Node
-	if s.inter == Scan {
+	switch s.inter {
+	case Scan:
 		entering, finalState = ssdCarryScan(chunkDecay, contrib, s.s0)
-	} else {
+	case Dense:
+		entering, finalState = ssdCarryDense(chunkDecay, contrib, s.s0)
+	default:
 		entering, finalState = ssdCarryLoop(chunkDecay, contrib, s.s0)
 	}
 
@@ -146,6 +149,29 @@ func ssdCarryScan(chunkDecay, contrib, s0 *Node) (entering, final *Node) {
 	}
 	entering = shiftChunks([]*Node{after}, 1, func(int) []*Node { return []*Node{ExpandAxes(first, chunkAxis)} })[0]
 	return entering, final
+}
+
+// ssdCarryDense computes the same states without a loop (mixers.md §3c, dense chunk-segsum). With
+// c_n = G_0 + … + G_{n−1} (c_0 = 0), the state entering chunk n, n = 0…N (N: after the last chunk), is
+//
+//	S_n = exp(c_n) s0 + Σ_{m<n} exp(c_n − c_{m+1}) U_m
+//
+// i.e. one [N+1, N] lower-triangular decay matrix times the stacked U: a single DotGeneral. The exponents
+// c_n − c_{m+1} (m < n) are sums of log decays, ≤ 0, and the masked ones are set before Exp (mixers.md §7).
+func ssdCarryDense(chunkDecay, contrib, s0 *Node) (entering, final *Node) {
+	g := contrib.Graph()
+	dt := contrib.DType()
+	n := contrib.Shape().Dim(chunkAxis)
+	after := chunkCumsum(chunkDecay)                                                            // c_{m+1}: [B, H, N]
+	before := Concatenate([]*Node{ZerosLike(SliceAxis(after, -1, AxisRange(0, 1))), after}, -1) // c_n: [B, H, N+1]
+	exponent := Sub(ExpandAxes(before, -1), ExpandAxes(after, -2))                              // [B, H, N+1, N]
+	bias := Where(ShapedLowerTriangular(g, n+1, n, -1), ScalarZero(g, dt), Scalar(g, dt, maskedExponent))
+	weights := Exp(Add(exponent, InsertAxes(bias, 0, 0)))   // 0 where m ≥ n
+	states := Einsum("bhnm,bhmkv->bhnkv", weights, contrib) // [B, H, N+1, K, V]
+	if s0 != nil {
+		states = Add(states, Mul(ExpandAxes(Exp(before), -1, -2), ExpandAxes(s0, chunkAxis)))
+	}
+	return SliceAxis(states, chunkAxis, AxisRange(0, n)), chunkAt(states, n)
 }
 
 // SSDStep advances the SSD recurrence by one token (decoding):

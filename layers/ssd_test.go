@@ -14,8 +14,10 @@ import (
 var (
 	sweepT      = []int{100, 7, 1, 64, 300} // -short (the XLA suite) keeps the first two: several chunks with a partial last one, and one partial chunk
 	sweepChunks = []int{16, 64}
-	interChunks = []InterChunk{Loop, Scan}
-	testDTypes  = []dtypes.DType{dtypes.Float64, dtypes.Float32}
+	interChunks = []InterChunk{Loop, Scan} // every method of both chunked mixers
+	// ssdInterChunks adds the SSD-only dense chunk-segsum.
+	ssdInterChunks = []InterChunk{Loop, Scan, Dense}
+	testDTypes     = []dtypes.DType{dtypes.Float64, dtypes.Float32}
 )
 
 func ssdGraph(chunk int, inter InterChunk) func(x []*Node) []*Node {
@@ -33,13 +35,14 @@ type sweepCase struct {
 	inter     InterChunk
 }
 
-// chunkedSweep runs check as a subtest for every dtype, T, chunk, initial state and inter-chunk method.
-func chunkedSweep(t *testing.T, check func(t *testing.T, c sweepCase)) {
+// chunkedSweep runs check as a subtest for every dtype, T, chunk, initial state and inter-chunk method of
+// methods.
+func chunkedSweep(t *testing.T, methods []InterChunk, check func(t *testing.T, c sweepCase)) {
 	for _, dtype := range testDTypes {
 		for _, T := range testutil.Sweep(sweepT, 2) {
 			for _, chunk := range sweepChunks {
 				for _, withState := range []bool{false, true} {
-					for _, inter := range interChunks {
+					for _, inter := range methods {
 						c := sweepCase{dtype, T, chunk, withState, inter}
 						t.Run(fmt.Sprintf("%s/T=%d/C=%d/s0=%v/%s", dtype, T, chunk, withState, inter),
 							func(t *testing.T) { check(t, c) })
@@ -53,7 +56,7 @@ func chunkedSweep(t *testing.T, check func(t *testing.T, c sweepCase)) {
 // TestSSDChunkedMatchesReference: the chunked form == the token loop for every T, chunk, initial state,
 // inter-chunk method and dtype.
 func TestSSDChunkedMatchesReference(t *testing.T) {
-	chunkedSweep(t, func(t *testing.T, c sweepCase) {
+	chunkedSweep(t, ssdInterChunks, func(t *testing.T, c sweepCase) {
 		m := newMixerData(uint64(c.T*1000+c.chunk), dims{B: 2, T: c.T, H: 2, K: 8, V: 6}, dataOpts{withState: c.withState})
 		wantOut, wantFinal := refSSD(m.d, m.q, m.k, m.v, m.g, m.s0)
 		got := mustExecGraph(t, c.dtype, ssdGraph(c.chunk, c.inter), m.inputs()...)
@@ -65,7 +68,7 @@ func TestSSDChunkedMatchesReference(t *testing.T) {
 // TestSSDStrongDecay: g ≈ −20 (e^g ≈ 2e-9) overflows any implementation that factors Γ_ij = e^{b_i}·e^{−b_j}.
 func TestSSDStrongDecay(t *testing.T) {
 	for _, dtype := range testDTypes {
-		for _, inter := range interChunks {
+		for _, inter := range ssdInterChunks {
 			for _, chunk := range sweepChunks {
 				t.Run(fmt.Sprintf("%s/C=%d/%s", dtype, chunk, inter), func(t *testing.T) {
 					m := newMixerData(3, dims{B: 1, T: 100, H: 2, K: 8, V: 4}, dataOpts{withState: true, strongDecay: true})
@@ -112,10 +115,10 @@ func TestSSDStepMatchesChunked(t *testing.T) {
 	}
 }
 
-// TestSSDGradient: gradients of the chunked form (both inter-chunk methods, with padding: T = 10, C = 4)
+// TestSSDGradient: gradients of the chunked form (every inter-chunk method, with padding: T = 10, C = 4)
 // == central finite differences of the reference, float64.
 func TestSSDGradient(t *testing.T) {
-	for _, inter := range interChunks {
+	for _, inter := range ssdInterChunks {
 		t.Run(inter.String(), func(t *testing.T) {
 			m := newMixerData(5, dims{B: 1, T: 10, H: 2, K: 3, V: 2}, dataOpts{withState: true})
 			wOut := randn(newRand(1), len(m.q)/m.d.K*m.d.V, 1)

@@ -6,7 +6,7 @@
 #
 #   scripts/bench-xla-vs-go.sh                 # everything (about 30 min on 2 cores; the pure-Go 130m rows dominate)
 #   BENCH_130M=0 scripts/bench-xla-vs-go.sh    # tiny training only
-#   TRAIN_BENCH='TrainStep/(tiny/.*|130m/oryx-tg)$' TRAIN_STEPS=2 ...   # a subset (go test -bench regexp)
+#   TRAIN_BENCH='TrainStep/tiny/ TrainStep/130m/oryx-tg$' ...   # subsets: space-separated -bench patterns
 set -euo pipefail
 cd "$(dirname "$0")/.."
 plugin=$(bash scripts/install-xla.sh cpu | tail -n 1)
@@ -18,8 +18,11 @@ export BENCH_130M=${BENCH_130M:-1}
 for be in go xla; do
   if [[ $be == go ]]; then cfg=go:parallelism=-1; else cfg="xla:$plugin"; fi
   echo "== $cfg (load $(cut -d' ' -f1-3 /proc/loadavg))" >&2
-  GOMLX_BACKEND=$cfg XLA_FLAGS= ./bin/recipe-bench.test -test.run '^$' -test.bench "${TRAIN_BENCH:-TrainStep}" \
-    -test.benchtime "${TRAIN_STEPS:-3}x" -test.timeout 90m | tee "$out/train-$be.txt" >&2
+  : > "$out/train-$be.txt"
+  for pattern in ${TRAIN_BENCH:-TrainStep}; do
+    GOMLX_BACKEND=$cfg XLA_FLAGS= ./bin/recipe-bench.test -test.run '^$' -test.bench "$pattern" \
+      -test.benchtime "${TRAIN_STEPS:-3}x" -test.timeout 90m | tee -a "$out/train-$be.txt" >&2
+  done
   if [[ $BENCH_130M == 1 ]]; then
     GOMLX_BACKEND=$cfg XLA_FLAGS= ./bin/oryx-bench.test -test.run '^$' -test.bench 'Decode/130m-oryx-tg/context=(256|4096)/' \
       -test.benchtime "${DECODE_STEPS:-10}x" -test.timeout 60m | tee "$out/decode-$be.txt" >&2
