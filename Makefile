@@ -10,6 +10,11 @@ GO ?= go
 XLA_PLUGIN = $(shell cat .xla/cpu.plugin 2>/dev/null)
 # -tags xla when the plugin is installed (and cgo works): then the demo runs on XLA CPU, else on pure Go.
 XLA_TAGS = $(if $(XLA_PLUGIN),-tags xla,)
+# glibc's allocator, told to keep freed memory (no mmap per large block, no trimming, one arena): XLA CPU
+# allocates 30–150 MiB of temporaries per execution and by default pays the kernel's page faults every time
+# (a quarter of its CPU time in the mixer benchmarks; BENCHMARKS.md). Only for the commands below that run XLA;
+# it must be in the environment at process start (mallopt() later did not reproduce the effect).
+XLA_MALLOC = GLIBC_TUNABLES=glibc.malloc.arena_max=1:glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=17179869184
 
 # The main job: the set-up self-check, then the tiny study (recipes/study): Transformer, GDN and Oryx-TG
 # trained on the same synthetic mixture and budget, evaluated all-attention / all-linear / mixed (MQAR, mini
@@ -19,12 +24,12 @@ demo:
 	$(MAKE) demo-run
 
 demo-run:
-	$(GO) run $(XLA_TAGS) ./cmd/oryx selfcheck
-	$(GO) run $(XLA_TAGS) ./recipes/tiny-study
+	$(XLA_MALLOC) $(GO) run $(XLA_TAGS) ./cmd/oryx selfcheck
+	$(XLA_MALLOC) $(GO) run $(XLA_TAGS) ./recipes/tiny-study
 
 # The same pipeline at a fraction of the budget (CI smoke; numbers meaningless): runs/study-quick.
 demo-quick:
-	$(GO) run $(XLA_TAGS) ./recipes/tiny-study --quick
+	$(XLA_MALLOC) $(GO) run $(XLA_TAGS) ./recipes/tiny-study --quick
 
 # The test suite (what CI runs): vet, every package on the pure-Go backend, the same suite again on XLA CPU (the
 # plugin installed first by `make xla-cpu`), then a short run of every fuzz test; `make py-tools` first, so that the

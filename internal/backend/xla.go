@@ -12,5 +12,4 @@ import (
 func init() {
 	xla.EnableAutoInstall(false)
 	xlaCompiledIn = true
-	tuneMalloc()
 }

@@ -1,5 +1,0 @@
-//go:build xla && !linux
-
-package backend
-
-func tuneMalloc() {}
