@@ -234,3 +234,14 @@ func (s *mixSource) next() ([]int32, []bool, error) {
 		return seq, mask, nil
 	}
 }
+
+// MixMQAR tells whether data spec trains on MQAR (a "mix:" spec with mqar weight > 0) and the largest number
+// of pairs it trains with; its ids are then MQARTokenOffset + [0, MQARVocab). `evals mqar` reads it from a
+// run's run.json so that a model is scored in the id range it was trained on.
+func MixMQAR(spec string) (pairs int, ok bool) {
+	m, err := parseMix(spec)
+	if err != nil || m.wMQAR <= 0 {
+		return 0, false
+	}
+	return m.pairs, true
+}
