@@ -29,9 +29,12 @@ import (
 // modes int32 [MicroBatch, SeqLen] (1 = attention) for multi-mixer variants only. With Batch == MicroBatch
 // only apply runs and there is no accumulator.
 //
-// The micro-batch loss is the mean over its trained positions, Σ mask·loss / Σ mask (the plain token mean
-// when nothing is masked; 0 for a micro-batch with no trained position). With ModeTraining "complementary"
-// it is the mean of that loss under the modes and under the flipped modes.
+// The micro-batch loss is the mean over its sequences of each sequence's mean over its trained positions
+// (sequences with none left out; 0 when no position trains). Unmasked, that is the plain token mean. Per
+// sequence, not per token, so that a mixture's MQAR row (a few answer positions) weighs as much as a text
+// row (every position): with a token mean the answers would be ~1 % of the loss and recall would be learnt
+// many times later. With ModeTraining "complementary" the loss is the mean of that loss under the modes and
+// under the flipped modes.
 type Trainer struct {
 	cfg     TrainConfig
 	model   *oryx.Model
@@ -173,11 +176,14 @@ func TakeAlongAxisLast(x, idx *Node) *Node {
 	return ExpandAxes(Gather(x, full), -1)
 }
 
-// maskedMean is Σ mask·losses / Σ mask (0 when the mask is all zeros): masked positions contribute neither to
+// maskedMean is the mean over sequences (rows of losses and mask, [B, T]) of Σ_t mask·losses / Σ_t mask,
+// over the sequences with a trained position (0 when there is none): masked positions contribute neither to
 // the value nor, through the product, to the gradient.
 func maskedMean(losses, mask *Node) *Node {
-	n := ReduceAllSum(mask)
-	return Div(ReduceAllSum(Mul(losses, mask)), MaxScalar(n, 1))
+	n := ReduceSum(mask, -1)                                         // [B]
+	rows := Div(ReduceSum(Mul(losses, mask), -1), MaxScalar(n, 1))   // [B]
+	used := ConvertDType(GreaterThan(n, ZerosLike(n)), mask.DType()) // [B]
+	return Div(ReduceAllSum(rows), MaxScalar(ReduceAllSum(used), 1))
 }
 
 // trainLoss is the micro-batch's training loss: the masked token mean under modes, or with complementary

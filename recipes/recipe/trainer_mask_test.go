@@ -94,26 +94,24 @@ func TestMaskedLoss(t *testing.T) {
 	require.InDelta(t, sum/48, loss, 1e-5*sum/48, "unmasked: the token mean")
 
 	masks := [][]bool{make([]bool, 24), make([]bool, 24)}
-	var msum float64
-	var n int
+	var sum0 float64
+	var n0 int
 	for j := 0; j < 24; j++ {
 		if j%3 == 1 || j > 20 {
 			masks[0][j] = true
-			msum += float64(ref[0][j])
-			n++
-		}
-		if j == 5 {
-			masks[1][j] = true
-			msum += float64(ref[1][j])
-			n++
+			sum0 += float64(ref[0][j])
+			n0++
 		}
 	}
+	masks[1][5] = true
+	want := (sum0/float64(n0) + float64(ref[1][5])) / 2 // each sequence's mean over its trained positions, averaged
 	loss, _ = gradsOf(t, tr, seqs, masks, nil)
-	require.InDelta(t, msum/float64(n), loss, 1e-5*msum/float64(n), "masked: the mean over trained positions")
+	require.InDelta(t, want, loss, 1e-5*want, "masked: the mean over sequences of the mean over trained positions")
 
 	// Row 1 fully masked: its content does not matter, to the loss or to any gradient.
 	only0 := [][]bool{masks[0], make([]bool, 24)}
 	lossA, gA := gradsOf(t, tr, seqs, only0, nil)
+	require.InDelta(t, sum0/float64(n0), lossA, 1e-5*sum0/float64(n0), "a sequence with no trained position is left out")
 	other := [][]int32{seqs[0], make([]int32, 25)}
 	for j := range other[1] {
 		other[1][j] = int32((31*j + 3) % 250)
@@ -138,7 +136,7 @@ func TestMaskedLoss(t *testing.T) {
 	// StepMasked at lr 0 reports the same loss and leaves the weights as they were.
 	st, err := tr.StepMasked(seqs, masks, nil, 0)
 	require.NoError(t, err)
-	require.InDelta(t, msum/float64(n), st.Loss, 1e-5*msum/float64(n))
+	require.InDelta(t, want, st.Loss, 1e-5*want)
 	_, err = tr.StepMasked(seqs, [][]bool{make([]bool, 3), nil}, nil, 0)
 	require.ErrorContains(t, err, "loss mask 0 has 3 entries")
 }
@@ -163,17 +161,19 @@ func TestComplementaryModeTraining(t *testing.T) {
 		masks[0][j] = true
 	}
 	mean := func(ref [][]float32) float64 {
-		var s float64
-		var n int
+		var m float64
 		for b, row := range ref {
+			var s float64
+			var n int
 			for j, x := range row {
 				if masks[b] == nil || masks[b][j] {
 					s += float64(x)
 					n++
 				}
 			}
+			m += s / float64(n) / float64(len(ref))
 		}
-		return s / float64(n)
+		return m
 	}
 	for _, mt := range []string{ModeTrainingMixed, ModeTrainingComplementary} {
 		tr, seqs := maskTestTrainer(t, oryx.OryxTG, mt)
