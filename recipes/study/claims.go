@@ -1,6 +1,7 @@
 package study
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -51,14 +52,26 @@ type Comparison struct {
 	Name      string  `json:"name"`
 	Candidate string  `json:"candidate"` // run and mode, e.g. "oryx-tg attention" or "transformer at half the tokens"
 	Reference string  `json:"reference"`
-	Tokens    int64   `json:"tokens"`   // the candidate's training tokens
-	Loss      float64 `json:"loss"`     // the candidate's validation loss
-	RefLoss   float64 `json:"ref_loss"` // the reference's at its end (the same tokens, or twice the half-token control's)
-	Gap       float64 `json:"gap"`      // (Loss − RefLoss)/RefLoss
+	Tokens    int64   `json:"tokens"` // the candidate's training tokens
+	Loss      float64 `json:"-"`      // the candidate's validation loss
+	RefLoss   float64 `json:"-"`      // the reference's at the same tokens (the half-token controls: at twice theirs)
+	Gap       float64 `json:"-"`      // (Loss − RefLoss)/RefLoss
 	// TokensRatio is the tokens the reference needed to reach the candidate's loss (its validation curve,
 	// interpolated) over the candidate's tokens; NaN when the reference never got there (the candidate is
 	// better than the reference at its end).
-	TokensRatio float64 `json:"tokens_ratio"`
+	TokensRatio float64 `json:"-"`
+}
+
+// MarshalJSON writes the losses, gap and ratio with NaN (not reached, not measured) as null.
+func (cp Comparison) MarshalJSON() ([]byte, error) {
+	type plain Comparison
+	return json.Marshal(struct {
+		plain
+		Loss        any `json:"loss"`
+		RefLoss     any `json:"ref_loss"`
+		Gap         any `json:"gap"`
+		TokensRatio any `json:"tokens_ratio"`
+	}{plain(cp), r4(cp.Loss), r4(cp.RefLoss), r4(cp.Gap), r4(cp.TokensRatio)})
 }
 
 // curve is a validation loss curve of one mode.

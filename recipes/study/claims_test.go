@@ -1,6 +1,7 @@
 package study
 
 import (
+	"encoding/json"
 	"math"
 	"testing"
 
@@ -68,4 +69,10 @@ func TestClaimA(t *testing.T) {
 	comps[0].Gap = 0.051
 	require.Equal(t, Fails, claimA(comps).Verdict)
 	require.Equal(t, NotMeasurable, claimA(comps[:1]).Verdict)
+}
+
+func TestComparisonJSON(t *testing.T) {
+	data, err := json.Marshal(Comparison{Name: "x", Tokens: 10, Loss: 1.23456, RefLoss: 1, Gap: 0.23456, TokensRatio: math.NaN()})
+	require.NoError(t, err)
+	require.JSONEq(t, `{"name":"x","candidate":"","reference":"","tokens":10,"loss":1.2346,"ref_loss":1,"gap":0.2346,"tokens_ratio":null}`, string(data))
 }

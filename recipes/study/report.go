@@ -22,6 +22,11 @@ func markdown(c Config, rep *Report) string {
 	if c.Quick {
 		b.WriteString("**Quick variant (smoke test): the numbers below mean nothing.**\n\n")
 	}
+	if c.PureGoBudget {
+		b.WriteString("**Pure-Go budget** (no XLA CPU plugin): three models at 200 steps, before the Transformer's MQAR transition " +
+			"(~500 steps of this mixture on XLA CPU), so (b) and (c) cannot be measured here and (a) has no p = 1 / p = 0 " +
+			"controls; install the plugin (`make xla-cpu`, needs pip) for the full study.\n\n")
+	}
 	b.WriteString("## Claims\n\nCriteria fixed before the runs (recipes/study/claims.go); the verdicts are machine-readable in study.json (`claims`).\n\n")
 	b.WriteString("| claim | verdict | criterion | measured |\n|---|---|---|---|\n")
 	for _, cl := range rep.Claims {

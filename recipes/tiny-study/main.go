@@ -14,6 +14,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/oryx-go/oryx/internal/backend"
 	"github.com/oryx-go/oryx/recipes/study"
 )
 
@@ -24,8 +25,18 @@ func main() {
 	steps := flag.Int("steps", 0, "training steps per model, the budget knob (default: the study's; keep it a multiple of 2·eval-every)")
 	flag.Parse()
 	c := study.Default()
-	if *quick {
+	be, err := backend.Get()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "tiny-study:", err)
+		os.Exit(1)
+	}
+	switch {
+	case *quick:
 		c = study.QuickConfig()
+	case backend.IsPureGo(be) && *steps == 0 && *runs == "":
+		c = study.PureGoConfig()
+		fmt.Fprintln(os.Stderr, "tiny-study: pure-Go backend (no XLA CPU plugin): the reduced study (3 models × 200 steps); "+
+			"claims (b) and (c) are not measurable at that budget. `make xla-cpu` (pip) for the full one, or set --steps/--runs.")
 	}
 	if *out != "" {
 		c.Out = *out
