@@ -76,3 +76,12 @@ func TestComparisonJSON(t *testing.T) {
 	require.NoError(t, err)
 	require.JSONEq(t, `{"name":"x","candidate":"","reference":"","tokens":10,"loss":1.2346,"ref_loss":1,"gap":0.2346,"tokens_ratio":null}`, string(data))
 }
+
+func TestCheckProbes(t *testing.T) {
+	require.NoError(t, checkProbes(Default()))
+	c := Default()
+	c.NeedleLengths = []int{112}
+	require.ErrorContains(t, checkProbes(c), "needle length 112")
+	c.NeedleLengths = []int{125}
+	require.ErrorContains(t, checkProbes(c), "exceed the training length")
+}

@@ -87,7 +87,7 @@ func Default() Config {
 		Data:      "mix:synth=1,mqar=2,needle=1,pairs=8",
 		Train:     tc,
 		MQARPairs: []int{4, 8, 16}, ClaimPairs: []int{4, 8}, MQARExamples: 64,
-		NeedleLengths: []int{112, 122}, NeedleDepths: []float64{0, 0.25, 0.5, 0.75, 1}, NeedleSamples: 8,
+		NeedleLengths: []int{122}, NeedleDepths: []float64{0, 0.25, 0.5, 0.75, 1}, NeedleSamples: 12,
 		SwitchSequences: 32,
 	}
 }

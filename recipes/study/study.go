@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/evals/harness"
 	"github.com/oryx-go/oryx/evals/leaderboard"
 	"github.com/oryx-go/oryx/internal/backend"
@@ -38,6 +39,9 @@ func Run(c Config, log io.Writer) (*Report, error) {
 		return nil, err
 	}
 	rep := &Report{Config: c, Backend: be.Name()}
+	if err := checkProbes(c); err != nil {
+		return nil, err
+	}
 	for i, rs := range c.Runs {
 		name := rs.Name + "-tiny"
 		tc := c.Train
@@ -72,6 +76,27 @@ func Run(c Config, log io.Writer) (*Report, error) {
 		return nil, err
 	}
 	return rep, nil
+}
+
+// checkProbes builds every needle prompt the evaluation will use, so that a length too short for a needle
+// fails before the training, not after it.
+func checkProbes(c Config) error {
+	tok := tokenizers.NewByteTokenizer()
+	i := 0
+	for _, l := range c.NeedleLengths {
+		if l+6 > c.Train.SeqLen {
+			return fmt.Errorf("study: needle length %d: the prompt and its 6-token answer exceed the training length %d", l, c.Train.SeqLen)
+		}
+		for _, d := range c.NeedleDepths {
+			for j := 0; j < c.NeedleSamples; j++ {
+				if _, err := datasets.GenerateMiniNeedle(tok, l, d, needleEvalSeed, i); err != nil {
+					return fmt.Errorf("study: needle length %d: %w", l, err)
+				}
+				i++
+			}
+		}
+	}
+	return nil
 }
 
 // writeArtefacts writes results/<model>-<schedule>.json, leaderboard.json, leaderboard.md, study.json,
