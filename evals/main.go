@@ -174,15 +174,22 @@ func mqarCmd(args []string, stdout, stderr io.Writer) error {
 		}
 		o.Pairs = append(o.Pairs, p)
 	}
+	if o.Checkpoint == "" {
+		return fmt.Errorf("--checkpoint is required")
+	}
+	if *offset < -1 || *offset > guard.MaxVocab {
+		return fmt.Errorf("--offset must be in [0, %d] (or -1: the run's), got %d", guard.MaxVocab, *offset)
+	}
+	o.Offset = int32(*offset)
+	// The unset sizes come from the checkpoint's run.json (also input): fill them first, then bound them all.
+	o = o.Resolve(stderr)
 	if err := checkSizes(sizeFlag{"--examples", o.Examples, 1, guard.MaxBatch}, sizeFlag{"--seq-len", o.SeqLen, 2, guard.MaxSeqLen},
-		sizeFlag{"--vocab", o.Vocab, 2, guard.MaxVocab}, sizeFlag{"--batch", o.Batch, 1, guard.MaxBatch},
-		sizeFlag{"--offset", *offset, 0, guard.MaxVocab}); err != nil {
+		sizeFlag{"--vocab", o.Vocab, 2, guard.MaxVocab}, sizeFlag{"--batch", o.Batch, 1, guard.MaxBatch}); err != nil {
 		return err
 	}
 	if err := checkTokens("--examples × --seq-len", o.Examples, o.SeqLen); err != nil {
 		return err
 	}
-	o.Offset = int32(*offset)
 	if _, err := evalrun.MQAR(o, stderr); err != nil {
 		return err
 	}

@@ -221,15 +221,19 @@ func TestMQAROptionsFromRun(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, rundir.WriteJSON(dir, rundir.RunFile, map[string]any{
 		"data": map[string]string{"Spec": "mix:synth=2,mqar=1,pairs=12"}, "train": map[string]int{"seq_len": 128}}))
-	o := MQAROptions{Checkpoint: dir, Offset: -1}.fromRun(io.Discard)
+	o := MQAROptions{Checkpoint: dir, Offset: -1}.Resolve(io.Discard)
 	require.Equal(t, MQAROptions{Checkpoint: dir, Pairs: []int{4, 8}, SeqLen: 128, Vocab: datasets.MQARVocab,
 		Offset: datasets.MQARTokenOffset}, o)
-	o = MQAROptions{Checkpoint: dir, Offset: 5, SeqLen: 64, Pairs: []int{2}}.fromRun(io.Discard)
+	o = MQAROptions{Checkpoint: dir, Offset: 5, SeqLen: 64, Pairs: []int{2}}.Resolve(io.Discard)
 	require.Equal(t, MQAROptions{Checkpoint: dir, Pairs: []int{2}, SeqLen: 64, Vocab: datasets.MQARVocab, Offset: 5}, o)
 	require.NoError(t, rundir.WriteJSON(dir, rundir.RunFile, map[string]any{
 		"data": map[string]string{"Spec": "synth"}, "train": map[string]int{"seq_len": 128}}))
 	var log strings.Builder
-	o = MQAROptions{Checkpoint: dir, Offset: -1}.fromRun(&log)
+	o = MQAROptions{Checkpoint: dir, Offset: -1}.Resolve(&log)
 	require.Equal(t, MQAROptions{Checkpoint: dir, Pairs: []int{4, 8, 16}, SeqLen: 256, Vocab: datasets.MQARVocab}, o)
 	require.Contains(t, log.String(), "not trained on the MQAR mixture")
+	// Resolved options are left as they are, and nothing is logged: Resolve may run twice (evals mqar, MQAR).
+	log.Reset()
+	require.Equal(t, o, o.Resolve(&log))
+	require.Empty(t, log.String())
 }

@@ -92,7 +92,7 @@ type MQAROptions struct {
 
 // MQAR scores MQAR accuracy per schedule and number of pairs and writes a JSON file.
 func MQAR(o MQAROptions, log io.Writer) (map[int][]mqar.Result, error) {
-	o = o.fromRun(log)
+	o = o.Resolve(log)
 	lm, err := loadLM(o.Checkpoint, o.Tokenizer, oryxlm.Options{Batch: o.Batch, MaxLength: o.SeqLen + 1, ScoreMemMB: o.ScoreMemMB})
 	if err != nil {
 		return nil, err
@@ -125,8 +125,13 @@ func MQAR(o MQAROptions, log io.Writer) (map[int][]mqar.Result, error) {
 	return out, nil
 }
 
-// fromRun fills the unset MQAR options from the checkpoint's run.json (MQAROptions).
-func (o MQAROptions) fromRun(log io.Writer) MQAROptions {
+// Resolve fills the unset MQAR options from the checkpoint's run.json (MQAROptions), so that a caller can
+// bound the values it will run with (run.json is input too) before MQAR; on options already resolved it is
+// a no-op.
+func (o MQAROptions) Resolve(log io.Writer) MQAROptions {
+	if o.Checkpoint == "" || (o.SeqLen != 0 && o.Vocab != 0 && o.Offset >= 0 && o.Pairs != nil) {
+		return o // MQAR refuses the missing checkpoint; nothing left to fill
+	}
 	spec, seqLen, ok := rundir.TrainedOn(o.Checkpoint)
 	maxPairs, mq := datasets.MixMQAR(spec)
 	if ok && mq {
