@@ -16,16 +16,19 @@ XLA_TAGS = $(if $(XLA_PLUGIN),-tags xla,)
 # it must be in the environment at process start (mallopt() later did not reproduce the effect).
 XLA_MALLOC = GLIBC_TUNABLES=glibc.malloc.arena_max=1:glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=17179869184
 
-# The main job: the set-up self-check, then the tiny study (recipes/study): Transformer, GDN and Oryx-TG
-# trained on the same synthetic mixture and budget, evaluated all-attention / all-linear / mixed (MQAR, mini
-# needle, validation loss, mode-switch curves) -> runs/study/{report.md,leaderboard.json,leaderboard.md,*.png}.
+# The main job: the set-up self-check, then the tiny study (recipes/study): Transformer, GDN and Oryx-TG with
+# Oryx-TG's controls (p = 1, p = 0) and ablation (complementary mode training), trained on the same synthetic
+# mixture and budget, evaluated all-attention / all-linear / mixed (validation loss, MQAR, the MQAR switch
+# test, mini needle, copy) -> runs/study/{study.json,report.md,leaderboard.*,*.png} with a verdict per claim.
+# The budget is configurable: make demo DEMO_FLAGS="--steps 400" (or --runs transformer,gdn,oryx-tg).
+DEMO_FLAGS ?=
 demo:
 	-@$(MAKE) -s xla-cpu >/dev/null || echo "make demo: no XLA CPU plugin (pip missing or offline): running on the pure-Go backend"
 	$(MAKE) demo-run
 
 demo-run:
 	$(XLA_MALLOC) $(GO) run $(XLA_TAGS) ./cmd/oryx selfcheck
-	$(XLA_MALLOC) $(GO) run $(XLA_TAGS) ./recipes/tiny-study
+	$(XLA_MALLOC) $(GO) run $(XLA_TAGS) ./recipes/tiny-study $(DEMO_FLAGS)
 
 # The same pipeline at a fraction of the budget (CI smoke; numbers meaningless): runs/study-quick.
 demo-quick:

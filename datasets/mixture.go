@@ -18,8 +18,14 @@ type streamBatches struct{ s *Stream }
 func (s streamBatches) Batch(n int) ([][]int32, error)  { return s.s.Batch(n) }
 func (s streamBatches) State() (json.RawMessage, error) { return json.Marshal(s.s.Cursor()) }
 
-// The synthetic training mixture of the tiny study, spec "mix:synth=W,mqar=W,needle=W[,pairs=P]" (weights
-// relative; any may be 0). Every sequence of SeqLen+1 tokens is drawn from one component, chosen from a
+// MaskedBatch: a packed stream trains on every token.
+func (s streamBatches) MaskedBatch(n int) ([][]int32, [][]bool, error) {
+	seqs, err := s.s.Batch(n)
+	return seqs, make([][]bool, len(seqs)), err
+}
+
+// The synthetic training mixture of the tiny study, spec "mix:synth=W,mqar=W,needle=W[,pairs=P][,loss=L]"
+// (weights relative; any may be 0). Every sequence of SeqLen+1 tokens is drawn from one component, chosen from a
 // hash of (seed, sequence index), so the choice needs no state:
 //
 //	synth   a window of the packed synthetic-language stream (the text the model learns language from);
@@ -28,6 +34,12 @@ func (s streamBatches) State() (json.RawMessage, error) { return json.Marshal(s.
 //	        a number of key–value pairs uniform in [4, pairs] (default pairs = 16);
 //	needle  a mini needle-in-a-haystack document (GenerateMiniNeedle) at a uniform depth, followed by
 //	        its answer and ".", padded with EOS to the length.
+//
+// Loss masks (MaskedBatch), loss=answers (the default) or loss=all: with answers, MQAR rows train only on
+// their queried values (MQARExample.TargetMask) and needle rows only on the answer " 4821." — the random
+// keys, values, filler and haystack are unpredictable by construction, and training on them buries the
+// recall signal under noise (issue 12); language rows train on every token. loss=all trains every token
+// of every row (the mixture before issue 12).
 //
 // Training examples are indexed by the sequence index with seeds disjoint from the evaluation ones
 // (MixTrainSeed; the study evaluates with other seeds). The state saved with checkpoints is the sequence
@@ -45,18 +57,30 @@ const MixTrainSeed = 1000
 type mixSpec struct {
 	wSynth, wMQAR, wNeedle float64
 	pairs                  int
+	allTokens              bool // loss=all: no answer masks
 }
 
 func parseMix(spec string) (mixSpec, error) {
 	m := mixSpec{pairs: 16}
 	rest, ok := strings.CutPrefix(spec, "mix:")
 	if !ok {
-		return m, fmt.Errorf("mixture spec %q: want mix:synth=W,mqar=W,needle=W[,pairs=P]", spec)
+		return m, fmt.Errorf("mixture spec %q: want mix:synth=W,mqar=W,needle=W[,pairs=P][,loss=answers|all]", spec)
 	}
 	for _, kv := range strings.Split(rest, ",") {
 		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
 		if !ok {
 			return m, fmt.Errorf("mixture spec %q: item %q is not key=value", spec, kv)
+		}
+		if k == "loss" {
+			switch v {
+			case "answers":
+				m.allTokens = false
+			case "all":
+				m.allTokens = true
+			default:
+				return m, fmt.Errorf("mixture spec %q: loss=%q, want answers or all", spec, v)
+			}
+			continue
 		}
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil || f < 0 {
@@ -72,7 +96,7 @@ func parseMix(spec string) (mixSpec, error) {
 		case "pairs":
 			m.pairs = int(f)
 		default:
-			return m, fmt.Errorf("mixture spec %q: unknown key %q (synth, mqar, needle, pairs)", spec, k)
+			return m, fmt.Errorf("mixture spec %q: unknown key %q (synth, mqar, needle, pairs, loss)", spec, k)
 		}
 	}
 	if m.wSynth+m.wMQAR+m.wNeedle <= 0 {
@@ -146,19 +170,30 @@ func (s *mixSource) State() (json.RawMessage, error) {
 }
 
 func (s *mixSource) Batch(n int) ([][]int32, error) {
-	out := make([][]int32, n)
-	for i := range out {
-		seq, err := s.next()
-		if err != nil {
-			return nil, err
-		}
-		out[i] = seq
-	}
-	return out, nil
+	out, _, err := s.MaskedBatch(n)
+	return out, err
 }
 
-// next draws sequence number s.rows.
-func (s *mixSource) next() ([]int32, error) {
+// MaskedBatch returns n sequences and their loss masks (nil: every position trains).
+func (s *mixSource) MaskedBatch(n int) ([][]int32, [][]bool, error) {
+	out := make([][]int32, n)
+	masks := make([][]bool, n)
+	for i := range out {
+		seq, mask, err := s.next()
+		if err != nil {
+			return nil, nil, err
+		}
+		out[i] = seq
+		if !s.spec.allTokens {
+			masks[i] = mask
+		}
+	}
+	return out, masks, nil
+}
+
+// next draws sequence number s.rows and its answer mask (SeqLen entries aligned with the targets seq[1:];
+// nil for language rows).
+func (s *mixSource) next() ([]int32, []bool, error) {
 	r := s.rows
 	s.rows++
 	rng := rand.New(rand.NewPCG(seedrand.Mix64(s.seed, uint64(r)), 0x4d4958)) // "MIX"
@@ -166,7 +201,8 @@ func (s *mixSource) next() ([]int32, error) {
 	u := rng.Float64() * total
 	switch {
 	case u < s.spec.wSynth:
-		return s.text.Next()
+		seq, err := s.text.Next()
+		return seq, nil, err
 	case u < s.spec.wSynth+s.spec.wMQAR:
 		p := 4 + rng.IntN(s.spec.pairs-3)
 		ex := s.mqar[p].Example(uint64(r))
@@ -174,14 +210,15 @@ func (s *mixSource) next() ([]int32, error) {
 		for j, id := range ex.Tokens {
 			seq[j] = id + MQARTokenOffset
 		}
-		return seq, nil
+		return seq, ex.TargetMask, nil
 	default:
 		answer := len(s.tok.Encode(" 0000."))
 		nd, err := GenerateMiniNeedle(s.tok, s.seqLen+1-answer, rng.Float64(), MixTrainSeed, int(r))
 		if err != nil {
-			return nil, fmt.Errorf("mixture needle: %w", err)
+			return nil, nil, fmt.Errorf("mixture needle: %w", err)
 		}
-		ids := append(nd.PromptTokens, s.tok.Encode(nd.Answer+".")...)
+		ans := s.tok.Encode(nd.Answer + ".")
+		ids := append(nd.PromptTokens, ans...)
 		seq := make([]int32, s.seqLen+1)
 		for j := range seq {
 			seq[j] = int32(s.tok.EOS())
@@ -189,6 +226,22 @@ func (s *mixSource) next() ([]int32, error) {
 				seq[j] = int32(ids[j])
 			}
 		}
-		return seq, nil
+		// Target j is seq[j+1]: the answer's tokens are the targets of positions len(prompt)-1 ... .
+		mask := make([]bool, s.seqLen)
+		for j := len(nd.PromptTokens) - 1; j < len(ids)-1 && j < s.seqLen; j++ {
+			mask[j] = true
+		}
+		return seq, mask, nil
 	}
+}
+
+// MixMQAR tells whether data spec trains on MQAR (a "mix:" spec with mqar weight > 0) and the largest number
+// of pairs it trains with; its ids are then MQARTokenOffset + [0, MQARVocab). `evals mqar` reads it from a
+// run's run.json so that a model is scored in the id range it was trained on.
+func MixMQAR(spec string) (pairs int, ok bool) {
+	m, err := parseMix(spec)
+	if err != nil || m.wMQAR <= 0 {
+		return 0, false
+	}
+	return m.pairs, true
 }

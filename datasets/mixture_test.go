@@ -46,3 +46,68 @@ func toInts(x []int32) []int {
 	}
 	return out
 }
+
+// TestMixtureLossMasks: loss=answers (the default) masks MQAR rows to their queried values and needle rows
+// to the answer; language rows train everywhere; loss=all masks nothing; the sequences are the same.
+func TestMixtureLossMasks(t *testing.T) {
+	tok := tokenizers.NewByteTokenizer()
+	const T = 160
+	s, err := newMixSource("mix:synth=1,mqar=1,needle=1,pairs=8", tok, T, 3, nil, io.Discard)
+	require.NoError(t, err)
+	seqs, masks, err := s.MaskedBatch(60)
+	require.NoError(t, err)
+	all, err := newMixSource("mix:synth=1,mqar=1,needle=1,pairs=8,loss=all", tok, T, 3, nil, io.Discard)
+	require.NoError(t, err)
+	seqsAll, masksAll, err := all.MaskedBatch(60)
+	require.NoError(t, err)
+	require.Equal(t, seqs, seqsAll, "the mask does not change the data")
+	kinds := map[string]int{}
+	for i, q := range seqs {
+		require.Nil(t, masksAll[i])
+		m := masks[i]
+		text := tok.Decode(toInts(q))
+		switch {
+		case q[0] >= MQARTokenOffset:
+			kinds["mqar"]++
+			require.Len(t, m, T)
+			n := 0
+			for j, on := range m {
+				if !on {
+					continue
+				}
+				n++
+				// A query key (a key id) whose target is the value it was paired with at the start.
+				key := q[j] - MQARTokenOffset
+				require.True(t, key >= 1 && key < MQARVocab/2, "row %d pos %d: %d is not a key", i, j, key)
+				found := false
+				for k := 0; k < j; k += 2 {
+					if q[k] == q[j] {
+						require.Equal(t, q[k+1], q[j+1], "row %d: the masked target is the key's value", i)
+						found = true
+						break
+					}
+				}
+				require.True(t, found, "row %d pos %d: query key never presented", i, j)
+			}
+			require.Greater(t, n, 0)
+		case strings.Contains(text, "magic number"):
+			kinds["needle"]++
+			require.Len(t, m, T)
+			var ans []int
+			for j, on := range m {
+				if on {
+					ans = append(ans, int(q[j+1]))
+				}
+			}
+			got := tok.Decode(ans)
+			require.Regexp(t, `^ [0-9]{4}\.$`, got, "row %d: the masked targets are the answer", i)
+			require.Contains(t, text, "is"+got, "row %d", i)
+		default:
+			kinds["synth"]++
+			require.Nil(t, m, "language rows train every token")
+		}
+	}
+	require.Len(t, kinds, 3, "%v", kinds)
+	_, err = newMixSource("mix:mqar=1,loss=some", tok, T, 3, nil, io.Discard)
+	require.ErrorContains(t, err, "loss")
+}

@@ -43,6 +43,9 @@ const (
 // BatchSource yields training sequences of SeqLen+1 tokens and can save and restore its exact position.
 type BatchSource interface {
 	Batch(n int) ([][]int32, error)
+	// MaskedBatch is Batch with each sequence's loss mask: SeqLen entries aligned with the targets seq[1:],
+	// true where the position trains; a nil mask trains every position.
+	MaskedBatch(n int) ([][]int32, [][]bool, error)
 	State() (json.RawMessage, error)
 }
 

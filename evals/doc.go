@@ -7,5 +7,5 @@
 //	go run ./evals --checkpoint DIR --tasks piqa,arc_easy --schedule attention --limit 100 --log-samples
 //	go run ./evals merge --out results results/*.json
 //	go run ./evals switch --checkpoint DIR --at 512 --seq-len 1024      # per-position loss around a mode switch
-//	go run ./evals mqar --checkpoint DIR --pairs 4,8,16 --offset 128    # MQAR accuracy per schedule
+//	go run ./evals mqar --checkpoint DIR    # MQAR accuracy per schedule (pairs, length, offset: the run's)
 package main

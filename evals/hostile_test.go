@@ -28,6 +28,10 @@ func TestHostileInputs(t *testing.T) {
 	absTok := filepath.Join(tmp, "abs")
 	require.NoError(t, oryx.InitCheckpoint(absTok, cfg, 1))
 	require.NoError(t, os.WriteFile(filepath.Join(absTok, "run.json"), []byte(`{"tokenizer": "/root/.ssh/id_rsa.json"}`), 0o644))
+	hugeRun := filepath.Join(tmp, "huge") // run.json is input too: its seq_len is bounded like the flag
+	require.NoError(t, os.MkdirAll(hugeRun, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(hugeRun, "run.json"),
+		[]byte(`{"data": {"Spec": "mix:synth=1,mqar=1,pairs=8"}, "train": {"seq_len": 2000000000}}`), 0o644))
 	nullTask := filepath.Join(tmp, "null-task.json")
 	require.NoError(t, os.WriteFile(nullTask, []byte(`{"results": {"piqa": {}}, "oryx": {"model": "m", "tasks": {"piqa": null}}}`), 0o644))
 	nullOut := filepath.Join(tmp, "merged-null")
@@ -40,6 +44,8 @@ func TestHostileInputs(t *testing.T) {
 	}{
 		{"merge null task", []string{"merge", "--out", nullOut, nullTask}, []string{nullTask, `task "piqa" is null`}},
 		{"mqar --examples 0", []string{"mqar", "--checkpoint", ckpt, "--examples", "0"}, []string{"--examples must be in [1, "}},
+		{"mqar run.json seq_len 2e9", []string{"mqar", "--checkpoint", hugeRun}, []string{"--seq-len must be in", "run.json"}},
+		{"mqar --offset -2", []string{"mqar", "--checkpoint", ckpt, "--offset", "-2"}, []string{"--offset must be in"}},
 		{"mqar --seq-len 2e9", []string{"mqar", "--checkpoint", ckpt, "--seq-len", "2000000000"}, []string{"--seq-len must be in"}},
 		{"mqar --examples × --seq-len", []string{"mqar", "--checkpoint", ckpt, "--examples", "1000000", "--seq-len", "16000000"},
 			[]string{"--examples × --seq-len", "of memory, this machine has"}},

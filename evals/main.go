@@ -87,7 +87,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "Usage: go run ./evals --checkpoint DIR [--tasks LIST] [--mixed | --schedule SPEC] [flags]\n"+
 			"       go run ./evals merge [--out DIR] [--include-partial] RUN.json...\n"+
 			"       go run ./evals switch --checkpoint DIR [--at N --seq-len T --data synth|PARQUET]   (mode-switch curves)\n"+
-			"       go run ./evals mqar --checkpoint DIR [--pairs 4,8,16 --offset 128]              (MQAR accuracy per schedule)\n\nTasks: %s\nGroups: lm, recall, niah, all\nParams:\n  %s\n\nFlags:\n",
+			"       go run ./evals mqar --checkpoint DIR [--pairs 4,8,16 --offset 128] (default: the run's)  (MQAR accuracy per schedule)\n\nTasks: %s\nGroups: lm, recall, niah, all\nParams:\n  %s\n\nFlags:\n",
 			strings.Join(harness.Tasks(), ", "), strings.Join(harness.Params(), "\n  "))
 		fs.PrintDefaults()
 	}
@@ -157,12 +157,12 @@ func mqarCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("evals mqar", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var o evalrun.MQAROptions
-	pairs := fs.String("pairs", "4,8,16", "comma-separated numbers of key-value pairs")
-	offset := fs.Int("offset", 0, "added to every MQAR id (128 for byte models trained on the study's mixture)")
+	pairs := fs.String("pairs", "", "comma-separated numbers of key-value pairs (default: 4,8,16 up to the run's mixture pairs)")
+	offset := fs.Int("offset", -1, "added to every MQAR id (default: the run's, 128 for the study's mixture, else 0)")
 	fs.StringVar(&o.Checkpoint, "checkpoint", "", "checkpoint directory")
 	fs.StringVar(&o.Tokenizer, "tokenizer", "", "tokenizer (default: the training run's, else bytes)")
-	fs.IntVar(&o.SeqLen, "seq-len", 256, "tokens per example")
-	fs.IntVar(&o.Vocab, "vocab", 128, "MQAR vocabulary")
+	fs.IntVar(&o.SeqLen, "seq-len", 0, "tokens per example (default: the run's seq_len, else 256)")
+	fs.IntVar(&o.Vocab, "vocab", 0, "MQAR vocabulary (default 128)")
 	fs.IntVar(&o.Examples, "examples", 128, "examples per pair count")
 	fs.Uint64Var(&o.Seed, "seed", 77, "example seed (use one unseen in training)")
 	fs.IntVar(&o.Batch, "batch", 16, "examples per model call")
@@ -172,21 +172,31 @@ func mqarCmd(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	for _, f := range strings.Split(*pairs, ",") {
+		if *pairs == "" {
+			break
+		}
 		var p int
 		if _, err := fmt.Sscan(strings.TrimSpace(f), &p); err != nil || p < 1 {
 			return fmt.Errorf("--pairs %q: want comma-separated positive integers", *pairs)
 		}
 		o.Pairs = append(o.Pairs, p)
 	}
+	if o.Checkpoint == "" {
+		return fmt.Errorf("--checkpoint is required")
+	}
+	if *offset < -1 || *offset > guard.MaxVocab {
+		return fmt.Errorf("--offset must be in [0, %d] (or -1: the run's), got %d", guard.MaxVocab, *offset)
+	}
+	o.Offset = int32(*offset)
+	// The unset sizes come from the checkpoint's run.json (also input): fill them first, then bound them all.
+	o = o.Resolve(stderr)
 	if err := checkSizes(sizeFlag{"--examples", o.Examples, 1, guard.MaxBatch}, sizeFlag{"--seq-len", o.SeqLen, 2, guard.MaxSeqLen},
-		sizeFlag{"--vocab", o.Vocab, 2, guard.MaxVocab}, sizeFlag{"--batch", o.Batch, 1, guard.MaxBatch},
-		sizeFlag{"--offset", *offset, 0, guard.MaxVocab}); err != nil {
+		sizeFlag{"--vocab", o.Vocab, 2, guard.MaxVocab}, sizeFlag{"--batch", o.Batch, 1, guard.MaxBatch}); err != nil {
 		return err
 	}
 	if err := checkTokens("--examples × --seq-len", o.Examples, o.SeqLen); err != nil {
 		return err
 	}
-	o.Offset = int32(*offset)
 	if _, err := evalrun.MQAR(o, stderr); err != nil {
 		return err
 	}

@@ -71,7 +71,11 @@ func Switch(o SwitchOptions, log io.Writer) (*modeswitch.Curves, error) {
 	return c, nil
 }
 
-// MQAROptions configure `evals mqar`.
+// MQAROptions configure `evals mqar`. Pairs, SeqLen, Vocab and Offset left unset (nil, 0, 0, −1) are read
+// from the checkpoint's run.json when the model was trained on the study's mixture (datasets.MixMQAR): its
+// id offset and vocabulary, its sequence length, and the pair counts 4, 8, 16 up to the most it trained
+// with — a forgotten flag used to score chance silently. Otherwise they default to 4,8,16 pairs, 256
+// tokens, vocabulary 128 and offset 0.
 type MQAROptions struct {
 	Checkpoint string
 	Tokenizer  string
@@ -88,6 +92,7 @@ type MQAROptions struct {
 
 // MQAR scores MQAR accuracy per schedule and number of pairs and writes a JSON file.
 func MQAR(o MQAROptions, log io.Writer) (map[int][]mqar.Result, error) {
+	o = o.Resolve(log)
 	lm, err := loadLM(o.Checkpoint, o.Tokenizer, oryxlm.Options{Batch: o.Batch, MaxLength: o.SeqLen + 1, ScoreMemMB: o.ScoreMemMB})
 	if err != nil {
 		return nil, err
@@ -118,6 +123,52 @@ func MQAR(o MQAROptions, log io.Writer) (map[int][]mqar.Result, error) {
 		}
 	}
 	return out, nil
+}
+
+// Resolve fills the unset MQAR options from the checkpoint's run.json (MQAROptions), so that a caller can
+// bound the values it will run with (run.json is input too) before MQAR; on options already resolved it is
+// a no-op.
+func (o MQAROptions) Resolve(log io.Writer) MQAROptions {
+	if o.Checkpoint == "" || (o.SeqLen != 0 && o.Vocab != 0 && o.Offset >= 0 && o.Pairs != nil) {
+		return o // MQAR refuses the missing checkpoint; nothing left to fill
+	}
+	spec, seqLen, ok := rundir.TrainedOn(o.Checkpoint)
+	maxPairs, mq := datasets.MixMQAR(spec)
+	if ok && mq {
+		if o.SeqLen == 0 {
+			o.SeqLen = seqLen
+		}
+		if o.Vocab == 0 {
+			o.Vocab = datasets.MQARVocab
+		}
+		if o.Offset < 0 {
+			o.Offset = datasets.MQARTokenOffset
+		}
+		if o.Pairs == nil {
+			for _, p := range []int{4, 8, 16} {
+				if p <= maxPairs {
+					o.Pairs = append(o.Pairs, p)
+				}
+			}
+		}
+		fmt.Fprintf(log, "mqar: from %s/run.json (%s): seq_len %d, vocab %d, offset %d, pairs %v\n", o.Checkpoint, spec,
+			o.SeqLen, o.Vocab, o.Offset, o.Pairs)
+		return o
+	}
+	if o.Offset < 0 {
+		o.Offset = 0
+		fmt.Fprintf(log, "mqar: warning: %s was not trained on the MQAR mixture (run.json): scoring ids from offset 0\n", o.Checkpoint)
+	}
+	if o.SeqLen == 0 {
+		o.SeqLen = 256
+	}
+	if o.Vocab == 0 {
+		o.Vocab = datasets.MQARVocab
+	}
+	if o.Pairs == nil {
+		o.Pairs = []int{4, 8, 16}
+	}
+	return o
 }
 
 func loadLM(dir, tokSpec string, opts oryxlm.Options) (*oryxlm.Model, error) {

@@ -26,6 +26,74 @@ type Result struct {
 // Evaluate generates examples 0..n-1 of cfg (use a seed unseen in training), adds offset to every id (a
 // byte-level model trained on MQAR in another id range, e.g. datasets.MQARTokenOffset) and scores them.
 func Evaluate(m *oryxlm.Model, cfg datasets.MQARConfig, n int, offset int32) ([]Result, error) {
+	v := m.Config().Variant
+	switch {
+	case v.IsMultiMixer():
+		return score(m, cfg, n, offset, []sched{{"attention", fill(oryx.Attention)}, {"linear", fill(oryx.Linear)},
+			{"mixed", func(e datasets.MQARExample) []oryx.Mode {
+				row := make([]oryx.Mode, len(e.TargetMask))
+				for i, q := range e.TargetMask {
+					if q {
+						row[i] = oryx.Attention
+					}
+				}
+				return row
+			}}})
+	case v.HasAttention():
+		return score(m, cfg, n, offset, []sched{{"attention", fill(oryx.Attention)}})
+	}
+	return score(m, cfg, n, offset, []sched{{"linear", fill(oryx.Linear)}})
+}
+
+// Switched schedules of Switch.
+const (
+	AttentionToLinear = "attention->linear"
+	LinearToAttention = "linear->attention"
+)
+
+// Switch is the mode-switch test of a multi-mixer model: the key–value pairs (positions < 2·NumPairs) are
+// read in one mode and everything from the first query-region position on in the other, both directions.
+// Both memories are written at every token whatever the mode, so the queries should be answered as well as
+// by the reading mode alone (Evaluate's "attention" or "linear"); a model whose layers' representations
+// depend on the mode the pairs were read in — memories that disagree — fails.
+func Switch(m *oryxlm.Model, cfg datasets.MQARConfig, n int, offset int32) ([]Result, error) {
+	if !m.Config().Variant.IsMultiMixer() {
+		return nil, fmt.Errorf("mqar: the switch test needs a multi-mixer variant, not %s", m.Config().Variant)
+	}
+	at := 2 * cfg.NumPairs
+	split := func(before, after oryx.Mode) func(datasets.MQARExample) []oryx.Mode {
+		return func(e datasets.MQARExample) []oryx.Mode {
+			row := make([]oryx.Mode, len(e.TargetMask))
+			for i := range row {
+				row[i] = after
+				if i < at {
+					row[i] = before
+				}
+			}
+			return row
+		}
+	}
+	return score(m, cfg, n, offset, []sched{{AttentionToLinear, split(oryx.Attention, oryx.Linear)},
+		{LinearToAttention, split(oryx.Linear, oryx.Attention)}})
+}
+
+type sched struct {
+	name  string
+	modes func(e datasets.MQARExample) []oryx.Mode
+}
+
+func fill(md oryx.Mode) func(datasets.MQARExample) []oryx.Mode {
+	return func(e datasets.MQARExample) []oryx.Mode {
+		row := make([]oryx.Mode, len(e.TargetMask))
+		for i := range row {
+			row[i] = md
+		}
+		return row
+	}
+}
+
+// score generates examples 0..n-1 of cfg, shifts their ids by offset and scores each schedule.
+func score(m *oryxlm.Model, cfg datasets.MQARConfig, n int, offset int32, scheds []sched) ([]Result, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("mqar: the number of examples must be ≥ 1, got %d", n)
 	}
@@ -44,37 +112,6 @@ func Evaluate(m *oryxlm.Model, cfg datasets.MQARConfig, n int, offset int32) ([]
 		}
 	}
 	t := len(seqs[0]) - 1
-	v := m.Config().Variant
-	type sched struct {
-		name  string
-		modes func(e datasets.MQARExample) []oryx.Mode
-	}
-	fill := func(md oryx.Mode) func(datasets.MQARExample) []oryx.Mode {
-		return func(datasets.MQARExample) []oryx.Mode {
-			row := make([]oryx.Mode, t)
-			for i := range row {
-				row[i] = md
-			}
-			return row
-		}
-	}
-	var scheds []sched
-	switch {
-	case v.IsMultiMixer():
-		scheds = []sched{{"attention", fill(oryx.Attention)}, {"linear", fill(oryx.Linear)}, {"mixed", func(e datasets.MQARExample) []oryx.Mode {
-			row := make([]oryx.Mode, t)
-			for i, q := range e.TargetMask {
-				if q {
-					row[i] = oryx.Attention
-				}
-			}
-			return row
-		}}}
-	case v.HasAttention():
-		scheds = []sched{{"attention", fill(oryx.Attention)}}
-	default:
-		scheds = []sched{{"linear", fill(oryx.Linear)}}
-	}
 	var out []Result
 	for _, s := range scheds {
 		modes := make([][]oryx.Mode, len(ex))

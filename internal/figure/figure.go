@@ -307,7 +307,7 @@ func (pn *Panel) build() (*plot.Plot, *plot.Legend, error) {
 		return nil, nil, fmt.Errorf("y axis: %w", err)
 	}
 	for _, r := range pn.HRefs {
-		if l := refLine(p.X.Min, p.X.Max, r.At, r.At); l != nil {
+		if l := refLine(r.At, false); l != nil {
 			p.Add(l)
 			if r.Label != "" {
 				legend.Add(r.Label, l)
@@ -316,7 +316,7 @@ func (pn *Panel) build() (*plot.Plot, *plot.Legend, error) {
 		}
 	}
 	for _, r := range pn.VRefs {
-		if l := refLine(r.At, r.At, p.Y.Min, p.Y.Max); l != nil {
+		if l := refLine(r.At, true); l != nil {
 			p.Add(l)
 			if r.Label != "" {
 				legend.Add(r.Label, l)
@@ -343,7 +343,15 @@ func dodge(x []float64, log bool, ticks []float64, i, n int) []float64 {
 		}
 	}
 	if math.IsInf(gap, 1) {
-		return x
+		if len(ticks) != 1 {
+			return x
+		}
+		// One category (the study's single needle length): the axis spans a factor 4 (log) or 1 (linear)
+		// around it (setRange); a gap of half that keeps the lines as far apart as between two categories.
+		gap = 0.5
+		if log {
+			gap = math.Log(2)
+		}
 	}
 	off := gap * 0.12 * (float64(i)/float64(n-1) - 0.5)
 	out := make([]float64, len(x))
@@ -399,14 +407,35 @@ func refValues(rs []Ref) []float64 {
 	return v
 }
 
-func refLine(x0, x1, y0, y1 float64) *plotter.Line {
-	l, err := plotter.NewLine(plotter.XYs{{X: x0, Y: y0}, {X: x1, Y: y1}})
+// refLine is a reference line at `at`, vertical or horizontal. It spans the axes' range as drawn, read at
+// draw time: a shared Y range (Figure.ShareY) is set after the panel is built, and a line fixed to the
+// panel's own range would stop short of the shared one.
+func refLine(at float64, vertical bool) *ref {
+	l, err := plotter.NewLine(plotter.XYs{{X: at, Y: at}, {X: at, Y: at}})
 	if err != nil {
 		return nil
 	}
 	l.Color, l.Width, l.Dashes = refColor, vg.Points(1.2), []vg.Length{vg.Points(6), vg.Points(3)}
-	return l
+	return &ref{line: l, at: at, vertical: vertical}
 }
+
+// ref draws a reference line (refLine). It has no data range, so it never widens the axes.
+type ref struct {
+	line     *plotter.Line
+	at       float64
+	vertical bool
+}
+
+func (r *ref) Plot(c draw.Canvas, p *plot.Plot) {
+	if r.vertical {
+		r.line.XYs = plotter.XYs{{X: r.at, Y: p.Y.Min}, {X: r.at, Y: p.Y.Max}}
+	} else {
+		r.line.XYs = plotter.XYs{{X: p.X.Min, Y: r.at}, {X: p.X.Max, Y: r.at}}
+	}
+	r.line.Plot(c, p)
+}
+
+func (r *ref) Thumbnail(c *draw.Canvas) { r.line.Thumbnail(c) }
 
 func dashes(d Dash) []vg.Length {
 	switch d {
@@ -456,6 +485,15 @@ func setRange(a *plot.Axis, spec Axis, data, refs []float64) error {
 		lo, hi = 0, 1
 		if log {
 			lo, hi = 1, 2
+		}
+	}
+	if len(spec.Ticks) == 1 && valid(spec.Ticks[0], log) {
+		// One category: the same span around it as for a single point, whatever the lines' dodge (dodge).
+		t := spec.Ticks[0]
+		if log {
+			lo, hi = math.Min(lo, t/2), math.Max(hi, t*2)
+		} else {
+			lo, hi = math.Min(lo, t-0.5), math.Max(hi, t+0.5)
 		}
 	}
 	if lo == hi {

@@ -109,3 +109,30 @@ func TestWritePNG(t *testing.T) {
 		t.Error("a negative minimum on a log axis was accepted")
 	}
 }
+
+// TestDodge checks the shift of lines on a categorical axis: ±6 % of the smallest gap between ticks (a
+// ratio on a log axis), and for a single category half the axis' span around it, so that three schedules
+// at one needle length stay apart.
+func TestDodge(t *testing.T) {
+	for _, c := range []struct {
+		x, ticks []float64
+		log      bool
+		i, n     int
+		want     []float64
+	}{
+		{[]float64{4, 8}, []float64{4, 8, 16}, true, 0, 3, []float64{4 * math.Pow(2, -0.06), 8 * math.Pow(2, -0.06)}},
+		{[]float64{4, 8}, []float64{4, 8, 16}, true, 1, 3, []float64{4, 8}},
+		{[]float64{10, 30}, []float64{10, 20, 30}, false, 2, 3, []float64{10.6, 30.6}},
+		{[]float64{122}, []float64{122}, true, 2, 3, []float64{122 * math.Pow(2, 0.06)}},
+		{[]float64{122}, []float64{122}, false, 0, 2, []float64{122 - 0.03}},
+		{[]float64{1, 2}, nil, false, 0, 2, []float64{1, 2}}, // no categories: no shift
+	} {
+		got := dodge(c.x, c.log, c.ticks, c.i, c.n)
+		for k := range c.want {
+			if math.Abs(got[k]-c.want[k]) > 1e-9*math.Abs(c.want[k]) {
+				t.Errorf("dodge(%v, log %v, ticks %v, %d of %d) = %v, want %v", c.x, c.log, c.ticks, c.i, c.n, got, c.want)
+				break
+			}
+		}
+	}
+}

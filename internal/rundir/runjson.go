@@ -91,3 +91,24 @@ func Tokenizer(dir string) (string, error) {
 	}
 	return resolved, nil
 }
+
+// TrainedOn returns the training data spec and sequence length recorded in dir/run.json; ok is false when
+// there is no run.json or it does not say (checkpoints written by `oryx init` or outside a recipe).
+func TrainedOn(dir string) (data string, seqLen int, ok bool) {
+	raw, err := os.ReadFile(filepath.Join(dir, RunFile))
+	if err != nil {
+		return "", 0, false
+	}
+	var r struct {
+		Data struct {
+			Spec string `json:"Spec"`
+		} `json:"data"`
+		Train struct {
+			SeqLen int `json:"seq_len"`
+		} `json:"train"`
+	}
+	if json.Unmarshal(raw, &r) != nil || r.Data.Spec == "" || r.Train.SeqLen <= 0 {
+		return "", 0, false
+	}
+	return r.Data.Spec, r.Train.SeqLen, true
+}

@@ -20,6 +20,7 @@ type TrainConfig struct {
 	Steps      int `json:"steps"`       // optimizer steps of the whole run
 
 	LR          float64 `json:"lr"`            // peak learning rate
+	LRSchedule  string  `json:"lr_schedule"`   // after warm-up: "cosine" (to LR·MinLRRatio at Steps) or "constant" (LR)
 	MinLRRatio  float64 `json:"min_lr_ratio"`  // the cosine decays to LR·MinLRRatio at Steps
 	WarmupSteps int     `json:"warmup_steps"`  // linear warm-up from 0 to LR over these steps
 	Beta1       float64 `json:"beta1"`         // AdamW β₁
@@ -35,6 +36,11 @@ type TrainConfig struct {
 	// each in attention mode with probability AttentionProb (oryx.BlockRandom), fresh per sequence and step.
 	BlockLen      int     `json:"block_len"`
 	AttentionProb float64 `json:"attention_prob"`
+	// ModeTraining is how multi-mixer variants train their two readouts: "mixed" (the default, the paper's
+	// mixed training: each token's loss in its block's mode) or "complementary" (an ablation, issue 12: the
+	// mean of the loss with the block modes and with every mode flipped, so each token trains both readouts
+	// at twice the FLOPs). Single-mixer variants ignore it.
+	ModeTraining string `json:"mode_training"`
 
 	Seed uint64 `json:"seed"` // data shuffle, mode schedules and initial weights
 
@@ -73,8 +79,22 @@ func (c TrainConfig) WithDefaults() TrainConfig {
 	if c.Devices == 0 {
 		c.Devices = 1
 	}
+	if c.LRSchedule == "" {
+		c.LRSchedule = LRCosine
+	}
+	if c.ModeTraining == "" {
+		c.ModeTraining = ModeTrainingMixed
+	}
 	return c
 }
+
+// Learning-rate schedules and mode-training options.
+const (
+	LRCosine                  = "cosine"
+	LRConstant                = "constant"
+	ModeTrainingMixed         = "mixed"
+	ModeTrainingComplementary = "complementary"
+)
 
 // Validate returns every problem of the config, each naming the field (as its JSON name, which is also the
 // flag name with "-" for "_").
@@ -100,6 +120,12 @@ func (c TrainConfig) Validate() error {
 	}
 	if !(c.LR > 0) || math.IsInf(c.LR, 0) {
 		bad("lr", "%v, must be > 0 and finite", c.LR)
+	}
+	if c.LRSchedule != LRCosine && c.LRSchedule != LRConstant {
+		bad("lr_schedule", "%q, want %s or %s", c.LRSchedule, LRCosine, LRConstant)
+	}
+	if c.ModeTraining != ModeTrainingMixed && c.ModeTraining != ModeTrainingComplementary {
+		bad("mode_training", "%q, want %s or %s", c.ModeTraining, ModeTrainingMixed, ModeTrainingComplementary)
 	}
 	if !(c.MinLRRatio >= 0 && c.MinLRRatio <= 1) {
 		bad("min_lr_ratio", "%v, must be in [0, 1]", c.MinLRRatio)
@@ -147,10 +173,17 @@ func (c TrainConfig) Validate() error {
 }
 
 // LearningRate is the schedule: linear warm-up from 0 over WarmupSteps (step s, 0-based, uses
-// LR·(s+1)/WarmupSteps), then a cosine from LR at the end of warm-up down to LR·MinLRRatio at Steps−1.
+// LR·(s+1)/WarmupSteps), then a cosine from LR at the end of warm-up down to LR·MinLRRatio at Steps−1, or
+// with LRSchedule "constant" LR to the end. The constant schedule is what recall probes use: recall is
+// learnt in a late transition, which a cosine would put at a low learning rate; and a constant run's first
+// N steps are exactly a run of N steps, so one run gives every shorter budget (the study's half-token
+// controls).
 func (c TrainConfig) LearningRate(step int) float64 {
 	if step < c.WarmupSteps {
 		return c.LR * float64(step+1) / float64(c.WarmupSteps)
+	}
+	if c.LRSchedule == LRConstant {
+		return c.LR
 	}
 	span := c.Steps - 1 - c.WarmupSteps
 	if span <= 0 {

@@ -125,4 +125,14 @@ func TestLearningRateSchedule(t *testing.T) {
 	for s := 4; s < 13; s++ {
 		require.Greater(t, c.LearningRate(s), c.LearningRate(s+1), "monotone decay at %d", s)
 	}
+	// Constant: the same warm-up, then the peak to the end.
+	c.LRSchedule = LRConstant
+	require.InDelta(t, 0.25e-3, c.LearningRate(0), 1e-12)
+	for s := 3; s < 14; s++ {
+		require.Equal(t, 1e-3, c.LearningRate(s), "step %d", s)
+	}
+	c.LRSchedule = "linear"
+	require.ErrorContains(t, c.WithDefaults().Validate(), "lr_schedule")
+	c.LRSchedule, c.ModeTraining = "", "both"
+	require.ErrorContains(t, c.WithDefaults().Validate(), "mode_training")
 }

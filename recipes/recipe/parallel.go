@@ -22,9 +22,10 @@ import (
 
 type dataParallel struct {
 	batch, replicated *distributed.ShardingSpec
-	multi             bool
+	nBatch            map[*context.Exec]int // leading batch inputs of each graph (tokens, targets[, mask][, modes])
 }
 
+// newDataParallel shards the graphs accumulate, apply and eval (in that order; accumulate may be nil).
 func newDataParallel(be backends.Backend, n int, multi bool, execs ...*context.Exec) (*dataParallel, error) {
 	if be.NumDevices() < n {
 		return nil, fmt.Errorf("data-parallel over %d devices: the backend %s has %d", n, be.Name(), be.NumDevices())
@@ -37,14 +38,22 @@ func newDataParallel(be backends.Backend, n int, multi bool, execs ...*context.E
 	if err != nil {
 		return nil, err
 	}
-	dp := &dataParallel{batch: batch, replicated: distributed.NewReplicatedShardingSpec(mesh), multi: multi}
-	for _, e := range execs {
+	dp := &dataParallel{batch: batch, replicated: distributed.NewReplicatedShardingSpec(mesh), nBatch: map[*context.Exec]int{}}
+	for i, e := range execs {
 		if e == nil {
 			continue
 		}
-		specs := []*distributed.ShardingSpec{batch, batch}
+		nb := 2
+		if i < 2 { // accumulate and apply also take the loss mask
+			nb++
+		}
 		if multi {
-			specs = append(specs, batch)
+			nb++
+		}
+		dp.nBatch[e] = nb
+		specs := make([]*distributed.ShardingSpec, nb)
+		for j := range specs {
+			specs[j] = batch
 		}
 		specs = append(specs, dp.replicated) // the remaining inputs: scalars
 		e.AutoSharding(mesh).WithInputShardingSpecs(specs...).WithOutputShardingSpecs(dp.replicated)
@@ -55,13 +64,10 @@ func newDataParallel(be backends.Backend, n int, multi bool, execs ...*context.E
 	return dp, nil
 }
 
-// exec shards the inputs (the first two or three are batch tensors), runs e and returns shard 0 of each
-// (replicated) output.
+// exec shards the inputs (the leading batch tensors along their batch axis, the rest replicated), runs e and
+// returns shard 0 of each (replicated) output.
 func (dp *dataParallel) exec(e *context.Exec, args ...any) ([]*tensors.Tensor, error) {
-	nBatch := 2
-	if dp.multi {
-		nBatch = 3
-	}
+	nBatch := dp.nBatch[e]
 	in := make([]any, len(args))
 	for i, a := range args {
 		t, ok := a.(*tensors.Tensor)

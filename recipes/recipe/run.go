@@ -94,6 +94,10 @@ func Train(r Run) (*Summary, error) {
 	if err := r.Model.Validate(); err != nil {
 		return nil, fmt.Errorf("model config: %w", err)
 	}
+	if r.Train.ModeTraining == ModeTrainingComplementary && !r.Model.Variant.IsMultiMixer() {
+		return nil, fmt.Errorf("--mode-training %s: variant %s has one readout (only multi-mixer variants train two)",
+			ModeTrainingComplementary, r.Model.Variant)
+	}
 	if r.Out == "" {
 		return nil, errors.New("--out: the run directory is required")
 	}
@@ -301,7 +305,7 @@ func Train(r Run) (*Summary, error) {
 	)
 	elapsedBase := st.ElapsedSec
 	for st.Step < tc.Steps {
-		seqs, err := stream.Batch(tc.Batch)
+		seqs, masks, err := stream.MaskedBatch(tc.Batch)
 		if err != nil {
 			return nil, fmt.Errorf("reading training data at step %d: %w", st.Step, err)
 		}
@@ -312,7 +316,7 @@ func Train(r Run) (*Summary, error) {
 			scale = r.lossScaleAt(st.Step)
 		}
 		stepStart := time.Now()
-		stats, err := trainer.step(seqs, modes, lr, scale)
+		stats, err := trainer.step(seqs, masks, modes, lr, scale)
 		stepTimes = append(stepTimes, time.Since(stepStart).Seconds())
 		if err != nil {
 			return nil, fmt.Errorf("step %d: %w", st.Step, err)
@@ -498,6 +502,7 @@ func formatLosses(m map[string]rundir.Float) string {
 // trajectoryDiff lists the fields of TrainConfig that change what a run computes (everything but the
 // logging, validation and checkpoint cadence and the device count), as "field: a vs b".
 func trajectoryDiff(a, b TrainConfig) []string {
+	a, b = a.WithDefaults(), b.WithDefaults() // a checkpoint written before a field existed has its default
 	a.CheckpointEvery, a.KeepCheckpoints, a.EvalEvery, a.EvalBatches, a.LogEvery, a.MaxBadSteps, a.Devices = 0, 0, 0, 0, 0, 0, 0
 	b.CheckpointEvery, b.KeepCheckpoints, b.EvalEvery, b.EvalBatches, b.LogEvery, b.MaxBadSteps, b.Devices = 0, 0, 0, 0, 0, 0, 0
 	var ma, mb map[string]any

@@ -65,6 +65,10 @@ func TestTrainWritesEverything(t *testing.T) {
 	for _, f := range []string{"config.json", "run.json", "metrics.jsonl", "summary.json", "curves.png", "trainer-state-00000006.json"} {
 		require.FileExists(t, filepath.Join(out, f))
 	}
+	runJSON, err := os.ReadFile(filepath.Join(out, "run.json"))
+	require.NoError(t, err)
+	require.Contains(t, string(runJSON), `"lr_schedule": "cosine"`, "run.json records the schedule (default filled in)")
+	require.Contains(t, string(runJSON), `"mode_training": "mixed"`)
 	f, err := os.Open(filepath.Join(out, "curves.png"))
 	require.NoError(t, err)
 	defer f.Close()
@@ -220,6 +224,11 @@ func TestBadRunConfigErrors(t *testing.T) {
 	r.Train.LR = 1e-2
 	_, err = Train(r)
 	require.ErrorContains(t, err, "lr: 0.003 vs 0.01")
+	// Complementary mode training needs two readouts.
+	r = tinyRun(t, oryx.Transformer, t.TempDir())
+	r.Train.ModeTraining = ModeTrainingComplementary
+	_, err = Train(r)
+	require.ErrorContains(t, err, "--mode-training complementary")
 }
 
 // TestKill9Resume trains in a child process, kills it with SIGKILL as soon as it has written its second

@@ -20,12 +20,21 @@ import (
 //
 // Graphs (all share the context's variables):
 //
-//	accumulate(tokens, targets[, modes], scale)        → loss; adds the micro-batch gradient to "/grad_accum"
-//	apply(tokens, targets[, modes], scale, lr, n, ok)   → loss, grad norm, applied; the AdamW update
-//	eval(tokens, targets[, modes])                      → the summed token loss of each sequence
+//	accumulate(tokens, targets, mask[, modes], scale)       → loss; adds the micro-batch gradient to "/grad_accum"
+//	apply(tokens, targets, mask[, modes], scale, lr, n, ok)  → loss, grad norm, applied; the AdamW update
+//	eval(tokens, targets[, modes])                           → the summed token loss of each sequence
 //
-// tokens and targets are int32 [MicroBatch, SeqLen]; modes int32 [MicroBatch, SeqLen] (1 = attention) for
-// multi-mixer variants only. With Batch == MicroBatch only apply runs and there is no accumulator.
+// tokens and targets are int32 [MicroBatch, SeqLen]; mask float32 [MicroBatch, SeqLen] (1 = the position
+// trains, 0 = it contributes neither loss nor gradient; the data's loss masks, all ones for plain text);
+// modes int32 [MicroBatch, SeqLen] (1 = attention) for multi-mixer variants only. With Batch == MicroBatch
+// only apply runs and there is no accumulator.
+//
+// The micro-batch loss is the mean over its sequences of each sequence's mean over its trained positions
+// (sequences with none left out; 0 when no position trains). Unmasked, that is the plain token mean. Per
+// sequence, not per token, so that a mixture's MQAR row (a few answer positions) weighs as much as a text
+// row (every position): with a token mean the answers would be ~1 % of the loss and recall would be learnt
+// many times later. With ModeTraining "complementary" the loss is the mean of that loss under the modes and
+// under the flipped modes.
 type Trainer struct {
 	cfg     TrainConfig
 	model   *oryx.Model
@@ -68,11 +77,16 @@ func NewTrainer(be backends.Backend, m *oryx.Model, ctx *context.Context, cfg Tr
 		}
 		return
 	}
+	// The training graphs take the mask after the targets.
+	splitMasked := func(in []*Node) (tokens, targets, mask, modes *Node, rest []*Node) {
+		tokens, targets, modes, rest = split(append([]*Node{in[0], in[1]}, in[3:]...))
+		return tokens, targets, in[2], modes, rest
+	}
 	var err error
 	if cfg.MicroBatch < cfg.Batch {
 		t.accumulate, err = context.NewExec(be, ctx, func(ctx *context.Context, in []*Node) []*Node {
-			tokens, targets, modes, rest := split(in)
-			loss, params, grads := t.lossAndGrads(ctx, tokens, targets, modes, rest[0])
+			tokens, targets, mask, modes, rest := splitMasked(in)
+			loss, params, grads := t.lossAndGrads(ctx, tokens, targets, mask, modes, rest[0])
 			for i, p := range params {
 				acc := gradAccumulator(ctx, p)
 				acc.SetValueGraph(Add(acc.ValueGraph(loss.Graph()), grads[i]))
@@ -84,10 +98,10 @@ func NewTrainer(be backends.Backend, m *oryx.Model, ctx *context.Context, cfg Tr
 		}
 	}
 	t.apply, err = context.NewExec(be, ctx, func(ctx *context.Context, in []*Node) []*Node {
-		tokens, targets, modes, rest := split(in)
+		tokens, targets, mask, modes, rest := splitMasked(in)
 		scale, lr, n, okIn := rest[0], rest[1], rest[2], rest[3]
 		g := tokens.Graph()
-		loss, params, grads := t.lossAndGrads(ctx, tokens, targets, modes, scale)
+		loss, params, grads := t.lossAndGrads(ctx, tokens, targets, mask, modes, scale)
 		if t.accumulate != nil {
 			for i, p := range params {
 				acc := gradAccumulator(ctx, p)
@@ -162,10 +176,31 @@ func TakeAlongAxisLast(x, idx *Node) *Node {
 	return ExpandAxes(Gather(x, full), -1)
 }
 
-// lossAndGrads returns the mean token loss of the micro-batch and the float32 gradients of loss·scale with
-// respect to the model's parameters.
-func (t *Trainer) lossAndGrads(ctx *context.Context, tokens, targets, modes, scale *Node) (*Node, []*context.Variable, []*Node) {
-	loss := ReduceAllMean(t.tokenLosses(ctx, tokens, targets, modes))
+// maskedMean is the mean over sequences (rows of losses and mask, [B, T]) of Σ_t mask·losses / Σ_t mask,
+// over the sequences with a trained position (0 when there is none): masked positions contribute neither to
+// the value nor, through the product, to the gradient.
+func maskedMean(losses, mask *Node) *Node {
+	n := ReduceSum(mask, -1)                                         // [B]
+	rows := Div(ReduceSum(Mul(losses, mask), -1), MaxScalar(n, 1))   // [B]
+	used := ConvertDType(GreaterThan(n, ZerosLike(n)), mask.DType()) // [B]
+	return Div(ReduceAllSum(rows), MaxScalar(ReduceAllSum(used), 1))
+}
+
+// trainLoss is the micro-batch's training loss: the masked token mean under modes, or with complementary
+// mode training the mean of it under modes and under the flipped modes (1 − modes).
+func (t *Trainer) trainLoss(ctx *context.Context, tokens, targets, mask, modes *Node) *Node {
+	loss := maskedMean(t.tokenLosses(ctx, tokens, targets, modes), mask)
+	if modes == nil || t.cfg.ModeTraining != ModeTrainingComplementary {
+		return loss
+	}
+	flipped := Sub(OnesLike(modes), modes)
+	return MulScalar(Add(loss, maskedMean(t.tokenLosses(ctx, tokens, targets, flipped), mask)), 0.5)
+}
+
+// lossAndGrads returns the training loss of the micro-batch (trainLoss) and the float32 gradients of
+// loss·scale with respect to the model's parameters.
+func (t *Trainer) lossAndGrads(ctx *context.Context, tokens, targets, mask, modes, scale *Node) (*Node, []*context.Variable, []*Node) {
+	loss := t.trainLoss(ctx, tokens, targets, mask, modes)
 	g := loss.Graph()
 	params := modelParams(ctx, g)
 	values := make([]*Node, len(params))
@@ -184,10 +219,16 @@ func (t *Trainer) lossAndGrads(ctx *context.Context, tokens, targets, modes, sca
 // otherwise). lossScale multiplies the loss (normally cfg.LossScale; a non-finite value makes the step
 // non-finite, which tests use).
 func (t *Trainer) Step(seqs [][]int32, modes [][]oryx.Mode, lr float64) (StepStats, error) {
-	return t.step(seqs, modes, lr, t.cfg.LossScale)
+	return t.step(seqs, nil, modes, lr, t.cfg.LossScale)
 }
 
-func (t *Trainer) step(seqs [][]int32, modes [][]oryx.Mode, lr, lossScale float64) (StepStats, error) {
+// StepMasked is Step with loss masks: masks[i] has SeqLen entries aligned with the targets seqs[i][1:],
+// true where the position trains; a nil masks, or a nil row, trains every position.
+func (t *Trainer) StepMasked(seqs [][]int32, masks [][]bool, modes [][]oryx.Mode, lr float64) (StepStats, error) {
+	return t.step(seqs, masks, modes, lr, t.cfg.LossScale)
+}
+
+func (t *Trainer) step(seqs [][]int32, masks [][]bool, modes [][]oryx.Mode, lr, lossScale float64) (StepStats, error) {
 	c := t.cfg
 	if len(seqs) != c.Batch {
 		return StepStats{}, fmt.Errorf("Trainer.Step: got %d sequences, want batch %d", len(seqs), c.Batch)
@@ -201,6 +242,11 @@ func (t *Trainer) step(seqs [][]int32, modes [][]oryx.Mode, lr, lossScale float6
 		if err != nil {
 			return StepStats{}, err
 		}
+		mask, err := t.maskTensor(masks, lo, hi)
+		if err != nil {
+			return StepStats{}, err
+		}
+		in = append(in[:2], append([]any{mask}, in[2:]...)...)
 		scale := tensors.FromScalar(float32(lossScale))
 		if i < n-1 {
 			outs, err := t.exec(t.accumulate, append(in, scale)...)
@@ -280,6 +326,33 @@ func (t *Trainer) inputs(seqs [][]int32, modes [][]oryx.Mode) ([]any, error) {
 		in = append(in, tensors.FromFlatDataAndDimensions(md, b, tt))
 	}
 	return in, nil
+}
+
+// maskTensor is the float32 [hi−lo, SeqLen] loss mask of sequences lo..hi−1 (ones where masks or its row is
+// nil).
+func (t *Trainer) maskTensor(masks [][]bool, lo, hi int) (*tensors.Tensor, error) {
+	tt := t.cfg.SeqLen
+	if masks != nil && len(masks) != t.cfg.Batch {
+		return nil, fmt.Errorf("Trainer.Step: got %d loss masks, want one per sequence (%d)", len(masks), t.cfg.Batch)
+	}
+	m := make([]float32, 0, (hi-lo)*tt)
+	for i := lo; i < hi; i++ {
+		var row []bool
+		if masks != nil {
+			row = masks[i]
+		}
+		if row != nil && len(row) != tt {
+			return nil, fmt.Errorf("Trainer.Step: loss mask %d has %d entries, want seq_len %d", i, len(row), tt)
+		}
+		for j := 0; j < tt; j++ {
+			v := float32(1)
+			if row != nil && !row[j] {
+				v = 0
+			}
+			m = append(m, v)
+		}
+	}
+	return tensors.FromFlatDataAndDimensions(m, hi-lo, tt), nil
 }
 
 func sliceModes(modes [][]oryx.Mode, lo, hi int) [][]oryx.Mode {

@@ -25,33 +25,40 @@ const (
 
 // ScheduleResult is one model read under one schedule.
 type ScheduleResult struct {
-	Schedule          string             `json:"schedule"` // attention | linear | mixed
-	ValLoss           float64            `json:"val_loss"` // held-out synthetic language, nats/token (NaN if not measured)
-	MQAR              map[int]mqarCell   `json:"mqar"`     // by number of pairs
-	Needle            map[int]needleCell `json:"needle"`   // by prompt length
-	Copy              map[int]needleCell `json:"copy"`     // by prompt length
+	Schedule          string             `json:"schedule"`    // attention | linear | mixed
+	ValLoss           float64            `json:"val_loss"`    // held-out synthetic language, nats/token (NaN if not measured)
+	MQAR              map[int]float64    `json:"mqar"`        // accuracy by number of pairs
+	MQARCells         map[int]mqarCell   `json:"mqar_detail"` // accuracy, standard error, queries by number of pairs
+	Needle            map[int]needleCell `json:"needle"`      // by prompt length
+	Copy              map[int]needleCell `json:"copy"`        // by prompt length
 	AttentionFraction float64            `json:"attention_fraction"`
 }
 
 type mqarCell struct {
-	Accuracy, StdErr  float64
-	Queries           int
-	AttentionFraction float64
+	Accuracy          float64 `json:"accuracy"`
+	StdErr            float64 `json:"stderr"`
+	Queries           int     `json:"queries"`
+	AttentionFraction float64 `json:"attention_fraction"`
 }
 
 type needleCell struct {
-	Score, StdErr     float64
-	N                 int
-	AttentionFraction float64
+	Score             float64 `json:"score"`
+	StdErr            float64 `json:"stderr"`
+	N                 int     `json:"n"`
+	AttentionFraction float64 `json:"attention_fraction"`
 }
 
 // ModelResult is everything measured on one trained model.
 type ModelResult struct {
-	Variant   oryx.Variant       `json:"variant"`
-	Params    int64              `json:"params"`
-	Summary   *recipe.Summary    `json:"training"`
-	Schedules []ScheduleResult   `json:"schedules"`
-	Switch    *modeswitch.Curves `json:"mode_switch,omitempty"`
+	RunSpec
+	Params    int64            `json:"params"`
+	Summary   *recipe.Summary  `json:"training"`
+	Schedules []ScheduleResult `json:"schedules"`
+	// SwitchMQAR is the mode-switch test (multi-mixer models): MQAR with the pairs read in one mode and the
+	// queries in the other, by schedule (mqar.AttentionToLinear, mqar.LinearToAttention) and number of pairs.
+	SwitchMQAR map[string]map[int]mqarCell `json:"switch_mqar,omitempty"`
+	// Switch is the per-position loss on held-out text around a switch (multi-mixer models): supplementary.
+	Switch *modeswitch.Curves `json:"mode_switch,omitempty"`
 }
 
 // schedulesOf lists the schedules a variant is read in.
@@ -66,16 +73,16 @@ func schedulesOf(v oryx.Variant) []string {
 }
 
 // evaluate measures a trained model (its checkpoint in dir).
-func evaluate(c Config, dir string, sum *recipe.Summary, log io.Writer) (*ModelResult, error) {
+func evaluate(c Config, rs RunSpec, dir string, sum *recipe.Summary, log io.Writer) (*ModelResult, error) {
 	m, ctx, err := oryx.LoadCheckpoint(dir, nil)
 	if err != nil {
 		return nil, err
 	}
 	tok := tokenizers.NewByteTokenizer()
-	res := &ModelResult{Variant: m.Config.Variant, Params: oryx.CountParams(m.Config).Total, Summary: sum}
+	res := &ModelResult{RunSpec: rs, Params: oryx.CountParams(m.Config).Total, Summary: sum}
 	for _, sched := range schedulesOf(m.Config.Variant) {
-		sr := ScheduleResult{Schedule: sched, ValLoss: math.NaN(), MQAR: map[int]mqarCell{}, Needle: map[int]needleCell{},
-			Copy: map[int]needleCell{}}
+		sr := ScheduleResult{Schedule: sched, ValLoss: math.NaN(), MQAR: map[int]float64{}, MQARCells: map[int]mqarCell{},
+			Needle: map[int]needleCell{}, Copy: map[int]needleCell{}}
 		if v, ok := sum.ValLoss[sched]; ok {
 			sr.ValLoss = float64(v)
 		}
@@ -98,9 +105,28 @@ func evaluate(c Config, dir string, sum *recipe.Summary, log io.Writer) (*ModelR
 			return nil, fmt.Errorf("mqar with %d pairs: %w", p, err)
 		}
 		for _, r := range rs {
-			res.Schedules[idx[r.Schedule]].MQAR[p] = mqarCell{r.Accuracy, r.StdErr, r.Queries, r.AttentionFraction}
+			res.Schedules[idx[r.Schedule]].MQAR[p] = r.Accuracy
+			res.Schedules[idx[r.Schedule]].MQARCells[p] = mqarCell{r.Accuracy, r.StdErr, r.Queries, r.AttentionFraction}
 		}
 		fmt.Fprintf(log, "  mqar %2d pairs: %s\n", p, formatMQAR(rs))
+		if !m.Config.Variant.IsMultiMixer() {
+			continue
+		}
+		sw, err := mqar.Switch(lm, datasets.MQARConfig{Vocab: datasets.MQARVocab, SeqLen: c.Train.SeqLen, NumPairs: p,
+			Seed: mqarEvalSeed}, c.MQARExamples, datasets.MQARTokenOffset)
+		if err != nil {
+			return nil, err
+		}
+		if res.SwitchMQAR == nil {
+			res.SwitchMQAR = map[string]map[int]mqarCell{}
+		}
+		for _, r := range sw {
+			if res.SwitchMQAR[r.Schedule] == nil {
+				res.SwitchMQAR[r.Schedule] = map[int]mqarCell{}
+			}
+			res.SwitchMQAR[r.Schedule][p] = mqarCell{r.Accuracy, r.StdErr, r.Queries, r.AttentionFraction}
+		}
+		fmt.Fprintf(log, "  mqar %2d pairs, switch at the first query: %s\n", p, formatMQAR(sw))
 	}
 
 	// Mini needle and copy probe: greedy generation through the engine, under each schedule.
@@ -112,10 +138,11 @@ func evaluate(c Config, dir string, sum *recipe.Summary, log io.Writer) (*ModelR
 				if err != nil {
 					return nil, err
 				}
-				// Mixed: the answer prefix " A: the magic number for <key> is" and the answer in attention [choice:
-				// the question before it is as long as a 128-token haystack's third; from " A:" on, the attention
-				// share stays near or under 10 % from 256 tokens up].
-				needles = append(needles, probeItem{length: l, tokens: s.PromptTokens, attentionFrom: s.AnswerStart,
+				// Mixed: the prompt's last token and the generated answer in attention, everything before in linear
+				// mode [choice: the probes run at the training length, 128 bytes, where the answer prefix
+				// " A: the magic number for <key> is" alone would be ~30 % of the tokens; from the last token on,
+				// 7 of ~128 tokens, like MQAR's query keys].
+				needles = append(needles, probeItem{length: l, tokens: s.PromptTokens, attentionFrom: len(s.PromptTokens) - 1,
 					maxTokens: 6, score: func(g string) float64 { return niah.ScoreMini(s, g) }})
 			}
 		}
@@ -168,7 +195,7 @@ func evaluate(c Config, dir string, sum *recipe.Summary, log io.Writer) (*ModelR
 	for i := range res.Schedules {
 		s := &res.Schedules[i]
 		var a, n float64
-		for _, cell := range s.MQAR {
+		for _, cell := range s.MQARCells {
 			a += cell.AttentionFraction * float64(c.MQARExamples)
 			n += float64(c.MQARExamples)
 		}

@@ -6,84 +6,103 @@ import (
 	"sort"
 
 	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/evals/mqar"
 	"github.com/oryx-go/oryx/internal/figure"
 	"github.com/oryx-go/oryx/internal/rundir"
 )
 
-// The schedules' styles, the same in every figure: a schedule is a colour, a marker and a dash.
+// The schedules' styles, the same in every figure: a schedule is a colour, a marker and a dash. The
+// switched schedules of the switch test (pairs read in one mode, queries in the other) take the colour of
+// the mode that reads the queries, a marker of their own and a dash, so each sits visibly beside the pure
+// mode it should match.
 var scheduleStyle = map[string]figure.Line{
-	"attention": {Color: 0, Marker: 1, Dash: figure.Solid},
-	"linear":    {Color: 1, Marker: 2, Dash: figure.Dotted},
-	"mixed":     {Color: 2, Marker: 3, Dash: figure.Dashed},
+	"attention":            {Color: 0, Marker: 1, Dash: figure.Solid},
+	"linear":               {Color: 1, Marker: 2, Dash: figure.Dotted},
+	"mixed":                {Color: 2, Marker: 3, Dash: figure.Dashed},
+	mqar.LinearToAttention: {Color: 0, Marker: 4, Dash: figure.Dashed},
+	mqar.AttentionToLinear: {Color: 1, Marker: 5, Dash: figure.Dashed},
 }
 
 // writePlots draws:
 //
-//	loss.png       validation loss against training tokens: one panel per model, one line per mode
+//	loss.png       validation loss against training tokens: one panel per run (controls and ablation
+//	               included), one line per mode; the baselines' panels mark the half-token control
 //	mqar.png       MQAR accuracy against key–value pairs (log₂ axis, ticks at the measured counts, chance line)
+//	switch.png     the switch test: MQAR accuracy with the pairs read in one mode and the queries in the
+//	               other, beside the two pure modes, one panel per multi-mixer run (same axes as mqar.png)
 //	needle.png     mini needle score against prompt length (log₂ axis, ticks at the measured lengths)
 //	copy.png       copy-probe accuracy against prompt length (same axes)
-//	switch-<v>.png per-position loss around a mode switch, per multi-mixer model
+//	switch-<r>.png per-position loss on held-out text around a mode switch, per multi-mixer run
 //
-// Each accuracy figure has one panel per model with one line per schedule, with ±1 standard-error bars, on
-// a shared 0–1 axis, so the schedules of a model are compared within a panel and models across panels.
+// Each accuracy figure has one panel per run with one line per schedule, with ±1 standard-error bars, on
+// a shared 0–1 axis, so the schedules of a run are compared within a panel and runs across panels.
 func writePlots(c Config, rep *Report) error {
-	var loss, mq, nd, cp []*figure.Panel
+	var loss, mq, sw, nd, cp []*figure.Panel
 	unit := figure.Axis{Label: "accuracy", Min: ptr(0), Max: ptr(1.02)}
+	pairs := figure.Axis{Label: "key–value pairs", Scale: figure.Log2, Ticks: ints(c.MQARPairs)}
+	chance := []figure.Ref{{At: 2.0 / datasets.MQARVocab, Label: fmt.Sprintf("chance (1/%d)", datasets.MQARVocab/2)}}
+	line := func(sched, name string, x, y, e []float64) figure.Line {
+		l := scheduleStyle[sched]
+		l.Name, l.X, l.Y, l.YErr = name, x, y, e
+		return l
+	}
 	for _, m := range rep.Models {
-		title := string(m.Variant)
+		title := panelTitle(m.RunSpec)
 		lp := &figure.Panel{Title: title, X: figure.Axis{Label: "training tokens"}, Y: figure.Axis{Label: "validation loss (nats/token)"},
 			LegendInside: true}
-		x, ys := valCurves(filepath.Join(c.Out, "runs", string(m.Variant)+"-tiny"))
+		x, ys := valCurves(runDir(c, m.Name))
 		for _, mode := range []string{"attention", "linear", "mixed"} {
 			if y, ok := ys[mode]; ok {
-				l := scheduleStyle[mode]
-				l.Name, l.X, l.Y = mode, x, y
-				lp.Lines = append(lp.Lines, l)
+				lp.Lines = append(lp.Lines, line(mode, mode, x, y, nil))
 			}
+		}
+		// The baselines' half-token controls are their own curves at half the tokens (DefaultRuns).
+		if m.Role == RoleMain && !m.Variant.IsMultiMixer() && len(x) > 0 {
+			lp.VRefs = []figure.Ref{{At: x[len(x)-1] / 2, Label: "half-token control"}}
 		}
 		loss = append(loss, lp)
 
-		mqP := &figure.Panel{Title: title, X: figure.Axis{Label: "key–value pairs", Scale: figure.Log2, Ticks: ints(c.MQARPairs)},
-			Y: unit, HRefs: []figure.Ref{{At: 2.0 / datasets.MQARVocab, Label: fmt.Sprintf("chance (1/%d)", datasets.MQARVocab/2)}}}
+		mqP := &figure.Panel{Title: title, X: pairs, Y: unit, HRefs: chance, Dodge: true}
 		ndP := &figure.Panel{Title: title, X: figure.Axis{Label: "prompt length (tokens)", Scale: figure.Log2, Ticks: ints(c.NeedleLengths)},
-			Y: figure.Axis{Label: "score (4-digit value found)", Min: ptr(0), Max: ptr(1.02)}}
+			Y: figure.Axis{Label: "score (4-digit value found)", Min: ptr(0), Max: ptr(1.02)}, Dodge: true}
 		cpP := &figure.Panel{Title: title, X: figure.Axis{Label: "prompt length (tokens)", Scale: figure.Log2, Ticks: ints(c.NeedleLengths)},
-			Y: unit}
+			Y: unit, Dodge: true}
 		for _, s := range m.Schedules {
-			var mx, my, me, nx, ny, ne, cx, cy, ce []float64
-			for _, p := range sortedKeys(s.MQAR) {
-				mx, my, me = append(mx, float64(p)), append(my, s.MQAR[p].Accuracy), append(me, s.MQAR[p].StdErr)
-			}
+			name := fmt.Sprintf("%s (%.0f%% attention)", s.Schedule, 100*s.AttentionFraction)
+			mx, my, me := mqarPoints(s.MQARCells)
+			mqP.Lines = append(mqP.Lines, line(s.Schedule, name, mx, my, me))
+			var nx, ny, ne, cx, cy, ce []float64
 			for _, l := range sortedKeys(s.Needle) {
 				nx, ny, ne = append(nx, float64(l)), append(ny, s.Needle[l].Score), append(ne, s.Needle[l].StdErr)
 			}
 			for _, l := range sortedKeys(s.Copy) {
 				cx, cy, ce = append(cx, float64(l)), append(cy, s.Copy[l].Score), append(ce, s.Copy[l].StdErr)
 			}
-			st := scheduleStyle[s.Schedule]
-			name := fmt.Sprintf("%s (%.0f%% attention)", s.Schedule, 100*s.AttentionFraction)
-			add := func(p *figure.Panel, x, y, e []float64) {
-				l := st
-				l.Name, l.X, l.Y, l.YErr = name, x, y, e
-				p.Lines = append(p.Lines, l)
-			}
-			add(mqP, mx, my, me)
-			add(ndP, nx, ny, ne)
-			add(cpP, cx, cy, ce)
+			ndP.Lines = append(ndP.Lines, line(s.Schedule, name, nx, ny, ne))
+			cpP.Lines = append(cpP.Lines, line(s.Schedule, name, cx, cy, ce))
 		}
-		mqP.Dodge, ndP.Dodge, cpP.Dodge = true, true, true
 		mq, nd, cp = append(mq, mqP), append(nd, ndP), append(cp, cpP)
 
+		if m.SwitchMQAR != nil {
+			swP := &figure.Panel{Title: title, X: pairs, Y: unit, HRefs: chance, Dodge: true,
+				Comment: "A → B: the pairs read in A, the queries in B"}
+			for _, k := range []string{"attention", "linear", mqar.LinearToAttention, mqar.AttentionToLinear} {
+				cells := m.SwitchMQAR[k]
+				if k == "attention" || k == "linear" {
+					cells = m.sched(k).MQARCells
+				}
+				x, y, e := mqarPoints(cells)
+				swP.Lines = append(swP.Lines, line(k, switchName(k), x, y, e))
+			}
+			sw = append(sw, swP)
+		}
+
 		if m.Switch != nil {
-			if err := m.Switch.WritePNG(filepath.Join(c.Out, "switch-"+string(m.Variant)+".png"),
-				fmt.Sprintf("%s: loss around a mode switch at position %d", m.Variant, m.Switch.SwitchAt)); err != nil {
+			if err := m.Switch.WritePNG(filepath.Join(c.Out, "switch-"+m.Name+".png"),
+				fmt.Sprintf("%s: loss around a mode switch at position %d", m.Name, m.Switch.SwitchAt)); err != nil {
 				return err
 			}
 		}
-	}
-	if len(rep.Models) == 0 {
-		return nil
 	}
 	for _, f := range []struct {
 		name, title string
@@ -91,15 +110,47 @@ func writePlots(c Config, rep *Report) error {
 	}{
 		{"loss.png", "validation loss (held-out synthetic language)", loss},
 		{"mqar.png", "MQAR accuracy", mq},
+		{"switch.png", "switch test: MQAR with the pairs in one mode and the queries in the other", sw},
 		{"needle.png", "mini needle-in-a-haystack", nd},
 		{"copy.png", "copy probe (recall of a copied span)", cp},
 	} {
+		if len(f.panels) == 0 {
+			continue
+		}
 		fig := figure.Figure{Title: f.title, Cols: min(len(f.panels), 3), Panels: f.panels, ShareY: true}
 		if err := fig.WritePNG(filepath.Join(c.Out, f.name)); err != nil {
 			return fmt.Errorf("plot %s: %w", f.name, err)
 		}
 	}
 	return nil
+}
+
+// panelTitle names a run's panel: its name, and for a control or ablation its role (the name says what it
+// changes; a longer title would be cut at the edges of a panel narrowed by its legend).
+func panelTitle(r RunSpec) string {
+	if r.Role == RoleMain || r.Role == "" {
+		return r.Name
+	}
+	return fmt.Sprintf("%s (%s)", r.Name, r.Role)
+}
+
+// switchName is the legend entry of a switch-test schedule (the panel's comment says what A → B is).
+func switchName(k string) string {
+	switch k {
+	case mqar.LinearToAttention:
+		return "linear → attention"
+	case mqar.AttentionToLinear:
+		return "attention → linear"
+	}
+	return k
+}
+
+// mqarPoints are the accuracy and standard error of MQAR cells by increasing number of pairs.
+func mqarPoints(cells map[int]mqarCell) (x, y, e []float64) {
+	for _, p := range sortedKeys(cells) {
+		x, y, e = append(x, float64(p)), append(y, cells[p].Accuracy), append(e, cells[p].StdErr)
+	}
+	return x, y, e
 }
 
 // valCurves reads the validation records of a run's metrics.jsonl: tokens and the loss per mode.

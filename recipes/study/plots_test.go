@@ -8,13 +8,13 @@ import (
 	"testing"
 
 	"github.com/oryx-go/oryx/evals/modeswitch"
+	"github.com/oryx-go/oryx/evals/mqar"
 	"github.com/oryx-go/oryx/internal/rundir"
-	"github.com/oryx-go/oryx/oryx"
 	"github.com/stretchr/testify/require"
 )
 
-// TestWritePlots draws every study figure from a made-up report (three models, the quick config's sizes,
-// coinciding points at 0 and 1, NaN losses) and checks that each file is a PNG of the size the panel
+// TestWritePlots draws every study figure from a made-up report (the study's six runs, controls and
+// ablation included, the quick config's sizes, coinciding points at 0 and 1) and checks that each file is a PNG of the size the panel
 // count implies. ORYX_KEEP_PLOTS=DIR keeps the images for looking at them.
 func TestWritePlots(t *testing.T) {
 	c := Default()
@@ -23,9 +23,10 @@ func TestWritePlots(t *testing.T) {
 		c.Out = d
 	}
 	rep := &Report{}
-	for vi, v := range []oryx.Variant{oryx.Transformer, oryx.GDN, oryx.OryxTG} {
-		m := &ModelResult{Variant: v}
-		dir := filepath.Join(c.Out, "runs", string(v)+"-tiny")
+	for vi, rs := range c.Runs {
+		v := rs.Variant
+		m := &ModelResult{RunSpec: rs}
+		dir := runDir(c, rs.Name)
 		require.NoError(t, os.MkdirAll(dir, 0o755))
 		var recs []rundir.ValRecord
 		for s := 1; s <= 6; s++ {
@@ -37,11 +38,12 @@ func TestWritePlots(t *testing.T) {
 		}
 		writeValRecords(t, dir, recs)
 		for si, s := range schedulesOf(v) {
-			r := ScheduleResult{Schedule: s, MQAR: map[int]mqarCell{}, Needle: map[int]needleCell{}, Copy: map[int]needleCell{},
+			r := ScheduleResult{Schedule: s, MQAR: map[int]float64{}, MQARCells: map[int]mqarCell{}, Needle: map[int]needleCell{}, Copy: map[int]needleCell{},
 				AttentionFraction: map[string]float64{"attention": 1, "linear": 0, "mixed": 0.06}[s]}
 			for i, p := range c.MQARPairs {
 				acc := math.Max(0, 1-0.3*float64(i)-0.4*float64(si))
-				r.MQAR[p] = mqarCell{Accuracy: acc, StdErr: math.Sqrt(acc*(1-acc)/64) + 0.01}
+				r.MQAR[p] = acc
+				r.MQARCells[p] = mqarCell{Accuracy: acc, StdErr: math.Sqrt(acc*(1-acc)/64) + 0.01}
 			}
 			for i, l := range c.NeedleLengths {
 				r.Needle[l] = needleCell{Score: []float64{1, 1, 0}[si] * float64(1-i/2), StdErr: 0.05}
@@ -50,6 +52,14 @@ func TestWritePlots(t *testing.T) {
 			m.Schedules = append(m.Schedules, r)
 		}
 		if v.IsMultiMixer() {
+			m.SwitchMQAR = map[string]map[int]mqarCell{}
+			for ki, k := range []string{mqar.AttentionToLinear, mqar.LinearToAttention} {
+				m.SwitchMQAR[k] = map[int]mqarCell{}
+				for i, p := range c.MQARPairs {
+					acc := math.Max(0, 0.9-0.3*float64(i)-0.2*float64(ki))
+					m.SwitchMQAR[k][p] = mqarCell{Accuracy: acc, StdErr: math.Sqrt(acc*(1-acc)/64) + 0.01}
+				}
+			}
 			sw := &modeswitch.Curves{Variant: v, SwitchAt: 128, Sequences: 64, SeqLen: 256, Window: modeswitch.DefaultWindow, Loss: map[string][]float64{}}
 			for ni, name := range []string{modeswitch.Attention, modeswitch.Linear, modeswitch.AttentionToLinear, modeswitch.LinearToAttention} {
 				y := make([]float64, 256)
@@ -67,7 +77,7 @@ func TestWritePlots(t *testing.T) {
 	}
 	require.NoError(t, writePlots(c, rep))
 	const panelW, panelH = 704, 462 // figure.PanelWidth, PanelHeight at figure.DPI
-	for _, f := range []string{"loss.png", "mqar.png", "needle.png", "copy.png", "switch-oryx-tg.png"} {
+	for _, f := range []string{"loss.png", "mqar.png", "switch.png", "needle.png", "copy.png", "switch-oryx-tg.png"} {
 		fh, err := os.Open(filepath.Join(c.Out, f))
 		require.NoError(t, err, f)
 		img, err := png.Decode(fh)
@@ -78,7 +88,11 @@ func TestWritePlots(t *testing.T) {
 			wantW = panelW
 		}
 		require.Equal(t, wantW, img.Bounds().Dx(), f)
-		require.GreaterOrEqual(t, img.Bounds().Dy(), panelH, f)
+		rows := 2 // six runs (four multi-mixer ones in switch.png), three panels a row
+		if f == "switch-oryx-tg.png" {
+			rows = 1
+		}
+		require.GreaterOrEqual(t, img.Bounds().Dy(), rows*panelH, f)
 	}
 }
 

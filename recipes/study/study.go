@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/evals/harness"
 	"github.com/oryx-go/oryx/evals/leaderboard"
 	"github.com/oryx-go/oryx/internal/backend"
@@ -20,12 +21,13 @@ import (
 
 // Report is the study's outcome, also written to study.json.
 type Report struct {
-	Config  Config         `json:"config"`
-	Models  []*ModelResult `json:"models"`
-	Claims  []Claim        `json:"claims"`
-	Seconds float64        `json:"seconds"`
-	Backend string         `json:"backend"`
-	Date    string         `json:"date"`
+	Config   Config         `json:"config"`
+	Models   []*ModelResult `json:"models"`
+	Controls []Comparison   `json:"controls"` // the loss comparisons that attribute claim (a)'s gap
+	Claims   []Claim        `json:"claims"`
+	Seconds  float64        `json:"elapsed_s"`
+	Backend  string         `json:"backend"`
+	Date     string         `json:"date"`
 }
 
 // Run trains and evaluates every model of c, then writes the artefacts. A model whose run directory already
@@ -42,20 +44,27 @@ func Run(ctx context.Context, c Config, log io.Writer) (*Report, error) {
 		return nil, err
 	}
 	rep := &Report{Config: c, Backend: be.Name()}
-	for i, v := range c.Variants {
-		name := string(v) + "-tiny"
+	if err := checkProbes(c); err != nil {
+		return nil, err
+	}
+	for i, rs := range c.Runs {
+		name := rs.Name + "-tiny"
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("interrupted before training %s: %w", name, err)
 		}
-		fmt.Fprintf(log, "\n[%d/%d] training %s on %s (%d steps × %d tokens)\n", i+1, len(c.Variants), name, c.Data,
-			c.Train.Steps, c.Train.TokensPerStep())
-		cfg, err := oryx.Preset("tiny", v)
+		tc := c.Train
+		if rs.Variant.IsMultiMixer() {
+			tc.AttentionProb, tc.ModeTraining = rs.AttentionProb, rs.ModeTraining
+		}
+		fmt.Fprintf(log, "\n[%d/%d] training %s (%s) on %s (%d steps × %d tokens)\n", i+1, len(c.Runs), name, rs.Role, c.Data,
+			tc.Steps, tc.TokensPerStep())
+		cfg, err := oryx.Preset("tiny", rs.Variant)
 		if err != nil {
 			return nil, err
 		}
 		cfg.Vocab = 320 // the byte tokenizer's 258 ids, padded to a multiple of 64
 		dir := filepath.Join(c.Out, "runs", name)
-		sum, err := recipe.Train(recipe.Run{Name: name, Model: cfg, Train: c.Train, Data: datasets.DataSpec{Spec: c.Data},
+		sum, err := recipe.Train(recipe.Run{Name: name, Model: cfg, Train: tc, Data: datasets.DataSpec{Spec: c.Data},
 			Tokenizer: "bytes", Out: dir, Log: log})
 		if err != nil {
 			return nil, fmt.Errorf("training %s: %w", name, err)
@@ -63,20 +72,42 @@ func Run(ctx context.Context, c Config, log io.Writer) (*Report, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("interrupted before evaluating %s (its run is finished in %s): %w", name, dir, err)
 		}
-		fmt.Fprintf(log, "[%d/%d] evaluating %s\n", i+1, len(c.Variants), name)
-		res, err := evaluate(c, dir, sum, log)
+		fmt.Fprintf(log, "[%d/%d] evaluating %s\n", i+1, len(c.Runs), name)
+		res, err := evaluate(c, rs, dir, sum, log)
 		if err != nil {
 			return nil, fmt.Errorf("evaluating %s: %w", name, err)
 		}
 		rep.Models = append(rep.Models, res)
 	}
-	rep.Claims = claims(rep.Models)
+	rep.Controls = controls(c, rep.Models)
+	rep.Claims = claims(c, rep.Models, rep.Controls)
 	rep.Seconds = time.Since(start).Seconds()
 	rep.Date = time.Now().UTC().Format(time.RFC3339)
 	if err := writeArtefacts(c, rep); err != nil {
 		return nil, err
 	}
 	return rep, nil
+}
+
+// checkProbes builds every needle prompt the evaluation will use, so that a length too short for a needle
+// fails before the training, not after it.
+func checkProbes(c Config) error {
+	tok := tokenizers.NewByteTokenizer()
+	i := 0
+	for _, l := range c.NeedleLengths {
+		if l+6 > c.Train.SeqLen {
+			return fmt.Errorf("study: needle length %d: the prompt and its 6-token answer exceed the training length %d", l, c.Train.SeqLen)
+		}
+		for _, d := range c.NeedleDepths {
+			for j := 0; j < c.NeedleSamples; j++ {
+				if _, err := datasets.GenerateMiniNeedle(tok, l, d, needleEvalSeed, i); err != nil {
+					return fmt.Errorf("study: needle length %d: %w", l, err)
+				}
+				i++
+			}
+		}
+	}
+	return nil
 }
 
 // writeArtefacts writes results/<model>-<schedule>.json, leaderboard.json, leaderboard.md, study.json,
@@ -89,9 +120,9 @@ func writeArtefacts(c Config, rep *Report) error {
 	var files []string
 	for _, m := range rep.Models {
 		for _, s := range m.Schedules {
-			f := filepath.Join(resDir, fmt.Sprintf("%s-tiny-%s.json", m.Variant, s.Schedule))
-			info := leaderboard.RunInfo{Model: string(m.Variant) + "-tiny", Variant: string(m.Variant), Size: "tiny",
-				Parameters: m.Params, Checkpoint: filepath.Join(c.Out, "runs", string(m.Variant)+"-tiny"),
+			f := filepath.Join(resDir, fmt.Sprintf("%s-tiny-%s.json", m.Name, s.Schedule))
+			info := leaderboard.RunInfo{Model: m.Name + "-tiny", Variant: string(m.Variant), Size: "tiny",
+				Parameters: m.Params, Checkpoint: filepath.Join(c.Out, "runs", m.Name+"-tiny"),
 				CheckpointStep: int64(m.Summary.Steps), TokensSeen: m.Summary.Tokens, Schedule: s.Schedule,
 				Backend: rep.Backend, Tokenizer: "bytes", MaxLength: 4096, Date: rep.Date}
 			run := leaderboard.NewRunFile(info, scheduleResults(s))
@@ -129,7 +160,7 @@ func scheduleResults(s ScheduleResult) []*harness.Result {
 		out = append(out, &harness.Result{Task: "val", Metrics: map[string]harness.Metric{"loss": {Value: s.ValLoss, Stderr: math.NaN()}}})
 	}
 	mqar := map[int]needleCell{}
-	for p, cell := range s.MQAR {
+	for p, cell := range s.MQARCells {
 		mqar[p] = needleCell{Score: cell.Accuracy, StdErr: cell.StdErr, N: cell.Queries}
 	}
 	mq := cellsResult("mqar", "acc", mqar)

@@ -9,37 +9,59 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/evals/leaderboard"
-	"github.com/stretchr/testify/require"
 )
 
 // TestQuickStudyArtefacts runs the quick study (the CI smoke test of the main job) and checks that every
-// artefact is produced and well-formed. The claims' numbers are reported, not asserted.
+// artefact is produced and well-formed. The claims' numbers are reported, not asserted. ORYX_KEEP_PLOTS=DIR
+// keeps the study's output (figures included) in DIR for looking at it.
 func TestQuickStudyArtefacts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: trains three models")
 	}
 	c := QuickConfig()
 	c.Out = t.TempDir()
+	if d := os.Getenv("ORYX_KEEP_PLOTS"); d != "" {
+		c.Out = d
+	}
 	rep, err := Run(context.Background(), c, testLog{t})
 	require.NoError(t, err)
-	require.Len(t, rep.Models, 3)
+	require.Len(t, rep.Models, 6)
 	for _, f := range []string{"report.md", "leaderboard.md"} {
 		data, err := os.ReadFile(filepath.Join(c.Out, f))
 		require.NoError(t, err)
-		require.Contains(t, string(data), "oryx-tg")
+		require.Contains(t, string(data), "oryx-tg-complementary")
 	}
-	var sj Report
+	var sj map[string]any
 	data, err := os.ReadFile(filepath.Join(c.Out, "study.json"))
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(data, &sj))
-	require.NotEmpty(t, sj.Claims)
+	require.Contains(t, sj, "backend")
+	require.Greater(t, sj["elapsed_s"].(float64), 0.0)
+	cls := sj["claims"].([]any)
+	require.Len(t, cls, 3)
+	for i, id := range []string{"a", "b", "c"} {
+		cl := cls[i].(map[string]any)
+		require.Equal(t, id, cl["id"])
+		require.Contains(t, []string{Holds, Fails, NotMeasurable}, cl["verdict"])
+		require.NotEmpty(t, cl["criterion"])
+	}
+	for _, m := range sj["models"].([]any) {
+		for _, s := range m.(map[string]any)["schedules"].([]any) {
+			mq := s.(map[string]any)["mqar"].(map[string]any)
+			require.Contains(t, mq, "4")
+			require.Contains(t, mq, "8")
+		}
+	}
+	require.Len(t, rep.Controls, 8, "6 comparisons with the Oryx runs, 2 half-token controls")
 	lb, err := os.ReadFile(filepath.Join(c.Out, "leaderboard.json"))
 	require.NoError(t, err)
 	var l leaderboard.Leaderboard
 	require.NoError(t, json.Unmarshal(lb, &l))
-	require.Len(t, l.Runs, 5, "transformer/attention, gdn/linear, oryx-tg × 3 schedules")
+	require.Len(t, l.Runs, 14, "transformer/attention, gdn/linear, 4 oryx-tg runs × 3 schedules")
 	for _, r := range l.Runs {
 		require.Contains(t, r.Tasks, "mqar")
 		require.Contains(t, r.Tasks, "mini_niah")
@@ -47,8 +69,8 @@ func TestQuickStudyArtefacts(t *testing.T) {
 	}
 	files, err := filepath.Glob(filepath.Join(c.Out, "results", "*.json"))
 	require.NoError(t, err)
-	require.Len(t, files, 5)
-	for _, p := range []string{"loss.png", "mqar.png", "needle.png", "copy.png", "switch-oryx-tg.png"} {
+	require.Len(t, files, 14)
+	for _, p := range []string{"loss.png", "mqar.png", "switch.png", "needle.png", "copy.png", "switch-oryx-tg.png"} {
 		f, err := os.Open(filepath.Join(c.Out, p))
 		require.NoError(t, err)
 		_, err = png.Decode(f)
@@ -56,8 +78,12 @@ func TestQuickStudyArtefacts(t *testing.T) {
 		require.NoError(t, err, p)
 	}
 	for _, m := range rep.Models {
-		require.FileExists(t, filepath.Join(c.Out, "runs", string(m.Variant)+"-tiny", "curves.png"))
+		require.FileExists(t, filepath.Join(c.Out, "runs", m.Name+"-tiny", "curves.png"))
 	}
+	runJSON, err := os.ReadFile(filepath.Join(c.Out, "runs", "oryx-tg-complementary-tiny", "run.json"))
+	require.NoError(t, err)
+	require.Contains(t, string(runJSON), `"mode_training": "complementary"`)
+	require.Contains(t, string(runJSON), `"lr_schedule": "constant"`)
 }
 
 type testLog struct{ t *testing.T }
@@ -87,6 +113,6 @@ func TestRunCancelled(t *testing.T) {
 	c.Out = t.TempDir()
 	_, err := Run(ctx, c, testLog{t})
 	require.ErrorIs(t, err, context.Canceled)
-	require.ErrorContains(t, err, "interrupted before training "+string(c.Variants[0])+"-tiny")
+	require.ErrorContains(t, err, "interrupted before training "+c.Runs[0].Name+"-tiny")
 	require.NoDirExists(t, filepath.Join(c.Out, "runs"))
 }
