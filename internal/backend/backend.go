@@ -52,21 +52,27 @@ func init() {
 // Config returns the backend configuration that New will use: $GOMLX_BACKEND if set, else (in a binary
 // built with `-tags xla`) the installed XLA CPU plugin, else DefaultConfig.
 func Config() string {
-	cfg, _ := configAndSource()
+	cfg, _, _ := configAndSource()
 	return cfg
 }
 
-// configAndSource is Config plus where the choice came from, for Describe.
-func configAndSource() (config, source string) {
+// configAndSource is Config plus where the choice came from, for Describe, and the error of an installed
+// plugin's pointer file whose plugin is gone: New refuses to start then, rather than falling back to pure Go
+// without a word.
+func configAndSource() (config, source string, err error) {
 	if cfg, ok := os.LookupEnv(EnvVar); ok && strings.TrimSpace(cfg) != "" {
-		return strings.TrimSpace(cfg), EnvVar
+		return strings.TrimSpace(cfg), EnvVar, nil
 	}
 	if xlaCompiledIn {
-		if plugin, err := InstalledPlugin("cpu"); err == nil && plugin != "" {
-			return "xla:" + plugin, "installed plugin (make xla-cpu)"
+		plugin, err := InstalledPlugin("cpu")
+		if err != nil {
+			return DefaultConfig, "default", err
+		}
+		if plugin != "" {
+			return "xla:" + plugin, "installed plugin (make xla-cpu)", nil
 		}
 	}
-	return DefaultConfig, "default"
+	return DefaultConfig, "default", nil
 }
 
 // InstalledPlugin returns the absolute path of the PJRT plugin of the given kind ("cpu", "cuda") that
@@ -98,7 +104,7 @@ func InstalledPlugin(kind string) (string, error) {
 // "backend: xla:/…/xla_cpu_pjrt.so - PJRT plugin (/…/xla_cpu_pjrt.so) v0.81 [StableHLO] [4 device(s)] (from
 // installed plugin (make xla-cpu))".
 func Describe(b backends.Backend) string {
-	cfg, source := configAndSource()
+	cfg, source, _ := configAndSource()
 	if IsPureGo(b) {
 		return fmt.Sprintf("backend: pure Go (%s; from %s)", cfg, source)
 	}
@@ -144,7 +150,13 @@ func NewWithConfig(config string) (b backends.Backend, err error) {
 }
 
 // New creates a new backend from Config().
-func New() (backends.Backend, error) { return NewWithConfig(Config()) }
+func New() (backends.Backend, error) {
+	cfg, _, err := configAndSource()
+	if err != nil {
+		return nil, err
+	}
+	return NewWithConfig(cfg)
+}
 
 // Get returns the process-wide backend, created from Config() on first use. Tests and commands share it
 // so that compiled graphs and buffer pools are reused.

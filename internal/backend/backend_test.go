@@ -92,3 +92,19 @@ func TestXLAPluginThatFailsToLoadIsError(t *testing.T) {
 	require.Error(t, err)
 	require.Contains(t, err.Error(), bad)
 }
+
+// TestStalePluginPointerIsError: in a -tags xla build with no GOMLX_BACKEND, a .xla/cpu.plugin whose plugin
+// file is gone makes New fail with the rerun advice instead of silently falling back to pure Go.
+func TestStalePluginPointerIsError(t *testing.T) {
+	if !xlaCompiledIn {
+		t.Skip("XLA is not compiled in (build with -tags xla): the installed plugin is not consulted")
+	}
+	root := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(root, ".xla"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(root, ".xla", "cpu.plugin"), []byte(filepath.Join(root, "gone.so")), 0o644))
+	t.Chdir(root)
+	t.Setenv(EnvVar, "")
+	os.Unsetenv(EnvVar)
+	_, err := New()
+	require.ErrorContains(t, err, "make xla-cpu")
+}
