@@ -10,6 +10,7 @@ import (
 
 	"github.com/oryx-go/oryx/datasets"
 	"github.com/oryx-go/oryx/datasets/tokenizers"
+	"github.com/oryx-go/oryx/internal/cli"
 	"github.com/oryx-go/oryx/internal/interrupt"
 )
 
@@ -33,29 +34,29 @@ func tokenizeCmd(args []string, stdout, stderr io.Writer) error {
 			"counted. Progress goes to stderr (a bar on a terminal, a line every 10% otherwise); the summary to stdout.\n\n")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := cli.Parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("tokenize: unexpected arguments %q (quote a glob: --input 'data/*.parquet')", fs.Args())
+		return cli.Usagef("tokenize: unexpected arguments %q (quote a glob: --input 'data/*.parquet')", fs.Args())
 	}
 	if *input == "" {
-		return fmt.Errorf("tokenize: --input PATTERN is required (a parquet file, directory or glob)")
+		return cli.Usagef("tokenize: --input PATTERN is required (a parquet file, directory or glob)")
 	}
 	if *out == "" {
-		return fmt.Errorf("tokenize: --out DIR is required")
+		return cli.Usagef("tokenize: --out DIR is required")
 	}
 	if *tokSpec == "" {
-		return fmt.Errorf("tokenize: --tokenizer is required: bytes, PATH/tokenizer.json or PATH/tokenizer.model")
+		return cli.Usagef("tokenize: --tokenizer is required: bytes, PATH/tokenizer.json or PATH/tokenizer.model")
 	}
 	if strings.TrimSpace(*column) == "" {
-		return fmt.Errorf("tokenize: --column must not be empty")
+		return cli.Usagef("tokenize: --column must not be empty")
 	}
 	if *shardRows < 1 {
-		return fmt.Errorf("tokenize: --shard-rows must be >= 1, got %d", *shardRows)
+		return cli.Usagef("tokenize: --shard-rows must be >= 1, got %d", *shardRows)
 	}
 	if *workers < 0 {
-		return fmt.Errorf("tokenize: --workers must be >= 0 (0 = all CPUs), got %d", *workers)
+		return cli.Usagef("tokenize: --workers must be >= 0 (0 = all CPUs), got %d", *workers)
 	}
 	tok, err := tokenizers.Load(*tokSpec)
 	if err != nil {

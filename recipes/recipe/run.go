@@ -132,10 +132,10 @@ func Train(r Run) (*Summary, error) {
 	if sum, done, err := finishedRun(r); err != nil {
 		return nil, err
 	} else if done && !r.Retrain {
-		fmt.Fprintf(r.Log, "%s: %s already finished (%d steps); --force to retrain\n", r.Name, r.Out, sum.Steps)
+		fmt.Fprintf(r.Log, "%s: %s already finished (%d steps); --retrain to train it again from scratch\n", r.Name, r.Out, sum.Steps)
 		return sum, nil
 	} else if done {
-		fmt.Fprintf(r.Log, "%s: %s already finished; retraining from scratch (--force)\n", r.Name, r.Out)
+		fmt.Fprintf(r.Log, "%s: %s already finished; retraining from scratch (--retrain)\n", r.Name, r.Out)
 		if err := removeRun(r.Out); err != nil {
 			return nil, err
 		}
