@@ -11,6 +11,7 @@ import (
 	"github.com/oryx-go/oryx/datasets"
 	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/internal/cli"
+	"github.com/oryx-go/oryx/internal/human"
 	"github.com/oryx-go/oryx/internal/interrupt"
 )
 
@@ -80,8 +81,8 @@ func tokenizeCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "tokenized %d documents, %d tokens (%s) into %d %s in %s in %.1f s (%s tokens/s); "+
 		"skipped %d (%d empty, %d null); %d repaired UTF-8; tokenizer %s (vocab %d, eos %d)\n",
-		stats.Documents, stats.Tokens, humanCount(float64(stats.Tokens)), stats.Shards, plural(stats.Shards, "shard", "shards"),
-		*out, stats.Seconds, humanCount(rate),
+		stats.Documents, stats.Tokens, human.Count(float64(stats.Tokens)), stats.Shards, plural(stats.Shards, "shard", "shards"),
+		*out, stats.Seconds, human.Count(rate),
 		stats.Skipped, stats.SkippedEmpty, stats.SkippedNull, stats.RepairedUTF8,
 		tok.Name(), tok.VocabSize(), tok.EOS())
 	return nil
@@ -150,7 +151,7 @@ func (b *progressBar) line(p datasets.PretokenizeProgress, bar bool) string {
 	if secs > 0 {
 		rate = float64(p.Tokens) / secs
 	}
-	fmt.Fprintf(&sb, "%3.0f%% %s docs %s tok/s", 100*frac, humanCount(float64(p.Documents)), humanCount(rate))
+	fmt.Fprintf(&sb, "%3.0f%% %s docs %s tok/s", 100*frac, human.Count(float64(p.Documents)), human.Count(rate))
 	if !bar {
 		fmt.Fprintf(&sb, " (%d/%d rows, %d tokens, %d shards)", p.Rows, p.TotalRows, p.Tokens, p.Shards)
 	}
@@ -162,23 +163,6 @@ func (b *progressBar) line(p datasets.PretokenizeProgress, bar bool) string {
 		fmt.Fprintf(&sb, " ETA %s", formatDuration(eta))
 	}
 	return sb.String()
-}
-
-// humanCount renders n with a k/M/G/T suffix and one decimal above 1000 ("950", "1.2k", "310k", "1.2M").
-func humanCount(n float64) string {
-	if n < 1000 {
-		return fmt.Sprintf("%.0f", n)
-	}
-	for _, u := range []string{"k", "M", "G", "T"} {
-		n /= 1000
-		if n < 1000 || u == "T" {
-			if n < 100 {
-				return fmt.Sprintf("%.1f%s", n, u)
-			}
-			return fmt.Sprintf("%.0f%s", n, u)
-		}
-	}
-	return "" // unreachable
 }
 
 // formatDuration renders d rounded to the second ("0s", "45s", "1m20s", "2h3m0s").

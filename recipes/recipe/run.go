@@ -21,6 +21,7 @@ import (
 	"github.com/oryx-go/oryx/datasets"
 	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/internal/backend"
+	"github.com/oryx-go/oryx/internal/human"
 	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/internal/runlock"
 	"github.com/oryx-go/oryx/internal/seedrand"
@@ -229,10 +230,10 @@ func Train(r Run) (*Summary, error) {
 	prog := newProgress(r.Log, tc.Steps, startStep)
 	if startStep > 0 {
 		prog.message("%s: resuming at step %d/%d from %s (%s tokens seen)", r.Name, startStep, tc.Steps, r.Out,
-			oryx.HumanCount(st.TokensSeen))
+			human.Int(st.TokensSeen))
 	} else {
 		prog.message("%s: %s parameters, %d steps × %d tokens = %s tokens, backend %s", r.Name,
-			oryx.HumanCount(report.Total), tc.Steps, tc.TokensPerStep(), oryx.HumanCount(int64(tc.Steps)*tc.TokensPerStep()), be.Name())
+			human.Int(report.Total), tc.Steps, tc.TokensPerStep(), human.Int(int64(tc.Steps)*tc.TokensPerStep()), be.Name())
 	}
 
 	stop := make(chan os.Signal, 1)
@@ -348,7 +349,7 @@ func Train(r Run) (*Summary, error) {
 			}
 		}
 		prog.update(st.Step, fmt.Sprintf("loss %.4f  lr %.2e  %s tok/s", stats.Loss, lr,
-			oryx.HumanCount(int64(float64(procTokens)/time.Since(procStart).Seconds()))), st.Step == tc.Steps)
+			human.Int(int64(float64(procTokens)/time.Since(procStart).Seconds()))), st.Step == tc.Steps)
 
 		final := st.Step == tc.Steps
 		if final || (tc.EvalEvery > 0 && st.Step%tc.EvalEvery == 0) {
