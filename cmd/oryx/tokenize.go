@@ -13,6 +13,7 @@ import (
 	"github.com/oryx-go/oryx/internal/cli"
 	"github.com/oryx-go/oryx/internal/human"
 	"github.com/oryx-go/oryx/internal/interrupt"
+	"github.com/oryx-go/oryx/internal/progress"
 )
 
 // tokenizeCmd implements `oryx tokenize`: encode a text parquet corpus once into token shards
@@ -88,63 +89,51 @@ func tokenizeCmd(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// progressBar renders datasets.PretokenizeProgress. On a terminal it redraws one line
+// isTerminal is the project's one terminal test (internal/progress), for the commands' progress output.
+var isTerminal = progress.IsTerminal
+
+// progressBar renders datasets.PretokenizeProgress (internal/progress). On a terminal it redraws one line
 // "\r[#####     ] 45% 1.2M docs 310k tok/s ETA 1m20s" at most every 200 ms; otherwise it writes a line each
 // time another 10% of the input rows is done.
 type progressBar struct {
-	w        io.Writer
-	terminal bool
-	now      func() time.Time
-
-	last    time.Time // last redraw (terminal)
-	drawn   bool      // something is on the terminal line
-	decile  int64     // last 10% step reported (non-terminal)
+	r       *progress.Reporter
 	final   datasets.PretokenizeProgress
 	started bool
 }
 
-const progressInterval = 200 * time.Millisecond
-
 func newProgressBar(w io.Writer, terminal bool, now func() time.Time) *progressBar {
-	return &progressBar{w: w, terminal: terminal, now: now}
+	mode := progress.Log
+	if terminal {
+		mode = progress.Terminal
+	}
+	return &progressBar{r: progress.New(w, progress.Options{Mode: mode, Now: now, LogInterval: -1, LogSteps: 10})}
 }
 
 func (b *progressBar) update(p datasets.PretokenizeProgress) {
 	b.final, b.started = p, true
-	if b.terminal {
-		if t := b.now(); !b.drawn || t.Sub(b.last) >= progressInterval {
-			b.last, b.drawn = t, true
-			fmt.Fprintf(b.w, "\r%s\033[K", b.line(p, true))
-		}
-		return
-	}
-	if p.TotalRows <= 0 {
-		return
-	}
-	if d := 10 * p.Rows / p.TotalRows; d > b.decile {
-		b.decile = d
-		fmt.Fprintf(b.w, "tokenize: %s\n", b.line(p, false))
-	}
+	b.r.Update(float64(p.Rows), float64(p.TotalRows), false, func() string { return b.line(p) })
 }
 
 // finish draws the last state and ends the terminal line.
 func (b *progressBar) finish() {
-	if b.terminal && b.started {
-		fmt.Fprintf(b.w, "\r%s\033[K\n", b.line(b.final, true))
+	if b.r.Terminal() && b.started {
+		b.r.Update(float64(b.final.Rows), float64(b.final.TotalRows), true, func() string { return b.line(b.final) })
+		b.r.Finish()
 	}
 }
 
 // line is the progress text: a bar (terminal only), percent, documents, tokens/s and ETA.
-func (b *progressBar) line(p datasets.PretokenizeProgress, bar bool) string {
+func (b *progressBar) line(p datasets.PretokenizeProgress) string {
 	frac := 0.0
 	if p.TotalRows > 0 {
 		frac = min(1, float64(p.Rows)/float64(p.TotalRows))
 	}
+	bar := b.r.Terminal()
 	var sb strings.Builder
 	if bar {
-		const width = 20
-		n := int(frac * width)
-		sb.WriteString("[" + strings.Repeat("#", n) + strings.Repeat(" ", width-n) + "] ")
+		sb.WriteString("[" + progress.Bar(frac, 20, "#", " ") + "] ")
+	} else {
+		sb.WriteString("tokenize: ")
 	}
 	secs := p.Elapsed.Seconds()
 	rate := 0.0
@@ -159,8 +148,7 @@ func (b *progressBar) line(p datasets.PretokenizeProgress, bar bool) string {
 	case frac >= 1:
 		fmt.Fprintf(&sb, " in %s", formatDuration(p.Elapsed))
 	case frac > 0:
-		eta := time.Duration(float64(p.Elapsed) * (1 - frac) / frac)
-		fmt.Fprintf(&sb, " ETA %s", formatDuration(eta))
+		fmt.Fprintf(&sb, " ETA %s", formatDuration(progress.Remaining(p.Elapsed, frac, 1-frac)))
 	}
 	return sb.String()
 }
