@@ -17,8 +17,9 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// TestHostileInputs runs the bad-input campaign's inputs through the real `evals` command: exit code 1 with a
-// message naming the flag or file, never a panic.
+// TestHostileInputs runs the bad-input campaign's inputs through the real `evals` command: a message naming
+// the flag or file, never a panic; exit code 2 for a mistake in the command line (a flag value out of range),
+// 1 for bad input files or a size this machine cannot hold.
 func TestHostileInputs(t *testing.T) {
 	tmp := t.TempDir()
 	ckpt := filepath.Join(tmp, "ckpt")
@@ -40,25 +41,26 @@ func TestHostileInputs(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		args []string
+		code int
 		want []string
 	}{
-		{"merge null task", []string{"merge", "--out", nullOut, nullTask}, []string{nullTask, `task "piqa" is null`}},
-		{"mqar --examples 0", []string{"mqar", "--checkpoint", ckpt, "--examples", "0"}, []string{"--examples must be in [1, "}},
-		{"mqar run.json seq_len 2e9", []string{"mqar", "--checkpoint", hugeRun}, []string{"--seq-len must be in", "run.json"}},
-		{"mqar --offset -2", []string{"mqar", "--checkpoint", ckpt, "--offset", "-2"}, []string{"--offset must be in"}},
-		{"mqar --seq-len 2e9", []string{"mqar", "--checkpoint", ckpt, "--seq-len", "2000000000"}, []string{"--seq-len must be in"}},
+		{"merge null task", []string{"merge", "--out", nullOut, nullTask}, 1, []string{nullTask, `task "piqa" is null`}},
+		{"mqar --examples 0", []string{"mqar", "--checkpoint", ckpt, "--examples", "0"}, 2, []string{"--examples must be in [1, "}},
+		{"mqar run.json seq_len 2e9", []string{"mqar", "--checkpoint", hugeRun}, 1, []string{"--seq-len must be in", "run.json"}},
+		{"mqar --offset -2", []string{"mqar", "--checkpoint", ckpt, "--offset", "-2"}, 2, []string{"--offset must be in"}},
+		{"mqar --seq-len 2e9", []string{"mqar", "--checkpoint", ckpt, "--seq-len", "2000000000"}, 2, []string{"--seq-len must be in"}},
 		{"mqar --examples × --seq-len", []string{"mqar", "--checkpoint", ckpt, "--examples", "1000000", "--seq-len", "16000000"},
-			[]string{"--examples × --seq-len", "of memory, this machine has"}},
+			1, []string{"--examples × --seq-len", "of memory, this machine has"}},
 		{"switch --sequences × --seq-len", []string{"switch", "--checkpoint", ckpt, "--sequences", "1000000", "--seq-len", "16000000"},
-			[]string{"--sequences × --seq-len"}},
-		{"switch --at past the end", []string{"switch", "--checkpoint", ckpt, "--seq-len", "64", "--at", "64"}, []string{"--at must be in [1, 63]"}},
-		{"--max-length 2e9", []string{"--checkpoint", ckpt, "--tasks", "piqa", "--max-length", "2000000000"}, []string{"--max-length must be in"}},
-		{"--batch 0", []string{"--checkpoint", ckpt, "--tasks", "piqa", "--batch", "0"}, []string{"--batch must be in"}},
+			1, []string{"--sequences × --seq-len"}},
+		{"switch --at past the end", []string{"switch", "--checkpoint", ckpt, "--seq-len", "64", "--at", "64"}, 2, []string{"--at must be in [1, 63]"}},
+		{"--max-length 2e9", []string{"--checkpoint", ckpt, "--tasks", "piqa", "--max-length", "2000000000"}, 2, []string{"--max-length must be in"}},
+		{"--batch 0", []string{"--checkpoint", ckpt, "--tasks", "piqa", "--batch", "0"}, 2, []string{"--batch must be in"}},
 		{"run.json tokenizer outside", []string{"mqar", "--checkpoint", absTok, "--examples", "2"},
-			[]string{"--checkpoint", `"/root/.ssh/id_rsa.json" is outside the run directory`, "--tokenizer"}},
+			1, []string{"--checkpoint", `"/root/.ssh/id_rsa.json" is outside the run directory`, "--tokenizer"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			clitest.Run(t, nil, c.args...).Check(t, 1, c.want...)
+			clitest.Run(t, nil, c.args...).Check(t, c.code, c.want...)
 		})
 	}
 	require.NoFileExists(t, filepath.Join(nullOut, "leaderboard.json"), "a refused merge writes nothing")
@@ -90,5 +92,37 @@ func TestMergeHostileNames(t *testing.T) {
 		fi, err := os.Stat(filepath.Join(out, f))
 		require.NoError(t, err)
 		require.Equal(t, os.FileMode(0o644), fi.Mode().Perm(), f)
+	}
+}
+
+// TestExitCodes: a mistake in the command line exits 2 (the flag package's status) in the main command and in
+// every subcommand; a failure of the work itself (a checkpoint that is not there) exits 1; -h exits 0.
+func TestExitCodes(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "no-such-checkpoint")
+	for _, c := range []struct {
+		args []string
+		code int
+		want []string
+	}{
+		{[]string{"--bogus"}, 2, []string{"flag provided but not defined: -bogus"}},
+		{[]string{"--checkpoint", missing, "--batch", "eight"}, 2, []string{`invalid value "eight" for flag -batch`}},
+		{[]string{"--checkpoint", missing, "extra"}, 2, []string{`unexpected arguments ["extra"]`}},
+		{[]string{"--tasks", "piqa"}, 2, []string{"--checkpoint is required"}},
+		{[]string{"--checkpoint", missing, "--tasks", "no-such-task"}, 2, []string{"--tasks", "no-such-task"}},
+		{[]string{"--checkpoint", missing, "--param", "nokey"}, 2, []string{"--param"}},
+		{[]string{"mqar", "--bogus"}, 2, []string{"flag provided but not defined: -bogus"}},
+		{[]string{"mqar", "--checkpoint", missing, "--pairs", "x"}, 2, []string{"--pairs"}},
+		{[]string{"switch", "--seq-len", "many"}, 2, []string{`invalid value "many" for flag -seq-len`}},
+		{[]string{"switch"}, 2, []string{"--checkpoint is required"}},
+		{[]string{"merge", "--include-partial=maybe"}, 2, []string{"invalid boolean value"}},
+		{[]string{"merge"}, 2, []string{"no run files given"}},
+		{[]string{"-h"}, 0, []string{"Usage: go run ./evals"}},
+		{[]string{"mqar", "--checkpoint", missing, "--examples", "2"}, 1, []string{missing}},
+		{[]string{"switch", "--checkpoint", missing, "--sequences", "2"}, 1, []string{missing}},
+		{[]string{"merge", filepath.Join(missing, "run.json")}, 1, []string{missing}},
+	} {
+		t.Run(strings.ReplaceAll(strings.Join(c.args, " "), missing, "MISSING"), func(t *testing.T) {
+			clitest.Run(t, nil, c.args...).Check(t, c.code, c.want...)
+		})
 	}
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/oryx-go/oryx/evals/evalrun"
 	"github.com/oryx-go/oryx/evals/harness"
+	"github.com/oryx-go/oryx/internal/cli"
 	"github.com/oryx-go/oryx/internal/guard"
 	"github.com/oryx-go/oryx/internal/interrupt"
 	"github.com/oryx-go/oryx/oryx"
@@ -26,16 +26,8 @@ func main() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(25)
 	}
-	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return
-		}
-		fmt.Fprintln(os.Stderr, "evals:", err)
-		if interrupt.Is(err) {
-			os.Exit(interrupt.ExitCode)
-		}
-		os.Exit(1)
-	}
+	// Usage errors exit 2, an interrupted run 130, other failures 1 (internal/cli).
+	cli.Exit("evals", run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
 type listFlag []string
@@ -91,22 +83,22 @@ func run(args []string, stdout, stderr io.Writer) error {
 			strings.Join(harness.Tasks(), ", "), strings.Join(harness.Params(), "\n  "))
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := cli.Parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments %q", fs.Args())
+		return cli.Usagef("unexpected arguments %q", fs.Args())
 	}
 	var err error
 	if o.Harness.Paths, err = harness.ParsePathOverrides(paths); err != nil {
-		return fmt.Errorf("--data-path: %w", err)
+		return cli.Usagef("--data-path: %w", err)
 	}
 	if o.Harness.Params, err = harness.ParseParams(params); err != nil {
-		return fmt.Errorf("--param: %w", err)
+		return cli.Usagef("--param: %w", err)
 	}
 	if err := checkSizes(sizeFlag{"--batch", o.Batch, 1, guard.MaxBatch}, sizeFlag{"--max-length", o.MaxLength, 1, guard.MaxSeqLen},
 		sizeFlag{"--limit", o.Limit, 0, math.MaxInt}); err != nil {
-		return err
+		return cli.Usage(err)
 	}
 	wd, _ := os.Getwd()
 	o.Harness.DataRoot, o.DataRootSource = harness.ResolveDataRoot(dataRoot, wd)
@@ -135,12 +127,18 @@ func switchCmd(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&o.Batch, "batch", 8, "sequences per model call")
 	fs.IntVar(&o.ScoreMemMB, "score-mem-mb", scoreMemDefault, scoreMemUsage)
 	fs.StringVar(&o.Out, "out", "results/switch", "output directory (switch.json, switch.png)")
-	if err := fs.Parse(args); err != nil {
+	if err := cli.Parse(fs, args); err != nil {
 		return err
+	}
+	switch {
+	case fs.NArg() > 0:
+		return cli.Usagef("switch: unexpected arguments %q", fs.Args())
+	case o.Checkpoint == "":
+		return cli.Usagef("switch: --checkpoint is required")
 	}
 	if err := checkSizes(sizeFlag{"--seq-len", o.SeqLen, 2, guard.MaxSeqLen}, sizeFlag{"--at", o.At, 1, o.SeqLen - 1},
 		sizeFlag{"--sequences", o.Sequences, 1, guard.MaxBatch}, sizeFlag{"--batch", o.Batch, 1, guard.MaxBatch}); err != nil {
-		return err
+		return cli.Usage(err)
 	}
 	if err := checkTokens("--sequences × --seq-len", o.Sequences, o.SeqLen); err != nil {
 		return err
@@ -168,8 +166,11 @@ func mqarCmd(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&o.Batch, "batch", 16, "examples per model call")
 	fs.IntVar(&o.ScoreMemMB, "score-mem-mb", scoreMemDefault, scoreMemUsage)
 	fs.StringVar(&o.Out, "out", "results/mqar.json", "JSON output")
-	if err := fs.Parse(args); err != nil {
+	if err := cli.Parse(fs, args); err != nil {
 		return err
+	}
+	if fs.NArg() > 0 {
+		return cli.Usagef("mqar: unexpected arguments %q", fs.Args())
 	}
 	for _, f := range strings.Split(*pairs, ",") {
 		if *pairs == "" {
@@ -177,18 +178,31 @@ func mqarCmd(args []string, stdout, stderr io.Writer) error {
 		}
 		var p int
 		if _, err := fmt.Sscan(strings.TrimSpace(f), &p); err != nil || p < 1 {
-			return fmt.Errorf("--pairs %q: want comma-separated positive integers", *pairs)
+			return cli.Usagef("--pairs %q: want comma-separated positive integers", *pairs)
 		}
 		o.Pairs = append(o.Pairs, p)
 	}
 	if o.Checkpoint == "" {
-		return fmt.Errorf("--checkpoint is required")
+		return cli.Usagef("--checkpoint is required")
 	}
 	if *offset < -1 || *offset > guard.MaxVocab {
-		return fmt.Errorf("--offset must be in [0, %d] (or -1: the run's), got %d", guard.MaxVocab, *offset)
+		return cli.Usagef("--offset must be in [0, %d] (or -1: the run's), got %d", guard.MaxVocab, *offset)
 	}
 	o.Offset = int32(*offset)
-	// The unset sizes come from the checkpoint's run.json (also input): fill them first, then bound them all.
+	// The sizes given are bounded as flags (usage errors); the unset ones come from the checkpoint's run.json
+	// (also input): fill them, then bound them all (a bad run.json is not a usage error).
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	var given []sizeFlag
+	for _, f := range []sizeFlag{{"--examples", o.Examples, 1, guard.MaxBatch}, {"--seq-len", o.SeqLen, 2, guard.MaxSeqLen},
+		{"--vocab", o.Vocab, 2, guard.MaxVocab}, {"--batch", o.Batch, 1, guard.MaxBatch}} {
+		if set[f.name[2:]] {
+			given = append(given, f)
+		}
+	}
+	if err := checkSizes(given...); err != nil {
+		return cli.Usage(err)
+	}
 	o = o.Resolve(stderr)
 	if err := checkSizes(sizeFlag{"--examples", o.Examples, 1, guard.MaxBatch}, sizeFlag{"--seq-len", o.SeqLen, 2, guard.MaxSeqLen},
 		sizeFlag{"--vocab", o.Vocab, 2, guard.MaxVocab}, sizeFlag{"--batch", o.Batch, 1, guard.MaxBatch}); err != nil {
@@ -211,7 +225,8 @@ type sizeFlag struct {
 	min, max int
 }
 
-// checkSizes refuses integer flags outside their range (internal/guard's bounds), naming the flag.
+// checkSizes refuses integer flags outside their range (internal/guard's bounds), naming the flag. The
+// callers mark the error as a usage error where every value came from the command line.
 func checkSizes(flags ...sizeFlag) error {
 	for _, f := range flags {
 		if f.v < f.min || f.v > f.max {
@@ -240,8 +255,11 @@ func mergeCmd(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	out := fs.String("out", "results", "directory for leaderboard.json and leaderboard.md")
 	partial := fs.Bool("include-partial", false, "include the averages of partial (--limit) runs")
-	if err := fs.Parse(args); err != nil {
+	if err := cli.Parse(fs, args); err != nil {
 		return err
+	}
+	if fs.NArg() == 0 {
+		return cli.Usagef("merge: no run files given (evals merge [--out DIR] RUN.json...)")
 	}
 	l, err := evalrun.Merge(*out, fs.Args(), *partial)
 	if err != nil {

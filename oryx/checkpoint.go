@@ -20,6 +20,7 @@ import (
 	"github.com/oryx-go/oryx/internal/atomicfile"
 	"github.com/oryx-go/oryx/internal/backend"
 	"github.com/oryx-go/oryx/internal/guard"
+	"github.com/oryx-go/oryx/internal/human"
 )
 
 // Checkpoint directory layout:
@@ -369,7 +370,7 @@ func CheckWeightsMemory(doing string, cfg Config) error {
 	if !ok {
 		b = -1
 	}
-	return guard.CheckMemory(fmt.Sprintf("%s the weights of %s parameters", doing, HumanCount(CountParams(cfg).Total)), b)
+	return guard.CheckMemory(fmt.Sprintf("%s the weights of %s parameters", doing, human.Int(CountParams(cfg).Total)), b)
 }
 
 // catchPanic runs fn and turns a panic (GoMLX reports many errors by panicking) into an error.

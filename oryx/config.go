@@ -11,6 +11,7 @@ import (
 
 	"github.com/oryx-go/oryx/internal/atomicfile"
 	"github.com/oryx-go/oryx/internal/guard"
+	"github.com/oryx-go/oryx/internal/human"
 )
 
 // Variant names the five models built from one block.
@@ -120,7 +121,7 @@ func (c *Config) Validate() error {
 	if sane && len(errs) == 0 {
 		if n := CountParams(*c).Total; n > guard.MaxParams {
 			errs = append(errs, fmt.Errorf("config: %s parameters is above the supported maximum %s (vocab, d_model, "+
-				"layers, heads, key_dim, value_dim, mlp_hidden)", HumanCount(n), HumanCount(guard.MaxParams)))
+				"layers, heads, key_dim, value_dim, mlp_hidden)", human.Int(n), human.Int(guard.MaxParams)))
 		}
 	}
 	if c.ConvActivation != "silu" && c.ConvActivation != "none" {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/oryx-go/oryx/internal/human"
 )
 
 // Parameter roles returned by ParamRole.
@@ -101,26 +102,12 @@ func (r ParamReport) TiedFractionString() string {
 	return fmt.Sprintf("%.1f%%", 100*r.TiedFraction)
 }
 
-// String returns one human-readable line, e.g.
-// "total 129.39M  shared 122.31M  attn-only 3.54M  linear-only 3.54M  embedding 38.63M  tied 94.5%".
+// String returns one human-readable line (counts as internal/human.Count writes them), e.g.
+// "total 129M  shared 122M  attn-only 3.54M  linear-only 3.54M  embedding 38.6M  tied 94.5%".
 func (r ParamReport) String() string {
 	return fmt.Sprintf("total %s  shared %s  attn-only %s  linear-only %s  embedding %s  tied %s",
-		HumanCount(r.Total), HumanCount(r.Shared), HumanCount(r.AttentionOnly), HumanCount(r.LinearOnly),
-		HumanCount(r.Embedding), r.TiedFractionString())
-}
-
-// HumanCount formats a count with a K/M/B suffix (two decimals), or as is below 1000.
-func HumanCount(n int64) string {
-	f := float64(n)
-	switch {
-	case n >= 1e9 || n <= -1e9:
-		return fmt.Sprintf("%.2fB", f/1e9)
-	case n >= 1e6 || n <= -1e6:
-		return fmt.Sprintf("%.2fM", f/1e6)
-	case n >= 1e3 || n <= -1e3:
-		return fmt.Sprintf("%.2fK", f/1e3)
-	}
-	return fmt.Sprintf("%d", n)
+		human.Int(r.Total), human.Int(r.Shared), human.Int(r.AttentionOnly), human.Int(r.LinearOnly),
+		human.Int(r.Embedding), r.TiedFractionString())
 }
 
 // ParamRole classifies a variable by its scope path (GoMLX ScopeAndName, e.g. "/layer_000/wq_attn/weight"):

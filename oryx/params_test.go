@@ -129,10 +129,9 @@ func TestParamReportString(t *testing.T) {
 	var back ParamReport
 	require.NoError(t, json.Unmarshal(data, &back))
 	assert.Equal(t, r, back)
-	assert.Equal(t, "999", HumanCount(999))
-	assert.Equal(t, "1.50K", HumanCount(1500))
-	assert.Equal(t, "129.39M", HumanCount(129_390_000))
-	assert.Equal(t, "1.40B", HumanCount(1_400_000_000))
+	assert.Equal(t, "total 129M  shared 122M  attn-only 3.54M  linear-only 3.54M  embedding 38.6M  tied 94.5%",
+		ParamReport{Total: 129_390_000, Shared: 122_310_000, AttentionOnly: 3_540_000, LinearOnly: 3_540_000,
+			Embedding: 38_630_000, MultiMixer: true, TiedFraction: 0.945}.String())
 }
 
 // buildVariables creates, in ctx, the variables block.go and model.go create for c (the list in the

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 	"unicode"
@@ -304,14 +303,4 @@ func joinIDs(ids []int32) string {
 		parts[i] = strconv.Itoa(int(id))
 	}
 	return strings.Join(parts, " ")
-}
-
-// isTerminal tells whether w is a terminal (character device), for progress output.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }

@@ -146,3 +146,36 @@ func TestInitRefusesLockedDirectory(t *testing.T) {
 	require.NoFileExists(t, filepath.Join(dir, runlock.FileName))
 	require.False(t, strings.Contains(res.Output, "stale"))
 }
+
+// TestExitCodes: a mistake in the command line exits 2 (an unknown subcommand or flag, a value that does not
+// parse or is out of range, a missing required flag); a failure of the work (a file or checkpoint that is not
+// there) exits 1; -h exits 0.
+func TestExitCodes(t *testing.T) {
+	tmp := t.TempDir()
+	missing := filepath.Join(tmp, "missing")
+	for _, c := range []struct {
+		args []string
+		code int
+		want []string
+	}{
+		{[]string{"frobnicate"}, 2, []string{`unknown subcommand "frobnicate"`}},
+		{[]string{"info", "--bogus"}, 2, []string{"flag provided but not defined: -bogus"}},
+		{[]string{"info", "--seq-len", "long"}, 2, []string{`invalid value "long" for flag -seq-len`}},
+		{[]string{"info", "--seq-len", "0"}, 2, []string{"--seq-len must be in"}},
+		{[]string{"info", "--preset", "huge"}, 2, []string{`--preset "huge"`}},
+		{[]string{"init", "--seed", "x"}, 2, []string{`invalid value "x" for flag -seed`}},
+		{[]string{"init"}, 2, []string{"--out DIR is required"}},
+		{[]string{"synth", "--out", filepath.Join(tmp, "s.parquet"), "--kind", "poetry"}, 2, []string{"--kind must be"}},
+		{[]string{"tokenize", "--workers", "-1", "--input", missing, "--out", tmp, "--tokenizer", "bytes"}, 2, []string{"--workers must be >= 0"}},
+		{[]string{"export", "--out", tmp}, 2, []string{"--checkpoint is required"}},
+		{[]string{"selfcheck", "-T", "0"}, 2, []string{"-T and -chunk must be > 0"}},
+		{[]string{"info", "-h"}, 0, []string{"-seq-len"}},
+		{[]string{"info", "--config", missing}, 1, []string{missing}},
+		{[]string{"export", "--checkpoint", missing, "--out", filepath.Join(tmp, "hf")}, 1, []string{missing}},
+		{[]string{"generate", "--checkpoint", missing, "--prompt", "hi"}, 1, []string{missing}},
+	} {
+		t.Run(strings.ReplaceAll(strings.Join(c.args, " "), tmp, "TMP"), func(t *testing.T) {
+			clitest.Run(t, nil, c.args...).Check(t, c.code, c.want...)
+		})
+	}
+}

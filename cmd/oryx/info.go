@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/oryx-go/oryx/internal/cli"
 	"github.com/oryx-go/oryx/internal/guard"
 	"github.com/oryx-go/oryx/oryx"
 )
@@ -25,18 +26,21 @@ func infoCmd(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(seqLen, "T", 2048, "deprecated alias of --seq-len")
 	var specs multiFlag
 	fs.Var(&specs, "schedule", "mode schedule spec (repeatable; default: attention, linear, block, attention-last:128)")
-	if err := fs.Parse(args); err != nil {
+	if err := cli.Parse(fs, args); err != nil {
 		return err
 	}
+	if fs.NArg() > 0 {
+		return cli.Usagef("info: unexpected arguments %q", fs.Args())
+	}
 	if *seqLen <= 0 || *seqLen > guard.MaxSeqLen {
-		return fmt.Errorf("--seq-len must be in [1, %d], got %d", guard.MaxSeqLen, *seqLen)
+		return cli.Usagef("--seq-len must be in [1, %d], got %d", guard.MaxSeqLen, *seqLen)
 	}
 	var cfg oryx.Config
 	var err error
 	if *configPath != "" {
 		cfg, err = oryx.LoadConfig(*configPath)
-	} else {
-		cfg, err = oryx.Preset(*preset, oryx.Variant(*variant))
+	} else if cfg, err = oryx.Preset(*preset, oryx.Variant(*variant)); err != nil {
+		err = cli.Usagef("--preset %q --variant %q: %w", *preset, *variant, err)
 	}
 	if err != nil {
 		return err
@@ -61,7 +65,7 @@ func infoCmd(args []string, stdout, stderr io.Writer) error {
 	for _, spec := range specs {
 		sched, err := oryx.ParseSchedule(spec, 1, *seqLen, 1)
 		if err != nil {
-			return fmt.Errorf("--schedule: %w", err)
+			return cli.Usagef("--schedule: %w", err)
 		}
 		dense := oryx.ScheduleFLOPs(cfg, sched, 0, false) / float64(*seqLen) / 1e9
 		line := fmt.Sprintf("  %-22s attention %5.1f%%   dense %.3f", spec, 100*sched.AttentionFraction(), dense)

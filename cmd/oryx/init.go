@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/oryx-go/oryx/internal/cli"
 	"github.com/oryx-go/oryx/internal/runlock"
 	"github.com/oryx-go/oryx/oryx"
 )
@@ -27,14 +28,14 @@ func initCmd(args []string, stdout, stderr io.Writer) error {
 			"Writes a checkpoint with random weights (config.json + GoMLX checkpoint files) and prints its parameters.\n\n")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := cli.Parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("init: unexpected arguments %q", fs.Args())
+		return cli.Usagef("init: unexpected arguments %q", fs.Args())
 	}
 	if *out == "" {
-		return fmt.Errorf("init: --out DIR is required")
+		return cli.Usagef("init: --out DIR is required")
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
@@ -44,7 +45,7 @@ func initCmd(args []string, stdout, stderr io.Writer) error {
 	source := ""
 	if *configPath != "" {
 		if set["preset"] || set["variant"] {
-			return fmt.Errorf("init: --config cannot be combined with --preset or --variant")
+			return cli.Usagef("init: --config cannot be combined with --preset or --variant")
 		}
 		if cfg, err = oryx.LoadConfig(*configPath); err != nil {
 			return fmt.Errorf("init: --config: %w", err)
@@ -52,19 +53,19 @@ func initCmd(args []string, stdout, stderr io.Writer) error {
 		source = "config " + *configPath
 	} else {
 		if cfg, err = oryx.Preset(*preset, oryx.Variant(*variant)); err != nil {
-			return fmt.Errorf("init: --preset %q --variant %q: %w", *preset, *variant, err)
+			return cli.Usagef("init: --preset %q --variant %q: %w", *preset, *variant, err)
 		}
 		source = "preset " + *preset
 		switch {
 		case *vocab < 0:
-			return fmt.Errorf("init: --vocab %d: must be ≥ 1 (0: the preset's)", *vocab)
+			return cli.Usagef("init: --vocab %d: must be ≥ 1 (0: the preset's)", *vocab)
 		case *vocab > 0:
 			cfg.Vocab = *vocab
 		case *preset == "tiny":
 			cfg.Vocab = 320 // the default tokenizer (bytes, 258 ids) must fit: evals and generate refuse a smaller vocabulary
 		}
 		if err := cfg.Validate(); err != nil {
-			return fmt.Errorf("init: --vocab: %w", err)
+			return cli.Usagef("init: --vocab: %w", err)
 		}
 	}
 	if err := oryx.CheckWeightsMemory("init: writing", cfg); err != nil {

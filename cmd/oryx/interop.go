@@ -1,12 +1,12 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
 
+	"github.com/oryx-go/oryx/internal/cli"
 	"github.com/oryx-go/oryx/oryx/hf"
 )
 
@@ -24,7 +24,7 @@ func exportCmd(args []string, stdout, stderr io.Writer) error {
 			"HF-style config.json; `oryx import` reads it back bit for bit.")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := cli.Parse(fs, args); err != nil {
 		return err
 	}
 	switch {
@@ -56,7 +56,7 @@ func importCmd(args []string, stdout, stderr io.Writer) error {
 			"training read.")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := cli.Parse(fs, args); err != nil {
 		return err
 	}
 	switch {
@@ -74,9 +74,7 @@ func importCmd(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// errUsage marks a command-line mistake (exit status 2, like flag parsing errors).
-var errUsage = errors.New("usage")
-
+// usageErr is a command-line mistake of a subcommand (exit status 2), pointing at its -h.
 func usageErr(fs *flag.FlagSet, format string, args ...any) error {
-	return fmt.Errorf("%s: %s (run \"oryx %s -h\"): %w", fs.Name(), fmt.Sprintf(format, args...), fs.Name(), errUsage)
+	return cli.Usagef("%s: %s (run \"oryx %s -h\")", fs.Name(), fmt.Sprintf(format, args...), fs.Name())
 }

@@ -2,10 +2,10 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"path/filepath"
 	"testing"
 
+	"github.com/oryx-go/oryx/internal/cli"
 	"github.com/stretchr/testify/require"
 )
 
@@ -30,9 +30,9 @@ func TestExportImportCommands(t *testing.T) {
 
 	for _, args := range [][]string{{"--out", exp}, {"--checkpoint", ckpt}, {"--checkpoint", ckpt, "--out", exp, "--format", "gguf"}} {
 		err := exportCmd(args, &out, &errOut)
-		require.True(t, errors.Is(err, errUsage), "%v: %v", args, err)
+		require.True(t, cli.IsUsage(err), "%v: %v", args, err)
 	}
-	require.True(t, errors.Is(importCmd([]string{"--out", back}, &out, &errOut), errUsage))
+	require.True(t, cli.IsUsage(importCmd([]string{"--out", back}, &out, &errOut)))
 	require.ErrorContains(t, importCmd([]string{"--from", exp, "--out", back}, &out, &errOut), "already holds")
 }
 

@@ -17,18 +17,16 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"os"
 
-	"github.com/oryx-go/oryx/internal/interrupt"
+	"github.com/oryx-go/oryx/internal/cli"
 )
 
 func main() {
 	if len(os.Args) < 2 {
 		usage()
-		os.Exit(2)
+		os.Exit(cli.ExitUsage)
 	}
 	var err error
 	switch os.Args[1] {
@@ -54,21 +52,9 @@ func main() {
 	default:
 		fmt.Fprintf(os.Stderr, "oryx: unknown subcommand %q\n\n", os.Args[1])
 		usage()
-		os.Exit(2)
+		os.Exit(cli.ExitUsage)
 	}
-	if errors.Is(err, flag.ErrHelp) {
-		return // the subcommand printed its usage
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "oryx:", err)
-		if errors.Is(err, errUsage) {
-			os.Exit(2)
-		}
-		if interrupt.Is(err) {
-			os.Exit(interrupt.ExitCode)
-		}
-		os.Exit(1)
-	}
+	cli.Exit("oryx", err) // usage errors exit 2, an interrupted tokenize 130, other failures 1
 }
 
 func usage() {

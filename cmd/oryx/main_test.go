@@ -19,7 +19,7 @@ func TestInitThenGenerate(t *testing.T) {
 	var out, errOut bytes.Buffer
 	require.NoError(t, initCmd([]string{"--preset", "tiny", "--variant", "oryx-tg", "--out", dir, "--seed", "3"}, &out, &errOut))
 	assert.Contains(t, out.String(), "wrote "+dir+": oryx-tg, preset tiny")
-	assert.Regexp(t, `parameters: total 108\.17K .* tied 9\d\.\d%`, out.String())
+	assert.Regexp(t, `parameters: total 108k .* tied 9\d\.\d%`, out.String())
 	assert.Contains(t, out.String(), "tied fraction (shared / total): ")
 
 	gen := func(args ...string) string {

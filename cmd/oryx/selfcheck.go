@@ -11,6 +11,7 @@ import (
 	. "github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/oryx-go/oryx/internal/backend"
+	"github.com/oryx-go/oryx/internal/cli"
 	"github.com/oryx-go/oryx/layers"
 )
 
@@ -21,11 +22,14 @@ func selfcheck(args []string) error {
 	fs := flag.NewFlagSet("selfcheck", flag.ContinueOnError)
 	seqLen := fs.Int("T", 96, "sequence length")
 	chunk := fs.Int("chunk", 32, "chunk length")
-	if err := fs.Parse(args); err != nil {
+	if err := cli.Parse(fs, args); err != nil {
 		return err
 	}
+	if fs.NArg() > 0 {
+		return cli.Usagef("selfcheck: unexpected arguments %q", fs.Args())
+	}
 	if *seqLen <= 0 || *chunk <= 0 {
-		return fmt.Errorf("flags -T and -chunk must be > 0, got %d and %d", *seqLen, *chunk)
+		return cli.Usagef("flags -T and -chunk must be > 0, got %d and %d", *seqLen, *chunk)
 	}
 	backend.AnnounceTo = nil // said below, on standard output with the rest of the report
 	be, err := backend.Get()

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/internal/cli"
 )
 
 // synthCmd writes a synthetic corpus to parquet:
@@ -22,14 +23,17 @@ func synthCmd(args []string, stdout, stderr io.Writer) error {
 	vocab := fs.Int("vocab", 256, "mqar: vocabulary (filler 0, keys [1, V/2), values [V/2, V))")
 	seqLen := fs.Int("seq-len", 256, "mqar: sequence length T (rows hold T+1 tokens)")
 	pairs := fs.Int("pairs", 16, "mqar: key-value pairs per sequence")
-	if err := fs.Parse(args); err != nil {
+	if err := cli.Parse(fs, args); err != nil {
 		return err
 	}
+	if fs.NArg() > 0 {
+		return cli.Usagef("synth: unexpected arguments %q", fs.Args())
+	}
 	if *out == "" {
-		return fmt.Errorf("--out is required")
+		return cli.Usagef("--out is required")
 	}
 	if *n <= 0 {
-		return fmt.Errorf("--n must be > 0, got %d", *n)
+		return cli.Usagef("--n must be > 0, got %d", *n)
 	}
 	var err error
 	switch *kind {
@@ -38,7 +42,7 @@ func synthCmd(args []string, stdout, stderr io.Writer) error {
 	case "synthlang":
 		err = datasets.WriteSynthLangParquet(*out, datasets.SynthLangConfig{Seed: *seed}, *n)
 	default:
-		return fmt.Errorf(`--kind must be "mqar" or "synthlang", got %q`, *kind)
+		return cli.Usagef(`--kind must be "mqar" or "synthlang", got %q`, *kind)
 	}
 	if err != nil {
 		return err

@@ -10,7 +10,10 @@ import (
 
 	"github.com/oryx-go/oryx/datasets"
 	"github.com/oryx-go/oryx/datasets/tokenizers"
+	"github.com/oryx-go/oryx/internal/cli"
+	"github.com/oryx-go/oryx/internal/human"
 	"github.com/oryx-go/oryx/internal/interrupt"
+	"github.com/oryx-go/oryx/internal/progress"
 )
 
 // tokenizeCmd implements `oryx tokenize`: encode a text parquet corpus once into token shards
@@ -33,29 +36,29 @@ func tokenizeCmd(args []string, stdout, stderr io.Writer) error {
 			"counted. Progress goes to stderr (a bar on a terminal, a line every 10% otherwise); the summary to stdout.\n\n")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := cli.Parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("tokenize: unexpected arguments %q (quote a glob: --input 'data/*.parquet')", fs.Args())
+		return cli.Usagef("tokenize: unexpected arguments %q (quote a glob: --input 'data/*.parquet')", fs.Args())
 	}
 	if *input == "" {
-		return fmt.Errorf("tokenize: --input PATTERN is required (a parquet file, directory or glob)")
+		return cli.Usagef("tokenize: --input PATTERN is required (a parquet file, directory or glob)")
 	}
 	if *out == "" {
-		return fmt.Errorf("tokenize: --out DIR is required")
+		return cli.Usagef("tokenize: --out DIR is required")
 	}
 	if *tokSpec == "" {
-		return fmt.Errorf("tokenize: --tokenizer is required: bytes, PATH/tokenizer.json or PATH/tokenizer.model")
+		return cli.Usagef("tokenize: --tokenizer is required: bytes, PATH/tokenizer.json or PATH/tokenizer.model")
 	}
 	if strings.TrimSpace(*column) == "" {
-		return fmt.Errorf("tokenize: --column must not be empty")
+		return cli.Usagef("tokenize: --column must not be empty")
 	}
 	if *shardRows < 1 {
-		return fmt.Errorf("tokenize: --shard-rows must be >= 1, got %d", *shardRows)
+		return cli.Usagef("tokenize: --shard-rows must be >= 1, got %d", *shardRows)
 	}
 	if *workers < 0 {
-		return fmt.Errorf("tokenize: --workers must be >= 0 (0 = all CPUs), got %d", *workers)
+		return cli.Usagef("tokenize: --workers must be >= 0 (0 = all CPUs), got %d", *workers)
 	}
 	tok, err := tokenizers.Load(*tokSpec)
 	if err != nil {
@@ -79,77 +82,65 @@ func tokenizeCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "tokenized %d documents, %d tokens (%s) into %d %s in %s in %.1f s (%s tokens/s); "+
 		"skipped %d (%d empty, %d null); %d repaired UTF-8; tokenizer %s (vocab %d, eos %d)\n",
-		stats.Documents, stats.Tokens, humanCount(float64(stats.Tokens)), stats.Shards, plural(stats.Shards, "shard", "shards"),
-		*out, stats.Seconds, humanCount(rate),
+		stats.Documents, stats.Tokens, human.Count(float64(stats.Tokens)), stats.Shards, plural(stats.Shards, "shard", "shards"),
+		*out, stats.Seconds, human.Count(rate),
 		stats.Skipped, stats.SkippedEmpty, stats.SkippedNull, stats.RepairedUTF8,
 		tok.Name(), tok.VocabSize(), tok.EOS())
 	return nil
 }
 
-// progressBar renders datasets.PretokenizeProgress. On a terminal it redraws one line
+// isTerminal is the project's one terminal test (internal/progress), for the commands' progress output.
+var isTerminal = progress.IsTerminal
+
+// progressBar renders datasets.PretokenizeProgress (internal/progress). On a terminal it redraws one line
 // "\r[#####     ] 45% 1.2M docs 310k tok/s ETA 1m20s" at most every 200 ms; otherwise it writes a line each
 // time another 10% of the input rows is done.
 type progressBar struct {
-	w        io.Writer
-	terminal bool
-	now      func() time.Time
-
-	last    time.Time // last redraw (terminal)
-	drawn   bool      // something is on the terminal line
-	decile  int64     // last 10% step reported (non-terminal)
+	r       *progress.Reporter
 	final   datasets.PretokenizeProgress
 	started bool
 }
 
-const progressInterval = 200 * time.Millisecond
-
 func newProgressBar(w io.Writer, terminal bool, now func() time.Time) *progressBar {
-	return &progressBar{w: w, terminal: terminal, now: now}
+	mode := progress.Log
+	if terminal {
+		mode = progress.Terminal
+	}
+	return &progressBar{r: progress.New(w, progress.Options{Mode: mode, Now: now, LogInterval: -1, LogSteps: 10})}
 }
 
 func (b *progressBar) update(p datasets.PretokenizeProgress) {
 	b.final, b.started = p, true
-	if b.terminal {
-		if t := b.now(); !b.drawn || t.Sub(b.last) >= progressInterval {
-			b.last, b.drawn = t, true
-			fmt.Fprintf(b.w, "\r%s\033[K", b.line(p, true))
-		}
-		return
-	}
-	if p.TotalRows <= 0 {
-		return
-	}
-	if d := 10 * p.Rows / p.TotalRows; d > b.decile {
-		b.decile = d
-		fmt.Fprintf(b.w, "tokenize: %s\n", b.line(p, false))
-	}
+	b.r.Update(float64(p.Rows), float64(p.TotalRows), false, func() string { return b.line(p) })
 }
 
 // finish draws the last state and ends the terminal line.
 func (b *progressBar) finish() {
-	if b.terminal && b.started {
-		fmt.Fprintf(b.w, "\r%s\033[K\n", b.line(b.final, true))
+	if b.r.Terminal() && b.started {
+		b.r.Update(float64(b.final.Rows), float64(b.final.TotalRows), true, func() string { return b.line(b.final) })
+		b.r.Finish()
 	}
 }
 
 // line is the progress text: a bar (terminal only), percent, documents, tokens/s and ETA.
-func (b *progressBar) line(p datasets.PretokenizeProgress, bar bool) string {
+func (b *progressBar) line(p datasets.PretokenizeProgress) string {
 	frac := 0.0
 	if p.TotalRows > 0 {
 		frac = min(1, float64(p.Rows)/float64(p.TotalRows))
 	}
+	bar := b.r.Terminal()
 	var sb strings.Builder
 	if bar {
-		const width = 20
-		n := int(frac * width)
-		sb.WriteString("[" + strings.Repeat("#", n) + strings.Repeat(" ", width-n) + "] ")
+		sb.WriteString("[" + progress.Bar(frac, 20, "#", " ") + "] ")
+	} else {
+		sb.WriteString("tokenize: ")
 	}
 	secs := p.Elapsed.Seconds()
 	rate := 0.0
 	if secs > 0 {
 		rate = float64(p.Tokens) / secs
 	}
-	fmt.Fprintf(&sb, "%3.0f%% %s docs %s tok/s", 100*frac, humanCount(float64(p.Documents)), humanCount(rate))
+	fmt.Fprintf(&sb, "%3.0f%% %s docs %s tok/s", 100*frac, human.Count(float64(p.Documents)), human.Count(rate))
 	if !bar {
 		fmt.Fprintf(&sb, " (%d/%d rows, %d tokens, %d shards)", p.Rows, p.TotalRows, p.Tokens, p.Shards)
 	}
@@ -157,27 +148,9 @@ func (b *progressBar) line(p datasets.PretokenizeProgress, bar bool) string {
 	case frac >= 1:
 		fmt.Fprintf(&sb, " in %s", formatDuration(p.Elapsed))
 	case frac > 0:
-		eta := time.Duration(float64(p.Elapsed) * (1 - frac) / frac)
-		fmt.Fprintf(&sb, " ETA %s", formatDuration(eta))
+		fmt.Fprintf(&sb, " ETA %s", formatDuration(progress.Remaining(p.Elapsed, frac, 1-frac)))
 	}
 	return sb.String()
-}
-
-// humanCount renders n with a k/M/G/T suffix and one decimal above 1000 ("950", "1.2k", "310k", "1.2M").
-func humanCount(n float64) string {
-	if n < 1000 {
-		return fmt.Sprintf("%.0f", n)
-	}
-	for _, u := range []string{"k", "M", "G", "T"} {
-		n /= 1000
-		if n < 1000 || u == "T" {
-			if n < 100 {
-				return fmt.Sprintf("%.1f%s", n, u)
-			}
-			return fmt.Sprintf("%.0f%s", n, u)
-		}
-	}
-	return "" // unreachable
 }
 
 // formatDuration renders d rounded to the second ("0s", "45s", "1m20s", "2h3m0s").

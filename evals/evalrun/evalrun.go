@@ -23,6 +23,7 @@ import (
 	"github.com/oryx-go/oryx/evals/leaderboard"
 	"github.com/oryx-go/oryx/evals/oryxlm"
 	"github.com/oryx-go/oryx/internal/backend"
+	"github.com/oryx-go/oryx/internal/cli"
 	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/oryx"
 
@@ -110,11 +111,11 @@ func Run(ctx context.Context, o Options) (string, error) {
 		o.Batch = 8
 	}
 	if err := o.validate(); err != nil {
-		return "", err
+		return "", cli.Usage(err)
 	}
 	tasks, err := harness.Resolve(o.Tasks, o.Harness)
 	if err != nil {
-		return "", fmt.Errorf("--tasks: %w", err)
+		return "", cli.Usagef("--tasks: %w", err)
 	}
 	if err := o.checkDataRoot(tasks); err != nil {
 		return "", err
@@ -128,7 +129,7 @@ func Run(ctx context.Context, o Options) (string, error) {
 				n = l
 			}
 			if err := c.Check(n); err != nil {
-				return "", fmt.Errorf("task %s: %w", t.Name(), err)
+				return "", cli.Usagef("task %s: %w", t.Name(), err)
 			}
 		}
 	}

@@ -3,26 +3,22 @@ package harness
 import (
 	"fmt"
 	"io"
-	"os"
-	"strings"
 	"sync"
 	"time"
+
+	"github.com/oryx-go/oryx/internal/progress"
 )
 
-// ProgressBar returns an Options.Progress function drawing a one-line bar on w ("\r"-rewritten, at most
-// every interval, and always at 0 and at completion, which ends the line):
+// ProgressBar returns an Options.Progress function drawing a one-line bar on w (internal/progress: redrawn in
+// place at most every interval, and always at 0 and at completion, which ends the line):
 //
 //	piqa loglikelihood [#########...........]  1712/3676  46.6%  412.3 req/s  eta 4s
 //
 // When w is not a terminal (a log file, CI), it writes plain lines instead, at most every 10 intervals.
 func ProgressBar(w io.Writer, interval time.Duration) func(task, phase string, done, total int) {
 	var mu sync.Mutex
-	var last time.Time
 	var start time.Time
-	tty := isTerminal(w)
-	if !tty {
-		interval *= 10
-	}
+	r := progress.New(w, progress.Options{Interval: interval, LogInterval: 10 * interval})
 	return func(task, phase string, done, total int) {
 		mu.Lock()
 		defer mu.Unlock()
@@ -30,42 +26,26 @@ func ProgressBar(w io.Writer, interval time.Duration) func(task, phase string, d
 		if done == 0 {
 			start = now
 		}
-		if done != 0 && done < total && now.Sub(last) < interval {
-			return
-		}
-		last = now
-		frac := 0.0
-		if total > 0 {
-			frac = float64(done) / float64(total)
-		}
-		const width = 20
-		fill := int(frac * width)
-		el := now.Sub(start).Seconds()
-		rate, eta := 0.0, ""
-		if el > 0 && done > 0 {
-			rate = float64(done) / el
-			eta = fmt.Sprintf("  eta %s", time.Duration(float64(total-done)/rate*float64(time.Second)).Round(time.Second))
-		}
-		lead, end := "\r", ""
-		if !tty {
-			lead, end = "", "\n"
-		}
-		fmt.Fprintf(w, "%s%s %s [%s%s] %6d/%d %5.1f%% %8.1f req/s%s", lead, task, phase,
-			strings.Repeat("#", fill), strings.Repeat(".", width-fill), done, total, 100*frac, rate, eta)
+		r.Update(float64(done), float64(total), done == 0 || done >= total, func() string {
+			frac := 0.0
+			if total > 0 {
+				frac = float64(done) / float64(total)
+			}
+			el := now.Sub(start)
+			rate, eta := 0.0, ""
+			if s := el.Seconds(); s > 0 && done > 0 {
+				rate = float64(done) / s
+				eta = fmt.Sprintf("  eta %s", progress.Remaining(el, float64(done), float64(total-done)).Round(time.Second))
+			}
+			line := fmt.Sprintf("%s %s [%s] %6d/%d %5.1f%% %8.1f req/s%s", task, phase, progress.Bar(frac, 20, "#", "."),
+				done, total, 100*frac, rate, eta)
+			if done >= total {
+				line += fmt.Sprintf("  %.1fs", el.Seconds())
+			}
+			return line
+		})
 		if done >= total {
-			fmt.Fprintf(w, "  %.1fs\n", el)
-		} else {
-			fmt.Fprint(w, end)
+			r.Finish()
 		}
 	}
-}
-
-// isTerminal reports whether w is a character device (a terminal).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }

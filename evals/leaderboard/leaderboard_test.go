@@ -88,7 +88,7 @@ func TestRunFileRoundTripAndMerge(t *testing.T) {
 	lines := strings.Split(md, "\n")
 	assert.True(t, strings.HasPrefix(lines[0], "| Model | Variant | Size | Step | Tokens | Schedule | Attn % | Wiki ppl |"))
 	assert.Contains(t, lines[2], "| 10.00 | 20.00 | 30.00 | 40.00 | 50.00 | 60.00 | 35.00 |")
-	assert.Contains(t, lines[3], "| oryx | gdn | 360m | 2000 | 15.0B | mixed | 4.4 | 16.42 | +Inf | 46.65 |")
+	assert.Contains(t, lines[3], "| oryx | gdn | 360m | 2000 | 15B | mixed | 4.4 | 16.42 | +Inf | 46.65 |")
 	assert.Contains(t, lines[3], "| – |") // no recall metrics in run a
 	assert.Contains(t, md, "gdn_lm_avg: GDN table")
 	jp, mp := filepath.Join(dir, "leaderboard.json"), filepath.Join(dir, "leaderboard.md")

@@ -5,6 +5,8 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/oryx-go/oryx/internal/human"
 )
 
 // column is one metric column of the markdown table.
@@ -64,7 +66,7 @@ func (l *Leaderboard) Markdown() string {
 		if r.Partial() {
 			model += " (partial)"
 		}
-		cells := []string{model, r.Variant, r.Size, fmt.Sprint(r.CheckpointStep), humanCount(r.TokensSeen), r.Schedule,
+		cells := []string{model, r.Variant, r.Size, fmt.Sprint(r.CheckpointStep), human.Int(r.TokensSeen), r.Schedule,
 			attentionCell(r)}
 		for _, c := range cols {
 			cells = append(cells, cell(r, c))
@@ -168,20 +170,4 @@ func attentionCell(r *RunFile) string {
 		return "–"
 	}
 	return strings.Join(parts, ", ")
-}
-
-// humanCount renders 15032385536 as "15.0B".
-func humanCount(n int64) string {
-	f := float64(n)
-	switch {
-	case f >= 1e12:
-		return fmt.Sprintf("%.1fT", f/1e12)
-	case f >= 1e9:
-		return fmt.Sprintf("%.1fB", f/1e9)
-	case f >= 1e6:
-		return fmt.Sprintf("%.1fM", f/1e6)
-	case f >= 1e3:
-		return fmt.Sprintf("%.1fK", f/1e3)
-	}
-	return fmt.Sprint(n)
 }

@@ -23,6 +23,7 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 
 	"github.com/oryx-go/oryx/internal/atomicfile"
+	"github.com/oryx-go/oryx/internal/human"
 )
 
 // Scale is an axis scale.
@@ -615,13 +616,8 @@ func Compact(v float64) string {
 	if av < 1e4 && v == math.Trunc(v) { // sizes such as 1024 or 8192 tokens, exactly
 		return strconv.FormatFloat(v, 'f', 0, 64)
 	}
-	for _, u := range []struct {
-		f float64
-		s string
-	}{{1e12, "T"}, {1e9, "B"}, {1e6, "M"}, {1e3, "k"}} {
-		if av >= u.f {
-			return strconv.FormatFloat(v/u.f, 'g', 3, 64) + u.s
-		}
+	if av >= 1e3 {
+		return human.Count(v) // the project's count format: 400k, 1.25M, 3B
 	}
 	if av >= 1e-4 || v == 0 {
 		return strconv.FormatFloat(v, 'g', 3, 64)

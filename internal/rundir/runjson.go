@@ -101,7 +101,7 @@ func TrainedOn(dir string) (data string, seqLen int, ok bool) {
 	}
 	var r struct {
 		Data struct {
-			Spec string `json:"Spec"`
+			Spec string `json:"spec"` // "Spec" in run.json files written before the key was snake_case: encoding/json matches keys case-insensitively
 		} `json:"data"`
 		Train struct {
 			SeqLen int `json:"seq_len"`

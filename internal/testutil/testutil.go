@@ -1,6 +1,7 @@
-// Package testutil holds the numeric test oracles several packages' tests share: relative error and
-// central finite differences. Only tests import it (and it imports nothing of the project), so the oracles
-// exist once instead of being copied between layers, oryx and internal/backend.
+// Package testutil holds what several packages' tests share: the numeric test oracles (relative error and
+// central finite differences), the -short sweep gate, and the check that every JSON key a type writes is
+// snake_case (CheckSnakeCaseJSON). Only tests import it (and it imports nothing of the project), so these
+// exist once instead of being copied between layers, oryx, internal/backend and the commands.
 package testutil
 
 import (

@@ -2,6 +2,7 @@ package testutil
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -23,4 +24,37 @@ func TestFiniteDiffGrad(t *testing.T) {
 	require.InDelta(t, 1.5*1.5+math.Cos(-0.7), g[1][0], 1e-8)
 	require.Equal(t, []float64{1.5}, x, "restored")
 	require.Equal(t, []float64{-0.7}, y, "restored")
+}
+
+type jsonInner struct {
+	Good   int `json:"good_key"`
+	Hyphen int `json:"n-shot"`
+}
+
+type jsonCustom struct{ Anything int }
+
+func (jsonCustom) MarshalJSON() ([]byte, error) { return []byte("{}"), nil }
+
+type jsonOuter struct {
+	jsonInner                         // promoted fields
+	Untagged  int                     // key "Untagged"
+	Tagged    int                     `json:"tagged,omitempty"`
+	Skipped   int                     `json:"-"`
+	unexp     int                     // not encoded
+	Nested    []map[string]*jsonInner `json:"nested"`
+	Custom    jsonCustom              `json:"custom"` // its own MarshalJSON: not entered
+	Camel     int                     `json:"camelCase"`
+}
+
+func TestNonSnakeCaseJSON(t *testing.T) {
+	_ = jsonOuter{}.unexp
+	got := NonSnakeCaseJSON(nil, jsonOuter{})
+	want := []string{"testutil.jsonOuter: jsonInner.Hyphen: n-shot", "testutil.jsonOuter: jsonOuter.Untagged: Untagged",
+		"testutil.jsonOuter: jsonOuter.Camel: camelCase"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+	if got := NonSnakeCaseJSON([]string{"n-shot", "Untagged", "camelCase"}, &jsonOuter{}); len(got) != 0 {
+		t.Fatalf("allowed keys reported: %q", got)
+	}
 }

@@ -16,8 +16,8 @@ func TestMain(m *testing.M) {
 }
 
 // TestRecipeCommandHostileInputs runs the campaign's inputs through a real recipe command
-// (recipes/transformer-tiny is recipe.Main("transformer-tiny")): exit code 1 with a message naming the flag,
-// never a panic, a negative token count or a run that never ends.
+// (recipes/transformer-tiny is recipe.Main("transformer-tiny")): exit code 2 (a usage error) with a message
+// naming the flag, never a panic, a negative token count or a run that never ends.
 func TestRecipeCommandHostileInputs(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "run")
 	for _, c := range []struct {
@@ -29,7 +29,33 @@ func TestRecipeCommandHostileInputs(t *testing.T) {
 		{[]string{"--out", out, "--tokens", "-5"}, []string{"--tokens must be > 0, got -5"}},
 		{[]string{"--out", out, "--seq-len", "2000000000"}, []string{"seq_len: 2000000000"}},
 	} {
-		clitest.Run(t, nil, c.args...).Check(t, 1, c.want...)
+		clitest.Run(t, nil, c.args...).Check(t, 2, c.want...)
+	}
+	require.NoDirExists(t, out, "a refused run creates nothing")
+}
+
+// TestRecipeCommandExitCodes: a mistake in the command line exits 2, a failure of the work (a tokenizer file
+// that is not there) 1, -h 0; none of them creates the run directory.
+func TestRecipeCommandExitCodes(t *testing.T) {
+	tmp := t.TempDir()
+	out := filepath.Join(tmp, "run")
+	missing := filepath.Join(tmp, "no-such", "tokenizer.json")
+	for _, c := range []struct {
+		args []string
+		code int
+		want []string
+	}{
+		{[]string{"--out", out, "--bogus"}, 2, []string{"flag provided but not defined: -bogus"}},
+		{[]string{"--out", out, "--steps", "ten"}, 2, []string{`invalid value "ten" for flag -steps`}},
+		{[]string{"--out", out, "--lr", "fast"}, 2, []string{`invalid value "fast" for flag -lr`}},
+		{[]string{"--out", out, "extra"}, 2, []string{`unexpected arguments ["extra"]`}},
+		{[]string{"--out", out, "--plan", "--hardware", "tpu-v9"}, 2, []string{`--hardware "tpu-v9": unknown target`}},
+		{[]string{"--out", out, "--plan", "--mfu", "1.5"}, 2, []string{"--mfu 1.5: must be in (0, 1]"}},
+		{[]string{"--out", out, "--lr-schedule", "sawtooth"}, 2, []string{"sawtooth"}},
+		{[]string{"--out", out, "--tokenizer", missing}, 1, []string{"--tokenizer", missing}},
+		{[]string{"-h"}, 0, []string{"Usage: go run ./recipes/transformer-tiny", "-retrain"}},
+	} {
+		clitest.Run(t, nil, c.args...).Check(t, c.code, c.want...)
 	}
 	require.NoDirExists(t, out, "a refused run creates nothing")
 }

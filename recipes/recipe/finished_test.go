@@ -53,7 +53,7 @@ func TestFinishedRunIsANoOp(t *testing.T) {
 	r.Log = &log
 	again, err := Train(r)
 	require.NoError(t, err)
-	require.Contains(t, log.String(), "already finished (6 steps); --force to retrain")
+	require.Contains(t, log.String(), "already finished (6 steps); --retrain to train it again from scratch")
 	require.Equal(t, first.TokensPerSec, again.TokensPerSec, "the stored summary, not this process's")
 	require.Equal(t, first.ValLoss, again.ValLoss)
 	require.Equal(t, before, snapshot(t, out), "a rerun of a finished run changed files")

@@ -3,10 +3,10 @@ package recipe
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 
 	"github.com/dustin/go-humanize"
+	"github.com/oryx-go/oryx/internal/human"
 )
 
 // Hardware is a target that --plan --hardware NAME sizes a run for.
@@ -115,14 +115,8 @@ func (p Plan) Summary() string {
 		rate = fmt.Sprintf("%.0f%% of the probed %s f32 matmul rate", 100*h.MFU, tflops(h.PeakTFLOPs))
 	}
 	return fmt.Sprintf("%s on %d × %s: %s parameters, %s tokens in %d steps; %s (%s); step %s at %s; total %s",
-		p.Recipe, h.Devices, h.Name, count(p.Params), count(p.Tokens),
+		p.Recipe, h.Devices, h.Name, human.Int(p.Params), human.Int(p.Tokens),
 		p.Train.Steps, mem, fits, seconds(h.StepSeconds), rate, hours(h.TotalHours))
-}
-
-// count formats a parameter or token count the way LM papers do: 130M, 1.43B, 28B.
-func count(n int64) string {
-	v, prefix := humanize.ComputeSI(float64(n))
-	return strconv.FormatFloat(v, 'g', 3, 64) + strings.NewReplacer("G", "B", "k", "K").Replace(prefix)
 }
 
 func tflops(t float64) string {

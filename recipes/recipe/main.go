@@ -14,21 +14,15 @@ import (
 	"github.com/oryx-go/oryx/datasets"
 	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/internal/backend"
+	"github.com/oryx-go/oryx/internal/cli"
 )
 
 // Main is the whole command of a recipe directory (recipes/<name>/main.go): it parses the flags, prints the
-// plan with --plan, refuses runs that cannot fit the machine (unless --force), and trains or resumes.
+// plan with --plan, refuses runs that cannot fit the machine (unless --force), and trains or resumes (a
+// finished run is left as it is unless --retrain). A usage error exits 2, an interrupted run 130 (its
+// checkpoint saved), any other failure 1 (internal/cli).
 func Main(name string) {
-	if err := MainArgs(name, os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return
-		}
-		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
-		if errors.Is(err, ErrInterrupted) {
-			os.Exit(130)
-		}
-		os.Exit(1)
-	}
+	cli.Exit(name, MainArgs(name, os.Args[1:], os.Stdout, os.Stderr), ErrInterrupted)
 }
 
 func hardwareNames() string {
@@ -59,7 +53,8 @@ func MainArgs(name string, args []string, stdout, stderr io.Writer) error {
 		plan      = fs.Bool("plan", false, "print the run's plan (a summary line on stderr, then JSON on stdout: parameters, FLOPs, tokens, memory, time, fits) and exit")
 		hardware  = fs.String("hardware", "cpu-here", "with --plan: the target to size the run for: "+hardwareNames()+" (memory, peak bf16 TFLOP/s and sources: README, recipes/recipe/hardware.go)")
 		mfu       = fs.Float64("mfu", DefaultMFU, "with --plan --hardware GPU: the fraction of the peak bf16 rate assumed reached")
-		force     = fs.Bool("force", false, "train even when the plan says the run does not fit this machine; retrain a finished run in --out from scratch")
+		force     = fs.Bool("force", false, "train even when the plan says the run does not fit this machine")
+		retrain   = fs.Bool("retrain", false, "a finished run in --out is trained again from scratch (its checkpoints, metrics and summary are replaced); without it, rerunning a finished run changes nothing")
 		devices   = fs.Int("devices", 1, "data-parallel devices (XLA with several GPUs; the pure-Go backend has 1)")
 		precision = fs.String("precision", "", "f32 | bf16 (bf16 compute, f32 master weights); default: the recipe's on XLA, f32 on the pure-Go backend")
 	)
@@ -87,25 +82,25 @@ func MainArgs(name string, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "Usage: go run ./recipes/%s [flags]\n\n%s: %s %s, %s.\n\nFlags:\n", name, name, rec.Preset, rec.Variant, rec.Note)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := cli.Parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments %q (flags only; see -h)", fs.Args())
+		return cli.Usagef("unexpected arguments %q (flags only; see -h)", fs.Args())
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	budget := int64(rec.Train.Steps) * rec.Train.TokensPerStep()
 	if set["tokens"] {
 		if *tokens <= 0 {
-			return fmt.Errorf("--tokens must be > 0, got %d", *tokens)
+			return cli.Usagef("--tokens must be > 0, got %d", *tokens)
 		}
 		budget = *tokens
 	}
 	if !set["steps"] && (set["tokens"] || set["batch"] || set["seq-len"]) {
 		tc.Steps = int(budget / max(tc.TokensPerStep(), 1))
 		if set["tokens"] && tc.Steps < 1 {
-			return fmt.Errorf("--tokens %d is less than one step (batch %d × seq-len %d = %d tokens)", *tokens,
+			return cli.Usagef("--tokens %d is less than one step (batch %d × seq-len %d = %d tokens)", *tokens,
 				tc.Batch, tc.SeqLen, tc.TokensPerStep())
 		}
 	}
@@ -127,14 +122,14 @@ func MainArgs(name string, args []string, stdout, stderr io.Writer) error {
 	}
 	hw, err := LookupHardware(*hardware)
 	if err != nil {
-		return err
+		return cli.Usage(err)
 	}
 	if !(*mfu > 0 && *mfu <= 1) {
-		return fmt.Errorf("--mfu %v: must be in (0, 1]", *mfu)
+		return cli.Usagef("--mfu %v: must be in (0, 1]", *mfu)
 	}
 	tc.Devices = *devices
 	if err := tc.WithDefaults().Validate(); err != nil {
-		return fmt.Errorf("flags: %w", err)
+		return cli.Usagef("flags: %w", err)
 	}
 	if *devices > be.NumDevices() && !(*plan && hw.Name != "cpu-here") {
 		return fmt.Errorf("--devices %d: the backend %s has %d device(s); data-parallel training needs XLA with that many "+
@@ -174,13 +169,13 @@ func MainArgs(name string, args []string, stdout, stderr io.Writer) error {
 		return errors.New(p.Advice)
 	}
 	if *data == "" || *tokenizer == "" {
-		return fmt.Errorf("%s needs --data (a pre-tokenized directory from `oryx tokenize`, or parquet files with a "+
+		return cli.Usagef("%s needs --data (a pre-tokenized directory from `oryx tokenize`, or parquet files with a "+
 			"%q column) and --tokenizer (e.g. the GPT-NeoX-20B tokenizer.json)", name, *column)
 	}
 	sum, err := Train(Run{
 		Name: name, Model: cfg, Train: tc, Data: datasets.DataSpec{Spec: *data, Column: *column},
 		ValData: datasets.DataSpec{Spec: *valData, Column: *column}, Tokenizer: *tokenizer, Out: *out, Log: stderr,
-		Retrain: *force,
+		Retrain: *retrain,
 	})
 	if err != nil {
 		return err

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/oryx-go/oryx/internal/backend"
+	"github.com/oryx-go/oryx/internal/human"
 	"github.com/oryx-go/oryx/oryx"
 )
 
@@ -114,10 +115,7 @@ func TestPlanHardware(t *testing.T) {
 	require.Equal(t, m.Weights+m.Optimizer+m.Gradients+m.Accumulator+m.Activations/2, h.MemoryPerDevice)
 	require.True(t, h.Fits)
 	require.Equal(t, h.Fits, p.Fits)
-	require.Contains(t, errb.String(), fmt.Sprintf("oryx-tg-1.4b on 2 × h100-80g: %s parameters, %s tokens", count(p.Params), count(p.Tokens)))
-	for n, want := range map[int64]string{130_000_000: "130M", 1_425_950_720: "1.43B", 28e9: "28B", 104_072: "104K"} {
-		require.Equal(t, want, count(n))
-	}
+	require.Contains(t, errb.String(), fmt.Sprintf("oryx-tg-1.4b on 2 × h100-80g: %s parameters, %s tokens", human.Int(p.Params), human.Int(p.Tokens)))
 	require.Contains(t, errb.String(), "(fits); step ")
 
 	// 64 sequences of 2048 tokens per micro-batch cannot fit one A100's 80 GiB.

@@ -21,6 +21,7 @@ import (
 	"github.com/oryx-go/oryx/datasets"
 	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/internal/backend"
+	"github.com/oryx-go/oryx/internal/human"
 	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/internal/runlock"
 	"github.com/oryx-go/oryx/internal/seedrand"
@@ -132,10 +133,10 @@ func Train(r Run) (*Summary, error) {
 	if sum, done, err := finishedRun(r); err != nil {
 		return nil, err
 	} else if done && !r.Retrain {
-		fmt.Fprintf(r.Log, "%s: %s already finished (%d steps); --force to retrain\n", r.Name, r.Out, sum.Steps)
+		fmt.Fprintf(r.Log, "%s: %s already finished (%d steps); --retrain to train it again from scratch\n", r.Name, r.Out, sum.Steps)
 		return sum, nil
 	} else if done {
-		fmt.Fprintf(r.Log, "%s: %s already finished; retraining from scratch (--force)\n", r.Name, r.Out)
+		fmt.Fprintf(r.Log, "%s: %s already finished; retraining from scratch (--retrain)\n", r.Name, r.Out)
 		if err := removeRun(r.Out); err != nil {
 			return nil, err
 		}
@@ -229,10 +230,10 @@ func Train(r Run) (*Summary, error) {
 	prog := newProgress(r.Log, tc.Steps, startStep)
 	if startStep > 0 {
 		prog.message("%s: resuming at step %d/%d from %s (%s tokens seen)", r.Name, startStep, tc.Steps, r.Out,
-			oryx.HumanCount(st.TokensSeen))
+			human.Int(st.TokensSeen))
 	} else {
 		prog.message("%s: %s parameters, %d steps × %d tokens = %s tokens, backend %s", r.Name,
-			oryx.HumanCount(report.Total), tc.Steps, tc.TokensPerStep(), oryx.HumanCount(int64(tc.Steps)*tc.TokensPerStep()), be.Name())
+			human.Int(report.Total), tc.Steps, tc.TokensPerStep(), human.Int(int64(tc.Steps)*tc.TokensPerStep()), be.Name())
 	}
 
 	stop := make(chan os.Signal, 1)
@@ -348,7 +349,7 @@ func Train(r Run) (*Summary, error) {
 			}
 		}
 		prog.update(st.Step, fmt.Sprintf("loss %.4f  lr %.2e  %s tok/s", stats.Loss, lr,
-			oryx.HumanCount(int64(float64(procTokens)/time.Since(procStart).Seconds()))), st.Step == tc.Steps)
+			human.Int(int64(float64(procTokens)/time.Since(procStart).Seconds()))), st.Step == tc.Steps)
 
 		final := st.Step == tc.Steps
 		if final || (tc.EvalEvery > 0 && st.Step%tc.EvalEvery == 0) {

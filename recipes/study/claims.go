@@ -240,7 +240,7 @@ func claimA(comps []Comparison) Claim {
 		if cp.Name == "oryx-tg attention vs transformer" || cp.Name == "oryx-tg linear vs gdn" {
 			ok := cp.Gap <= LossGapMax
 			verdicts = append(verdicts, fmt.Sprintf("%s %+.1f%%", cp.Name, 100*cp.Gap))
-			cl.Numbers[strings.ReplaceAll(cp.Name, " ", "_")+"_gap"] = r4(cp.Gap)
+			cl.Numbers[snakeKey(cp.Name)+"_gap"] = r4(cp.Gap)
 			if !ok {
 				cl.Verdict = Fails
 			}
@@ -379,3 +379,9 @@ func (m *ModelResult) sched(name string) *ScheduleResult {
 
 // runDir is the run directory of the study run named name.
 func runDir(c Config, name string) string { return filepath.Join(c.Out, "runs", name+"-tiny") }
+
+// snakeKey turns a comparison name ("oryx-tg attention vs transformer") into a snake_case JSON key
+// ("oryx_tg_attention_vs_transformer").
+func snakeKey(name string) string {
+	return strings.NewReplacer(" ", "_", "-", "_").Replace(name)
+}

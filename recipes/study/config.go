@@ -49,22 +49,22 @@ func DefaultRuns() []RunSpec {
 
 // Config sizes the study.
 type Config struct {
-	Out   string    // everything goes here (runs/, results/, plots, report.md, study.json)
-	Runs  []RunSpec // models, trained one after the other
-	Data  string    // training mixture (datasets mixture spec)
-	Train recipe.TrainConfig
+	Out   string             `json:"out"`   // everything goes here (runs/, results/, plots, report.md, study.json)
+	Runs  []RunSpec          `json:"runs"`  // models, trained one after the other
+	Data  string             `json:"data"`  // training mixture (datasets mixture spec)
+	Train recipe.TrainConfig `json:"train"` // every run's, but for the runs' mode training
 
-	MQARPairs    []int // evaluated numbers of key–value pairs
-	ClaimPairs   []int // the pair counts the claims pool (those trained on: the mixture's 4..pairs)
-	MQARExamples int   // examples per pair count
+	MQARPairs    []int `json:"mqar_pairs"`    // evaluated numbers of key–value pairs
+	ClaimPairs   []int `json:"claim_pairs"`   // the pair counts the claims pool (those trained on: the mixture's 4..pairs)
+	MQARExamples int   `json:"mqar_examples"` // examples per pair count
 
-	NeedleLengths []int     // mini needle prompt lengths (tokens = bytes), answer included ≤ SeqLen
-	NeedleDepths  []float64 // needle depths
-	NeedleSamples int       // samples per (length, depth)
+	NeedleLengths []int     `json:"needle_lengths"` // mini needle prompt lengths (tokens = bytes), answer included ≤ SeqLen
+	NeedleDepths  []float64 `json:"needle_depths"`  // needle depths
+	NeedleSamples int       `json:"needle_samples"` // samples per (length, depth)
 
-	SwitchSequences int  // held-out text sequences for the per-position mode-switch loss curves
-	Quick           bool // the smoke variant
-	PureGoBudget    bool // the pure-Go budget (PureGoConfig)
+	SwitchSequences int  `json:"switch_sequences"` // held-out text sequences for the per-position mode-switch loss curves
+	Quick           bool `json:"quick"`            // the smoke variant
+	PureGoBudget    bool `json:"pure_go_budget"`   // the pure-Go budget (PureGoConfig)
 }
 
 // Default is the full study, sized for `make demo` on 2 cores with XLA CPU (the budget is measured in the

@@ -1,0 +1,14 @@
+package leaderboard
+
+import (
+	"testing"
+
+	"github.com/oryx-go/oryx/internal/testutil"
+)
+
+// TestJSONKeysSnakeCase: results files and leaderboard.json have snake_case keys, except lm-eval's own
+// "n-shot" and "n-samples" (the results layout lm-eval writes and reads; its "<metric>,none" keys are map
+// keys, not field names).
+func TestJSONKeysSnakeCase(t *testing.T) {
+	testutil.CheckSnakeCaseJSON(t, []string{"n-shot", "n-samples"}, lmevalFile{}, Leaderboard{}, averageJSON{}, RunInfo{})
+}
