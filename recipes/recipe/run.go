@@ -60,24 +60,24 @@ type Run struct {
 
 // Summary is the outcome of a run, also written to summary.json.
 type Summary struct {
-	Name               string                  `json:"name"`
-	Variant            oryx.Variant            `json:"variant"`
-	Params             int64                   `json:"params"`
-	Steps              int                     `json:"steps"`
-	Tokens             int64                   `json:"tokens"`
-	TrainLoss          rundir.Float            `json:"train_loss"` // mean over the last 10% of logged steps
-	ValLoss            map[string]rundir.Float `json:"val_loss"`
-	Skipped            int                     `json:"skipped_steps"`
-	TokensPerSec       float64                 `json:"tokens_per_s"`          // over this process's steps, the first (compiling) one included
-	SteadyTokensPerSec float64                 `json:"steady_tokens_per_s"`   // tokens per step / median step time of this process's second half
-	FLOPsPerToken      float64                 `json:"train_flops_per_token"` // model FLOPs, forward + backward (Plan)
-	TFLOPs             float64                 `json:"achieved_tflops"`       // steady_tokens_per_s × train_flops_per_token / 1e12
-	ElapsedSec         float64                 `json:"elapsed_s"`             // training time over all restarts
-	PeakRSSBytes       int64                   `json:"peak_rss_bytes"`
-	Backend            string                  `json:"backend"`
-	ResumedAt          int                     `json:"resumed_at_step,omitempty"`
-	ValidationSet      string                  `json:"validation_set"`
-	Extra              map[string]float64      `json:"extra,omitempty"`
+	Name               string             `json:"name"`
+	Variant            oryx.Variant       `json:"variant"`
+	Params             int64              `json:"params"`
+	Steps              int                `json:"steps"`
+	Tokens             int64              `json:"tokens"`
+	TrainLoss          rundir.Float       `json:"train_loss"` // mean over the last 10% of logged steps
+	ValLoss            rundir.ValLosses   `json:"val_loss"`   // by validation mode (rundir.ValModes)
+	Skipped            int                `json:"skipped_steps"`
+	TokensPerSec       float64            `json:"tokens_per_s"`          // over this process's steps, the first (compiling) one included
+	SteadyTokensPerSec float64            `json:"steady_tokens_per_s"`   // tokens per step / median step time of this process's second half
+	FLOPsPerToken      float64            `json:"train_flops_per_token"` // model FLOPs, forward + backward (Plan)
+	TFLOPs             float64            `json:"achieved_tflops"`       // steady_tokens_per_s × train_flops_per_token / 1e12
+	ElapsedSec         float64            `json:"elapsed_s"`             // training time over all restarts
+	PeakRSSBytes       int64              `json:"peak_rss_bytes"`
+	Backend            string             `json:"backend"`
+	ResumedAt          int                `json:"resumed_at_step,omitempty"`
+	ValidationSet      string             `json:"validation_set"`
+	Extra              map[string]float64 `json:"extra,omitempty"`
 }
 
 // ErrInterrupted is returned when the run stopped on SIGINT/SIGTERM after saving a checkpoint.
@@ -463,14 +463,15 @@ type validationMode struct {
 	schedule func(b, t int, offset uint64) [][]oryx.Mode // nil: the variant's only readout
 }
 
-// validationModes: multi-mixer variants are validated all-attention, all-linear and block-mixed (the
-// training distribution, with a fixed seed); single-mixer variants in their one mode.
+// validationModes: multi-mixer variants are validated all-attention, all-linear and in block-random modes
+// (rundir.ValBlockRandom: the training distribution, with a fixed seed); single-mixer variants in their one
+// mode.
 func validationModes(v oryx.Variant, tc TrainConfig) []validationMode {
 	if !v.IsMultiMixer() {
 		if v.HasAttention() {
-			return []validationMode{{name: "attention"}}
+			return []validationMode{{name: rundir.ValAttention}}
 		}
-		return []validationMode{{name: "linear"}}
+		return []validationMode{{name: rundir.ValLinear}}
 	}
 	const valSeed = 0x56414c // "VAL"
 	rows := func(s *oryx.Schedule) [][]oryx.Mode {
@@ -481,9 +482,9 @@ func validationModes(v oryx.Variant, tc TrainConfig) []validationMode {
 		return r
 	}
 	return []validationMode{
-		{"attention", func(b, t int, _ uint64) [][]oryx.Mode { s, _ := oryx.AllAttention(b, t); return rows(s) }},
-		{"linear", func(b, t int, _ uint64) [][]oryx.Mode { s, _ := oryx.AllLinear(b, t); return rows(s) }},
-		{"mixed", func(b, t int, off uint64) [][]oryx.Mode {
+		{rundir.ValAttention, func(b, t int, _ uint64) [][]oryx.Mode { s, _ := oryx.AllAttention(b, t); return rows(s) }},
+		{rundir.ValLinear, func(b, t int, _ uint64) [][]oryx.Mode { s, _ := oryx.AllLinear(b, t); return rows(s) }},
+		{rundir.ValBlockRandom, func(b, t int, off uint64) [][]oryx.Mode {
 			s, _ := oryx.BlockRandom(b, t, tc.BlockLen, tc.AttentionProb, seedrand.Mix64(valSeed, off))
 			return rows(s)
 		}},
@@ -492,7 +493,7 @@ func validationModes(v oryx.Variant, tc TrainConfig) []validationMode {
 
 func formatLosses(m map[string]rundir.Float) string {
 	var parts []string
-	for _, k := range []string{"attention", "linear", "mixed"} {
+	for _, k := range rundir.ValModes {
 		if v, ok := m[k]; ok {
 			parts = append(parts, fmt.Sprintf("%s %.4f", k, float64(v)))
 		}

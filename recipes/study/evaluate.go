@@ -11,6 +11,7 @@ import (
 	"github.com/oryx-go/oryx/evals/modeswitch"
 	"github.com/oryx-go/oryx/evals/mqar"
 	"github.com/oryx-go/oryx/evals/oryxlm"
+	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/niah"
 	"github.com/oryx-go/oryx/oryx"
 	"github.com/oryx-go/oryx/recipes/recipe"
@@ -25,8 +26,11 @@ const (
 
 // ScheduleResult is one model read under one schedule.
 type ScheduleResult struct {
-	Schedule          string             `json:"schedule"`    // attention | linear | mixed
-	ValLoss           float64            `json:"val_loss"`    // held-out synthetic language, nats/token (NaN if not measured)
+	Schedule string `json:"schedule"` // attention | linear | mixed (oryxlm.Mixed: linear context, attention from the question on)
+	// ValLoss is the held-out synthetic language's loss in nats/token under the schedule: attention and
+	// linear only (the training's validation modes); null (NaN) for mixed, which has no question to split
+	// text at. The multi-mixer runs' validation in block-random modes is training.val_loss.block_random.
+	ValLoss           rundir.Float       `json:"val_loss"`
 	MQAR              map[int]float64    `json:"mqar"`        // accuracy by number of pairs
 	MQARCells         map[int]mqarCell   `json:"mqar_detail"` // accuracy, standard error, queries by number of pairs
 	Needle            map[int]needleCell `json:"needle"`      // by prompt length
@@ -72,6 +76,22 @@ func schedulesOf(v oryx.Variant) []string {
 	return []string{"linear"}
 }
 
+// newScheduleResults starts the results of a variant's schedules, with the validation losses of the training
+// summary: attention and linear under their own names; the mixed schedule has none (the training validates
+// block-random modes, a different schedule, kept in the summary as rundir.ValBlockRandom).
+func newScheduleResults(v oryx.Variant, sum *recipe.Summary) []ScheduleResult {
+	var out []ScheduleResult
+	for _, sched := range schedulesOf(v) {
+		sr := ScheduleResult{Schedule: sched, ValLoss: rundir.Float(math.NaN()), MQAR: map[int]float64{}, MQARCells: map[int]mqarCell{},
+			Needle: map[int]needleCell{}, Copy: map[int]needleCell{}}
+		if l, ok := sum.ValLoss[sched]; ok && (sched == rundir.ValAttention || sched == rundir.ValLinear) {
+			sr.ValLoss = l
+		}
+		out = append(out, sr)
+	}
+	return out
+}
+
 // evaluate measures a trained model (its checkpoint in dir).
 func evaluate(c Config, rs RunSpec, dir string, sum *recipe.Summary, log io.Writer) (*ModelResult, error) {
 	m, ctx, err := oryx.LoadCheckpoint(dir, nil)
@@ -79,15 +99,8 @@ func evaluate(c Config, rs RunSpec, dir string, sum *recipe.Summary, log io.Writ
 		return nil, err
 	}
 	tok := tokenizers.NewByteTokenizer()
-	res := &ModelResult{RunSpec: rs, Params: oryx.CountParams(m.Config).Total, Summary: sum}
-	for _, sched := range schedulesOf(m.Config.Variant) {
-		sr := ScheduleResult{Schedule: sched, ValLoss: math.NaN(), MQAR: map[int]float64{}, MQARCells: map[int]mqarCell{},
-			Needle: map[int]needleCell{}, Copy: map[int]needleCell{}}
-		if v, ok := sum.ValLoss[sched]; ok {
-			sr.ValLoss = float64(v)
-		}
-		res.Schedules = append(res.Schedules, sr)
-	}
+	res := &ModelResult{RunSpec: rs, Params: oryx.CountParams(m.Config).Total, Summary: sum,
+		Schedules: newScheduleResults(m.Config.Variant, sum)}
 	idx := map[string]int{}
 	for i, s := range res.Schedules {
 		idx[s.Schedule] = i

@@ -156,8 +156,8 @@ func writeArtefacts(c Config, rep *Report) error {
 // scheduleResults turns a schedule's measurements into harness results for the run file.
 func scheduleResults(s ScheduleResult) []*harness.Result {
 	var out []*harness.Result
-	if !math.IsNaN(s.ValLoss) {
-		out = append(out, &harness.Result{Task: "val", Metrics: map[string]harness.Metric{"loss": {Value: s.ValLoss, Stderr: math.NaN()}}})
+	if !math.IsNaN(float64(s.ValLoss)) {
+		out = append(out, &harness.Result{Task: "val", Metrics: map[string]harness.Metric{"loss": {Value: float64(s.ValLoss), Stderr: math.NaN()}}})
 	}
 	mqar := map[int]needleCell{}
 	for p, cell := range s.MQARCells {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"image/png"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +14,9 @@ import (
 
 	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/evals/leaderboard"
+	"github.com/oryx-go/oryx/internal/rundir"
+	"github.com/oryx-go/oryx/oryx"
+	"github.com/oryx-go/oryx/recipes/recipe"
 )
 
 // TestQuickStudyArtefacts runs the quick study (the CI smoke test of the main job) and checks that every
@@ -115,4 +119,33 @@ func TestRunCancelled(t *testing.T) {
 	require.ErrorIs(t, err, context.Canceled)
 	require.ErrorContains(t, err, "interrupted before training "+c.Runs[0].Name+"-tiny")
 	require.NoDirExists(t, filepath.Join(c.Out, "runs"))
+}
+
+// TestMixedIsNotBlockRandom: the training validates multi-mixer runs in block-random modes, which is not
+// the mixed schedule (linear context, attention from the question on). The mixed row has no validation
+// loss (null in study.json, "–" in the report), attention and linear take theirs, and the report gives the
+// block-random loss under its own name — also from a run directory of the old layout, where it was "mixed".
+func TestMixedIsNotBlockRandom(t *testing.T) {
+	var sum recipe.Summary
+	require.NoError(t, json.Unmarshal([]byte(`{"val_loss":{"attention":1.25,"linear":1.5,"mixed":1.375}}`), &sum))
+	rows := newScheduleResults(oryx.OryxTG, &sum)
+	require.Len(t, rows, 3)
+	byName := map[string]ScheduleResult{}
+	for _, r := range rows {
+		byName[r.Schedule] = r
+	}
+	require.Equal(t, rundir.Float(1.25), byName["attention"].ValLoss)
+	require.Equal(t, rundir.Float(1.5), byName["linear"].ValLoss)
+	require.True(t, math.IsNaN(float64(byName["mixed"].ValLoss)))
+	data, err := json.Marshal(byName["mixed"])
+	require.NoError(t, err)
+	require.Contains(t, string(data), `"val_loss":null`)
+
+	rep := &Report{Models: []*ModelResult{{RunSpec: RunSpec{Name: "oryx-tg", Variant: oryx.OryxTG}, Summary: &sum, Schedules: rows}}}
+	md := markdown(QuickConfig(), rep)
+	require.Contains(t, md, "| oryx-tg |  | 0 | mixed | – |")
+	require.Contains(t, md, "| oryx-tg |  | 0 | attention | 1.2500 |")
+	require.Contains(t, md, "block-random modes (their training distribution) is a different schedule: oryx-tg 1.3750.")
+	_, err = json.Marshal(rep)
+	require.NoError(t, err)
 }
