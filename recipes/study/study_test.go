@@ -7,12 +7,10 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/evals/leaderboard"
 	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/oryx"
@@ -93,21 +91,6 @@ func TestQuickStudyArtefacts(t *testing.T) {
 type testLog struct{ t *testing.T }
 
 func (l testLog) Write(p []byte) (int, error) { l.t.Log(string(p)); return len(p), nil }
-
-func TestCopyPrompts(t *testing.T) {
-	tok := tokenizers.NewByteTokenizer()
-	ps, err := copyPrompts(tok, 128, 5, 1)
-	require.NoError(t, err)
-	require.Len(t, ps, 5)
-	for _, p := range ps {
-		require.Len(t, p.Tokens, 128)
-		text := tok.Decode(p.Tokens)
-		require.True(t, strings.HasSuffix(text, "\ncopy: "+p.Answer+" ="), text)
-		require.Equal(t, " =", tok.Decode(p.Tokens[p.AttentionFrom:]))
-		require.Equal(t, 1.0, p.score(" "+p.Answer+"."))
-		require.Equal(t, 0.0, p.score(" zz"))
-	}
-}
 
 // TestRunCancelled: a cancelled context stops the study before it trains anything.
 func TestRunCancelled(t *testing.T) {
