@@ -96,29 +96,35 @@ const (
 
 // hfTokenizerFile is the part of tokenizer.json that LoadHFTokenizer reads.
 type hfTokenizerFile struct {
-	AddedTokens []struct {
-		ID         int    `json:"id"`
-		Content    string `json:"content"`
-		SingleWord bool   `json:"single_word"`
-		Lstrip     bool   `json:"lstrip"`
-		Rstrip     bool   `json:"rstrip"`
-		Normalized bool   `json:"normalized"`
-		Special    bool   `json:"special"`
-	} `json:"added_tokens"`
+	AddedTokens  []hfAddedToken  `json:"added_tokens"`
 	Normalizer   json.RawMessage `json:"normalizer"`
 	PreTokenizer json.RawMessage `json:"pre_tokenizer"`
 	Decoder      json.RawMessage `json:"decoder"`
-	Model        struct {
-		Type                    string          `json:"type"`
-		Vocab                   json.RawMessage `json:"vocab"`
-		Merges                  json.RawMessage `json:"merges"`
-		Dropout                 *float64        `json:"dropout"`
-		UnkToken                *string         `json:"unk_token"`
-		ContinuingSubwordPrefix *string         `json:"continuing_subword_prefix"`
-		EndOfWordSuffix         *string         `json:"end_of_word_suffix"`
-		ByteFallback            bool            `json:"byte_fallback"`
-		IgnoreMerges            bool            `json:"ignore_merges"`
-	} `json:"model"`
+	Model        hfModel         `json:"model"`
+}
+
+// hfAddedToken is an entry of tokenizer.json's added_tokens.
+type hfAddedToken struct {
+	ID         int    `json:"id"`
+	Content    string `json:"content"`
+	SingleWord bool   `json:"single_word"`
+	Lstrip     bool   `json:"lstrip"`
+	Rstrip     bool   `json:"rstrip"`
+	Normalized bool   `json:"normalized"`
+	Special    bool   `json:"special"`
+}
+
+// hfModel is tokenizer.json's model.
+type hfModel struct {
+	Type                    string          `json:"type"`
+	Vocab                   json.RawMessage `json:"vocab"`
+	Merges                  json.RawMessage `json:"merges"`
+	Dropout                 *float64        `json:"dropout"`
+	UnkToken                *string         `json:"unk_token"`
+	ContinuingSubwordPrefix *string         `json:"continuing_subword_prefix"`
+	EndOfWordSuffix         *string         `json:"end_of_word_suffix"`
+	ByteFallback            bool            `json:"byte_fallback"`
+	IgnoreMerges            bool            `json:"ignore_merges"`
 }
 
 // LoadHFTokenizer reads a Hugging Face tokenizer.json whose model is byte-level BPE (model.type "BPE" with the
@@ -132,6 +138,19 @@ type hfTokenizerFile struct {
 // holding the file when the file is called tokenizer.json (".../gpt-neox-20b/tokenizer.json" →
 // "gpt-neox-20b"), else the file name without ".json".
 func LoadHFTokenizer(path string) (*BPETokenizer, error) {
+	f, err := readHFTokenizerFile(path)
+	if err != nil {
+		return nil, err
+	}
+	t, err := newBPETokenizer(path, f)
+	if err != nil {
+		return nil, fmt.Errorf("tokenizers: tokenizer %s: %w", path, err)
+	}
+	return t, nil
+}
+
+// readHFTokenizerFile reads and parses a tokenizer.json.
+func readHFTokenizerFile(path string) (*hfTokenizerFile, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("tokenizers: reading tokenizer: %w", err)
@@ -146,33 +165,16 @@ func LoadHFTokenizer(path string) (*BPETokenizer, error) {
 		}
 		return nil, fmt.Errorf("tokenizers: tokenizer %s: not a Hugging Face tokenizer.json: %w", path, err)
 	}
-	fail := func(format string, args ...any) (*BPETokenizer, error) {
-		return nil, fmt.Errorf("tokenizers: tokenizer %s: "+format, append([]any{path}, args...)...)
-	}
+	return &f, nil
+}
 
-	// Model.
-	switch f.Model.Type {
-	case "BPE":
-	case "":
-		if len(f.Model.Merges) == 0 {
-			return fail("model.type is missing and model has no merges (only model.type \"BPE\" is supported)")
-		}
-	default:
-		return fail("unsupported model.type %q (only \"BPE\" with the ByteLevel pre-tokenizer is supported)", f.Model.Type)
+// newBPETokenizer builds the tokenizer of a parsed tokenizer.json, in the order its parts depend on each
+// other: the model's options, the pre-tokenizer, decoder and normalizer, the vocabulary, the merges (over
+// vocabulary ids), the added tokens (normalised by the normalizer) and EOS. Errors name the field.
+func newBPETokenizer(path string, f *hfTokenizerFile) (*BPETokenizer, error) {
+	if err := checkHFModel(f.Model); err != nil {
+		return nil, err
 	}
-	if f.Model.Dropout != nil && *f.Model.Dropout != 0 {
-		return fail("unsupported model.dropout %v (only null or 0)", *f.Model.Dropout)
-	}
-	if p := f.Model.ContinuingSubwordPrefix; p != nil && *p != "" {
-		return fail("unsupported model.continuing_subword_prefix %q (only null)", *p)
-	}
-	if s := f.Model.EndOfWordSuffix; s != nil && *s != "" {
-		return fail("unsupported model.end_of_word_suffix %q (only null)", *s)
-	}
-	if f.Model.ByteFallback {
-		return fail("unsupported model.byte_fallback true (byte-level BPE needs no byte fallback)")
-	}
-
 	t := &BPETokenizer{
 		name:         hfTokenizerName(path),
 		path:         path,
@@ -182,94 +184,110 @@ func LoadHFTokenizer(path string) (*BPETokenizer, error) {
 		cache:        make(map[string][]int32),
 		cacheMaxLen:  bpeCacheWordLen,
 	}
+	if err := t.setPreTokenizer(f.PreTokenizer); err != nil {
+		return nil, err
+	}
+	if err := checkHFDecoder(f.Decoder); err != nil {
+		return nil, err
+	}
+	normalize, err := hfNormalizer(f.Normalizer, "normalizer")
+	if err != nil {
+		return nil, err
+	}
+	t.normalize = normalize
+	tokToID, err := t.setVocab(f.Model, f.AddedTokens)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.setMerges(f.Model.Merges, tokToID); err != nil {
+		return nil, err
+	}
+	t.setAddedTokens(f.AddedTokens)
+	if err := t.setEOS(tokToID); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
 
-	// Pre-tokenizer.
+// checkHFModel refuses a model other than byte-level BPE, or BPE options that change the algorithm.
+func checkHFModel(m hfModel) error {
+	switch m.Type {
+	case "BPE":
+	case "":
+		if len(m.Merges) == 0 {
+			return errors.New("model.type is missing and model has no merges (only model.type \"BPE\" is supported)")
+		}
+	default:
+		return fmt.Errorf("unsupported model.type %q (only \"BPE\" with the ByteLevel pre-tokenizer is supported)", m.Type)
+	}
+	if m.Dropout != nil && *m.Dropout != 0 {
+		return fmt.Errorf("unsupported model.dropout %v (only null or 0)", *m.Dropout)
+	}
+	if p := m.ContinuingSubwordPrefix; p != nil && *p != "" {
+		return fmt.Errorf("unsupported model.continuing_subword_prefix %q (only null)", *p)
+	}
+	if s := m.EndOfWordSuffix; s != nil && *s != "" {
+		return fmt.Errorf("unsupported model.end_of_word_suffix %q (only null)", *s)
+	}
+	if m.ByteFallback {
+		return errors.New("unsupported model.byte_fallback true (byte-level BPE needs no byte fallback)")
+	}
+	return nil
+}
+
+// setPreTokenizer reads the ByteLevel pre-tokenizer's options (the only pre-tokenizer supported).
+func (t *BPETokenizer) setPreTokenizer(raw json.RawMessage) error {
 	var pre struct {
 		Type           string `json:"type"`
 		AddPrefixSpace bool   `json:"add_prefix_space"`
 		UseRegex       *bool  `json:"use_regex"`
 	}
-	if len(f.PreTokenizer) == 0 || string(f.PreTokenizer) == "null" {
-		return fail("unsupported pre_tokenizer null (only \"ByteLevel\")")
+	if len(raw) == 0 || string(raw) == "null" {
+		return errors.New("unsupported pre_tokenizer null (only \"ByteLevel\")")
 	}
-	if err := json.Unmarshal(f.PreTokenizer, &pre); err != nil {
-		return fail("bad pre_tokenizer: %v", err)
+	if err := json.Unmarshal(raw, &pre); err != nil {
+		return fmt.Errorf("bad pre_tokenizer: %v", err)
 	}
 	if pre.Type != "ByteLevel" {
-		return fail("unsupported pre_tokenizer.type %q (only \"ByteLevel\")", pre.Type)
+		return fmt.Errorf("unsupported pre_tokenizer.type %q (only \"ByteLevel\")", pre.Type)
 	}
 	t.addPrefixSpace = pre.AddPrefixSpace
 	if pre.UseRegex != nil {
 		t.useRegex = *pre.UseRegex
 	}
+	return nil
+}
 
-	// Decoder.
+// checkHFDecoder refuses a decoder other than ByteLevel.
+func checkHFDecoder(raw json.RawMessage) error {
 	var dec struct {
 		Type string `json:"type"`
 	}
-	if len(f.Decoder) == 0 || string(f.Decoder) == "null" {
-		return fail("unsupported decoder null (only \"ByteLevel\")")
+	if len(raw) == 0 || string(raw) == "null" {
+		return errors.New("unsupported decoder null (only \"ByteLevel\")")
 	}
-	if err := json.Unmarshal(f.Decoder, &dec); err != nil {
-		return fail("bad decoder: %v", err)
+	if err := json.Unmarshal(raw, &dec); err != nil {
+		return fmt.Errorf("bad decoder: %v", err)
 	}
 	if dec.Type != "ByteLevel" {
-		return fail("unsupported decoder.type %q (only \"ByteLevel\")", dec.Type)
+		return fmt.Errorf("unsupported decoder.type %q (only \"ByteLevel\")", dec.Type)
 	}
+	return nil
+}
 
-	// Normalizer.
-	normalize, err := hfNormalizer(f.Normalizer, "normalizer")
-	if err != nil {
-		return fail("%v", err)
-	}
-	t.normalize = normalize
-
-	// Vocabulary, in raw bytes.
+// setVocab reads the vocabulary, in raw bytes, with the single-byte ids and the unknown token, and returns
+// the byte-level token string → id map the merges are written in. The ids size the tables, so they are
+// checked first (vocabIDs).
+func (t *BPETokenizer) setVocab(m hfModel, addedTokens []hfAddedToken) (map[string]int32, error) {
 	var vocab map[string]int
-	if err := json.Unmarshal(f.Model.Vocab, &vocab); err != nil || vocab == nil {
-		return fail("model.vocab is not a token → id object")
+	if err := json.Unmarshal(m.Vocab, &vocab); err != nil || vocab == nil {
+		return nil, errors.New("model.vocab is not a token → id object")
+	}
+	maxID, err := vocabIDs(vocab, addedTokens)
+	if err != nil {
+		return nil, err
 	}
 	byteToRune, runeToByte := byteLevelAlphabet()
-	// The ids size the tables below: check them before allocating (bounded, unique, dense enough).
-	maxID := -1
-	owner := make(map[int]string, len(vocab)) // id → vocabulary token
-	for tok, id := range vocab {
-		if id < 0 || id >= guard.MaxVocab {
-			return fail("model.vocab: id %d for %q is out of range [0, %d)", id, tok, guard.MaxVocab)
-		}
-		if other, dup := owner[id]; dup {
-			a, b := min(tok, other), max(tok, other) // a stable message, whatever the map order
-			return fail("model.vocab: %q and %q have the same id %d (ids must be unique)", a, b, id)
-		}
-		owner[id] = tok
-		maxID = max(maxID, id)
-	}
-	added := make(map[int]string, len(f.AddedTokens))
-	for _, a := range f.AddedTokens {
-		if a.ID < 0 || a.ID >= guard.MaxVocab {
-			return fail("added_tokens: id %d for %q is out of range [0, %d)", a.ID, a.Content, guard.MaxVocab)
-		}
-		// An added token may repeat a vocabulary entry (Hugging Face files list "<|endoftext|>" in both), but
-		// two added tokens of different content cannot share an id.
-		if other, dup := added[a.ID]; dup && other != a.Content {
-			return fail("added_tokens: %q and %q have the same id %d (ids must be unique)", other, a.Content, a.ID)
-		}
-		added[a.ID] = a.Content
-		maxID = max(maxID, a.ID)
-	}
-	if maxID < 0 {
-		return fail("empty vocabulary")
-	}
-	known := len(owner)
-	for id := range added {
-		if _, ok := owner[id]; !ok {
-			known++
-		}
-	}
-	if holes := maxID + 1 - known; holes > known+256 {
-		return fail("the ids are too sparse: %d tokens spread over ids 0..%d (%d unused ids); the vocabulary size "+
-			"is the largest id + 1", known, maxID, holes)
-	}
 	t.vocabSize = maxID + 1
 	t.idBytes = make([]string, t.vocabSize)
 	t.idKnown = make([]bool, t.vocabSize)
@@ -291,27 +309,76 @@ func LoadHFTokenizer(path string) (*BPETokenizer, error) {
 			t.byteID[b] = id
 		}
 	}
-	if u := f.Model.UnkToken; u != nil {
+	if u := m.UnkToken; u != nil {
 		id, ok := tokToID[*u]
 		if !ok {
-			return fail("model.unk_token %q is not in the vocabulary", *u)
+			return nil, fmt.Errorf("model.unk_token %q is not in the vocabulary", *u)
 		}
 		t.unkID = id
 	}
+	return tokToID, nil
+}
 
-	// Merges: ["a b", ...] (older files) or [["a", "b"], ...].
+// vocabIDs checks the ids of the vocabulary and the added tokens before any table is sized by them —
+// bounded, unique, dense enough — and returns the largest.
+func vocabIDs(vocab map[string]int, addedTokens []hfAddedToken) (int, error) {
+	maxID := -1
+	owner := make(map[int]string, len(vocab)) // id → vocabulary token
+	for tok, id := range vocab {
+		if id < 0 || id >= guard.MaxVocab {
+			return 0, fmt.Errorf("model.vocab: id %d for %q is out of range [0, %d)", id, tok, guard.MaxVocab)
+		}
+		if other, dup := owner[id]; dup {
+			a, b := min(tok, other), max(tok, other) // a stable message, whatever the map order
+			return 0, fmt.Errorf("model.vocab: %q and %q have the same id %d (ids must be unique)", a, b, id)
+		}
+		owner[id] = tok
+		maxID = max(maxID, id)
+	}
+	added := make(map[int]string, len(addedTokens))
+	for _, a := range addedTokens {
+		if a.ID < 0 || a.ID >= guard.MaxVocab {
+			return 0, fmt.Errorf("added_tokens: id %d for %q is out of range [0, %d)", a.ID, a.Content, guard.MaxVocab)
+		}
+		// An added token may repeat a vocabulary entry (Hugging Face files list "<|endoftext|>" in both), but
+		// two added tokens of different content cannot share an id.
+		if other, dup := added[a.ID]; dup && other != a.Content {
+			return 0, fmt.Errorf("added_tokens: %q and %q have the same id %d (ids must be unique)", other, a.Content, a.ID)
+		}
+		added[a.ID] = a.Content
+		maxID = max(maxID, a.ID)
+	}
+	if maxID < 0 {
+		return 0, errors.New("empty vocabulary")
+	}
+	known := len(owner)
+	for id := range added {
+		if _, ok := owner[id]; !ok {
+			known++
+		}
+	}
+	if holes := maxID + 1 - known; holes > known+256 {
+		return 0, fmt.Errorf("the ids are too sparse: %d tokens spread over ids 0..%d (%d unused ids); the vocabulary size "+
+			"is the largest id + 1", known, maxID, holes)
+	}
+	return maxID, nil
+}
+
+// setMerges reads the merges — ["a b", ...] (older files) or [["a", "b"], ...] — as (left id, right id) →
+// (rank, merged id).
+func (t *BPETokenizer) setMerges(raw json.RawMessage, tokToID map[string]int32) error {
 	var mergeStrings []string
 	var mergePairs [][2]string
-	if err := json.Unmarshal(f.Model.Merges, &mergeStrings); err != nil {
-		if err2 := json.Unmarshal(f.Model.Merges, &mergePairs); err2 != nil {
-			return fail("model.merges is neither a list of \"a b\" strings nor of [a, b] pairs")
+	if err := json.Unmarshal(raw, &mergeStrings); err != nil {
+		if err2 := json.Unmarshal(raw, &mergePairs); err2 != nil {
+			return errors.New("model.merges is neither a list of \"a b\" strings nor of [a, b] pairs")
 		}
 	} else {
 		mergePairs = make([][2]string, len(mergeStrings))
 		for i, m := range mergeStrings {
 			a, b, ok := strings.Cut(m, " ")
 			if !ok {
-				return fail("model.merges[%d] %q is not two tokens separated by a space", i, m)
+				return fmt.Errorf("model.merges[%d] %q is not two tokens separated by a space", i, m)
 			}
 			mergePairs[i] = [2]string{a, b}
 		}
@@ -322,17 +389,21 @@ func LoadHFTokenizer(path string) (*BPETokenizer, error) {
 		b, okB := tokToID[m[1]]
 		c, okC := tokToID[m[0]+m[1]]
 		if !okA || !okB || !okC {
-			return fail("model.merges[%d] %q %q: a token or the merged token is not in the vocabulary", rank, m[0], m[1])
+			return fmt.Errorf("model.merges[%d] %q %q: a token or the merged token is not in the vocabulary", rank, m[0], m[1])
 		}
 		key := uint64(uint32(a))<<32 | uint64(uint32(b))
 		if _, dup := t.merges[key]; !dup { // as Hugging Face: the first rank of a repeated merge counts
 			t.merges[key] = bpePair{rank: int32(rank), id: c}
 		}
 	}
+	return nil
+}
 
-	// Added tokens.
+// setAddedTokens records the added tokens and builds their matchers: the non-normalized ones matched on the
+// raw text, the normalized ones (normalised themselves) on the normalised text.
+func (t *BPETokenizer) setAddedTokens(addedTokens []hfAddedToken) {
 	var rawPatterns, normPatterns []string
-	for _, a := range f.AddedTokens {
+	for _, a := range addedTokens {
 		tok := bpeAddedToken{id: a.ID, content: a.Content, singleWord: a.SingleWord, lstrip: a.Lstrip,
 			rstrip: a.Rstrip, normalized: a.Normalized, special: a.Special}
 		t.added = append(t.added, tok)
@@ -352,23 +423,23 @@ func LoadHFTokenizer(path string) (*BPETokenizer, error) {
 	}
 	t.rawMatch = newTokMatcher(rawPatterns)
 	t.normMatch = newTokMatcher(normPatterns)
+}
 
-	// EOS.
+// setEOS finds EOS: the id of "<|endoftext|>", an added token or else a vocabulary entry.
+func (t *BPETokenizer) setEOS(tokToID map[string]int32) error {
 	t.eos = -1
 	for _, a := range t.added {
 		if a.content == "<|endoftext|>" {
 			t.eos = a.id
-			break
+			return nil
 		}
 	}
-	if t.eos < 0 {
-		if id, ok := tokToID["<|endoftext|>"]; ok {
-			t.eos = int(id)
-		} else {
-			return fail("no \"<|endoftext|>\" token for EOS")
-		}
+	id, ok := tokToID["<|endoftext|>"]
+	if !ok {
+		return errors.New("no \"<|endoftext|>\" token for EOS")
 	}
-	return t, nil
+	t.eos = int(id)
+	return nil
 }
 
 // hfTokenizerName is the Name of the tokenizer read from path.

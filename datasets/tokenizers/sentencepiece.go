@@ -146,29 +146,74 @@ func LoadSentencePiece(path string) (*SentencePieceTokenizer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tokenizers: reading tokenizer: %w", err)
 	}
-	fail := func(format string, args ...any) (*SentencePieceTokenizer, error) {
-		return nil, fmt.Errorf("tokenizers: tokenizer %s: "+format, append([]any{path}, args...)...)
+	t, err := newSentencePiece(path, data)
+	if err != nil {
+		return nil, fmt.Errorf("tokenizers: tokenizer %s: %w", path, err)
+	}
+	return t, nil
+}
+
+// newSentencePiece builds the tokenizer of a tokenizer.model's bytes: parse the protobuf (parseSPModel),
+// refuse what this implementation does not follow (spmModel.check), index the pieces (setPieces), then
+// the whitespace rule and EOS. Errors name the field.
+func newSentencePiece(path string, data []byte) (*SentencePieceTokenizer, error) {
+	m, err := parseSPModel(data)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.check(); err != nil {
+		return nil, err
 	}
 	t := &SentencePieceTokenizer{
 		name:     strings.TrimSuffix(filepath.Base(path), ".model"),
 		path:     path,
+		pieces:   m.pieces,
 		normal:   make(map[string]int32),
 		reserved: make(map[string]int32),
 		unkID:    -1,
+		fallback: m.fallback,
+		dummy:    m.addDummy,
+		cache:    make(map[string][]int32),
 	}
 	if filepath.Base(path) == "tokenizer.model" {
 		if dir := filepath.Base(filepath.Dir(path)); dir != "." && dir != string(filepath.Separator) {
 			t.name = dir
 		}
 	}
-	// Defaults of sentencepiece_model.proto.
-	modelType := uint64(1) // UNIGRAM
-	eosID := int64(2)
-	var normName string
-	var charsmap []byte
-	addDummy, removeExtra, escapeWS, wsSuffix := true, true, true, false
-	haveNormalizer := false
+	if err := t.setPieces(); err != nil {
+		return nil, err
+	}
+	t.setSplitAtSpace()
+	if m.eosID < 0 || m.eosID >= int64(len(t.pieces)) {
+		return nil, fmt.Errorf("trainer_spec.eos_id %d is not a piece id (EOS is required)", m.eosID)
+	}
+	t.eos = int(m.eosID)
+	return t, nil
+}
 
+// spmModel is what LoadSentencePiece reads of a ModelProto: the pieces and the trainer and normalizer
+// options that matter, with sentencepiece_model.proto's defaults.
+type spmModel struct {
+	pieces []spmPiece
+
+	// trainer_spec
+	modelType uint64 // 1 UNIGRAM, 2 BPE, 3 WORD, 4 CHAR
+	eosID     int64
+	wsSuffix  bool // treat_whitespace_as_suffix
+	fallback  bool // byte_fallback
+
+	// normalizer_spec
+	haveNormalizer bool
+	normName       string
+	charsmap       []byte // precompiled_charsmap
+	addDummy       bool   // add_dummy_prefix
+	removeExtra    bool   // remove_extra_whitespaces
+	escapeWS       bool   // escape_whitespaces
+}
+
+// parseSPModel reads the fields of a ModelProto: pieces (1), trainer_spec (2), normalizer_spec (3).
+func parseSPModel(data []byte) (*spmModel, error) {
+	m := &spmModel{modelType: 1, eosID: 2, addDummy: true, removeExtra: true, escapeWS: true}
 	w := &spmWire{b: data}
 	for {
 		field, wt, _, msg, ok := w.next()
@@ -176,111 +221,137 @@ func LoadSentencePiece(path string) (*SentencePieceTokenizer, error) {
 			break
 		}
 		switch {
-		case field == 1 && wt == 2: // pieces
-			p := spmPiece{typ: spmNormal}
-			pw := &spmWire{b: msg}
-			for {
-				f, t2, v, d, ok := pw.next()
-				if !ok {
-					break
-				}
-				switch {
-				case f == 1 && t2 == 2:
-					p.piece = string(d)
-				case f == 2 && t2 == 5:
-					p.score = math.Float32frombits(uint32(v))
-				case f == 3 && t2 == 0:
-					p.typ = int32(v)
-				}
+		case field == 1 && wt == 2:
+			p, err := parseSPPiece(msg)
+			if err != nil {
+				return nil, fmt.Errorf("piece %d: %v", len(m.pieces), err)
 			}
-			if pw.err != nil {
-				return fail("piece %d: %v", len(t.pieces), pw.err)
+			m.pieces = append(m.pieces, p)
+		case field == 2 && wt == 2:
+			if err := m.parseTrainerSpec(msg); err != nil {
+				return nil, fmt.Errorf("trainer_spec: %v", err)
 			}
-			t.pieces = append(t.pieces, p)
-		case field == 2 && wt == 2: // trainer_spec
-			tw := &spmWire{b: msg}
-			for {
-				f, t2, v, _, ok := tw.next()
-				if !ok {
-					break
-				}
-				if t2 != 0 {
-					continue
-				}
-				switch f {
-				case 3:
-					modelType = v
-				case 24:
-					wsSuffix = v != 0
-				case 35:
-					t.fallback = v != 0
-				case 42:
-					eosID = int64(int32(v))
-				}
-			}
-			if tw.err != nil {
-				return fail("trainer_spec: %v", tw.err)
-			}
-		case field == 3 && wt == 2: // normalizer_spec
-			haveNormalizer = true
-			nw := &spmWire{b: msg}
-			for {
-				f, t2, v, d, ok := nw.next()
-				if !ok {
-					break
-				}
-				switch {
-				case f == 1 && t2 == 2:
-					normName = string(d)
-				case f == 2 && t2 == 2:
-					charsmap = d
-				case f == 3 && t2 == 0:
-					addDummy = v != 0
-				case f == 4 && t2 == 0:
-					removeExtra = v != 0
-				case f == 5 && t2 == 0:
-					escapeWS = v != 0
-				}
-			}
-			if nw.err != nil {
-				return fail("normalizer_spec: %v", nw.err)
+		case field == 3 && wt == 2:
+			m.haveNormalizer = true
+			if err := m.parseNormalizerSpec(msg); err != nil {
+				return nil, fmt.Errorf("normalizer_spec: %v", err)
 			}
 		}
 	}
 	if w.err != nil {
-		return fail("not a SentencePiece model (protobuf): %v", w.err)
+		return nil, fmt.Errorf("not a SentencePiece model (protobuf): %v", w.err)
 	}
-	if len(t.pieces) == 0 {
-		return fail("not a SentencePiece model: no pieces")
+	if len(m.pieces) == 0 {
+		return nil, errors.New("not a SentencePiece model: no pieces")
 	}
-	switch modelType {
+	return m, nil
+}
+
+// parseSPPiece reads a SentencePiece message: piece (1), score (2), type (3).
+func parseSPPiece(msg []byte) (spmPiece, error) {
+	p := spmPiece{typ: spmNormal}
+	pw := &spmWire{b: msg}
+	for {
+		f, wt, v, d, ok := pw.next()
+		if !ok {
+			break
+		}
+		switch {
+		case f == 1 && wt == 2:
+			p.piece = string(d)
+		case f == 2 && wt == 5:
+			p.score = math.Float32frombits(uint32(v))
+		case f == 3 && wt == 0:
+			p.typ = int32(v)
+		}
+	}
+	return p, pw.err
+}
+
+// parseTrainerSpec reads the TrainerSpec fields model_type (3), treat_whitespace_as_suffix (24),
+// byte_fallback (35) and eos_id (42).
+func (m *spmModel) parseTrainerSpec(msg []byte) error {
+	tw := &spmWire{b: msg}
+	for {
+		f, wt, v, _, ok := tw.next()
+		if !ok {
+			break
+		}
+		if wt != 0 {
+			continue
+		}
+		switch f {
+		case 3:
+			m.modelType = v
+		case 24:
+			m.wsSuffix = v != 0
+		case 35:
+			m.fallback = v != 0
+		case 42:
+			m.eosID = int64(int32(v))
+		}
+	}
+	return tw.err
+}
+
+// parseNormalizerSpec reads the NormalizerSpec fields name (1), precompiled_charsmap (2),
+// add_dummy_prefix (3), remove_extra_whitespaces (4) and escape_whitespaces (5).
+func (m *spmModel) parseNormalizerSpec(msg []byte) error {
+	nw := &spmWire{b: msg}
+	for {
+		f, wt, v, d, ok := nw.next()
+		if !ok {
+			break
+		}
+		switch {
+		case f == 1 && wt == 2:
+			m.normName = string(d)
+		case f == 2 && wt == 2:
+			m.charsmap = d
+		case f == 3 && wt == 0:
+			m.addDummy = v != 0
+		case f == 4 && wt == 0:
+			m.removeExtra = v != 0
+		case f == 5 && wt == 0:
+			m.escapeWS = v != 0
+		}
+	}
+	return nw.err
+}
+
+// check refuses a model this implementation does not follow: a model type other than BPE, a missing or
+// non-identity normalizer, and the whitespace options it does not implement.
+func (m *spmModel) check() error {
+	switch m.modelType {
 	case 2: // BPE
 	case 1:
-		return fail("unsupported trainer_spec.model_type UNIGRAM (only BPE)")
+		return errors.New("unsupported trainer_spec.model_type UNIGRAM (only BPE)")
 	case 3:
-		return fail("unsupported trainer_spec.model_type WORD (only BPE)")
+		return errors.New("unsupported trainer_spec.model_type WORD (only BPE)")
 	case 4:
-		return fail("unsupported trainer_spec.model_type CHAR (only BPE)")
+		return errors.New("unsupported trainer_spec.model_type CHAR (only BPE)")
 	default:
-		return fail("unsupported trainer_spec.model_type %d (only BPE = 2)", modelType)
+		return fmt.Errorf("unsupported trainer_spec.model_type %d (only BPE = 2)", m.modelType)
 	}
-	if !haveNormalizer {
-		return fail("no normalizer_spec")
+	switch {
+	case !m.haveNormalizer:
+		return errors.New("no normalizer_spec")
+	case len(m.charsmap) > 0 || (m.normName != "identity" && m.normName != ""):
+		return fmt.Errorf("unsupported normalizer_spec.name %q with a precompiled character map (only \"identity\")", m.normName)
+	case m.removeExtra:
+		return errors.New("unsupported normalizer_spec.remove_extra_whitespaces true (only false)")
+	case !m.escapeWS:
+		return errors.New("unsupported normalizer_spec.escape_whitespaces false (only true)")
+	case m.wsSuffix:
+		return errors.New("unsupported trainer_spec.treat_whitespace_as_suffix true (only false)")
 	}
-	if len(charsmap) > 0 || (normName != "identity" && normName != "") {
-		return fail("unsupported normalizer_spec.name %q with a precompiled character map (only \"identity\")", normName)
-	}
-	if removeExtra {
-		return fail("unsupported normalizer_spec.remove_extra_whitespaces true (only false)")
-	}
-	if !escapeWS {
-		return fail("unsupported normalizer_spec.escape_whitespaces false (only true)")
-	}
-	if wsSuffix {
-		return fail("unsupported trainer_spec.treat_whitespace_as_suffix true (only false)")
-	}
-	t.dummy = addDummy
+	return nil
+}
 
+// setPieces indexes the pieces by type: normal, user-defined and unused ones by text (the user-defined ones
+// also matched before BPE), unknown, control and byte ones apart (the byte pieces <0xNN> by byte). It
+// requires an unknown piece, and every byte piece when byte_fallback is set.
+func (t *SentencePieceTokenizer) setPieces() error {
 	for i := range t.byteID {
 		t.byteID[i] = -1
 	}
@@ -291,7 +362,7 @@ func LoadSentencePiece(path string) (*SentencePieceTokenizer, error) {
 		switch p.typ {
 		case spmNormal, spmUserDefined, spmUnused:
 			if _, dup := t.normal[p.piece]; dup {
-				return fail("duplicate piece %q (id %d)", p.piece, i)
+				return fmt.Errorf("duplicate piece %q (id %d)", p.piece, i)
 			}
 			t.normal[p.piece] = id
 			if p.typ == spmUserDefined {
@@ -300,7 +371,7 @@ func LoadSentencePiece(path string) (*SentencePieceTokenizer, error) {
 			}
 		case spmUnknown, spmControl, spmByte:
 			if _, dup := t.reserved[p.piece]; dup {
-				return fail("duplicate piece %q (id %d)", p.piece, i)
+				return fmt.Errorf("duplicate piece %q (id %d)", p.piece, i)
 			}
 			t.reserved[p.piece] = id
 			if p.typ == spmUnknown {
@@ -309,28 +380,34 @@ func LoadSentencePiece(path string) (*SentencePieceTokenizer, error) {
 			if p.typ == spmByte {
 				var b uint
 				if _, err := fmt.Sscanf(p.piece, "<0x%02X>", &b); err != nil || len(p.piece) != 6 || b > 255 {
-					return fail("byte piece %d %q is not <0xNN>", i, p.piece)
+					return fmt.Errorf("byte piece %d %q is not <0xNN>", i, p.piece)
 				}
 				p.b = byte(b)
 				t.byteID[b] = id
 			}
 		default:
-			return fail("piece %d %q has unknown type %d", i, p.piece, p.typ)
+			return fmt.Errorf("piece %d %q has unknown type %d", i, p.piece, p.typ)
 		}
 	}
 	if t.unkID < 0 {
-		return fail("no unknown piece (type UNKNOWN)")
+		return errors.New("no unknown piece (type UNKNOWN)")
 	}
 	if t.fallback {
 		for b, id := range t.byteID {
 			if id < 0 {
-				return fail("byte_fallback is set but there is no piece <0x%02X>", b)
+				return fmt.Errorf("byte_fallback is set but there is no piece <0x%02X>", b)
 			}
 		}
 	}
 	if len(userDef) > 0 {
 		t.userDefMat = newTokMatcher(userDef)
 	}
+	return nil
+}
+
+// setSplitAtSpace records whether no piece has a "▁" after a character other than "▁": then no merge
+// crosses the start of a word, and words are encoded independently.
+func (t *SentencePieceTokenizer) setSplitAtSpace() {
 	t.splitAtSpace = true
 	for piece := range t.normal {
 		for k := 1; k < len(piece); k++ {
@@ -339,12 +416,6 @@ func LoadSentencePiece(path string) (*SentencePieceTokenizer, error) {
 			}
 		}
 	}
-	t.cache = make(map[string][]int32)
-	if eosID < 0 || eosID >= int64(len(t.pieces)) {
-		return fail("trainer_spec.eos_id %d is not a piece id (EOS is required)", eosID)
-	}
-	t.eos = int(eosID)
-	return t, nil
 }
 
 // Name returns the tokenizer's name (see LoadSentencePiece).

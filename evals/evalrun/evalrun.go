@@ -1,6 +1,8 @@
 // Package evalrun is what `go run ./evals` does: load a checkpoint, run the requested harness tasks under a
-// schedule, and write one leaderboard run file; and merge run files into leaderboard.json and a markdown
-// table.
+// schedule, and write one leaderboard run file; merge run files into leaderboard.json and a markdown table;
+// and the synthetic probes (`evals mqar`, `evals switch`). The probes are also functions over a loaded model
+// that the tiny study (recipes/study) composes: ScoreMQAR and SwitchMQAR, HeldOut text for mode-switch
+// curves, and the generation probes (MiniNeedleProbe, CopyProbe, RunGenProbe).
 package evalrun
 
 import (

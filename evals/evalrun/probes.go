@@ -31,6 +31,21 @@ type SwitchOptions struct {
 	Out        string // directory: switch.json and switch.png
 }
 
+// HeldOut reads n sequences of seqLen+1 tokens of held-out text, in order: data is read with
+// datasets.OpenStream ("synth": the synthetic language with datasets.AnalysisSynthSeed, unseen in training).
+func HeldOut(data datasets.DataSpec, tok tokenizers.Tokenizer, seqLen, n int) ([][]int32, error) {
+	st, err := datasets.OpenStream(data, tok, datasets.SpecStream{SeqLen: seqLen, Shuffle: 1,
+		SynthSeed: datasets.AnalysisSynthSeed, Log: io.Discard})
+	if err != nil {
+		return nil, err
+	}
+	seqs, err := st.Batch(n)
+	if err != nil {
+		return nil, fmt.Errorf("reading %d sequences of %d tokens: %w", n, seqLen+1, err)
+	}
+	return seqs, nil
+}
+
 // Switch computes the per-position loss curves around a mode switch and writes switch.json and switch.png.
 func Switch(o SwitchOptions, log io.Writer) (*modeswitch.Curves, error) {
 	lm, err := loadLM(o.Checkpoint, o.Tokenizer, oryxlm.Options{Batch: o.Batch, MaxLength: o.SeqLen + 1, ScoreMemMB: o.ScoreMemMB})
@@ -44,14 +59,9 @@ func Switch(o SwitchOptions, log io.Writer) (*modeswitch.Curves, error) {
 	if data == "" {
 		data = "synth"
 	}
-	st, err := datasets.OpenStream(datasets.DataSpec{Spec: data, Column: o.Column}, lm.Tokenizer(),
-		datasets.SpecStream{SeqLen: o.SeqLen, Shuffle: 1, SynthSeed: datasets.AnalysisSynthSeed, Log: io.Discard})
+	seqs, err := HeldOut(datasets.DataSpec{Spec: data, Column: o.Column}, lm.Tokenizer(), o.SeqLen, o.Sequences)
 	if err != nil {
-		return nil, fmt.Errorf("--data: %w", err)
-	}
-	seqs, err := st.Batch(o.Sequences)
-	if err != nil {
-		return nil, fmt.Errorf("--data %s: reading %d sequences of %d tokens: %w", o.Data, o.Sequences, o.SeqLen+1, err)
+		return nil, fmt.Errorf("--data %s: %w", data, err)
 	}
 	c, err := modeswitch.Run(lm, seqs, o.At)
 	if err != nil {
@@ -97,18 +107,12 @@ func MQAR(o MQAROptions, log io.Writer) (map[int][]mqar.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := map[int][]mqar.Result{}
+	out, err := ScoreMQAR(lm, datasets.MQARConfig{Vocab: o.Vocab, SeqLen: o.SeqLen, Seed: o.Seed}, o.Pairs, o.Examples, o.Offset)
+	if err != nil {
+		return nil, err
+	}
 	for _, p := range o.Pairs {
-		rs, err := mqar.Evaluate(lm, datasets.MQARConfig{Vocab: o.Vocab, SeqLen: o.SeqLen, NumPairs: p, Seed: o.Seed}, o.Examples, o.Offset)
-		if err != nil {
-			return nil, fmt.Errorf("%d pairs: %w", p, err)
-		}
-		out[p] = rs
-		var parts []string
-		for _, r := range rs {
-			parts = append(parts, fmt.Sprintf("%s %.1f%% ± %.1f (attention %.1f%% of tokens)", r.Schedule, 100*r.Accuracy, 100*r.StdErr, 100*r.AttentionFraction))
-		}
-		fmt.Fprintf(log, "mqar %d pairs: %s\n", p, strings.Join(parts, ", "))
+		fmt.Fprintf(log, "mqar %d pairs: %s\n", p, FormatMQAR(out[p]))
 	}
 	if o.Out != "" {
 		data, err := json.MarshalIndent(out, "", "  ")
@@ -123,6 +127,47 @@ func MQAR(o MQAROptions, log io.Writer) (map[int][]mqar.Result, error) {
 		}
 	}
 	return out, nil
+}
+
+// ScoreMQAR scores MQAR under every schedule the model's variant has (mqar.Evaluate) for each number of
+// pairs: examples 0..n-1 of cfg with NumPairs set to it (use a seed unseen in training), ids shifted by
+// offset.
+func ScoreMQAR(lm *oryxlm.Model, cfg datasets.MQARConfig, pairs []int, n int, offset int32) (map[int][]mqar.Result, error) {
+	return byPairs(pairs, func(p int) ([]mqar.Result, error) {
+		cfg.NumPairs = p
+		return mqar.Evaluate(lm, cfg, n, offset)
+	})
+}
+
+// SwitchMQAR runs MQAR's mode-switch test (mqar.Switch: the pairs read in one mode, the queries in the
+// other; multi-mixer variants) for each number of pairs, on the examples ScoreMQAR scores.
+func SwitchMQAR(lm *oryxlm.Model, cfg datasets.MQARConfig, pairs []int, n int, offset int32) (map[int][]mqar.Result, error) {
+	return byPairs(pairs, func(p int) ([]mqar.Result, error) {
+		cfg.NumPairs = p
+		return mqar.Switch(lm, cfg, n, offset)
+	})
+}
+
+func byPairs(pairs []int, score func(p int) ([]mqar.Result, error)) (map[int][]mqar.Result, error) {
+	out := map[int][]mqar.Result{}
+	for _, p := range pairs {
+		rs, err := score(p)
+		if err != nil {
+			return nil, fmt.Errorf("mqar with %d pairs: %w", p, err)
+		}
+		out[p] = rs
+	}
+	return out, nil
+}
+
+// FormatMQAR is a log line's account of MQAR results: accuracy ± standard error and the attention fraction
+// per schedule.
+func FormatMQAR(rs []mqar.Result) string {
+	var parts []string
+	for _, r := range rs {
+		parts = append(parts, fmt.Sprintf("%s %.1f%% ± %.1f (attention %.1f%% of tokens)", r.Schedule, 100*r.Accuracy, 100*r.StdErr, 100*r.AttentionFraction))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // Resolve fills the unset MQAR options from the checkpoint's run.json (MQAROptions), so that a caller can

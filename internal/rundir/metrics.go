@@ -27,14 +27,60 @@ type StepRecord struct {
 	ElapsedSec   float64 `json:"elapsed_s"`
 }
 
-// ValRecord is one line of metrics.jsonl for a validation: the mean token loss per mode schedule. On the
+// The validation modes: the keys of ValRecord.Loss (metrics.jsonl's val_loss_<mode>) and of summary.json's
+// val_loss. A variant is validated in those it has.
+const (
+	ValAttention = "attention" // every token in attention mode
+	ValLinear    = "linear"    // every token in linear mode
+	// ValBlockRandom is block-wise random modes (oryx.BlockRandom), the training distribution of the
+	// multi-mixer variants. It is not the evaluations' "mixed" schedule (linear context, attention from the
+	// question on, evals/oryxlm.Mixed); runs written before issue 11 called it "mixed" (ValMode reads that).
+	ValBlockRandom = "block_random"
+)
+
+// ValModes lists the validation modes in display order.
+var ValModes = []string{ValAttention, ValLinear, ValBlockRandom}
+
+// legacyValModes maps the validation-mode keys of older run directories to today's.
+var legacyValModes = map[string]string{"mixed": ValBlockRandom}
+
+// ValMode returns today's key for a validation-mode key read from a run directory.
+func ValMode(key string) string {
+	if k, ok := legacyValModes[key]; ok {
+		return k
+	}
+	return key
+}
+
+// ValLosses is a loss per validation mode. Reading it renames the keys of older run directories (ValMode).
+type ValLosses map[string]Float
+
+// UnmarshalJSON reads a JSON object of losses, renaming legacy mode keys.
+func (l *ValLosses) UnmarshalJSON(b []byte) error {
+	var m map[string]Float
+	if err := json.Unmarshal(b, &m); err != nil {
+		return err
+	}
+	if m == nil {
+		*l = nil
+		return nil
+	}
+	out := make(ValLosses, len(m))
+	for k, v := range m {
+		out[ValMode(k)] = v
+	}
+	*l = out
+	return nil
+}
+
+// ValRecord is one line of metrics.jsonl for a validation: the mean token loss per validation mode. On the
 // line each mode is its own number, "val_loss_<mode>" (one type per key, so that a table reader such as
 // pandas gets plain columns; "loss" is the training lines' number only).
 type ValRecord struct {
-	Kind   string           `json:"kind"` // "val"
-	Step   int              `json:"step"`
-	Tokens int64            `json:"tokens"`
-	Loss   map[string]Float `json:"-"` // "attention", "linear", "mixed" (those the variant has)
+	Kind   string    `json:"kind"` // "val"
+	Step   int       `json:"step"`
+	Tokens int64     `json:"tokens"`
+	Loss   ValLosses `json:"-"` // by ValModes key (those the variant has)
 }
 
 // valLossPrefix starts the key of each mode's validation loss on a "val" line.
@@ -49,24 +95,25 @@ func (r ValRecord) MarshalJSON() ([]byte, error) {
 	return json.Marshal(m)
 }
 
-// UnmarshalJSON reads val_loss_<mode> keys, and the "loss" object of files written before them.
+// UnmarshalJSON reads val_loss_<mode> keys, and the "loss" object of files written before them; legacy
+// mode keys are renamed (ValMode).
 func (r *ValRecord) UnmarshalJSON(b []byte) error {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(b, &raw); err != nil {
 		return err
 	}
 	var head struct {
-		Kind   string           `json:"kind"`
-		Step   int              `json:"step"`
-		Tokens int64            `json:"tokens"`
-		Loss   map[string]Float `json:"loss"`
+		Kind   string    `json:"kind"`
+		Step   int       `json:"step"`
+		Tokens int64     `json:"tokens"`
+		Loss   ValLosses `json:"loss"`
 	}
 	if err := json.Unmarshal(b, &head); err != nil {
 		return err
 	}
 	*r = ValRecord{Kind: head.Kind, Step: head.Step, Tokens: head.Tokens, Loss: head.Loss}
 	if r.Loss == nil {
-		r.Loss = map[string]Float{}
+		r.Loss = ValLosses{}
 	}
 	for k, v := range raw {
 		if mode, ok := strings.CutPrefix(k, valLossPrefix); ok {
@@ -74,7 +121,7 @@ func (r *ValRecord) UnmarshalJSON(b []byte) error {
 			if err := json.Unmarshal(v, &f); err != nil {
 				return fmt.Errorf("%s: %w", k, err)
 			}
-			r.Loss[mode] = f
+			r.Loss[ValMode(mode)] = f
 		}
 	}
 	return nil

@@ -96,5 +96,37 @@ func TestValRecordFlatKeys(t *testing.T) {
 	require.Equal(t, rec, back)
 	var old ValRecord
 	require.NoError(t, json.Unmarshal([]byte(`{"kind":"val","step":3,"tokens":768,"loss":{"mixed":null}}`), &old))
-	require.True(t, math.IsNaN(float64(old.Loss["mixed"])))
+	require.True(t, math.IsNaN(float64(old.Loss[ValBlockRandom])), "the old layout's \"mixed\" is block_random")
+	require.NotContains(t, old.Loss, "mixed")
+}
+
+// TestLegacyBlockRandomKey: run directories written before issue 11 called the block-random validation
+// mode "mixed" (val_loss_mixed in metrics.jsonl, "mixed" in summary.json's val_loss); they read as
+// block_random, and new files write block_random.
+func TestLegacyBlockRandomKey(t *testing.T) {
+	dir := t.TempDir()
+	lines := `{"kind":"train","step":1,"tokens":256,"loss":5,"lr":0.001,"grad_norm":1,"tokens_per_s":1,"attn_fraction":0.5,"elapsed_s":1}
+{"kind":"val","step":1,"tokens":256,"val_loss_attention":4.5,"val_loss_linear":4.75,"val_loss_mixed":4.625}
+`
+	require.NoError(t, os.WriteFile(filepath.Join(dir, MetricsFile), []byte(lines), 0o644))
+	_, val, err := ReadMetrics(dir)
+	require.NoError(t, err)
+	require.Len(t, val, 1)
+	require.Equal(t, ValLosses{ValAttention: 4.5, ValLinear: 4.75, ValBlockRandom: 4.625}, val[0].Loss)
+
+	var sum struct {
+		ValLoss ValLosses `json:"val_loss"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(`{"val_loss":{"attention":1,"mixed":null}}`), &sum))
+	require.Equal(t, Float(1), sum.ValLoss[ValAttention])
+	require.True(t, math.IsNaN(float64(sum.ValLoss[ValBlockRandom])))
+	require.Len(t, sum.ValLoss, 2)
+	require.NoError(t, json.Unmarshal([]byte(`{"val_loss":null}`), &sum))
+	require.Nil(t, sum.ValLoss)
+
+	data, err := json.Marshal(ValRecord{Kind: "val", Step: 1, Loss: ValLosses{ValBlockRandom: 2}})
+	require.NoError(t, err)
+	require.Contains(t, string(data), `"val_loss_block_random":2`)
+	require.Equal(t, "block_random", ValMode("mixed"))
+	require.Equal(t, "linear", ValMode("linear"))
 }

@@ -39,7 +39,9 @@ type TrainConfig struct {
 	// ModeTraining is how multi-mixer variants train their two readouts: "mixed" (the default, the paper's
 	// mixed training: each token's loss in its block's mode) or "complementary" (an ablation, issue 12: the
 	// mean of the loss with the block modes and with every mode flipped, so each token trains both readouts
-	// at twice the FLOPs). Single-mixer variants ignore it.
+	// at twice the FLOPs). Single-mixer variants ignore it. "mixed" here names the training objective (the
+	// paper's word, kept: run.json records it and resume compares it); the modes themselves are block-random
+	// (validated as rundir.ValBlockRandom), not the evaluations' per-request mixed schedule.
 	ModeTraining string `json:"mode_training"`
 
 	Seed uint64 `json:"seed"` // data shuffle, mode schedules and initial weights

@@ -80,3 +80,34 @@ func TestWarmupLongerThanRunWarns(t *testing.T) {
 	_, _, err = rundir.ReadMetrics(r.Out)
 	require.NoError(t, err)
 }
+
+// TestFinishedRunReadsOldValKeys: a multi-mixer run validates in block-random modes under the key
+// block_random; a finished run directory written before that key existed ("mixed" in summary.json and
+// val_loss_mixed in metrics.jsonl) reads back with block_random.
+func TestFinishedRunReadsOldValKeys(t *testing.T) {
+	out := t.TempDir()
+	first, err := Train(tinyRun(t, oryx.OryxTG, out))
+	require.NoError(t, err)
+	require.Contains(t, first.ValLoss, rundir.ValBlockRandom)
+	require.NotContains(t, first.ValLoss, "mixed")
+	for name, rename := range map[string][2]string{
+		rundir.SummaryFile: {`"block_random"`, `"mixed"`},
+		rundir.MetricsFile: {`"val_loss_block_random"`, `"val_loss_mixed"`},
+	} {
+		p := filepath.Join(out, name)
+		data, err := os.ReadFile(p)
+		require.NoError(t, err)
+		require.Contains(t, string(data), rename[0])
+		require.NoError(t, os.WriteFile(p, bytes.ReplaceAll(data, []byte(rename[0]), []byte(rename[1])), 0o644))
+	}
+	again, err := Train(tinyRun(t, oryx.OryxTG, out))
+	require.NoError(t, err)
+	require.Equal(t, first.ValLoss, again.ValLoss, "the old summary's \"mixed\" reads as block_random")
+	_, val, err := rundir.ReadMetrics(out)
+	require.NoError(t, err)
+	require.NotEmpty(t, val)
+	for _, v := range val {
+		require.Contains(t, v.Loss, rundir.ValBlockRandom)
+		require.NotContains(t, v.Loss, "mixed")
+	}
+}

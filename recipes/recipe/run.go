@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/pkg/ml/context"
 	"github.com/gomlx/gomlx/pkg/ml/train/optimizers"
 
@@ -60,31 +61,77 @@ type Run struct {
 
 // Summary is the outcome of a run, also written to summary.json.
 type Summary struct {
-	Name               string                  `json:"name"`
-	Variant            oryx.Variant            `json:"variant"`
-	Params             int64                   `json:"params"`
-	Steps              int                     `json:"steps"`
-	Tokens             int64                   `json:"tokens"`
-	TrainLoss          rundir.Float            `json:"train_loss"` // mean over the last 10% of logged steps
-	ValLoss            map[string]rundir.Float `json:"val_loss"`
-	Skipped            int                     `json:"skipped_steps"`
-	TokensPerSec       float64                 `json:"tokens_per_s"`          // over this process's steps, the first (compiling) one included
-	SteadyTokensPerSec float64                 `json:"steady_tokens_per_s"`   // tokens per step / median step time of this process's second half
-	FLOPsPerToken      float64                 `json:"train_flops_per_token"` // model FLOPs, forward + backward (Plan)
-	TFLOPs             float64                 `json:"achieved_tflops"`       // steady_tokens_per_s × train_flops_per_token / 1e12
-	ElapsedSec         float64                 `json:"elapsed_s"`             // training time over all restarts
-	PeakRSSBytes       int64                   `json:"peak_rss_bytes"`
-	Backend            string                  `json:"backend"`
-	ResumedAt          int                     `json:"resumed_at_step,omitempty"`
-	ValidationSet      string                  `json:"validation_set"`
-	Extra              map[string]float64      `json:"extra,omitempty"`
+	Name               string             `json:"name"`
+	Variant            oryx.Variant       `json:"variant"`
+	Params             int64              `json:"params"`
+	Steps              int                `json:"steps"`
+	Tokens             int64              `json:"tokens"`
+	TrainLoss          rundir.Float       `json:"train_loss"` // mean over the last 10% of logged steps
+	ValLoss            rundir.ValLosses   `json:"val_loss"`   // by validation mode (rundir.ValModes)
+	Skipped            int                `json:"skipped_steps"`
+	TokensPerSec       float64            `json:"tokens_per_s"`          // over this process's steps, the first (compiling) one included
+	SteadyTokensPerSec float64            `json:"steady_tokens_per_s"`   // tokens per step / median step time of this process's second half
+	FLOPsPerToken      float64            `json:"train_flops_per_token"` // model FLOPs, forward + backward (Plan)
+	TFLOPs             float64            `json:"achieved_tflops"`       // steady_tokens_per_s × train_flops_per_token / 1e12
+	ElapsedSec         float64            `json:"elapsed_s"`             // training time over all restarts
+	PeakRSSBytes       int64              `json:"peak_rss_bytes"`
+	Backend            string             `json:"backend"`
+	ResumedAt          int                `json:"resumed_at_step,omitempty"`
+	ValidationSet      string             `json:"validation_set"`
+	Extra              map[string]float64 `json:"extra,omitempty"`
 }
 
 // ErrInterrupted is returned when the run stopped on SIGINT/SIGTERM after saving a checkpoint.
 var ErrInterrupted = errors.New("interrupted: checkpoint saved; run the same command to resume")
 
-// Train runs (or resumes) r to r.Train.Steps steps.
+// Train runs (or resumes) r to r.Train.Steps steps. Its steps, in order: check the run (setUp), take the
+// run directory (openRunDir: a finished run ends here), start fresh or resume from the newest checkpoint
+// (resume), open the outputs (openOutputs), train (loop: each step, then validate and save when due), and
+// write the summary (finish).
 func Train(r Run) (*Summary, error) {
+	tok, err := setUp(&r)
+	if err != nil {
+		return nil, err
+	}
+	be, err := backend.Get()
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(r.Out, 0o755); err != nil {
+		return nil, err
+	}
+	// One writer per run directory: a second run on the same --out is refused (two at once left a directory
+	// mixing both), and what killed runs left behind is removed.
+	lock, err := runlock.Acquire(r.Out, r.Name, r.Log)
+	if err != nil {
+		return nil, fmt.Errorf("--out: %w", err)
+	}
+	defer lock.Release()
+	if sum, done, err := openRunDir(r); err != nil || done {
+		return sum, err
+	}
+	tokFile, err := copyTokenizer(r.Out, r.Tokenizer, tok.Name())
+	if err != nil {
+		return nil, fmt.Errorf("--tokenizer: copying it into the run directory: %w", err)
+	}
+	s, err := resume(r, be, tok)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.openOutputs(tokFile); err != nil {
+		return nil, err
+	}
+	defer s.closeOutputs()
+	if err := s.loop(); err != nil {
+		return nil, err
+	}
+	return s.finish()
+}
+
+// setUp fills r's defaults and checks the run before anything is touched: the training and model configs,
+// the mode training against the variant, the run directory, the warm-up, and the tokenizer against the
+// model's vocabulary, which it returns loaded.
+func setUp(r *Run) (tokenizers.Tokenizer, error) {
 	if r.Log == nil {
 		r.Log = os.Stderr
 	}
@@ -114,317 +161,385 @@ func Train(r Run) (*Summary, error) {
 		return nil, fmt.Errorf("--tokenizer %s has %d tokens but the model's vocabulary is %d: use a model config "+
 			"with vocab ≥ %d", tok.Name(), tok.VocabSize(), r.Model.Vocab, tok.VocabSize())
 	}
-	be, err := backend.Get()
-	if err != nil {
-		return nil, err
-	}
-	if err := os.MkdirAll(r.Out, 0o755); err != nil {
-		return nil, err
-	}
-	// One writer per run directory: a second run on the same --out is refused (two at once left a directory
-	// mixing both), and what killed runs left behind is removed.
-	lock, err := runlock.Acquire(r.Out, r.Name, r.Log)
-	if err != nil {
-		return nil, fmt.Errorf("--out: %w", err)
-	}
-	defer lock.Release()
-	// A finished run is left as it is: rerunning its command writes nothing (it used to overwrite summary.json
-	// with this process's zero throughput and run.json's start time), unless r.Retrain starts it over.
-	if sum, done, err := finishedRun(r); err != nil {
-		return nil, err
-	} else if done && !r.Retrain {
+	return tok, nil
+}
+
+// openRunDir prepares the run directory Train holds the lock of. A finished run is left as it is and its
+// summary returned with done: rerunning its command writes nothing (it used to overwrite summary.json with
+// this process's zero throughput and run.json's start time), unless r.Retrain starts it over. Then what
+// killed saves left is removed.
+func openRunDir(r Run) (*Summary, bool, error) {
+	sum, done, err := finishedRun(r)
+	switch {
+	case err != nil:
+		return nil, false, err
+	case done && !r.Retrain:
 		fmt.Fprintf(r.Log, "%s: %s already finished (%d steps); --retrain to train it again from scratch\n", r.Name, r.Out, sum.Steps)
-		return sum, nil
-	} else if done {
+		return sum, true, nil
+	case done:
 		fmt.Fprintf(r.Log, "%s: %s already finished; retraining from scratch (--retrain)\n", r.Name, r.Out)
 		if err := removeRun(r.Out); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	}
-	if err := cleanLeftovers(r.Out, r.Log); err != nil {
-		return nil, err
-	}
-	tokFile, err := copyTokenizer(r.Out, r.Tokenizer, tok.Name())
-	if err != nil {
-		return nil, fmt.Errorf("--tokenizer: copying it into the run directory: %w", err)
-	}
+	return nil, false, cleanLeftovers(r.Out, r.Log)
+}
 
-	// Fresh or resumed.
-	tc := r.Train
-	var (
-		model *oryx.Model
-		ctx   *context.Context
-		st    *RunState
-	)
+// session is a run in training: what resume set up, the outputs, and the counters of this process.
+type session struct {
+	r       Run
+	tc      TrainConfig
+	be      backends.Backend
+	tok     tokenizers.Tokenizer
+	model   *oryx.Model
+	ctx     *context.Context
+	trainer *Trainer
+	stream  datasets.BatchSource
+	valSeqs [][]int32 // the held-out sequences (none: no validation)
+	valWhat string    // what they are (Summary.ValidationSet)
+
+	st        *RunState // the state after st.Step steps, saved with each checkpoint
+	startStep int       // the step this process started at (0: a fresh run)
+	savedStep int       // the step of the newest checkpoint in r.Out (-1: none)
+	lastVal   rundir.ValLosses
+
+	mlog *rundir.MetricsLog
+	prog *trainProgress
+	stop chan os.Signal // SIGINT and SIGTERM
+
+	// This process's throughput: since its start, in the current logging window, and each step's time.
+	procStart   time.Time
+	procTokens  int64
+	winStart    time.Time
+	winTokens   int64
+	stepTimes   []float64
+	elapsedBase float64 // st.ElapsedSec at the start of this process
+}
+
+// resume builds the session: the model, its optimizer state and the run state from the newest checkpoint
+// in r.Out, checked against r (the training config and the data must be the checkpoint's), or a fresh model
+// when there is none; the trainer; the training data at the saved position; and the validation set.
+func resume(r Run, be backends.Backend, tok tokenizers.Tokenizer) (*session, error) {
+	s := &session{r: r, tc: r.Train, be: be, tok: tok, savedStep: -1}
 	names, err := oryx.ListCheckpoints(r.Out)
 	if err != nil {
 		return nil, err
 	}
 	if len(names) > 0 {
-		model, ctx, err = oryx.LoadCheckpoint(r.Out, &r.Model)
-		if err != nil {
+		if err := s.loadCheckpoint(); err != nil {
 			return nil, fmt.Errorf("resuming from %s: %w", r.Out, err)
-		}
-		step := int(optimizers.GetGlobalStep(ctx))
-		if st, err = readState(r.Out, step); err != nil {
-			return nil, fmt.Errorf("resuming from %s: %w", r.Out, err)
-		}
-		if d := trajectoryDiff(st.Train, tc); len(d) > 0 {
-			return nil, fmt.Errorf("resuming from %s: the training config differs from the checkpoint's (checkpoint vs now): %s; "+
-				"use another --out to start a new run", r.Out, strings.Join(d, "; "))
-		}
-		if st.Data != r.Data {
-			return nil, fmt.Errorf("resuming from %s: --data %q differs from the checkpoint's %q", r.Out, r.Data.Spec, st.Data.Spec)
 		}
 	} else {
-		if model, err = oryx.New(r.Model); err != nil {
+		if s.model, err = oryx.New(r.Model); err != nil {
 			return nil, err
 		}
-		ctx = context.New()
-		ctx.SetParam(context.ParamInitialSeed, int64(tc.Seed))
+		s.ctx = context.New()
+		s.ctx.SetParam(context.ParamInitialSeed, int64(s.tc.Seed))
 	}
-	trainer, err := NewTrainer(be, model, ctx, tc)
-	if err != nil {
+	if s.trainer, err = NewTrainer(be, s.model, s.ctx, s.tc); err != nil {
 		return nil, err
 	}
-
-	// Data.
 	var state json.RawMessage
-	if st != nil {
-		state = st.DataState
+	if s.st != nil {
+		state = s.st.DataState
 	}
-	stream, err := datasets.OpenTraining(r.Data, tok, tc.SeqLen, tc.Seed, state, r.Log)
-	if err != nil {
+	if s.stream, err = datasets.OpenTraining(r.Data, tok, s.tc.SeqLen, s.tc.Seed, state, r.Log); err != nil {
 		return nil, fmt.Errorf("--data: %w", err)
 	}
-	evalN := tc.EvalBatches * tc.MicroBatch
-	var valSeqs [][]int32
-	valWhat := ""
-	if evalN > 0 {
-		if valSeqs, valWhat, err = datasets.ValidationSet(r.Data, r.ValData, tok, tc.SeqLen, evalN, r.Log); err != nil {
+	if evalN := s.tc.EvalBatches * s.tc.MicroBatch; evalN > 0 {
+		if s.valSeqs, s.valWhat, err = datasets.ValidationSet(r.Data, r.ValData, tok, s.tc.SeqLen, evalN, r.Log); err != nil {
 			return nil, err
 		}
 	}
-
-	// Outputs.
-	startStep := 0
-	if st != nil {
-		startStep = st.Step
+	if s.st != nil {
+		s.startStep, s.savedStep = s.st.Step, s.st.Step
 	} else {
-		st = &RunState{Train: tc, Data: r.Data, Tokenizer: tok.Name()}
+		s.st = &RunState{Train: s.tc, Data: r.Data, Tokenizer: tok.Name()}
 	}
-	if err := writeRunJSON(r, be.Name(), tokFile); err != nil {
-		return nil, err
+	return s, nil
+}
+
+// loadCheckpoint loads the newest checkpoint and its run state, refusing a training config or data that
+// differ from the checkpoint's.
+func (s *session) loadCheckpoint() error {
+	var err error
+	if s.model, s.ctx, err = oryx.LoadCheckpoint(s.r.Out, &s.r.Model); err != nil {
+		return err
+	}
+	step := int(optimizers.GetGlobalStep(s.ctx))
+	if s.st, err = readState(s.r.Out, step); err != nil {
+		return err
+	}
+	if d := trajectoryDiff(s.st.Train, s.tc); len(d) > 0 {
+		return fmt.Errorf("the training config differs from the checkpoint's (checkpoint vs now): %s; "+
+			"use another --out to start a new run", strings.Join(d, "; "))
+	}
+	if s.st.Data != s.r.Data {
+		return fmt.Errorf("--data %q differs from the checkpoint's %q", s.r.Data.Spec, s.st.Data.Spec)
+	}
+	return nil
+}
+
+// openOutputs writes run.json, opens metrics.jsonl (on resume, cut after the checkpoint's step), starts the
+// progress display with the run's first line, and listens for SIGINT and SIGTERM.
+func (s *session) openOutputs(tokFile string) error {
+	r, tc := s.r, s.tc
+	if err := writeRunJSON(r, s.be.Name(), tokFile); err != nil {
+		return err
 	}
 	keep := -1
-	if startStep > 0 {
-		keep = startStep
+	if s.startStep > 0 {
+		keep = s.startStep
 	}
-	mlog, err := rundir.OpenMetrics(r.Out, keep)
-	if err != nil {
-		return nil, fmt.Errorf("metrics log: %w", err)
+	var err error
+	if s.mlog, err = rundir.OpenMetrics(r.Out, keep); err != nil {
+		return fmt.Errorf("metrics log: %w", err)
 	}
-	defer mlog.Close()
-
-	report := oryx.CountParams(r.Model)
-	prog := newProgress(r.Log, tc.Steps, startStep)
-	if startStep > 0 {
-		prog.message("%s: resuming at step %d/%d from %s (%s tokens seen)", r.Name, startStep, tc.Steps, r.Out,
-			human.Int(st.TokensSeen))
+	s.prog = newProgress(r.Log, tc.Steps, s.startStep)
+	if s.startStep > 0 {
+		s.prog.message("%s: resuming at step %d/%d from %s (%s tokens seen)", r.Name, s.startStep, tc.Steps, r.Out,
+			human.Int(s.st.TokensSeen))
 	} else {
-		prog.message("%s: %s parameters, %d steps × %d tokens = %s tokens, backend %s", r.Name,
-			human.Int(report.Total), tc.Steps, tc.TokensPerStep(), human.Int(int64(tc.Steps)*tc.TokensPerStep()), be.Name())
+		s.prog.message("%s: %s parameters, %d steps × %d tokens = %s tokens, backend %s", r.Name,
+			human.Int(oryx.CountParams(r.Model).Total), tc.Steps, tc.TokensPerStep(),
+			human.Int(int64(tc.Steps)*tc.TokensPerStep()), s.be.Name())
 	}
+	s.stop = make(chan os.Signal, 1)
+	signal.Notify(s.stop, os.Interrupt, syscall.SIGTERM)
+	if s.r.interruptAt > 0 && s.startStep >= s.r.interruptAt {
+		s.r.interruptAt = 0
+	}
+	return nil
+}
 
-	stop := make(chan os.Signal, 1)
-	signal.Notify(stop, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(stop)
-	if r.interruptAt > 0 && startStep >= r.interruptAt {
-		r.interruptAt = 0
-	}
+// closeOutputs stops listening for signals and closes metrics.jsonl.
+func (s *session) closeOutputs() {
+	signal.Stop(s.stop)
+	s.mlog.Close()
+}
 
-	savedStep := -1 // the step of the newest checkpoint in r.Out
-	if startStep > 0 {
-		savedStep = startStep
-	}
-	save := func() error {
-		if st.DataState, err = stream.State(); err != nil {
-			return fmt.Errorf("saving the data position: %w", err)
-		}
-		if err := rundir.WriteState(r.Out, st.Step, st); err != nil {
-			return fmt.Errorf("saving trainer state: %w", err)
-		}
-		if err := oryx.SaveCheckpointKeep(r.Out, r.Model, ctx, tc.KeepCheckpoints); err != nil {
+// loop trains to the last step: each step, then a validation and a checkpoint when due, then a signal
+// check (a signal saves and ends the run with ErrInterrupted).
+func (s *session) loop() error {
+	tc := s.tc
+	s.procStart, s.winStart, s.elapsedBase = time.Now(), time.Now(), s.st.ElapsedSec
+	for s.st.Step < tc.Steps {
+		if err := s.step(); err != nil {
 			return err
 		}
-		savedStep = st.Step
-		names, err := oryx.ListCheckpoints(r.Out)
-		if err != nil {
+		final := s.st.Step == tc.Steps
+		if final || (tc.EvalEvery > 0 && s.st.Step%tc.EvalEvery == 0) {
+			if err := s.validateAndPlot(); err != nil {
+				return fmt.Errorf("validation at step %d: %w", s.st.Step, err)
+			}
+		}
+		if final || (tc.CheckpointEvery > 0 && s.st.Step%tc.CheckpointEvery == 0) {
+			if err := s.save(); err != nil {
+				return fmt.Errorf("checkpoint at step %d: %w", s.st.Step, err)
+			}
+		}
+		if err := s.checkSignal(); err != nil {
 			return err
 		}
-		return rundir.PruneStates(r.Out, names)
+		if s.r.stopAfter > 0 && s.st.Step-s.startStep >= s.r.stopAfter && !final {
+			return errSimulatedKill
+		}
 	}
-	validate := func(record bool) (map[string]rundir.Float, error) {
-		if len(valSeqs) == 0 {
-			return nil, nil
-		}
-		out := map[string]rundir.Float{}
-		for _, vm := range validationModes(r.Model.Variant, tc) {
-			var sum float64
-			var n int
-			for i := 0; i < len(valSeqs); i += tc.MicroBatch {
-				batch := valSeqs[i : i+tc.MicroBatch]
-				var modes [][]oryx.Mode
-				if vm.schedule != nil {
-					modes = vm.schedule(len(batch), tc.SeqLen, uint64(i))
-				}
-				s, c, err := trainer.EvalLoss(batch, modes)
-				if err != nil {
-					return nil, err
-				}
-				sum += s
-				n += c
-			}
-			out[vm.name] = rundir.Float(sum / float64(n))
-		}
-		if !record {
-			return out, nil
-		}
-		if err := mlog.Write(rundir.ValRecord{Kind: "val", Step: st.Step, Tokens: st.TokensSeen, Loss: out}); err != nil {
-			return nil, err
-		}
-		return out, nil
-	}
+	s.prog.done()
+	return nil
+}
 
-	var (
-		lastVal    map[string]rundir.Float
-		procStart  = time.Now()
-		procTokens int64
-		winStart   = time.Now()
-		winTokens  int64
-		stepTimes  []float64
-	)
-	elapsedBase := st.ElapsedSec
-	for st.Step < tc.Steps {
-		seqs, masks, err := stream.MaskedBatch(tc.Batch)
-		if err != nil {
-			return nil, fmt.Errorf("reading training data at step %d: %w", st.Step, err)
+// step trains one step: the batch, its mode schedule and learning rate, the update; it counts a skipped
+// (non-finite) step and stops the run after MaxBadSteps of them in a row, and logs the step.
+func (s *session) step() error {
+	tc, st := s.tc, s.st
+	seqs, masks, err := s.stream.MaskedBatch(tc.Batch)
+	if err != nil {
+		return fmt.Errorf("reading training data at step %d: %w", st.Step, err)
+	}
+	modes, attnFrac := trainingModes(s.r.Model.Variant, tc, st.Step)
+	lr := tc.LearningRate(st.Step)
+	scale := tc.LossScale
+	if s.r.lossScaleAt != nil {
+		scale = s.r.lossScaleAt(st.Step)
+	}
+	stepStart := time.Now()
+	stats, err := s.trainer.step(seqs, masks, modes, lr, scale)
+	s.stepTimes = append(s.stepTimes, time.Since(stepStart).Seconds())
+	if err != nil {
+		return fmt.Errorf("step %d: %w", st.Step, err)
+	}
+	st.Step++
+	st.TokensSeen += tc.TokensPerStep()
+	s.procTokens += tc.TokensPerStep()
+	s.winTokens += tc.TokensPerStep()
+	st.ElapsedSec = s.elapsedBase + time.Since(s.procStart).Seconds()
+	if stats.Applied {
+		st.BadInRow = 0
+	} else {
+		st.Skipped++
+		st.BadInRow++
+		s.prog.message("step %d: non-finite loss %v or gradient norm %v: update skipped (%d in a row, %d in all)",
+			st.Step, stats.Loss, stats.GradNorm, st.BadInRow, st.Skipped)
+		if st.BadInRow >= tc.MaxBadSteps {
+			_ = s.mlog.Write(stepRecord(st, stats, lr, 0, attnFrac))
+			return fmt.Errorf("stopping at step %d: %d non-finite steps in a row (max_bad_steps %d); the last "+
+				"checkpoint in %s is intact — lower --lr or check the data, then rerun to resume from it",
+				st.Step, st.BadInRow, tc.MaxBadSteps, s.r.Out)
 		}
-		modes, attnFrac := trainingModes(r.Model.Variant, tc, st.Step)
-		lr := tc.LearningRate(st.Step)
-		scale := tc.LossScale
-		if r.lossScaleAt != nil {
-			scale = r.lossScaleAt(st.Step)
+	}
+	if st.Step%tc.LogEvery == 0 || !stats.Applied || st.Step == tc.Steps {
+		rate := float64(s.winTokens) / time.Since(s.winStart).Seconds()
+		s.winStart, s.winTokens = time.Now(), 0
+		if err := s.mlog.Write(stepRecord(st, stats, lr, rate, attnFrac)); err != nil {
+			return err
 		}
-		stepStart := time.Now()
-		stats, err := trainer.step(seqs, masks, modes, lr, scale)
-		stepTimes = append(stepTimes, time.Since(stepStart).Seconds())
-		if err != nil {
-			return nil, fmt.Errorf("step %d: %w", st.Step, err)
+	}
+	s.prog.update(st.Step, fmt.Sprintf("loss %.4f  lr %.2e  %s tok/s", stats.Loss, lr,
+		human.Int(int64(float64(s.procTokens)/time.Since(s.procStart).Seconds()))), st.Step == tc.Steps)
+	return nil
+}
+
+// validateAndPlot validates, logs the losses to metrics.jsonl and the progress display, and redraws
+// curves.png.
+func (s *session) validateAndPlot() error {
+	var err error
+	if s.lastVal, err = s.validate(); err != nil {
+		return err
+	}
+	if s.lastVal != nil {
+		if err := s.mlog.Write(rundir.ValRecord{Kind: "val", Step: s.st.Step, Tokens: s.st.TokensSeen, Loss: s.lastVal}); err != nil {
+			return err
 		}
-		st.Step++
-		st.TokensSeen += tc.TokensPerStep()
-		procTokens += tc.TokensPerStep()
-		winTokens += tc.TokensPerStep()
-		st.ElapsedSec = elapsedBase + time.Since(procStart).Seconds()
-		if stats.Applied {
-			st.BadInRow = 0
-		} else {
-			st.Skipped++
-			st.BadInRow++
-			prog.message("step %d: non-finite loss %v or gradient norm %v: update skipped (%d in a row, %d in all)",
-				st.Step, stats.Loss, stats.GradNorm, st.BadInRow, st.Skipped)
-			if st.BadInRow >= tc.MaxBadSteps {
-				_ = mlog.Write(stepRecord(st, stats, lr, 0, attnFrac))
-				return nil, fmt.Errorf("stopping at step %d: %d non-finite steps in a row (max_bad_steps %d); the last "+
-					"checkpoint in %s is intact — lower --lr or check the data, then rerun to resume from it",
-					st.Step, st.BadInRow, tc.MaxBadSteps, r.Out)
+		s.prog.message("step %d: validation loss %s", s.st.Step, formatLosses(s.lastVal))
+	}
+	if err := writeCurves(s.r.Out); err != nil {
+		s.prog.message("warning: plotting curves: %v", err)
+	}
+	return nil
+}
+
+// validate returns the mean token loss of the validation set in each of the variant's validation modes
+// (nil without a validation set).
+func (s *session) validate() (rundir.ValLosses, error) {
+	if len(s.valSeqs) == 0 {
+		return nil, nil
+	}
+	out := rundir.ValLosses{}
+	for _, vm := range validationModes(s.r.Model.Variant, s.tc) {
+		var sum float64
+		var n int
+		for i := 0; i < len(s.valSeqs); i += s.tc.MicroBatch {
+			batch := s.valSeqs[i : i+s.tc.MicroBatch]
+			var modes [][]oryx.Mode
+			if vm.schedule != nil {
+				modes = vm.schedule(len(batch), s.tc.SeqLen, uint64(i))
 			}
-		}
-		if st.Step%tc.LogEvery == 0 || !stats.Applied || st.Step == tc.Steps {
-			rate := float64(winTokens) / time.Since(winStart).Seconds()
-			winStart, winTokens = time.Now(), 0
-			if err := mlog.Write(stepRecord(st, stats, lr, rate, attnFrac)); err != nil {
+			l, c, err := s.trainer.EvalLoss(batch, modes)
+			if err != nil {
 				return nil, err
 			}
+			sum += l
+			n += c
 		}
-		prog.update(st.Step, fmt.Sprintf("loss %.4f  lr %.2e  %s tok/s", stats.Loss, lr,
-			human.Int(int64(float64(procTokens)/time.Since(procStart).Seconds()))), st.Step == tc.Steps)
-
-		final := st.Step == tc.Steps
-		if final || (tc.EvalEvery > 0 && st.Step%tc.EvalEvery == 0) {
-			if lastVal, err = validate(true); err != nil {
-				return nil, fmt.Errorf("validation at step %d: %w", st.Step, err)
-			}
-			if lastVal != nil {
-				prog.message("step %d: validation loss %s", st.Step, formatLosses(lastVal))
-			}
-			if err := writeCurves(r.Out); err != nil {
-				prog.message("warning: plotting curves: %v", err)
-			}
-		}
-		if final || (tc.CheckpointEvery > 0 && st.Step%tc.CheckpointEvery == 0) {
-			if err := save(); err != nil {
-				return nil, fmt.Errorf("checkpoint at step %d: %w", st.Step, err)
-			}
-		}
-		if r.interruptAt > 0 && st.Step == r.interruptAt {
-			stop <- syscall.SIGTERM
-		}
-		select {
-		case sig := <-stop:
-			prog.done()
-			// A step just checkpointed is not saved again: a duplicate of the same step would evict an older
-			// checkpoint for nothing.
-			if savedStep != st.Step {
-				if err := save(); err != nil {
-					return nil, fmt.Errorf("%v: checkpoint at step %d: %w", sig, st.Step, err)
-				}
-			}
-			return nil, ErrInterrupted
-		default:
-		}
-		if r.stopAfter > 0 && st.Step-startStep >= r.stopAfter && !final {
-			return nil, errSimulatedKill
-		}
+		out[vm.name] = rundir.Float(sum / float64(n))
 	}
-	prog.done()
-	if lastVal == nil && len(valSeqs) > 0 { // resumed after the final step: validate for the summary (logged already)
-		if lastVal, err = validate(false); err != nil {
+	return out, nil
+}
+
+// save writes a checkpoint of the current step: the run state with the data position, the weights and
+// optimizer state (keeping the KeepCheckpoints newest), and prunes the state files of evicted checkpoints.
+func (s *session) save() error {
+	var err error
+	if s.st.DataState, err = s.stream.State(); err != nil {
+		return fmt.Errorf("saving the data position: %w", err)
+	}
+	if err := rundir.WriteState(s.r.Out, s.st.Step, s.st); err != nil {
+		return fmt.Errorf("saving trainer state: %w", err)
+	}
+	if err := oryx.SaveCheckpointKeep(s.r.Out, s.r.Model, s.ctx, s.tc.KeepCheckpoints); err != nil {
+		return err
+	}
+	s.savedStep = s.st.Step
+	names, err := oryx.ListCheckpoints(s.r.Out)
+	if err != nil {
+		return err
+	}
+	return rundir.PruneStates(s.r.Out, names)
+}
+
+// checkSignal ends the run on SIGINT or SIGTERM (or the test hook interruptAt): it saves the current step,
+// unless it was just checkpointed, and returns ErrInterrupted.
+func (s *session) checkSignal() error {
+	if s.r.interruptAt > 0 && s.st.Step == s.r.interruptAt {
+		s.stop <- syscall.SIGTERM
+	}
+	select {
+	case sig := <-s.stop:
+		s.prog.done()
+		// A step just checkpointed is not saved again: a duplicate of the same step would evict an older
+		// checkpoint for nothing.
+		if s.savedStep != s.st.Step {
+			if err := s.save(); err != nil {
+				return fmt.Errorf("%v: checkpoint at step %d: %w", sig, s.st.Step, err)
+			}
+		}
+		return ErrInterrupted
+	default:
+		return nil
+	}
+}
+
+// finish writes summary.json: the final validation losses (validated now when this process resumed after
+// the last step), this process's throughput, the model FLOPs and the mean training loss of the last 10 % of
+// logged steps.
+func (s *session) finish() (*Summary, error) {
+	r, tc, st := s.r, s.tc, s.st
+	if s.lastVal == nil && len(s.valSeqs) > 0 { // resumed after the final step: validate for the summary (logged already)
+		var err error
+		if s.lastVal, err = s.validate(); err != nil {
 			return nil, err
 		}
 	}
 	sum := &Summary{
-		Name: r.Name, Variant: r.Model.Variant, Params: report.Total, Steps: st.Step, Tokens: st.TokensSeen,
-		ValLoss: lastVal, Skipped: st.Skipped, ElapsedSec: st.ElapsedSec, PeakRSSBytes: peakRSS(),
-		Backend: be.Name(), ResumedAt: startStep, ValidationSet: valWhat,
+		Name: r.Name, Variant: r.Model.Variant, Params: oryx.CountParams(r.Model).Total, Steps: st.Step, Tokens: st.TokensSeen,
+		ValLoss: s.lastVal, Skipped: st.Skipped, ElapsedSec: st.ElapsedSec, PeakRSSBytes: peakRSS(),
+		Backend: s.be.Name(), ResumedAt: s.startStep, ValidationSet: s.valWhat,
 	}
-	if d := time.Since(procStart).Seconds(); procTokens > 0 && d > 0 {
-		sum.TokensPerSec = float64(procTokens) / d
+	if d := time.Since(s.procStart).Seconds(); s.procTokens > 0 && d > 0 {
+		sum.TokensPerSec = float64(s.procTokens) / d
 	}
-	if len(stepTimes) > 0 {
-		half := append([]float64(nil), stepTimes[len(stepTimes)/2:]...)
+	if len(s.stepTimes) > 0 {
+		half := append([]float64(nil), s.stepTimes[len(s.stepTimes)/2:]...)
 		sort.Float64s(half)
 		sum.SteadyTokensPerSec = float64(tc.TokensPerStep()) / half[len(half)/2]
 	}
 	sum.FLOPsPerToken = trainFLOPsPerToken(r.Model, tc)
 	sum.TFLOPs = sum.SteadyTokensPerSec * sum.FLOPsPerToken / 1e12
-	if train, _, err := rundir.ReadMetrics(r.Out); err == nil && len(train) > 0 {
-		n := max(1, len(train)/10)
-		var s float64
-		var c int
-		for _, rec := range train[len(train)-n:] {
-			if v := float64(rec.Loss); !math.IsNaN(v) {
-				s += v
-				c++
-			}
-		}
-		sum.TrainLoss = rundir.Float(s / float64(max(c, 1)))
-	}
+	sum.TrainLoss = recentTrainLoss(r.Out)
 	if err := rundir.WriteJSON(r.Out, rundir.SummaryFile, sum); err != nil {
 		return nil, err
 	}
 	return sum, nil
+}
+
+// recentTrainLoss is the mean training loss over the last 10 % of the steps logged in dir's metrics.jsonl
+// (non-finite losses left out; 0 when there are none).
+func recentTrainLoss(dir string) rundir.Float {
+	train, _, err := rundir.ReadMetrics(dir)
+	if err != nil || len(train) == 0 {
+		return 0
+	}
+	n := max(1, len(train)/10)
+	var sum float64
+	var c int
+	for _, rec := range train[len(train)-n:] {
+		if v := float64(rec.Loss); !math.IsNaN(v) {
+			sum += v
+			c++
+		}
+	}
+	return rundir.Float(sum / float64(max(c, 1)))
 }
 
 // errSimulatedKill ends a run early for tests (stopAfter), as a kill would, without saving.
@@ -463,14 +578,15 @@ type validationMode struct {
 	schedule func(b, t int, offset uint64) [][]oryx.Mode // nil: the variant's only readout
 }
 
-// validationModes: multi-mixer variants are validated all-attention, all-linear and block-mixed (the
-// training distribution, with a fixed seed); single-mixer variants in their one mode.
+// validationModes: multi-mixer variants are validated all-attention, all-linear and in block-random modes
+// (rundir.ValBlockRandom: the training distribution, with a fixed seed); single-mixer variants in their one
+// mode.
 func validationModes(v oryx.Variant, tc TrainConfig) []validationMode {
 	if !v.IsMultiMixer() {
 		if v.HasAttention() {
-			return []validationMode{{name: "attention"}}
+			return []validationMode{{name: rundir.ValAttention}}
 		}
-		return []validationMode{{name: "linear"}}
+		return []validationMode{{name: rundir.ValLinear}}
 	}
 	const valSeed = 0x56414c // "VAL"
 	rows := func(s *oryx.Schedule) [][]oryx.Mode {
@@ -481,18 +597,18 @@ func validationModes(v oryx.Variant, tc TrainConfig) []validationMode {
 		return r
 	}
 	return []validationMode{
-		{"attention", func(b, t int, _ uint64) [][]oryx.Mode { s, _ := oryx.AllAttention(b, t); return rows(s) }},
-		{"linear", func(b, t int, _ uint64) [][]oryx.Mode { s, _ := oryx.AllLinear(b, t); return rows(s) }},
-		{"mixed", func(b, t int, off uint64) [][]oryx.Mode {
+		{rundir.ValAttention, func(b, t int, _ uint64) [][]oryx.Mode { s, _ := oryx.AllAttention(b, t); return rows(s) }},
+		{rundir.ValLinear, func(b, t int, _ uint64) [][]oryx.Mode { s, _ := oryx.AllLinear(b, t); return rows(s) }},
+		{rundir.ValBlockRandom, func(b, t int, off uint64) [][]oryx.Mode {
 			s, _ := oryx.BlockRandom(b, t, tc.BlockLen, tc.AttentionProb, seedrand.Mix64(valSeed, off))
 			return rows(s)
 		}},
 	}
 }
 
-func formatLosses(m map[string]rundir.Float) string {
+func formatLosses(m rundir.ValLosses) string {
 	var parts []string
-	for _, k := range []string{"attention", "linear", "mixed"} {
+	for _, k := range rundir.ValModes {
 		if v, ok := m[k]; ok {
 			parts = append(parts, fmt.Sprintf("%s %.4f", k, float64(v)))
 		}

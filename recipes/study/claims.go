@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/evals/evalrun"
 	"github.com/oryx-go/oryx/evals/mqar"
 )
 
@@ -190,7 +191,7 @@ func pooled(cells map[int]mqarCell, pairs []int) (acc, se float64, n int, frac f
 }
 
 // pooledNeedle pools needle cells over lengths.
-func pooledNeedle(cells map[int]needleCell) (acc, se float64, n int, frac float64) {
+func pooledNeedle(cells map[int]evalrun.ProbeScore) (acc, se float64, n int, frac float64) {
 	var sum, attn float64
 	for _, cell := range cells {
 		sum += cell.Score * float64(cell.N)

@@ -16,9 +16,12 @@ import (
 // the mode that reads the queries, a marker of their own and a dash, so each sits visibly beside the pure
 // mode it should match.
 var scheduleStyle = map[string]figure.Line{
-	"attention":            {Color: 0, Marker: 1, Dash: figure.Solid},
-	"linear":               {Color: 1, Marker: 2, Dash: figure.Dotted},
-	"mixed":                {Color: 2, Marker: 3, Dash: figure.Dashed},
+	"attention": {Color: 0, Marker: 1, Dash: figure.Solid},
+	"linear":    {Color: 1, Marker: 2, Dash: figure.Dotted},
+	"mixed":     {Color: 2, Marker: 3, Dash: figure.Dashed},
+	// The validation loss in block-random modes (loss.png only): the multi-mixer runs' training
+	// distribution, not the mixed schedule, so it has a style of its own.
+	rundir.ValBlockRandom:  {Color: 3, Marker: 7, Dash: figure.Dashed},
 	mqar.LinearToAttention: {Color: 0, Marker: 4, Dash: figure.Dashed},
 	mqar.AttentionToLinear: {Color: 1, Marker: 5, Dash: figure.Dashed},
 }
@@ -26,7 +29,8 @@ var scheduleStyle = map[string]figure.Line{
 // writePlots draws:
 //
 //	loss.png       validation loss against training tokens: one panel per run (controls and ablation
-//	               included), one line per mode; the baselines' panels mark the half-token control
+//	               included), one line per validation mode (attention, linear, block-random); the
+//	               baselines' panels mark the half-token control
 //	mqar.png       MQAR accuracy against key–value pairs (log₂ axis, ticks at the measured counts, chance line)
 //	switch.png     the switch test: MQAR accuracy with the pairs read in one mode and the queries in the
 //	               other, beside the two pure modes, one panel per multi-mixer run (same axes as mqar.png)
@@ -51,9 +55,9 @@ func writePlots(c Config, rep *Report) error {
 		lp := &figure.Panel{Title: title, X: figure.Axis{Label: "training tokens"}, Y: figure.Axis{Label: "validation loss (nats/token)"},
 			LegendInside: true}
 		x, ys := valCurves(runDir(c, m.Name))
-		for _, mode := range []string{"attention", "linear", "mixed"} {
+		for _, mode := range rundir.ValModes {
 			if y, ok := ys[mode]; ok {
-				lp.Lines = append(lp.Lines, line(mode, mode, x, y, nil))
+				lp.Lines = append(lp.Lines, line(mode, valModeName(mode), x, y, nil))
 			}
 		}
 		// The baselines' half-token controls are their own curves at half the tokens (DefaultRuns).
@@ -145,6 +149,14 @@ func switchName(k string) string {
 	return k
 }
 
+// valModeName is the legend entry of a validation mode.
+func valModeName(mode string) string {
+	if mode == rundir.ValBlockRandom {
+		return "block-random modes"
+	}
+	return mode
+}
+
 // mqarPoints are the accuracy and standard error of MQAR cells by increasing number of pairs.
 func mqarPoints(cells map[int]mqarCell) (x, y, e []float64) {
 	for _, p := range sortedKeys(cells) {
@@ -153,7 +165,8 @@ func mqarPoints(cells map[int]mqarCell) (x, y, e []float64) {
 	return x, y, e
 }
 
-// valCurves reads the validation records of a run's metrics.jsonl: tokens and the loss per mode.
+// valCurves reads the validation records of a run's metrics.jsonl: tokens and the loss per validation mode
+// (rundir.ValModes; older runs' keys renamed).
 func valCurves(dir string) ([]float64, map[string][]float64) {
 	_, val, err := rundir.ReadMetrics(dir)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/oryx-go/oryx/evals/evalrun"
 	"github.com/oryx-go/oryx/evals/modeswitch"
 	"github.com/oryx-go/oryx/evals/mqar"
 	"github.com/oryx-go/oryx/internal/rundir"
@@ -38,7 +39,7 @@ func TestWritePlots(t *testing.T) {
 		}
 		writeValRecords(t, dir, recs)
 		for si, s := range schedulesOf(v) {
-			r := ScheduleResult{Schedule: s, MQAR: map[int]float64{}, MQARCells: map[int]mqarCell{}, Needle: map[int]needleCell{}, Copy: map[int]needleCell{},
+			r := ScheduleResult{Schedule: s, MQAR: map[int]float64{}, MQARCells: map[int]mqarCell{}, Needle: map[int]evalrun.ProbeScore{}, Copy: map[int]evalrun.ProbeScore{},
 				AttentionFraction: map[string]float64{"attention": 1, "linear": 0, "mixed": 0.06}[s]}
 			for i, p := range c.MQARPairs {
 				acc := math.Max(0, 1-0.3*float64(i)-0.4*float64(si))
@@ -46,8 +47,8 @@ func TestWritePlots(t *testing.T) {
 				r.MQARCells[p] = mqarCell{Accuracy: acc, StdErr: math.Sqrt(acc*(1-acc)/64) + 0.01}
 			}
 			for i, l := range c.NeedleLengths {
-				r.Needle[l] = needleCell{Score: []float64{1, 1, 0}[si] * float64(1-i/2), StdErr: 0.05}
-				r.Copy[l] = needleCell{Score: 0.9 - 0.2*float64(si) - 0.1*float64(i), StdErr: 0.04}
+				r.Needle[l] = evalrun.ProbeScore{Score: []float64{1, 1, 0}[si] * float64(1-i/2), StdErr: 0.05}
+				r.Copy[l] = evalrun.ProbeScore{Score: 0.9 - 0.2*float64(si) - 0.1*float64(i), StdErr: 0.04}
 			}
 			m.Schedules = append(m.Schedules, r)
 		}

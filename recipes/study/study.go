@@ -12,6 +12,7 @@ import (
 
 	"github.com/oryx-go/oryx/datasets"
 	"github.com/oryx-go/oryx/datasets/tokenizers"
+	"github.com/oryx-go/oryx/evals/evalrun"
 	"github.com/oryx-go/oryx/evals/harness"
 	"github.com/oryx-go/oryx/evals/leaderboard"
 	"github.com/oryx-go/oryx/internal/backend"
@@ -92,20 +93,14 @@ func Run(ctx context.Context, c Config, log io.Writer) (*Report, error) {
 // checkProbes builds every needle prompt the evaluation will use, so that a length too short for a needle
 // fails before the training, not after it.
 func checkProbes(c Config) error {
-	tok := tokenizers.NewByteTokenizer()
-	i := 0
 	for _, l := range c.NeedleLengths {
-		if l+6 > c.Train.SeqLen {
-			return fmt.Errorf("study: needle length %d: the prompt and its 6-token answer exceed the training length %d", l, c.Train.SeqLen)
+		if l+evalrun.MiniNeedleAnswerTokens > c.Train.SeqLen {
+			return fmt.Errorf("study: needle length %d: the prompt and its %d-token answer exceed the training length %d", l,
+				evalrun.MiniNeedleAnswerTokens, c.Train.SeqLen)
 		}
-		for _, d := range c.NeedleDepths {
-			for j := 0; j < c.NeedleSamples; j++ {
-				if _, err := datasets.GenerateMiniNeedle(tok, l, d, needleEvalSeed, i); err != nil {
-					return fmt.Errorf("study: needle length %d: %w", l, err)
-				}
-				i++
-			}
-		}
+	}
+	if _, err := evalrun.MiniNeedleProbe(tokenizers.NewByteTokenizer(), c.NeedleLengths, c.NeedleDepths, c.NeedleSamples, needleEvalSeed); err != nil {
+		return fmt.Errorf("study: %w", err)
 	}
 	return nil
 }
@@ -156,12 +151,12 @@ func writeArtefacts(c Config, rep *Report) error {
 // scheduleResults turns a schedule's measurements into harness results for the run file.
 func scheduleResults(s ScheduleResult) []*harness.Result {
 	var out []*harness.Result
-	if !math.IsNaN(s.ValLoss) {
-		out = append(out, &harness.Result{Task: "val", Metrics: map[string]harness.Metric{"loss": {Value: s.ValLoss, Stderr: math.NaN()}}})
+	if !math.IsNaN(float64(s.ValLoss)) {
+		out = append(out, &harness.Result{Task: "val", Metrics: map[string]harness.Metric{"loss": {Value: float64(s.ValLoss), Stderr: math.NaN()}}})
 	}
-	mqar := map[int]needleCell{}
+	mqar := map[int]evalrun.ProbeScore{}
 	for p, cell := range s.MQARCells {
-		mqar[p] = needleCell{Score: cell.Accuracy, StdErr: cell.StdErr, N: cell.Queries}
+		mqar[p] = evalrun.ProbeScore{Score: cell.Accuracy, StdErr: cell.StdErr, N: cell.Queries}
 	}
 	mq := cellsResult("mqar", "acc", mqar)
 	mq.AttentionFraction = s.AttentionFraction
@@ -169,7 +164,7 @@ func scheduleResults(s ScheduleResult) []*harness.Result {
 }
 
 // cellsResult turns per-size cells into a result with metrics "<metric>@<size>" and their mean "<metric>".
-func cellsResult(task, metric string, cells map[int]needleCell) *harness.Result {
+func cellsResult(task, metric string, cells map[int]evalrun.ProbeScore) *harness.Result {
 	r := &harness.Result{Task: task, Metrics: map[string]harness.Metric{}}
 	var all []float64
 	for k, cell := range cells {

@@ -4,15 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"image/png"
+	"math"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/evals/leaderboard"
+	"github.com/oryx-go/oryx/internal/rundir"
+	"github.com/oryx-go/oryx/oryx"
+	"github.com/oryx-go/oryx/recipes/recipe"
 )
 
 // TestQuickStudyArtefacts runs the quick study (the CI smoke test of the main job) and checks that every
@@ -90,21 +92,6 @@ type testLog struct{ t *testing.T }
 
 func (l testLog) Write(p []byte) (int, error) { l.t.Log(string(p)); return len(p), nil }
 
-func TestCopyPrompts(t *testing.T) {
-	tok := tokenizers.NewByteTokenizer()
-	ps, err := copyPrompts(tok, 128, 5, 1)
-	require.NoError(t, err)
-	require.Len(t, ps, 5)
-	for _, p := range ps {
-		require.Len(t, p.Tokens, 128)
-		text := tok.Decode(p.Tokens)
-		require.True(t, strings.HasSuffix(text, "\ncopy: "+p.Answer+" ="), text)
-		require.Equal(t, " =", tok.Decode(p.Tokens[p.AttentionFrom:]))
-		require.Equal(t, 1.0, p.score(" "+p.Answer+"."))
-		require.Equal(t, 0.0, p.score(" zz"))
-	}
-}
-
 // TestRunCancelled: a cancelled context stops the study before it trains anything.
 func TestRunCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
@@ -115,4 +102,33 @@ func TestRunCancelled(t *testing.T) {
 	require.ErrorIs(t, err, context.Canceled)
 	require.ErrorContains(t, err, "interrupted before training "+c.Runs[0].Name+"-tiny")
 	require.NoDirExists(t, filepath.Join(c.Out, "runs"))
+}
+
+// TestMixedIsNotBlockRandom: the training validates multi-mixer runs in block-random modes, which is not
+// the mixed schedule (linear context, attention from the question on). The mixed row has no validation
+// loss (null in study.json, "–" in the report), attention and linear take theirs, and the report gives the
+// block-random loss under its own name — also from a run directory of the old layout, where it was "mixed".
+func TestMixedIsNotBlockRandom(t *testing.T) {
+	var sum recipe.Summary
+	require.NoError(t, json.Unmarshal([]byte(`{"val_loss":{"attention":1.25,"linear":1.5,"mixed":1.375}}`), &sum))
+	rows := newScheduleResults(oryx.OryxTG, &sum)
+	require.Len(t, rows, 3)
+	byName := map[string]ScheduleResult{}
+	for _, r := range rows {
+		byName[r.Schedule] = r
+	}
+	require.Equal(t, rundir.Float(1.25), byName["attention"].ValLoss)
+	require.Equal(t, rundir.Float(1.5), byName["linear"].ValLoss)
+	require.True(t, math.IsNaN(float64(byName["mixed"].ValLoss)))
+	data, err := json.Marshal(byName["mixed"])
+	require.NoError(t, err)
+	require.Contains(t, string(data), `"val_loss":null`)
+
+	rep := &Report{Models: []*ModelResult{{RunSpec: RunSpec{Name: "oryx-tg", Variant: oryx.OryxTG}, Summary: &sum, Schedules: rows}}}
+	md := markdown(QuickConfig(), rep)
+	require.Contains(t, md, "| oryx-tg |  | 0 | mixed | – |")
+	require.Contains(t, md, "| oryx-tg |  | 0 | attention | 1.2500 |")
+	require.Contains(t, md, "block-random modes (their training distribution) is a different schedule: oryx-tg 1.3750.")
+	_, err = json.Marshal(rep)
+	require.NoError(t, err)
 }

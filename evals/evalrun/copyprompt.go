@@ -1,4 +1,4 @@
-package study
+package evalrun
 
 import (
 	"fmt"
@@ -8,7 +8,7 @@ import (
 	"github.com/oryx-go/oryx/datasets/tokenizers"
 )
 
-// copyPrompt is a retrieval probe inside the synthetic language's own distribution: story filler, then a
+// CopyPrompt is a retrieval probe inside the synthetic language's own distribution: story filler, then a
 // copy line whose answer must be copied from earlier in the context —
 //
 //	<story sentences>\ncopy: kqz mw tjab =
@@ -16,15 +16,15 @@ import (
 // answer " kqz mw tjab." The synthetic language trains the copy task (15 % of its lines), so every model
 // has seen the format; copying the random letters needs recall of tokens ~4–30 positions back. Mixed mode
 // reads everything up to the "=" in linear mode and from the "=" on (the answer) in attention.
-type copyPrompt struct {
+type CopyPrompt struct {
 	Length        int
 	Tokens        []int
 	AttentionFrom int    // token index of " =" (the query)
 	Answer        string // "kqz mw tjab"
 }
 
-// copyPrompts builds n prompts of exactly length tokens (byte tokenizer) each, from held-out seeds.
-func copyPrompts(tok tokenizers.Tokenizer, length, n int, seed uint64) ([]copyPrompt, error) {
+// CopyPrompts builds n prompts of exactly length tokens (byte tokenizer) each, from held-out seeds.
+func CopyPrompts(tok tokenizers.Tokenizer, length, n int, seed uint64) ([]CopyPrompt, error) {
 	copies, err := datasets.NewSynthLang(datasets.SynthLangConfig{Seed: seed, Mix: datasets.SynthMix{Copy: 1}, MaxLines: 1})
 	if err != nil {
 		return nil, err
@@ -33,7 +33,7 @@ func copyPrompts(tok tokenizers.Tokenizer, length, n int, seed uint64) ([]copyPr
 	if err != nil {
 		return nil, err
 	}
-	var out []copyPrompt
+	var out []CopyPrompt
 	for i := 0; len(out) < n; i++ {
 		line := copies.Document(uint64(i)) // "copy: a b = a b."
 		q, ans, ok := strings.Cut(line, " = ")
@@ -61,14 +61,14 @@ func copyPrompts(tok tokenizers.Tokenizer, length, n int, seed uint64) ([]copyPr
 		}
 		prompt := f + query
 		ids := tok.Encode(prompt)
-		out = append(out, copyPrompt{Length: length, Tokens: ids, AttentionFrom: len(ids) - len(tok.Encode(" =")),
+		out = append(out, CopyPrompt{Length: length, Tokens: ids, AttentionFrom: len(ids) - len(tok.Encode(" =")),
 			Answer: strings.TrimSuffix(ans, ".")})
 	}
 	return out, nil
 }
 
-// score is 1 when the generation begins with the copied words.
-func (p copyPrompt) score(gen string) float64 {
+// Score is 1 when the generation begins with the copied words.
+func (p CopyPrompt) Score(gen string) float64 {
 	if strings.HasPrefix(strings.TrimLeft(gen, " "), p.Answer) {
 		return 1
 	}
