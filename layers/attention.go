@@ -112,6 +112,35 @@ func AttentionStep(q, kCache, vCache, length *Node, scale float64) *Node {
 	return Einsum("bhl,blhv->bhv", maskedSoftmax(logits, valid), vCache)
 }
 
+// AttentionCached is AttentionStep for T new tokens per row at once — a chunk continued from a cache, e.g. the
+// verify pass of speculative decoding:
+//
+//	o_{b,t} = Σ_{l < length_{b,t}} softmax_l(scale · q_{b,t}·kCache_{b,l}) vCache_{b,l}
+//
+// q: [B, T, H, K]; kCache: [B, L, H, K]; vCache: [B, L, H, V], with the chunk's own keys and values already
+// written (CacheAppendRows); length: [B, T] integer, the number of cache entries query t of row b reads (its
+// own token included: position + 1), ≥ 1. Returns [B, T, H, V]. The cache is read once for all T queries.
+func AttentionCached(q, kCache, vCache, length *Node, scale float64) *Node {
+	c := checker{"AttentionCached"}
+	qa, ka, va, la := arg{"q", q}, arg{"kCache", kCache}, arg{"vCache", vCache}, arg{"length", length}
+	c.notNil(qa, ka, va, la)
+	c.rank(qa, 4, "[B, T, H, K]")
+	c.rank(ka, 4, "[B, L, H, K]")
+	c.rank(va, 4, "[B, L, H, V]")
+	c.float(qa, ka, va)
+	b, t, h, dk := q.Shape().Dim(0), q.Shape().Dim(1), q.Shape().Dim(2), q.Shape().Dim(3)
+	l := kCache.Shape().Dim(1)
+	c.dims(ka, "[B, L, H, K] with B, H, K of q", b, -1, h, dk)
+	c.dims(va, "[B, L, H, V] with B, L, H of kCache", b, l, h, -1)
+	c.integer(la)
+	c.dims(la, "[B, T] with B, T of q", b, t)
+
+	logits := MulScalar(Einsum("bthk,blhk->bhtl", q, kCache), scale) // [B, H, T, L]
+	pos := Iota(q.Graph(), shapes.Make(length.DType(), b, h, t, l), 3)
+	valid := LessThan(pos, BroadcastToDims(Reshape(length, b, 1, t, 1), b, h, t, l))
+	return Einsum("bhtl,blhv->bthv", maskedSoftmax(logits, valid), vCache)
+}
+
 // CacheWrite writes one token's vectors x [B, H, D] into cache [B, L, H, D] at position pos [B] (integer,
 // per batch row) and returns the updated cache. It uses a Where over an iota (the pure-Go backend has no
 // DynamicUpdateSlice). A position outside [0, L) writes nothing: callers check capacity on the host.
@@ -173,4 +202,27 @@ func checkCacheWrite(fn string, cache, x, pos *Node) []int {
 	c.integer(pa)
 	c.dims(pa, "[B]", d[0])
 	return d
+}
+
+// CacheAppendRows is CacheAppend for T tokens per row: x [B, T, H, D] is added into cache [B, L, H, D] at
+// rows pos [B, T] (integer). Each target row must still be zero for the write to set it exactly (or x must
+// be zero there: adding a zero row leaves the cache as it is, the way to skip a token). Positions must lie in
+// [0, L): the pure-Go backend does not bounds-check scatters, so callers clamp the positions of skipped
+// tokens. Adding −x at the same rows removes what was written, exactly (x + (−x) = 0 in floating point):
+// the rollback of speculative decoding. In place when the cache buffer is donated.
+func CacheAppendRows(cache, x, pos *Node) *Node {
+	c := checker{"CacheAppendRows"}
+	ca, xa, pa := arg{"cache", cache}, arg{"x", x}, arg{"pos", pos}
+	c.notNil(ca, xa, pa)
+	c.rank(ca, 4, "[B, L, H, D]")
+	c.rank(xa, 4, "[B, T, H, D]")
+	c.float(ca, xa)
+	d := cache.Shape().Dimensions
+	t := x.Shape().Dim(1)
+	c.dims(xa, "[B, T, H, D] with B, H, D of cache", d[0], -1, d[2], d[3])
+	c.integer(pa)
+	c.dims(pa, "[B, T] with B, T of x", d[0], t)
+	batch := ConvertDType(Iota(cache.Graph(), shapes.Make(dtypes.Int32, d[0], t, 1), 0), pos.DType())
+	indices := Concatenate([]*Node{batch, Reshape(pos, d[0], t, 1)}, 2) // [B, T, 2] = (b, pos_{b,t})
+	return ScatterSum(cache, indices, x, false, false)
 }
