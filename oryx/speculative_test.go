@@ -8,8 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	. "github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/gomlx/gomlx/pkg/ml/train/optimizers"
 	"github.com/stretchr/testify/require"
 
 	"github.com/oryx-go/oryx/internal/backend"
@@ -135,6 +137,83 @@ func TestSpeculativeGreedyMatchesGenerate(t *testing.T) {
 			require.Equal(t, 1, calls[0])
 			require.Equal(t, maxTokens, calls[len(calls)-1])
 			require.Len(t, calls, s.Rounds+1)
+		})
+	}
+}
+
+// trainedTestModel trains the float64 test model (Adam, switching modes so that both readouts learn) on a
+// noisy bigram language — the next token is perm[previous] with probability 0.8, else uniform — and returns
+// it with its first and last training losses.
+func trainedTestModel(t *testing.T, v Variant, steps int) (*Model, *context.Context, [2]float64) {
+	t.Helper()
+	const batch, seqLen = 8, 20
+	m, ctx := genTestModel(t, v)
+	vocab := m.Config.Vocab
+	r := rand.New(rand.NewPCG(5, 6))
+	perm := r.Perm(vocab)
+	opt := optimizers.Adam().LearningRate(0.03).Done()
+	exec, err := context.NewExec(backend.MustGet(), ctx, func(ctx *context.Context, tok, md *Node) *Node {
+		logits := m.Logits(ctx, tok, m.modesOrNil(md))
+		inputs, targets := SliceAxis(logits, 1, AxisRange(0, seqLen-1)), SliceAxis(tok, 1, AxisRange(1, seqLen))
+		logp := Sub(inputs, ReduceAndKeep(inputs, ReduceMax, -1))
+		logp = Sub(logp, Log(ReduceAndKeep(Exp(logp), ReduceSum, -1)))
+		loss := Neg(ReduceAllMean(ReduceSum(Mul(logp, OneHot(targets, vocab, logp.DType())), -1)))
+		opt.UpdateGraph(ctx, tok.Graph(), loss)
+		return loss
+	})
+	require.NoError(t, err)
+	defer exec.Finalize()
+	var losses [2]float64
+	for step := range steps {
+		tok := make([][]int32, batch)
+		for b := range tok {
+			tok[b] = make([]int32, seqLen)
+			tok[b][0] = int32(r.IntN(vocab))
+			for i := 1; i < seqLen; i++ {
+				tok[b][i] = int32(r.IntN(vocab))
+				if r.Float64() < 0.8 {
+					tok[b][i] = int32(perm[tok[b][i-1]])
+				}
+			}
+		}
+		outs, err := exec.Exec(tensors.FromFlatDataAndDimensions(flatInt32(tok), batch, seqLen),
+			tensors.FromFlatDataAndDimensions(flatInt32(switchingModes(uint64(step), batch, seqLen)), batch, seqLen))
+		require.NoError(t, err)
+		loss := flatFloat64(outs[0])[0]
+		if step == 0 {
+			losses[0] = loss
+		}
+		losses[1] = loss
+	}
+	return m, ctx, losses
+}
+
+// TestSpeculativeTrained: on trained weights (a few Adam steps on a bigram language, both variants) greedy
+// speculative decoding still gives Generate's tokens and final state (the readouts agree on 40-100 % of the
+// drafts here). Skipped under -short (the training graph is slow to compile on XLA).
+func TestSpeculativeTrained(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: trains two models (a few seconds on pure Go, far longer to compile on XLA)")
+	}
+	const maxTokens, capacity, k = 16, 32, 3
+	for _, v := range []Variant{OryxTG, OryxTM} {
+		t.Run(string(v), func(t *testing.T) {
+			m, ctx, losses := trainedTestModel(t, v, 40)
+			t.Logf("training loss %.3f → %.3f", losses[0], losses[1])
+			require.Less(t, losses[1], losses[0]-1, "test setup: the model did not learn")
+			prompts := [][]int32{randomTokens(74, 1, 3, m.Config.Vocab)[0], randomTokens(75, 1, 8, m.Config.Vocab)[0]}
+			plainE, err := NewEngine(backend.MustGet(), ctx, m, 2, capacity)
+			require.NoError(t, err)
+			plain, err := plainE.Generate(prompts, GenerateOptions{MaxTokens: maxTokens})
+			require.NoError(t, err)
+			specE, err := NewEngine(backend.MustGet(), ctx, m, 2, capacity)
+			require.NoError(t, err)
+			spec, err := specE.GenerateSpeculative(prompts, k, GenerateOptions{MaxTokens: maxTokens})
+			require.NoError(t, err)
+			require.Equal(t, plain.Tokens, spec.Tokens)
+			require.LessOrEqual(t, maxAbsDiff(t, plainE.State(), specE.State()), 1e-9, "final state")
+			t.Logf("%+v", *spec.Speculation)
+			require.Greater(t, spec.Speculation.Accepted, 0)
 		})
 	}
 }
