@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -128,13 +129,13 @@ func BenchmarkSpeculative(b *testing.B) {
 	be := backend.MustGet()
 	var m *Model
 	ctx := context.New()
-	name := "small-oryx-tg (random)"
+	name := "small-oryx-tg-random"
 	if dir := os.Getenv("ORYX_BENCH_CHECKPOINT"); dir != "" {
 		var err error
 		if m, ctx, err = LoadCheckpoint(dir, nil); err != nil {
 			b.Fatal(err)
 		}
-		name = string(m.Config.Variant) + " (" + dir + ")"
+		name = string(m.Config.Variant) + "-" + filepath.Base(filepath.Clean(dir))
 	} else {
 		cfg, err := Preset("small", OryxTG)
 		if err != nil {
