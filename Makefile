@@ -2,7 +2,7 @@
 GO ?= go
 
 .PHONY: demo demo-run demo-quick test test-go test-xla vet fuzz-short xla-cpu xla-cuda py-tools bench-mixers \
-	bench-mixers-all bench-model bench-train bench-train-xla bench-xla-vs-go build
+	bench-mixers-all bench-model bench-train bench-train-xla bench-xla-vs-go bench-speculative build
 
 # XLA: `make xla-cpu` installs the pinned XLA CPU PJRT plugin from the Python package index into .xla/ (project-local,
 # git-ignored; scripts/install-xla.sh) and prints its path as the last line. Binaries built with -tags xla find it
@@ -87,6 +87,14 @@ bench-mixers-all:
 # Model benchmarks written up in BENCHMARKS.md: forward tok/s (tiny, 130m) and decode ms/token (130m).
 bench-model:
 	$(GO) test ./oryx -run '^$$' -bench 'Forward|Decode' -benchtime 3x -timeout 90m
+
+# Self-speculative decoding vs plain attention-mode decoding (oryx BenchmarkSpeculative): tokens/s, acceptance rate and
+# the draft / verify / commit ms per round, greedy, batch 1, KV-cache capacities 512 -> 16384, K = 2, 4, 8. Weights:
+# ORYX_BENCH_CHECKPOINT=DIR (a trained Oryx run), else the small Oryx-TG preset with random weights (timings only: its
+# readouts rarely agree). XLA=1 runs it on XLA CPU. More knobs (ORYX_BENCH_CONTEXTS, _K, _TOKENS, _FILL, _PROMPT_FILE):
+# see the benchmark's doc comment. Its duration was not measured (one quick run at context 512 only).
+bench-speculative:
+	$(if $(filter 1,$(XLA)),$(XLA_MALLOC) $(GO) test -tags xla,$(GO) test) ./oryx -run '^$$' -bench 'Speculative' -benchtime 2x -timeout 240m
 
 # Short XLA training benchmark: tokens/s, model TFLOP/s, MFU (scripts/bench-train-xla.sh). XLA CPU by default
 # (MFU against the measured matmul peak); GPUs: make bench-train-xla PJRT=$$(make -s xla-cuda) PEAK_TFLOPS=989.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	. "github.com/gomlx/gomlx/pkg/core/graph"
+	"github.com/gomlx/gomlx/pkg/core/shapes"
 	"github.com/stretchr/testify/require"
 
 	"github.com/oryx-go/oryx/internal/testutil"
@@ -172,4 +173,60 @@ func TestCacheAppendMatchesCacheWrite(t *testing.T) {
 		return []*Node{appended, written}
 	}, m.inputs()[0])
 	require.Equal(t, got[1], got[0])
+}
+
+// TestAttentionCachedMatchesSteps: a chunk of T tokens per row appended with CacheAppendRows and read with
+// AttentionCached == the same tokens appended and read one at a time (CacheAppend, AttentionStep), for rows
+// at different positions; then adding the negated rows back removes them exactly (the zero cache returns).
+func TestAttentionCachedMatchesSteps(t *testing.T) {
+	for _, dtype := range testDTypes {
+		t.Run(dtype.String(), func(t *testing.T) {
+			const capacity, chunk = 12, 4
+			m := newMixerData(59, dims{B: 2, T: 9, H: 2, K: 4, V: 3}, dataOpts{})
+			scale := DefaultScale(m.d.K)
+			starts := []int32{2, 5} // row b's chunk starts at position starts[b]; tokens before it come first
+			got := mustExecGraph(t, dtype, func(x []*Node) []*Node {
+				g := x[0].Graph()
+				tok := func(n *Node, p int) *Node { return Squeeze(SliceAxis(n, 1, AxisRange(p, p+1)), 1) } // [B, H, X]
+				kc, vc := Zeros(g, withDim(x[1], 1, capacity)), Zeros(g, withDim(x[2], 1, capacity))
+				// The prefix: row b's tokens 0..starts[b]-1 (row 0 writes its later tokens into rows it never reads).
+				for p := range int(starts[1]) {
+					pos := Const(g, []int32{int32(p), int32(p)})
+					if int32(p) >= starts[0] {
+						pos = Const(g, []int32{int32(p) + chunk + 1, int32(p)})
+					}
+					kc, vc = CacheAppend(kc, tok(x[1], p), pos), CacheAppend(vc, tok(x[2], p), pos)
+				}
+				// One at a time.
+				kStep, vStep := kc, vc
+				var steps []*Node
+				for i := range chunk {
+					pos := Const(g, []int32{starts[0] + int32(i), starts[1] + int32(i)})
+					pick := func(n *Node) *Node {
+						return Concatenate([]*Node{
+							Slice(n, AxisRange(0, 1), AxisRange(int(starts[0])+i, int(starts[0])+i+1)),
+							Slice(n, AxisRange(1, 2), AxisRange(int(starts[1])+i, int(starts[1])+i+1))}, 0)
+					}
+					q, k, v := Squeeze(pick(x[0]), 1), Squeeze(pick(x[1]), 1), Squeeze(pick(x[2]), 1)
+					kStep, vStep = CacheAppend(kStep, k, pos), CacheAppend(vStep, v, pos)
+					steps = append(steps, AttentionStep(q, kStep, vStep, AddScalar(pos, 1), scale))
+				}
+				// As one chunk.
+				rows := func(n *Node) *Node {
+					return Concatenate([]*Node{
+						Slice(n, AxisRange(0, 1), AxisRange(int(starts[0]), int(starts[0])+chunk)),
+						Slice(n, AxisRange(1, 2), AxisRange(int(starts[1]), int(starts[1])+chunk))}, 0)
+				}
+				pos := Add(ExpandAxes(Const(g, starts), -1), Iota(g, shapes.Make(dtypes.Int32, 2, chunk), 1)) // [B, T]
+				kRows, vRows := rows(x[1]), rows(x[2])
+				kChunk, vChunk := CacheAppendRows(kc, kRows, pos), CacheAppendRows(vc, vRows, pos)
+				o := AttentionCached(rows(x[0]), kChunk, vChunk, AddScalar(pos, 1), scale)
+				kBack := CacheAppendRows(kChunk, Neg(kRows), pos)
+				return []*Node{Stack(steps, 1), o, kStep, kChunk, kBack, kc}
+			}, m.inputs()[:3]...)
+			require.LessOrEqual(t, testutil.RelErr(got[1], got[0]), tolerance(dtype), "chunk attention vs steps")
+			require.Equal(t, got[2], got[3], "the chunk writes the rows the steps write")
+			require.Equal(t, got[5], got[4], "adding the negated rows restores the cache exactly")
+		})
+	}
 }

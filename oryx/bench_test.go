@@ -3,6 +3,10 @@ package oryx
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,6 +20,7 @@ import (
 //
 //	go test ./oryx -run '^$' -bench 'Forward' -benchtime 2x -timeout 60m
 //	go test ./oryx -run '^$' -bench 'Decode' -benchtime 20x -timeout 60m
+//	go test ./oryx -run '^$' -bench 'Speculative' -benchtime 2x -timeout 180m    (make bench-speculative)
 
 func benchForward(b *testing.B, preset string, batch, seqLen int) {
 	be := backend.MustGet()
@@ -102,4 +107,134 @@ func benchDecode(b *testing.B, preset string, capacities []int) {
 			})
 		}
 	}
+}
+
+// BenchmarkSpeculative: greedy decoding (batch 1) of an Oryx model at KV-cache capacities 512 → 16,384, plain
+// attention-mode Generate against GenerateSpeculative with K = 2, 4 and 8 drafts per round: generated
+// tokens/s (decode only, prefill excluded), the acceptance rate, and per round the milliseconds of the draft
+// steps, the verify pass and the commit. One iteration generates ORYX_BENCH_TOKENS tokens (default 64).
+//
+//   - Weights: ORYX_BENCH_CHECKPOINT=DIR (a checkpoint of an Oryx variant, e.g. a trained run directory),
+//     else the small Oryx-TG preset with random weights, whose acceptance rate says nothing (random
+//     readouts rarely agree) and whose timings still hold.
+//   - Prompt: the bytes of ORYX_BENCH_PROMPT_FILE as token ids (the byte tokenizer's ids for plain text),
+//     repeated to length, else random tokens. Its length is 64 tokens, so that the benchmark does not pay a
+//     16K-token prefill per context: attention reads the whole preallocated cache under a valid-length mask,
+//     so a step's cost is that of a full cache of that capacity whatever the prompt (as in BenchmarkDecode).
+//     ORYX_BENCH_FILL=1 fills the context instead (prompt = capacity − tokens; slow on pure Go), which is
+//     what the acceptance rate of a trained model at long context needs.
+//   - ORYX_BENCH_CONTEXTS="512,2048" picks the capacities (default 512,1024,2048,4096,8192,16384),
+//     ORYX_BENCH_K="4" the draft lengths.
+func BenchmarkSpeculative(b *testing.B) {
+	be := backend.MustGet()
+	var m *Model
+	ctx := context.New()
+	name := "small-oryx-tg-random"
+	if dir := os.Getenv("ORYX_BENCH_CHECKPOINT"); dir != "" {
+		var err error
+		if m, ctx, err = LoadCheckpoint(dir, nil); err != nil {
+			b.Fatal(err)
+		}
+		name = string(m.Config.Variant) + "-" + filepath.Base(filepath.Clean(dir))
+	} else {
+		cfg, err := Preset("small", OryxTG)
+		if err != nil {
+			b.Fatal(err)
+		}
+		m, _ = New(cfg)
+	}
+	m.AttentionMemBytes = 256 << 20 // a filled 16K-token prefill in bounded memory
+	tokens := benchEnvInts(b, "ORYX_BENCH_TOKENS", []int{64})[0]
+	contexts := benchEnvInts(b, "ORYX_BENCH_CONTEXTS", []int{512, 1024, 2048, 4096, 8192, 16384})
+	ks := benchEnvInts(b, "ORYX_BENCH_K", []int{2, 4, 8})
+	var text []byte
+	if f := os.Getenv("ORYX_BENCH_PROMPT_FILE"); f != "" {
+		var err error
+		if text, err = os.ReadFile(f); err != nil || len(text) == 0 {
+			b.Fatalf("ORYX_BENCH_PROMPT_FILE: %v (%d bytes)", err, len(text))
+		}
+	}
+	for _, capacity := range contexts {
+		n := 64
+		if os.Getenv("ORYX_BENCH_FILL") == "1" {
+			n = capacity - tokens
+		}
+		if n < 1 || n+tokens-1 > capacity {
+			b.Fatalf("context %d cannot hold a %d-token prompt and %d generated tokens", capacity, n, tokens)
+		}
+		prompt := make([]int32, n)
+		r := rand.New(rand.NewPCG(3, 4))
+		for i := range prompt {
+			if text != nil {
+				prompt[i] = int32(text[i%len(text)]) % int32(m.Config.Vocab)
+			} else {
+				prompt[i] = int32(r.IntN(m.Config.Vocab))
+			}
+		}
+		e, err := NewEngine(be, ctx, m, 1, capacity)
+		if err != nil {
+			b.Fatal(err)
+		}
+		opts := GenerateOptions{MaxTokens: tokens}
+		b.Run(fmt.Sprintf("%s/context=%d/plain", name, capacity), func(b *testing.B) {
+			if _, err := e.Generate([][]int32{prompt}, opts); err != nil { // compile
+				b.Fatal(err)
+			}
+			sec, generated := 0.0, 0
+			b.ResetTimer()
+			for range b.N {
+				g, err := e.Generate([][]int32{prompt}, opts)
+				if err != nil {
+					b.Fatal(err)
+				}
+				sec, generated = sec+g.DecodeSeconds, generated+g.GeneratedTokens-1 // the first token is the prefill's
+			}
+			b.ReportMetric(float64(generated)/sec, "tok/s")
+			b.ReportMetric(sec*1e3/float64(generated), "ms/token")
+		})
+		for _, k := range ks {
+			b.Run(fmt.Sprintf("%s/context=%d/spec-K=%d", name, capacity, k), func(b *testing.B) {
+				if _, err := e.GenerateSpeculative([][]int32{prompt}, k, opts); err != nil { // compile
+					b.Fatal(err)
+				}
+				var sec, draft, verify, commit float64
+				var generated, rounds, drafted, accepted int
+				b.ResetTimer()
+				for range b.N {
+					g, err := e.GenerateSpeculative([][]int32{prompt}, k, opts)
+					if err != nil {
+						b.Fatal(err)
+					}
+					s := g.Speculation
+					sec, generated = sec+g.DecodeSeconds, generated+g.GeneratedTokens-1
+					draft, verify, commit = draft+s.DraftSeconds, verify+s.VerifySeconds, commit+s.CommitSeconds
+					rounds, drafted, accepted = rounds+s.Rounds, drafted+s.Drafted, accepted+s.Accepted
+				}
+				b.ReportMetric(float64(generated)/sec, "tok/s")
+				b.ReportMetric(sec*1e3/float64(generated), "ms/token")
+				b.ReportMetric(float64(accepted)/float64(max(drafted, 1)), "accept")
+				b.ReportMetric(float64(generated)/float64(rounds), "tok/round")
+				b.ReportMetric(draft*1e3/float64(rounds), "draft-ms/round")
+				b.ReportMetric(verify*1e3/float64(rounds), "verify-ms/round")
+				b.ReportMetric(commit*1e3/float64(rounds), "commit-ms/round")
+			})
+		}
+	}
+}
+
+// benchEnvInts reads a comma-separated list of positive integers from the environment (def when unset).
+func benchEnvInts(b *testing.B, name string, def []int) []int {
+	s := os.Getenv(name)
+	if s == "" {
+		return def
+	}
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			b.Fatalf("%s: %q is not a positive integer", name, f)
+		}
+		out = append(out, n)
+	}
+	return out
 }

@@ -12,6 +12,8 @@
 //	state.go step.go   the joint inference state (KV cache + linear state) and the one-token decode step
 //	engine.go      Engine: prefill and step on a backend, keeping the state between calls
 //	generate.go sample.go   Engine.Generate with greedy or seeded sampling, DecodeMode
+//	chunk.go speculative.go   Model.ChunkStep / CommitChunk (T tokens continued from a state, any prefix kept) and
+//	               Engine.GenerateSpeculative: linear-mode drafts verified in the target schedule, exact
 //	params.go      parameter counts, FLOPs per token
 //	checkpoint.go  SaveCheckpoint, LoadCheckpoint, InitCheckpoint (crash-safe, config.json beside the weights)
 //	weights.go     parameter creation and initialisation (every parameter is "<scope>/weight")

@@ -50,6 +50,8 @@ type Generation struct {
 	// PrefillSeconds is the wall time of the prefill; DecodeSeconds that of everything after it (sampling
 	// and decode steps).
 	PrefillSeconds, DecodeSeconds float64
+	// Speculation holds the rounds of GenerateSpeculative (nil for Generate).
+	Speculation *SpeculationStats
 }
 
 // Generate continues each prompt (one per engine row, lengths may differ, each ≥ 1) by up to
@@ -65,99 +67,16 @@ type Generation struct {
 // each row needs promptLen + MaxTokens − 1 ≤ Capacity (the last sampled token is not fed).
 func (e *Engine) Generate(prompts [][]int32, opts GenerateOptions) (*Generation, error) {
 	const fn = "Engine.Generate"
-	vocab := e.model.Config.Vocab
-	if len(prompts) != e.batch {
-		return nil, fmt.Errorf("%s: %d prompts for an engine of %d rows (batch); pass exactly one prompt per row",
-			fn, len(prompts), e.batch)
+	plan, err := e.planGenerate(fn, prompts, opts)
+	if err != nil {
+		return nil, err
 	}
-	if opts.MaxTokens <= 0 {
-		return nil, fmt.Errorf("%s: MaxTokens must be > 0, got %d", fn, opts.MaxTokens)
-	}
-	lengths := make([]int, len(prompts))
-	for b, p := range prompts {
-		if len(p) == 0 {
-			return nil, fmt.Errorf("%s: prompt %d is empty (every prompt needs at least one token)", fn, b)
-		}
-		if err := e.checkTokens(p); err != nil {
-			return nil, fmt.Errorf("%s: prompt %d: %w", fn, b, err)
-		}
-		lengths[b] = len(p)
-	}
-	for i, t := range opts.Stop {
-		if t < 0 || int(t) >= vocab {
-			return nil, fmt.Errorf("%s: stop token %d (Stop[%d]) is outside the vocabulary [0, %d)", fn, t, i, vocab)
-		}
-	}
-	for b, n := range lengths {
-		if need := n + opts.MaxTokens - 1; need > e.capacity {
-			return nil, fmt.Errorf("%s: row %d needs %d cache positions (prompt of %d tokens + MaxTokens %d − 1) "+
-				"but the engine's capacity is %d: shorten the prompt, lower MaxTokens or create the engine with a larger capacity",
-				fn, b, need, n, opts.MaxTokens, e.capacity)
-		}
-	}
-	sampler := opts.Sampler
-	if sampler == nil {
-		sampler = Greedy()
-	}
-	if err := sampler.Validate(); err != nil {
-		return nil, fmt.Errorf("%s: %w", fn, err)
-	}
-
-	// Schedule: prompt modes and the rule for generated tokens.
-	multi := e.model.Config.Variant.IsMultiMixer()
-	spec := strings.TrimSpace(opts.Schedule)
-	if spec == "" && multi {
-		spec = "attention"
-	}
-	if spec != "" {
-		if err := CheckSpec(spec); err != nil {
-			return nil, fmt.Errorf("%s: %w", fn, err)
-		}
-		if _, err := DecodeMode(spec, 0, 0); err != nil { // refuses random specs
-			return nil, fmt.Errorf("%s: %w", fn, err)
-		}
-	}
-	var promptModes [][]Mode
-	single := Linear // the only mode of a single-mixer variant
-	if e.model.Config.Variant.HasAttention() {
-		single = Attention
-	}
-	decodeMode := func(pos, promptLen int) (Mode, error) {
-		if !multi {
-			return single, nil
-		}
-		return DecodeMode(spec, pos, promptLen)
-	}
-	if multi {
-		sched, err := ParseScheduleRows(spec, lengths, 0)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", fn, err)
-		}
-		promptModes = make([][]Mode, e.batch)
-		for b := range promptModes {
-			promptModes[b] = sched.Row(b)
-		}
-	}
-
-	gen := &Generation{Tokens: make([][]int32, e.batch), Modes: make([][]Mode, e.batch)}
-	processed, attention := 0, 0
-	for b, n := range lengths {
-		gen.PromptTokens += n
-		processed += n
-		if multi {
-			for _, m := range promptModes[b] {
-				if m == Attention {
-					attention++
-				}
-			}
-		} else if single == Attention {
-			attention += n
-		}
-	}
+	sampler, lengths, multi := plan.sampler, plan.lengths, plan.multi
+	gen, processed, attention := plan.newGeneration()
 
 	// Prefill and the first token.
 	start := time.Now()
-	logits, err := e.Prefill(prompts, promptModes)
+	logits, err := e.Prefill(prompts, plan.promptModes)
 	if err != nil {
 		return nil, fmt.Errorf("%s: prefill: %w", fn, err)
 	}
@@ -172,7 +91,7 @@ func (e *Engine) Generate(prompts [][]int32, opts GenerateOptions) (*Generation,
 			return fmt.Errorf("%s: row %d, token %d: %w", fn, b, len(gen.Tokens[b]), err)
 		}
 		pos := lengths[b] + len(gen.Tokens[b])
-		m, err := decodeMode(pos, lengths[b])
+		m, err := plan.decodeMode(pos, lengths[b])
 		if err != nil {
 			return fmt.Errorf("%s: row %d: %w", fn, b, err)
 		}
@@ -237,4 +156,115 @@ func (e *Engine) Generate(prompts [][]int32, opts GenerateOptions) (*Generation,
 	}
 	gen.AttentionFraction = float64(attention) / float64(processed)
 	return gen, nil
+}
+
+// genPlan is a checked Generate or GenerateSpeculative call: the prompts' lengths and modes, the rule for the
+// modes of generated tokens and the sampler.
+type genPlan struct {
+	lengths     []int
+	multi       bool   // a multi-mixer variant: modes come from spec
+	spec        string // the schedule spec ("attention" when empty for multi-mixer variants)
+	single      Mode   // the only mode of a single-mixer variant
+	promptModes [][]Mode
+	sampler     *Sampler
+}
+
+// planGenerate checks every argument of a generation before any work (errors start with fn): batch size,
+// empty prompts, tokens and stop tokens inside the vocabulary, MaxTokens > 0, the cache capacity, the
+// sampler and the spec (random specs are refused).
+func (e *Engine) planGenerate(fn string, prompts [][]int32, opts GenerateOptions) (*genPlan, error) {
+	vocab := e.model.Config.Vocab
+	if len(prompts) != e.batch {
+		return nil, fmt.Errorf("%s: %d prompts for an engine of %d rows (batch); pass exactly one prompt per row",
+			fn, len(prompts), e.batch)
+	}
+	if opts.MaxTokens <= 0 {
+		return nil, fmt.Errorf("%s: MaxTokens must be > 0, got %d", fn, opts.MaxTokens)
+	}
+	lengths := make([]int, len(prompts))
+	for b, p := range prompts {
+		if len(p) == 0 {
+			return nil, fmt.Errorf("%s: prompt %d is empty (every prompt needs at least one token)", fn, b)
+		}
+		if err := e.checkTokens(p); err != nil {
+			return nil, fmt.Errorf("%s: prompt %d: %w", fn, b, err)
+		}
+		lengths[b] = len(p)
+	}
+	for i, t := range opts.Stop {
+		if t < 0 || int(t) >= vocab {
+			return nil, fmt.Errorf("%s: stop token %d (Stop[%d]) is outside the vocabulary [0, %d)", fn, t, i, vocab)
+		}
+	}
+	for b, n := range lengths {
+		if need := n + opts.MaxTokens - 1; need > e.capacity {
+			return nil, fmt.Errorf("%s: row %d needs %d cache positions (prompt of %d tokens + MaxTokens %d − 1) "+
+				"but the engine's capacity is %d: shorten the prompt, lower MaxTokens or create the engine with a larger capacity",
+				fn, b, need, n, opts.MaxTokens, e.capacity)
+		}
+	}
+	p := &genPlan{lengths: lengths, multi: e.model.Config.Variant.IsMultiMixer(), sampler: opts.Sampler, single: Linear}
+	if p.sampler == nil {
+		p.sampler = Greedy()
+	}
+	if err := p.sampler.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", fn, err)
+	}
+	if e.model.Config.Variant.HasAttention() {
+		p.single = Attention
+	}
+
+	// Schedule: prompt modes and the rule for generated tokens.
+	p.spec = strings.TrimSpace(opts.Schedule)
+	if p.spec == "" && p.multi {
+		p.spec = "attention"
+	}
+	if p.spec != "" {
+		if err := CheckSpec(p.spec); err != nil {
+			return nil, fmt.Errorf("%s: %w", fn, err)
+		}
+		if _, err := DecodeMode(p.spec, 0, 0); err != nil { // refuses random specs
+			return nil, fmt.Errorf("%s: %w", fn, err)
+		}
+	}
+	if p.multi {
+		sched, err := ParseScheduleRows(p.spec, lengths, 0)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", fn, err)
+		}
+		p.promptModes = make([][]Mode, e.batch)
+		for b := range p.promptModes {
+			p.promptModes[b] = sched.Row(b)
+		}
+	}
+	return p, nil
+}
+
+// decodeMode is the mode of the generated token at absolute position pos of a row whose prompt has
+// promptLen tokens.
+func (p *genPlan) decodeMode(pos, promptLen int) (Mode, error) {
+	if !p.multi {
+		return p.single, nil
+	}
+	return DecodeMode(p.spec, pos, promptLen)
+}
+
+// newGeneration starts the result: empty rows, the prompt tokens counted, and the number of prompt tokens
+// processed and of those in attention mode (for AttentionFraction).
+func (p *genPlan) newGeneration() (gen *Generation, processed, attention int) {
+	gen = &Generation{Tokens: make([][]int32, len(p.lengths)), Modes: make([][]Mode, len(p.lengths))}
+	for b, n := range p.lengths {
+		gen.PromptTokens += n
+		processed += n
+		if p.multi {
+			for _, m := range p.promptModes[b] {
+				if m == Attention {
+					attention++
+				}
+			}
+		} else if p.single == Attention {
+			attention += n
+		}
+	}
+	return gen, processed, attention
 }

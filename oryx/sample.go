@@ -122,8 +122,37 @@ type candidate struct {
 }
 
 func (s *Sampler) sampleRow(logits []float32) (int, error) {
+	cands, total, err := s.candidates(logits)
+	if err != nil {
+		return 0, err
+	}
+	if s.IsGreedy() {
+		return cands[0].idx, nil
+	}
+	u := s.random().Float64() * total
+	for _, c := range cands {
+		if u < c.prob {
+			return c.idx, nil
+		}
+		u -= c.prob
+	}
+	return cands[len(cands)-1].idx, nil // rounding: u landed on the upper edge
+}
+
+// random is the sampler's stream, created from Seed on first use.
+func (s *Sampler) random() *rand.Rand {
+	if s.rng == nil {
+		s.rng = rand.New(rand.NewPCG(s.Seed, 0x6f7279782d73616d)) // "oryx-sam"
+	}
+	return s.rng
+}
+
+// candidates returns the tokens the sampler can draw from a row with their unnormalised probabilities and
+// the sum of these: the argmax alone (probability 1) when greedy, else the survivors of temperature, top-k
+// and top-p (sorted by decreasing logit when top-k or top-p cut, in index order otherwise).
+func (s *Sampler) candidates(logits []float32) ([]candidate, float64, error) {
 	if len(logits) == 0 {
-		return 0, errors.New("sampler: empty logits row")
+		return nil, 0, errors.New("sampler: empty logits row")
 	}
 	// Candidates: finite logits, or only the +Inf ones when any exist (their limit takes all the mass).
 	cands := make([]candidate, 0, len(logits))
@@ -143,7 +172,7 @@ func (s *Sampler) sampleRow(logits []float32) (int, error) {
 		cands = append(cands, candidate{idx: i, logit: float64(l)})
 	}
 	if len(cands) == 0 {
-		return 0, fmt.Errorf("sampler: no token has a finite logit (all %d are -Inf or NaN)", len(logits))
+		return nil, 0, fmt.Errorf("sampler: no token has a finite logit (all %d are -Inf or NaN)", len(logits))
 	}
 
 	// Greedy: first maximum, no random draw.
@@ -154,7 +183,8 @@ func (s *Sampler) sampleRow(logits []float32) (int, error) {
 				best = c
 			}
 		}
-		return best.idx, nil
+		best.prob = 1
+		return []candidate{best}, 1, nil
 	}
 
 	for i := range cands {
@@ -191,16 +221,36 @@ func (s *Sampler) sampleRow(logits []float32) (int, error) {
 		cands = cands[:keep]
 		total = cum
 	}
+	return cands, total, nil
+}
 
-	if s.rng == nil {
-		s.rng = rand.New(rand.NewPCG(s.Seed, 0x6f7279782d73616d)) // "oryx-sam"
+// distribution is the sampler's distribution over a row's tokens, dense and normalised: what Sample draws
+// from (a one-hot at the argmax when greedy).
+func (s *Sampler) distribution(logits []float32) ([]float64, error) {
+	cands, total, err := s.candidates(logits)
+	if err != nil {
+		return nil, err
 	}
-	u := s.rng.Float64() * total
+	p := make([]float64, len(logits))
 	for _, c := range cands {
-		if u < c.prob {
-			return c.idx, nil
-		}
-		u -= c.prob
+		p[c.idx] = c.prob / total
 	}
-	return cands[len(cands)-1].idx, nil // rounding: u landed on the upper edge
+	return p, nil
+}
+
+// drawDense draws an index from weights w (≥ 0, summing to total > 0) with one uniform draw of the stream.
+func (s *Sampler) drawDense(w []float64, total float64) int {
+	u := s.random().Float64() * total
+	last := 0
+	for i, x := range w {
+		if x <= 0 {
+			continue
+		}
+		if u < x {
+			return i
+		}
+		u -= x
+		last = i
+	}
+	return last // rounding: u landed on the upper edge
 }

@@ -60,11 +60,38 @@ func (m *Model) StateSize() int {
 }
 
 // Unflatten rebuilds a State from the nodes Flatten produced.
-func (m *Model) Unflatten(nodes []*Node) *State {
-	if len(nodes) != m.StateSize() {
-		panic(fmt.Errorf("oryx: state has %d tensors, the model needs %d", len(nodes), m.StateSize()))
-	}
+func (m *Model) Unflatten(nodes []*Node) *State { return m.unflatten(nodes, true) }
+
+// draftStateIndices lists the positions, in State.Flatten order, of the state without its KV caches (Pos,
+// then per layer Linear, ConvK, ConvV): the memory a linear-mode draft reads and writes.
+func (m *Model) draftStateIndices() []int {
 	cache, linear, conv := m.stateFields()
+	idx, i := []int{0}, 1
+	for range m.Config.Layers {
+		if cache {
+			i += 2
+		}
+		if linear {
+			idx, i = append(idx, i), i+1
+		}
+		if conv {
+			idx, i = append(idx, i, i+1), i+2
+		}
+	}
+	return idx
+}
+
+// unflatten is Unflatten, or with withCache false its inverse for a State without KV caches.
+func (m *Model) unflatten(nodes []*Node, withCache bool) *State {
+	cache, linear, conv := m.stateFields()
+	cache = cache && withCache
+	want := m.StateSize()
+	if !withCache {
+		want = len(m.draftStateIndices())
+	}
+	if len(nodes) != want {
+		panic(fmt.Errorf("oryx: state has %d tensors, the model needs %d", len(nodes), want))
+	}
 	s := &State{Pos: nodes[0], Layers: make([]LayerState, m.Config.Layers)}
 	i := 1
 	next := func() *Node { i++; return nodes[i-1] }

@@ -18,7 +18,8 @@ func (m *Model) Step(ctx *context.Context, tokens, modes *Node, state *State) (*
 
 // StepAllLinear is Step for a batch whose rows are all in linear mode, for variants with a linear mixer: the
 // KV cache is still appended (the mode may switch later) but not read, so the cost of a token does not grow
-// with the context.
+// with the context. A state without KV caches (nil KCache, VCache: the drafts of speculative decoding, which
+// are thrown away) is stepped without them.
 func (m *Model) StepAllLinear(ctx *context.Context, tokens *Node, state *State) (*Node, *State) {
 	if m.Config.Variant.LinearMixer() == NoLinear {
 		panic(fmt.Errorf("Model.StepAllLinear: variant %s has no linear mixer", m.Config.Variant))
@@ -53,7 +54,7 @@ func (m *Model) blockStep(p blockParams, h, modes, pos *Node, st LayerState, all
 	v, next.ConvV = m.sharedStreamStep(Einsum("bd,hvd->bhv", x, p.wv), p.convV, st.ConvV)
 
 	var oAttn, oLinear *Node
-	if c.Variant.HasAttention() {
+	if c.Variant.HasAttention() && (st.KCache != nil || !allLinear) {
 		q, kAttn := Einsum("bd,hkd->bhk", x, p.wqAttn), k
 		if c.RoPE {
 			q, kAttn = layers.RoPEStep(q, pos, c.RoPEBase), layers.RoPEStep(k, pos, c.RoPEBase)

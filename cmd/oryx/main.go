@@ -67,7 +67,7 @@ subcommands:
   generate    continue prompts from a checkpoint under a mode schedule:
                 oryx generate --checkpoint DIR --prompt "text" [--prompt ...] [--prompt-ids 1,2,3]
                   [--schedule SPEC] [--max-tokens N] [--temperature T --top-k K --top-p P --seed N]
-                  [--stop IDS] [--capacity N]
+                  [--stop IDS] [--capacity N] [--speculative K]
               text goes through --tokenizer (default: the training run's, else bytes)
   info        parameters, FLOPs per token under mode schedules and decode-state memory of a model:
                 oryx info [--preset 130m --variant oryx-tg | --config FILE] [--seq-len 2048] [--schedule SPEC ...]

@@ -1,0 +1,52 @@
+package textgen
+
+import (
+	"bytes"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/oryx-go/oryx/internal/testutil/tinymodel"
+	"github.com/oryx-go/oryx/oryx"
+)
+
+// report runs o and returns its report without the timings.
+func report(t *testing.T, o Options) string {
+	t.Helper()
+	res, err := Run(o)
+	require.NoError(t, err)
+	var out bytes.Buffer
+	res.Write(&out)
+	return out.String()
+}
+
+var timings = regexp.MustCompile(`in [0-9.]+ s \([0-9.]+ tokens/s decode\); prefill [0-9.]+ s`)
+
+// TestRunSpeculative: with a greedy sampler, --speculative K prints the continuations and the summary line
+// of plain generation, plus a line on the rounds; it is refused for a single-mixer checkpoint and out of range.
+func TestRunSpeculative(t *testing.T) {
+	dir := tinymodel.Checkpoint(t, oryx.OryxTG)
+	o := Options{Checkpoint: dir, Prompts: []Prompt{{Text: "Hello, Oryx"}, {IDs: []int32{1, 2, 3}}},
+		Schedule: "attention-last:2", MaxTokens: 10}
+	plain := report(t, o)
+	o.Speculative = 3
+	spec := report(t, o)
+	lines := strings.Split(strings.TrimSpace(spec), "\n")
+	require.Len(t, lines, 6)
+	require.Regexp(t, `^speculative decoding, K=3: \d+ rounds, \d+ of \d+ drafts accepted \(\d+\.\d%\); draft [0-9.]+ s, verify [0-9.]+ s, commit [0-9.]+ s$`, lines[5])
+	require.Equal(t, timings.ReplaceAllString(plain, ""), timings.ReplaceAllString(strings.Join(lines[:5], "\n")+"\n", ""))
+
+	for _, c := range []struct {
+		k    int
+		want string
+	}{{-1, "--speculative must be in [0, 64] (0 = off), got -1"}, {65, "got 65"}} {
+		o.Speculative = c.k
+		_, err := Run(o)
+		require.ErrorContains(t, err, c.want)
+	}
+	o.Checkpoint, o.Speculative = tinymodel.Checkpoint(t, oryx.Transformer), 2
+	_, err := Run(o)
+	require.ErrorContains(t, err, "--speculative: the checkpoint's variant transformer has one readout")
+}
