@@ -13,7 +13,8 @@ type GenerateOptions struct {
 	// (ParseScheduleRows with seed 0, each row over its own prompt length) and, through DecodeMode, the mode
 	// of each generated token. "" means all-attention for multi-mixer variants. Single-mixer variants run in
 	// their only mixer whatever the spec, but a non-empty spec is still validated. Random specs (block,
-	// sequence) are refused: they do not define generated-token modes.
+	// sequence) are refused: they do not define generated-token modes. "budget:F:entropy" runs a linear pass
+	// over the prompts first and escalates generated tokens one by one (budget.go, escalate.go).
 	Schedule string
 	// MaxTokens is the number of new tokens per prompt (> 0).
 	MaxTokens int
@@ -113,9 +114,13 @@ func (e *Engine) Generate(prompts [][]int32, opts GenerateOptions) (*Generation,
 		if err := CheckSpec(spec); err != nil {
 			return nil, fmt.Errorf("%s: %w", fn, err)
 		}
-		if _, err := DecodeMode(spec, 0, 0); err != nil { // refuses random specs
+		if err := CheckDecodeSpec(spec); err != nil { // refuses random specs
 			return nil, fmt.Errorf("%s: %w", fn, err)
 		}
+	}
+	entropyModes, esc, err := e.entropyPrompt(spec, prompts) // budget:F:entropy only (escalate.go)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", fn, err)
 	}
 	var promptModes [][]Mode
 	single := Linear // the only mode of a single-mixer variant
@@ -126,9 +131,15 @@ func (e *Engine) Generate(prompts [][]int32, opts GenerateOptions) (*Generation,
 		if !multi {
 			return single, nil
 		}
+		if esc != nil { // tentative: decodeStep escalates (escalate.go)
+			m, _ := esc.Fixed()
+			return m, nil
+		}
 		return DecodeMode(spec, pos, promptLen)
 	}
-	if multi {
+	if multi && esc != nil {
+		promptModes = entropyModes
+	} else if multi {
 		sched, err := ParseScheduleRows(spec, lengths, 0)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", fn, err)
@@ -215,7 +226,8 @@ func (e *Engine) Generate(prompts [][]int32, opts GenerateOptions) (*Generation,
 				modes[b] = m
 			}
 		}
-		logits, err := e.Step(tokens, modes)
+		logits, escalated, err := e.decodeStep(esc, tokens, modes, stopped, lengths, gen)
+		attention += escalated
 		if err != nil {
 			return nil, fmt.Errorf("%s: decode step %d: %w", fn, done, err)
 		}

@@ -84,7 +84,8 @@ func generateCmd(args []string, stdout, stderr io.Writer) error {
 	fs.Var(promptFlags{&prompts, false}, "prompt-ids", "prompt as comma-separated token ids, e.g. 1,2,3 (repeatable)")
 	fs.Var(promptFlags{&prompts, false}, "tokens", "deprecated alias of --prompt-ids")
 	schedule := fs.String("schedule", "attention", "mode schedule of the prompt and the generated tokens, e.g. attention, "+
-		"linear, attention-last:N, prefill-attention, linear-until:P, A:0-9,L:10- (random block/sequence specs are refused)")
+		"linear, attention-last:N, prefill-attention, linear-until:P, A:0-9,L:10-, budget:F:last, budget:F:entropy "+
+		"(F the fraction of attention tokens; entropy escalates uncertain tokens) (random block/sequence specs are refused)")
 	maxTokens := fs.Int("max-tokens", 32, "tokens to generate per prompt")
 	temperature := fs.Float64("temperature", 0, "sampling temperature (0 = greedy)")
 	topK := fs.Int("top-k", 0, "keep the k most likely tokens (0 = off)")
@@ -244,11 +245,11 @@ func generateCmd(args []string, stdout, stderr io.Writer) error {
 }
 
 // checkScheduleFlag validates --schedule before the model is loaded: the spec must parse and define the
-// mode of generated tokens (random specs do not). Errors name the flag.
+// mode of generated tokens (random specs and budget:F:question do not). Errors name the flag.
 func checkScheduleFlag(spec string) error {
 	err := oryx.CheckSpec(spec)
 	if err == nil {
-		_, err = oryx.DecodeMode(spec, 0, 0)
+		err = oryx.CheckDecodeSpec(spec)
 	}
 	if err == nil {
 		return nil
