@@ -187,8 +187,10 @@ func Run(ctx context.Context, o Options) (string, error) {
 	if be != nil {
 		info.Backend = be.Name()
 	}
-	hopts := harness.Options{Limit: o.Limit, Mixed: o.Mixed, BootstrapIters: o.Bootstrap, GroupMaxLength: lengths,
-		Progress: harness.ProgressBar(o.Log, time.Second)}
+	// budget:F:question reads each task's split: the harness passes it in mixed mode.
+	b, isBudget := lm.Budget()
+	hopts := harness.Options{Limit: o.Limit, Mixed: o.Mixed || (isBudget && b.Policy == oryx.PolicyQuestion),
+		BootstrapIters: o.Bootstrap, GroupMaxLength: lengths, Progress: harness.ProgressBar(o.Log, time.Second)}
 	start := time.Now()
 	stamp := start.Format("2006-01-02T15-04-05.000000")
 	results := map[string]*harness.Result{}
@@ -290,7 +292,7 @@ func (o *Options) runTask(lm *oryxlm.Model, t harness.Task, hopts harness.Option
 		}
 		hopts.Samples = w
 	}
-	lm.FLOPs = 0
+	lm.ResetCounters()
 	r, err := harness.Run(lm, t, hopts)
 	if hopts.Samples != nil {
 		if cerr := hopts.Samples.Close(); err == nil {
@@ -306,8 +308,17 @@ func (o *Options) runTask(lm *oryxlm.Model, t harness.Task, hopts harness.Option
 		}
 		return nil, err
 	}
-	r.FLOPs = lm.FLOPs
+	RecordCost(r, lm)
 	return r, nil
+}
+
+// RecordCost writes lm's counters (reset before the task) and its budget policy into the task's result.
+func RecordCost(r *harness.Result, lm *oryxlm.Model) {
+	r.FLOPs, r.FLOPsGathered, r.LinearPassTokens = lm.FLOPs, lm.FLOPsGathered, lm.LinearPassTokens
+	if b, ok := lm.Budget(); ok {
+		f := b.Fraction
+		r.Policy, r.Budget = string(b.Policy), &f
+	}
 }
 
 // dataHint is how a user points the evaluation at its data.
