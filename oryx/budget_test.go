@@ -163,6 +163,11 @@ func TestBudgetDecodeMode(t *testing.T) {
 	}
 	_, err := DecodeMode("budget:0.1:entropy", 5, 3)
 	assert.ErrorContains(t, err, "at run time")
+	for f, want := range map[string]Mode{"0": Linear, "1": Attention} {
+		m, err := DecodeMode("budget:"+f+":entropy", 5, 3)
+		require.NoError(t, err)
+		assert.Equal(t, want, m, "F = %s: nothing to decide", f)
+	}
 	assert.NoError(t, CheckDecodeSpec("budget:0.1:entropy"))
 	assert.NoError(t, CheckDecodeSpec("budget:0.1:last"))
 	assert.ErrorContains(t, CheckDecodeSpec("budget:0.1:question"), "generation has none")

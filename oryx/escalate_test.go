@@ -4,11 +4,43 @@ import (
 	"math"
 	"testing"
 
+	. "github.com/gomlx/gomlx/pkg/core/graph"
+	"github.com/gomlx/gomlx/pkg/core/tensors"
+	"github.com/gomlx/gomlx/pkg/ml/context"
 	"github.com/stretchr/testify/require"
 
 	"github.com/oryx-go/oryx/internal/backend"
 	"github.com/oryx-go/oryx/internal/testutil"
 )
+
+// parallelRunner is parallelLogits with one compiled graph reused across calls (one compilation per shape
+// on XLA, instead of one per call).
+func parallelRunner(t *testing.T, m *Model, ctx *context.Context) func(tokens [][]int32, modes [][]Mode) [][]float64 {
+	exec, err := context.NewExec(backend.MustGet(), ctx, func(ctx *context.Context, tok, md *Node) *Node {
+		return m.Logits(ctx, tok, md)
+	})
+	require.NoError(t, err)
+	t.Cleanup(exec.Finalize)
+	return func(tokens [][]int32, modes [][]Mode) [][]float64 {
+		b, n := len(tokens), len(tokens[0])
+		outs, err := exec.Exec(tensors.FromFlatDataAndDimensions(flatInt32(tokens), b, n), tensors.FromFlatDataAndDimensions(flatInt32(modes), b, n))
+		require.NoError(t, err)
+		flat := flatFloat64(outs[0])
+		rows := make([][]float64, b)
+		for i := range rows {
+			rows[i] = flat[i*n*m.Config.Vocab : (i+1)*n*m.Config.Vocab]
+		}
+		return rows
+	}
+}
+
+// withLinear returns a copy of modes with position p in linear mode: the trial step's reading (positions
+// after p do not change the logits at p).
+func withLinear(modes []Mode, p int) []Mode {
+	out := append([]Mode(nil), modes...)
+	out[p] = Linear
+	return out
+}
 
 // TestScorerEntropiesMatchDense: the chunked entropies (whole vocabulary, and vocabulary chunks under a tiny
 // budget) equal the entropy of the dense logits at every position; ScoreEntropy's scores are Score's.
@@ -92,8 +124,9 @@ func TestStepEscalateMatchesParallel(t *testing.T) {
 				}
 			}
 			require.Greater(t, escalations, 2)
+			run := parallelRunner(t, m, ctx)
 			for row := range 2 {
-				par := parallelLogits(t, m, ctx, [][]int32{seqs[row]}, [][]Mode{modes[row]})[0]
+				par := run([][]int32{seqs[row]}, [][]Mode{modes[row]})[0]
 				for step := range fed {
 					p := len(prompts[row]) + step
 					require.Less(t, testutil.RelErr(par[p*vocab:(p+1)*vocab], committed[row][step]), 1e-9, "row %d step %d", row, step)
@@ -101,8 +134,7 @@ func TestStepEscalateMatchesParallel(t *testing.T) {
 			}
 			for _, tr := range trials {
 				p := len(prompts[tr.row]) + tr.step
-				md := append(append([]Mode(nil), modes[tr.row][:p]...), Linear)
-				par := parallelLogits(t, m, ctx, [][]int32{seqs[tr.row][:p+1]}, [][]Mode{md})[0]
+				par := run([][]int32{seqs[tr.row]}, [][]Mode{withLinear(modes[tr.row], p)})[0]
 				require.Less(t, testutil.RelErr(par[p*vocab:(p+1)*vocab], tr.logits), 1e-9, "trial row %d step %d", tr.row, tr.step)
 			}
 		})
@@ -135,8 +167,9 @@ func TestGenerateEntropyBudget(t *testing.T) {
 	g, err := e.Generate(prompts, GenerateOptions{Schedule: b.String(), MaxTokens: maxTokens})
 	require.NoError(t, err)
 	attention, processed, escalated := 0, 0, 0
+	run := parallelRunner(t, m, ctx)
 	for row, prompt := range prompts {
-		lin := parallelLogits(t, m, ctx, [][]int32{prompt}, constModes(1, len(prompt), Linear))[0]
+		lin := run([][]int32{prompt}, constModes(1, len(prompt), Linear))[0]
 		ent := make([]float64, len(prompt))
 		for p := range ent {
 			ent[p] = Entropy(lin[p*vocab : (p+1)*vocab])
@@ -146,17 +179,20 @@ func TestGenerateEntropyBudget(t *testing.T) {
 		thr := b.EntropyThreshold(ent)
 		attn := countAttention(md)
 		require.Equal(t, BudgetCount(f, len(prompt)), attn)
-		seq := append([]int32(nil), prompt...)
+		// The whole sequence once with the modes generation used (the logits at a position depend only on
+		// the modes up to it), and once per fed token with that token linear (its trial).
+		seq := append(append([]int32(nil), prompt...), g.Tokens[row]...)
+		fed := len(g.Tokens[row]) - 1
+		all := append(append([]Mode(nil), md...), g.Modes[row]...)
+		par := run([][]int32{seq}, [][]Mode{all})[0]
 		for k, tok := range g.Tokens[row] {
-			par := parallelLogits(t, m, ctx, [][]int32{seq}, [][]Mode{md})[0]
-			n := len(seq)
+			n := len(prompt) + k
 			require.Equal(t, argmax32(par[(n-1)*vocab:n*vocab]), tok, "row %d token %d: greedy on the parallel forward", row, k)
-			seq = append(seq, tok)
-			if k == len(g.Tokens[row])-1 {
+			if k == fed {
 				break // never fed
 			}
-			pos := len(seq) - 1
-			trial := parallelLogits(t, m, ctx, [][]int32{seq}, [][]Mode{append(append([]Mode(nil), md...), Linear)})[0]
+			pos := n
+			trial := run([][]int32{seq}, [][]Mode{withLinear(all, pos)})[0]
 			want := attn+1 <= BudgetCount(f, pos+1) && Entropy(trial[pos*vocab:(pos+1)*vocab]) > thr
 			require.Equal(t, modeIf(want), g.Modes[row][k], "row %d token %d", row, k)
 			if want {
@@ -164,10 +200,9 @@ func TestGenerateEntropyBudget(t *testing.T) {
 				escalated++
 			}
 			require.LessOrEqual(t, attn, BudgetCount(f, pos+1), "the running budget")
-			md = append(md, g.Modes[row][k])
 		}
 		attention += attn
-		processed += len(seq) - 1
+		processed += len(prompt) + fed
 	}
 	require.Greater(t, escalated, 0, "test setup: no generated token escalated")
 	require.InDelta(t, float64(attention)/float64(processed), g.AttentionFraction, 1e-15)

@@ -523,7 +523,8 @@ func CheckSpec(spec string) error {
 //   - block, sequence → error: random schedules do not define generated-token modes;
 //   - budget:F:last, budget:F:question, budget:F:random → attention iff BudgetCount(F, pos+1) >
 //     BudgetCount(F, pos): the running budget (budget.go);
-//   - budget:F:entropy → error: the mode is decided per token at run time (Engine.Generate, Escalation).
+//   - budget:F:entropy → error: the mode is decided per token at run time (Engine.Generate, Escalation);
+//     except at F = 0 (linear) and F = 1 (attention), where nothing is left to decide.
 func DecodeMode(spec string, pos, promptLen int) (Mode, error) {
 	ps, err := parseSpec(spec)
 	if err != nil {
@@ -546,7 +547,7 @@ func DecodeMode(spec string, pos, promptLen int) (Mode, error) {
 	case specRanges:
 		return modeFromRanges(ps.ranges, pos), nil
 	case specBudget:
-		if ps.budget.Policy == PolicyEntropy {
+		if f := ps.budget.Fraction; ps.budget.Policy == PolicyEntropy && f != 0 && f != 1 {
 			return Linear, fmt.Errorf("schedule %q: the entropy policy decides each generated token's mode at run time "+
 				"(Engine.Generate escalates it; see Escalation)", spec)
 		}

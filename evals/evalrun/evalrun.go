@@ -1,6 +1,7 @@
 // Package evalrun is what `go run ./evals` does: load a checkpoint, run the requested harness tasks under a
 // schedule, and write one leaderboard run file; and merge run files into leaderboard.json and a markdown
-// table.
+// table. probes.go holds `evals switch` and `evals mqar`, frontier.go `evals frontier` (accuracy against
+// FLOPs for attention budgets and their placement policies).
 package evalrun
 
 import (
@@ -308,12 +309,12 @@ func (o *Options) runTask(lm *oryxlm.Model, t harness.Task, hopts harness.Option
 		}
 		return nil, err
 	}
-	RecordCost(r, lm)
+	recordCost(r, lm)
 	return r, nil
 }
 
-// RecordCost writes lm's counters (reset before the task) and its budget policy into the task's result.
-func RecordCost(r *harness.Result, lm *oryxlm.Model) {
+// recordCost writes lm's counters (reset before the task) and its budget policy into the task's result.
+func recordCost(r *harness.Result, lm *oryxlm.Model) {
 	r.FLOPs, r.FLOPsGathered, r.LinearPassTokens = lm.FLOPs, lm.FLOPsGathered, lm.LinearPassTokens
 	if b, ok := lm.Budget(); ok {
 		f := b.Fraction

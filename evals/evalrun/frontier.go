@@ -160,11 +160,11 @@ var frontierNotes = []string{
 	"budgets 0 and 1 are the same schedule under every policy (all linear, all attention): measured once (shared)",
 }
 
-// Frontier runs every task under every budget and policy and writes Out/frontier.json (after each point:
+// RunFrontier runs every task under every budget and policy and writes Out/frontier.json (after each point:
 // a rerun with the same Out continues, skipping the points it holds unless Force) and the plots
 // Out/frontier.png (accuracy against gathered FLOPs per token, a panel per task, a line per policy) and
 // Out/frontier_fraction.png (against the realised attention fraction). A failing task is recorded and the
-// others still run; Frontier then returns an error naming it.
+// others still run; RunFrontier then returns an error naming it.
 func RunFrontier(o FrontierOptions) (*Frontier, error) {
 	if o.Log == nil {
 		o.Log = os.Stderr

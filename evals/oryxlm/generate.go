@@ -80,7 +80,7 @@ func (m *Model) generateBatch(reqs []harness.GenRequest, idx []int, out []harnes
 			return fmt.Errorf("oryxlm: generation: %w", err)
 		}
 		modes = md
-		if _, fixed := oryx.NewEscalation(*m.budget, md, nil).Fixed(); !fixed {
+		if f := m.budget.Fraction; f != 0 && f != 1 { // else every generated token's mode is fixed (DecodeMode's rule)
 			esc = oryx.NewEscalation(*m.budget, md, ent)
 		}
 	} else {

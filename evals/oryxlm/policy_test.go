@@ -11,6 +11,7 @@ import (
 	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/evals/harness"
 	"github.com/oryx-go/oryx/internal/backend"
+	"github.com/oryx-go/oryx/internal/testutil"
 	"github.com/oryx-go/oryx/oryx"
 )
 
@@ -44,7 +45,7 @@ func policyRequests(tok tokenizers.Tokenizer) []harness.LLRequest {
 func TestBudgetLogLikelihoodCounts(t *testing.T) {
 	lm, _, _ := policyModel(t, "attention")
 	reqs := policyRequests(lm.Tokenizer())
-	for _, f := range []float64{0.1, 0.3} {
+	for _, f := range testutil.Sweep([]float64{0.1, 0.3}, 1) {
 		for _, p := range oryx.Policies {
 			require.NoError(t, lm.SetSchedule(oryx.BudgetSpec(f, p)))
 			res, err := lm.LogLikelihood(reqs, nil)
@@ -168,7 +169,7 @@ func TestBudgetGenerateMatchesEngine(t *testing.T) {
 		{Context: tok.Encode("Question: what is the colour of the sky? Answer:"), AttentionFrom: 9, MaxTokens: 10},
 		{Context: tok.Encode("hi there"), AttentionFrom: 100, MaxTokens: 7},
 	}
-	for _, spec := range []string{"budget:0.3:entropy", "budget:0.2:last"} {
+	for _, spec := range testutil.Sweep([]string{"budget:0.3:entropy", "budget:0.2:last"}, 1) {
 		require.NoError(t, lm.SetSchedule(spec))
 		res, err := lm.GenerateUntil(reqs, nil)
 		require.NoError(t, err)
@@ -203,6 +204,15 @@ func TestBudgetGenerateMatchesEngine(t *testing.T) {
 			b, _ := lm.Budget()
 			require.Equal(t, oryx.BudgetCount(b.Fraction, len(r.Context))+attn, res[i].AttentionTokens, "%s request %d", spec, i)
 		}
+	}
+	for _, c := range testutil.Sweep([][2]string{{"budget:1:entropy", "attention"}, {"budget:0:entropy", "linear"}}, 1) {
+		require.NoError(t, lm.SetSchedule(c[1]))
+		want, err := lm.GenerateUntil(reqs, nil)
+		require.NoError(t, err)
+		require.NoError(t, lm.SetSchedule(c[0]))
+		got, err := lm.GenerateUntil(reqs, nil)
+		require.NoError(t, err)
+		require.Equal(t, want, got, c[0])
 	}
 	require.NoError(t, lm.SetSchedule("budget:0.2:question"))
 	lm.ResetCounters()
