@@ -34,9 +34,12 @@ package oryx
 //     mode and that one is committed (Engine.StepEscalate). H is the spec's, else the prompt's cut-off: the
 //     lowest entropy among the prompt positions the linear pass put in attention (the highest of the prompt
 //     when none was), so a generated token escalates when it is as uncertain as the prompt positions that
-//     were. Cost: every generated token's step runs once in linear mode, and the escalated ones (≤ F of
-//     them) a second time in attention mode; the trial step cannot update the caches in place (its input
-//     state must survive it), so it copies the state once per token. At F = 0 and F = 1 no trial runs.
+//     were. Cost: every candidate token's step runs once in linear mode, and the escalated ones (≤ F of the
+//     tokens) a second time, from the same state, in attention mode — the escalated tokens' decode step is
+//     what is computed twice. The trial reads no KV cache (a linear readout does not) and writes none: a
+//     committed trial appends its token's keys and values in place afterwards, so the trial's cost does
+//     not grow with the context; it copies only the linear and conv states (O(H·K·V) per layer), which an
+//     escalation reruns from. At F = 0 and F = 1 no trial runs.
 
 import (
 	"cmp"

@@ -25,7 +25,8 @@ type Engine struct {
 	state         []*tensors.Tensor
 	pos           []int       // host copy of State.Pos
 	lastLogits    [][]float64 // the logits of the last call, at full precision
-	scorer        *Scorer     // the entropy budget's linear pass over prompts (escalate.go), made on first use
+
+	escalation *escalationExecs // StepEscalate's graphs and the entropy budget's prompt pass (escalate.go), made on first use
 }
 
 // NewEngine prepares an engine for batch rows with a KV cache of capacity tokens. ctx holds the weights

@@ -7,15 +7,20 @@ import (
 	"fmt"
 	"slices"
 
+	. "github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
+	"github.com/gomlx/gomlx/pkg/ml/context"
+
+	"github.com/oryx-go/oryx/layers"
 )
 
 // StepEscalate feeds one token per row like Step, choosing each row's mode from its linear readout. The
-// step first runs with every row in linear mode as a trial that is not committed (the state it read stays
-// intact; its caches are copied, not updated in place); each row with candidate[b] is then offered to
-// escalate(b, the trial's next-token logits of row b at full precision). If some row escalates, the step is
-// rerun from the same state with those rows in attention mode and the others in linear mode, and that
-// result is committed; otherwise the trial is. With no candidate row no trial runs: one linear Step.
+// step first runs with every row in linear mode as a trial that commits nothing: it reads neither KV cache
+// (a linear readout does not) and leaves the state it read intact. Each row with candidate[b] is then
+// offered to escalate(b, the trial's next-token logits of row b at full precision). If some row escalates,
+// the step is rerun from the same state with those rows in attention mode and the others in linear mode,
+// and that result is committed; otherwise the trial is, its token's keys and values appended to the caches
+// in place. With no candidate row no trial runs: one linear Step.
 //
 // It returns the committed step's logits, each row's mode, and whether a second step ran. Multi-mixer
 // variants only.
@@ -40,29 +45,187 @@ func (e *Engine) StepEscalate(tokens []int32, candidate []bool, escalate func(ro
 			return nil, nil, false, fmt.Errorf("%s: the KV cache of row %d is full (%d of %d tokens): create the engine with a larger capacity", fn, b, p, e.capacity)
 		}
 	}
-	args := []any{tensors.FromFlatDataAndDimensions(append([]int32(nil), tokens...), e.batch),
-		tensors.FromFlatDataAndDimensions(make([]int32, e.batch), e.batch)}
-	for _, s := range e.state { // not donated: the trial must leave the state intact
-		args = append(args, s)
+	x, err := e.escalationExecs()
+	if err != nil {
+		return nil, nil, false, err
 	}
-	outs, err := e.stepLinear.Exec(args...)
+	cacheIdx, restIdx := e.model.stateSplit()
+	args := []any{tensors.FromFlatDataAndDimensions(append([]int32(nil), tokens...), e.batch)}
+	for _, i := range restIdx { // Pos, linear and conv states: small, not donated (an escalation reruns from them)
+		args = append(args, e.state[i])
+	}
+	outs, err := x.trial.Exec(args...)
 	if err != nil {
 		return nil, nil, false, fmt.Errorf("%s: linear trial: %w", fn, err)
 	}
+	nRest := len(restIdx)
+	rest, kv := outs[1:1+nRest], outs[1+nRest:] // the next Pos, linear and conv states; the token's k, v per layer
 	logits := e.logitsRows(outs[0])
-	any := false
+	escalated := false
 	for b := range modes {
 		if candidate[b] && escalate(b, e.lastLogits[b]) {
-			modes[b], any = Attention, true
+			modes[b], escalated = Attention, true
 		}
 	}
-	if !any {
-		e.setState(outs[1:])
-		return logits, modes, false, nil
+	if escalated {
+		finalizeAll(outs[1:])
+		logits, err = e.Step(tokens, modes)
+		return logits, modes, true, err
 	}
-	finalizeAll(outs[1:])
-	logits, err = e.Step(tokens, modes)
-	return logits, modes, true, err
+	// Commit the trial: append its keys and values to the caches (donated: written in place).
+	cargs := []any{e.state[0]}
+	for _, i := range cacheIdx {
+		d, err := DonateTensorBuffer(e.state[i], e.backend, 0)
+		if err != nil {
+			return nil, nil, false, err
+		}
+		cargs = append(cargs, d)
+	}
+	for _, t := range kv {
+		cargs = append(cargs, t)
+	}
+	caches, err := x.appendKV.Exec(cargs...)
+	finalizeAll(kv)
+	if err != nil {
+		e.state = nil
+		return nil, nil, false, fmt.Errorf("%s: %w (the state was lost: Reset or Prefill before the next Step)", fn, err)
+	}
+	next := make([]*tensors.Tensor, len(e.state))
+	for k, i := range restIdx {
+		e.state[i].FinalizeAll()
+		next[i] = rest[k]
+	}
+	for k, i := range cacheIdx {
+		next[i] = caches[k]
+	}
+	e.state = nil // the caches were donated, the rest finalized
+	e.setState(next)
+	return logits, modes, false, nil
+}
+
+// escalationExecs are the graphs of StepEscalate and of the entropy budget's prompt pass, made on first use.
+type escalationExecs struct {
+	scorer   *Scorer       // the linear pass over prompts
+	trial    *context.Exec // tokens, the state without caches → logits, the next state without caches, k, v per layer
+	appendKV *context.Exec // Pos, the caches, k, v per layer → the caches with the token appended
+}
+
+func (e *Engine) escalationExecs() (*escalationExecs, error) {
+	if e.escalation != nil {
+		return e.escalation, nil
+	}
+	m := e.model
+	x := &escalationExecs{}
+	var err error
+	if x.scorer, err = NewScorer(e.backend, e.ctx, m, 0); err != nil {
+		return nil, err
+	}
+	if x.trial, err = context.NewExec(e.backend, e.ctx, func(ctx *context.Context, in []*Node) []*Node {
+		logits, next, ks, vs := m.trialStep(ctx, in[0], m.unflattenRest(in[1:]))
+		out := append([]*Node{logits}, m.flattenRest(next)...)
+		for l := range ks {
+			out = append(out, ks[l], vs[l])
+		}
+		return out
+	}); err != nil {
+		return nil, err
+	}
+	if x.appendKV, err = context.NewExec(e.backend, e.ctx, func(ctx *context.Context, in []*Node) []*Node {
+		pos, n := in[0], m.Config.Layers
+		caches, kv := in[1:1+2*n], in[1+2*n:]
+		out := make([]*Node, 2*n)
+		for l := range n {
+			out[2*l] = layers.CacheAppend(caches[2*l], kv[2*l], pos)
+			out[2*l+1] = layers.CacheAppend(caches[2*l+1], kv[2*l+1], pos)
+		}
+		return out
+	}); err != nil {
+		return nil, err
+	}
+	e.escalation = x
+	return x, nil
+}
+
+// stateSplit returns the indices, in State.Flatten order, of the KV caches (per layer K then V) and of the
+// rest (Pos, then per layer the linear and conv states).
+func (m *Model) stateSplit() (cacheIdx, restIdx []int) {
+	cache, linear, conv := m.stateFields()
+	restIdx = []int{0}
+	i := 1
+	for range m.Config.Layers {
+		if cache {
+			cacheIdx = append(cacheIdx, i, i+1)
+			i += 2
+		}
+		if linear {
+			restIdx = append(restIdx, i)
+			i++
+		}
+		if conv {
+			restIdx = append(restIdx, i, i+1)
+			i += 2
+		}
+	}
+	return cacheIdx, restIdx
+}
+
+// flattenRest is State.Flatten without the KV caches; unflattenRest inverts it (nil caches).
+func (m *Model) flattenRest(s *State) []*Node {
+	out := []*Node{s.Pos}
+	for _, l := range s.Layers {
+		for _, n := range []*Node{l.Linear, l.ConvK, l.ConvV} {
+			if n != nil {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
+}
+
+func (m *Model) unflattenRest(nodes []*Node) *State {
+	_, linear, conv := m.stateFields()
+	s := &State{Pos: nodes[0], Layers: make([]LayerState, m.Config.Layers)}
+	i := 1
+	for l := range s.Layers {
+		if linear {
+			s.Layers[l].Linear = nodes[i]
+			i++
+		}
+		if conv {
+			s.Layers[l].ConvK, s.Layers[l].ConvV = nodes[i], nodes[i+1]
+			i += 2
+		}
+	}
+	return s
+}
+
+// trialStep is Step with every row in linear mode (blockStep's linear path), without the KV caches, which
+// the linear readout does not read: tokens [B] and the state without caches → logits [B, Vocab], the next
+// state without caches, and each layer's cache entries of the token — the keys as attention stores them
+// (RoPE applied) [B, H, K] and the values [B, H, V] — for appendKV when the trial is committed.
+func (m *Model) trialStep(ctx *context.Context, tokens *Node, st *State) (logits *Node, next *State, ks, vs []*Node) {
+	c := m.Config
+	s := m.root(ctx, tokens.Graph())
+	h, table := m.embed(s, tokens)
+	next = &State{Pos: AddScalar(st.Pos, 1), Layers: make([]LayerState, c.Layers)}
+	for i := range c.Layers {
+		p := m.blockParams(m.layerScope(s, i))
+		prev, nl := st.Layers[i], &next.Layers[i]
+		x := layers.RMSNorm(h, p.attnNorm, c.NormEps)
+		var k, v *Node
+		k, nl.ConvK = m.sharedStreamStep(Einsum("bd,hkd->bhk", x, p.wk), p.convK, prev.ConvK)
+		v, nl.ConvV = m.sharedStreamStep(Einsum("bd,hvd->bhv", x, p.wv), p.convV, prev.ConvV)
+		kAttn := k
+		if c.RoPE {
+			kAttn = layers.RoPEStep(k, st.Pos, c.RoPEBase)
+		}
+		ks, vs = append(ks, kAttn), append(vs, v)
+		var o *Node
+		o, nl.Linear = m.linearStep(p, x, Einsum("bd,hkd->bhk", x, p.wqLinear), k, v, prev.Linear)
+		h = Add(h, m.output(p, x, o))
+		h = Add(h, layers.SwiGLU(layers.RMSNorm(h, p.mlpNorm, c.NormEps), p.mlpGate, p.mlpUp, p.mlpDown))
+	}
+	return m.head(s, h, table), next, ks, vs
 }
 
 // entropyPrompt is Generate's hook for budget:F:entropy on a multi-mixer model: it runs the linear pass over
@@ -82,12 +245,9 @@ func (e *Engine) entropyPrompt(spec string, prompts [][]int32) ([][]Mode, *Escal
 		}
 		return modes, NewEscalation(b, modes, nil), nil
 	}
-	if e.scorer == nil {
-		s, err := NewScorer(e.backend, e.ctx, e.model, 0)
-		if err != nil {
-			return nil, nil, err
-		}
-		e.scorer = s
+	x, err := e.escalationExecs()
+	if err != nil {
+		return nil, nil, err
 	}
 	t := 0
 	for _, p := range prompts {
@@ -97,7 +257,7 @@ func (e *Engine) entropyPrompt(spec string, prompts [][]int32) ([][]Mode, *Escal
 	for r, p := range prompts {
 		copy(tok[r*t:], p)
 	}
-	all, err := e.scorer.Entropies(tok, make([]int32, len(tok)), len(prompts), t)
+	all, err := x.scorer.Entropies(tok, make([]int32, len(tok)), len(prompts), t)
 	if err != nil {
 		return nil, nil, fmt.Errorf("linear pass: %w", err)
 	}

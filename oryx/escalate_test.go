@@ -2,6 +2,7 @@ package oryx
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	. "github.com/gomlx/gomlx/pkg/core/graph"
@@ -99,7 +100,7 @@ func TestStepEscalateMatchesParallel(t *testing.T) {
 				logits    []float64
 			}
 			var trials []trial
-			escalations := 0
+			escalations, committedTrials := 0, 0
 			for step, toks := range fed {
 				candidate := []bool{step != 2, true}
 				logits, used, second, err := e.StepEscalate(toks, candidate, func(row int, l []float64) bool {
@@ -121,9 +122,12 @@ func TestStepEscalateMatchesParallel(t *testing.T) {
 				require.Equal(t, any, second)
 				if any {
 					escalations++
+				} else if slices.Contains(candidate, true) {
+					committedTrials++
 				}
 			}
 			require.Greater(t, escalations, 2)
+			require.Greater(t, committedTrials, 0, "a trial committed: its keys and values appended to the caches, read by later steps")
 			run := parallelRunner(t, m, ctx)
 			for row := range 2 {
 				par := run([][]int32{seqs[row]}, [][]Mode{modes[row]})[0]
