@@ -208,7 +208,7 @@ func RunFrontier(o FrontierOptions) (*Frontier, error) {
 	if slices.Contains(own, FrontierMQAR) {
 		mo = mo.Resolve(o.Log)
 		if o.Limit > 0 {
-			mo.Examples = o.Limit
+			mo.Examples = min(mo.Examples, o.Limit)
 		}
 	}
 	spec := o.Tokenizer
