@@ -7,7 +7,10 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"runtime/debug"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/oryx-go/oryx/evals/evalrun"
@@ -50,6 +53,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 			return mqarCmd(args[1:], stdout, stderr)
 		case "merge":
 			return mergeCmd(args[1:], stdout, stderr)
+		case "frontier":
+			return frontierCmd(args[1:], stdout, stderr)
 		}
 	}
 	fs := flag.NewFlagSet("evals", flag.ContinueOnError)
@@ -60,7 +65,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.Checkpoint, "checkpoint", "", "checkpoint directory (config.json + checkpoint files)")
 	fs.StringVar(&o.Tasks, "tasks", "lm", "comma-separated tasks or groups (lm, recall, niah, all); unknown names list the known ones")
 	fs.BoolVar(&o.Mixed, "mixed", false, "the paper's mixed setting: context in linear mode, question/answer and generated tokens in attention")
-	fs.StringVar(&o.Schedule, "schedule", "", "schedule spec for every token (attention, linear, attention-last:N, ranges, ...); default attention")
+	fs.StringVar(&o.Schedule, "schedule", "", "schedule spec for every token (attention, linear, attention-last:N, ranges, budget:F:POLICY with POLICY last|question|random|entropy, ...); default attention")
 	fs.StringVar(&o.Out, "out", "", "results file, lm-eval layout (default results/<model>-<schedule>.json; results/ is git-ignored); rerunning with the same file skips its finished tasks")
 	fs.BoolVar(&o.Force, "force", false, "rerun the tasks --out already holds (and overwrite a file of another run)")
 	fs.StringVar(&o.Tokenizer, "tokenizer", "", "tokenizer (default: the training run's, else bytes)")
@@ -79,7 +84,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "Usage: go run ./evals --checkpoint DIR [--tasks LIST] [--mixed | --schedule SPEC] [flags]\n"+
 			"       go run ./evals merge [--out DIR] [--include-partial] RUN.json...\n"+
 			"       go run ./evals switch --checkpoint DIR [--at N --seq-len T --data synth|PARQUET]   (mode-switch curves)\n"+
-			"       go run ./evals mqar --checkpoint DIR [--pairs 4,8,16 --offset 128] (default: the run's)  (MQAR accuracy per schedule)\n\nTasks: %s\nGroups: lm, recall, niah, all\nParams:\n  %s\n\nFlags:\n",
+			"       go run ./evals mqar --checkpoint DIR [--pairs 4,8,16 --offset 128] (default: the run's)  (MQAR accuracy per schedule)\n"+
+			"       go run ./evals frontier --checkpoint DIR [--tasks mqar,needle,niah_single_1,lambada_openai,piqa] [--budgets 0,0.02,...,1] [--policies last,question,random,entropy]  (accuracy vs FLOPs per attention budget)\n\nTasks: %s\nGroups: lm, recall, niah, all\nParams:\n  %s\n\nFlags:\n",
 			strings.Join(harness.Tasks(), ", "), strings.Join(harness.Params(), "\n  "))
 		fs.PrintDefaults()
 	}
@@ -268,4 +274,129 @@ func mergeCmd(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "wrote %s/leaderboard.json and %s/leaderboard.md: %d runs from %d files (%d of merge's own outputs skipped)\n",
 		*out, *out, len(l.Runs), fs.NArg()-len(l.Skipped), len(l.Skipped))
 	return nil
+}
+
+// frontierCmd is `evals frontier`: accuracy against FLOPs for attention budgets and placement policies.
+func frontierCmd(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("evals frontier", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var o evalrun.FrontierOptions
+	var paths, params listFlag
+	var dataRoot string
+	tasks := fs.String("tasks", "mqar,needle,niah_single_1,lambada_openai,piqa", "comma-separated: mqar, needle (the mini needle), harness tasks or groups (niah_single_1, lambada_openai, piqa, lm, ...)")
+	budgets := fs.String("budgets", "0,0.02,0.05,0.1,0.2,0.5,1", "comma-separated attention fractions F in [0, 1]")
+	policies := fs.String("policies", "last,question,random,entropy", "comma-separated budget policies (oryx/budget.go): last, question, random, entropy")
+	pairs := fs.String("pairs", "", "MQAR: comma-separated numbers of key-value pairs (default: 4,8,16 up to the run's mixture pairs)")
+	offset := fs.Int("offset", -1, "MQAR: added to every id (default: the run's, 128 for the study's mixture, else 0)")
+	needleLengths := fs.String("needle-lengths", "", "mini needle prompt lengths in tokens (default: the run's seq_len - 6, else 122)")
+	needleDepths := fs.String("needle-depths", "0,0.25,0.5,0.75,1", "mini needle depths in [0, 1]")
+	fs.StringVar(&o.Checkpoint, "checkpoint", "", "checkpoint directory of a multi-mixer model (oryx-tg, oryx-tm)")
+	fs.StringVar(&o.Tokenizer, "tokenizer", "", "tokenizer (default: the training run's, else bytes)")
+	fs.StringVar(&o.Out, "out", "", "output directory: frontier.json, frontier.png, frontier_fraction.png (default results/frontier-<model>); a rerun continues")
+	fs.BoolVar(&o.Force, "force", false, "recompute the points --out already holds")
+	fs.StringVar(&dataRoot, "data-root", "", "root of the HF-layout parquet sets (as for the evaluation)")
+	fs.Var(&paths, "data-path", "per-task data override task=path (repeatable)")
+	fs.Var(&params, "param", "task-family option key=value (repeatable), e.g. niah.lengths=1024 niah.samples=50 niah.words=embedded")
+	fs.IntVar(&o.Limit, "limit", 0, "documents per harness task, MQAR examples per pair count, needle samples (0: each task's default)")
+	fs.IntVar(&o.Batch, "batch", 8, "requests per model call")
+	fs.IntVar(&o.LMMaxLength, "lm-max-length", evalrun.DefaultLMMaxLength, "max_length of the LM tasks")
+	fs.IntVar(&o.MaxLength, "max-length", 8192, "max tokens per model call of the NIAH tasks")
+	fs.IntVar(&o.ScoreMemMB, "score-mem-mb", scoreMemDefault, scoreMemUsage)
+	fs.IntVar(&o.MQAR.SeqLen, "seq-len", 0, "MQAR tokens per example (default: the run's seq_len, else 256)")
+	fs.IntVar(&o.MQAR.Vocab, "vocab", 0, "MQAR vocabulary (default 128)")
+	fs.IntVar(&o.MQAR.Examples, "examples", 128, "MQAR examples per pair count (--limit caps it)")
+	fs.IntVar(&o.NeedleSamples, "needle-samples", 12, "mini needle samples per (length, depth) (--limit caps the total)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if o.Checkpoint == "" {
+		return fmt.Errorf("--checkpoint is required")
+	}
+	for _, t := range strings.Split(*tasks, ",") {
+		if t = strings.TrimSpace(t); t != "" {
+			o.Tasks = append(o.Tasks, t)
+		}
+	}
+	var err error
+	if o.Budgets, err = parseFloats("--budgets", *budgets, 0, 1); err != nil {
+		return err
+	}
+	for _, p := range strings.Split(*policies, ",") {
+		pol := oryx.Policy(strings.ToLower(strings.TrimSpace(p)))
+		if !slices.Contains(oryx.Policies, pol) {
+			return fmt.Errorf("--policies: unknown policy %q (want last, question, random or entropy)", p)
+		}
+		o.Policies = append(o.Policies, pol)
+	}
+	if o.MQAR.Pairs, err = parseInts("--pairs", *pairs, 1); err != nil {
+		return err
+	}
+	if o.NeedleLengths, err = parseInts("--needle-lengths", *needleLengths, 16); err != nil {
+		return err
+	}
+	if o.NeedleDepths, err = parseFloats("--needle-depths", *needleDepths, 0, 1); err != nil {
+		return err
+	}
+	if *offset < -1 || *offset > guard.MaxVocab {
+		return fmt.Errorf("--offset must be in [0, %d] (or -1: the run's), got %d", guard.MaxVocab, *offset)
+	}
+	o.MQAR.Offset = int32(*offset)
+	if err := checkSizes(sizeFlag{"--batch", o.Batch, 1, guard.MaxBatch}, sizeFlag{"--max-length", o.MaxLength, 2, guard.MaxSeqLen},
+		sizeFlag{"--lm-max-length", o.LMMaxLength, 2, guard.MaxSeqLen}, sizeFlag{"--limit", o.Limit, 0, guard.MaxBatch},
+		sizeFlag{"--examples", o.MQAR.Examples, 1, guard.MaxBatch}, sizeFlag{"--needle-samples", o.NeedleSamples, 1, guard.MaxBatch},
+		sizeFlag{"--seq-len", o.MQAR.SeqLen, 0, guard.MaxSeqLen}, sizeFlag{"--vocab", o.MQAR.Vocab, 0, guard.MaxVocab}); err != nil {
+		return err
+	}
+	if o.Harness.Paths, err = harness.ParsePathOverrides(paths); err != nil {
+		return fmt.Errorf("--data-path: %w", err)
+	}
+	if o.Harness.Params, err = harness.ParseParams(params); err != nil {
+		return fmt.Errorf("--param: %w", err)
+	}
+	wd, _ := os.Getwd()
+	o.Harness.DataRoot, o.DataRootSource = harness.ResolveDataRoot(dataRoot, wd)
+	if o.Out == "" {
+		o.Out = filepath.Join("results", "frontier-"+filepath.Base(filepath.Clean(o.Checkpoint)))
+	}
+	o.Log = stderr
+	if _, err := evalrun.RunFrontier(o); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %s/frontier.json, %s/frontier.png and %s/frontier_fraction.png\n", o.Out, o.Out, o.Out)
+	return nil
+}
+
+// parseFloats parses a comma-separated list of numbers in [lo, hi] ("" = none).
+func parseFloats(name, s string, lo, hi float64) ([]float64, error) {
+	var out []float64
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		x, err := strconv.ParseFloat(f, 64)
+		if err != nil || math.IsNaN(x) || x < lo || x > hi {
+			return nil, fmt.Errorf("%s %q: want comma-separated numbers in [%g, %g]", name, s, lo, hi)
+		}
+		out = append(out, x)
+	}
+	return out, nil
+}
+
+// parseInts parses a comma-separated list of integers ≥ lo ("" = none).
+func parseInts(name, s string, lo int) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		x, err := strconv.Atoi(f)
+		if err != nil || x < lo {
+			return nil, fmt.Errorf("%s %q: want comma-separated integers ≥ %d", name, s, lo)
+		}
+		out = append(out, x)
+	}
+	return out, nil
 }

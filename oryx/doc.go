@@ -9,6 +9,10 @@
 //	block.go       one layer: shared K/V/G/O, two queries, both memories updated, the per-token readout
 //	model.go       New, Model.Logits (parallel forward over a [B, T] grid of modes), LogitsGathered
 //	schedule.go    Mode, Schedule and the schedule specs: "attention", "linear", "attention-last:N", "block:L:p", ranges...
+//	budget.go      schedules chosen at inference: "budget:F:POLICY" (last, question, random, entropy), the exact
+//	               rules, their cost (what the entropy policy computes twice) and the decoding escalation rule
+//	entropy.go     the Scorer's predictive entropy at every position (the entropy policy's linear pass)
+//	escalate.go    Engine.StepEscalate: a linear trial step, rerun in attention when the policy escalates
 //	state.go step.go   the joint inference state (KV cache + linear state) and the one-token decode step
 //	engine.go      Engine: prefill and step on a backend, keeping the state between calls
 //	generate.go sample.go   Engine.Generate with greedy or seeded sampling, DecodeMode

@@ -23,9 +23,10 @@ type Engine struct {
 	prefill, step *context.Exec
 	stepLinear    *context.Exec // all rows in linear mode: no attention read (variants with a linear mixer)
 	state         []*tensors.Tensor
-	pos           []int       // host copy of State.Pos
-	lastLogits    [][]float64 // the logits of the last call, at full precision
-	spec          *specExecs  // speculative decoding's graphs (speculative.go), built on first use
+	pos           []int            // host copy of State.Pos
+	lastLogits    [][]float64      // the logits of the last call, at full precision
+	spec          *specExecs       // speculative decoding's graphs (speculative.go), built on first use
+	escalation    *escalationExecs // StepEscalate's graphs and the entropy budget's prompt pass (escalate.go), made on first use
 }
 
 // NewEngine prepares an engine for batch rows with a KV cache of capacity tokens. ctx holds the weights

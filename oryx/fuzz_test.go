@@ -61,7 +61,8 @@ func FuzzLoadConfig(f *testing.F) {
 func FuzzParseSchedule(f *testing.F) {
 	for _, s := range []string{"attention", "linear", "block", "block:16:0.3", "sequence:0.3", "attention-last:128",
 		"prefill-attention", "linear-until:5", "A:0-9,L:10-", "A:0-3,L:4-7,A:8-", "attention-last:x", "A:5-2", "",
-		"L:0-", "block:0:2", "A:0-9223372036854775807"} {
+		"L:0-", "block:0:2", "A:0-9223372036854775807", "budget:0.1:last", "budget:0.5:random", "budget:0.2:entropy",
+		"budget:1e-300:last", "budget:0.1:entropy:3", "budget:0.3:question"} {
 		f.Add(s, uint8(2), uint16(40), uint64(1))
 	}
 	f.Fuzz(func(t *testing.T, spec string, b uint8, tl uint16, seed uint64) {
@@ -85,6 +86,13 @@ func FuzzParseSchedule(f *testing.F) {
 			for _, m := range row {
 				if m != Attention && m != Linear {
 					t.Fatalf("%q: mode %d", spec, m)
+				}
+			}
+		}
+		if b, ok, _ := ParseBudget(spec); ok {
+			for r := range bb {
+				if n := countAttention(s.Row(r)); n != BudgetCount(b.Fraction, tt) {
+					t.Fatalf("%q: row %d has %d attention tokens, want BudgetCount = %d", spec, r, n, BudgetCount(b.Fraction, tt))
 				}
 			}
 		}

@@ -13,7 +13,8 @@ type GenerateOptions struct {
 	// (ParseScheduleRows with seed 0, each row over its own prompt length) and, through DecodeMode, the mode
 	// of each generated token. "" means all-attention for multi-mixer variants. Single-mixer variants run in
 	// their only mixer whatever the spec, but a non-empty spec is still validated. Random specs (block,
-	// sequence) are refused: they do not define generated-token modes.
+	// sequence) are refused: they do not define generated-token modes. "budget:F:entropy" runs a linear pass
+	// over the prompts first and escalates generated tokens one by one (budget.go, escalate.go).
 	Schedule string
 	// MaxTokens is the number of new tokens per prompt (> 0).
 	MaxTokens int
@@ -134,7 +135,8 @@ func (e *Engine) Generate(prompts [][]int32, opts GenerateOptions) (*Generation,
 				modes[b] = m
 			}
 		}
-		logits, err := e.Step(tokens, modes)
+		logits, escalated, err := e.decodeStep(plan.esc, tokens, modes, stopped, lengths, gen)
+		attention += escalated
 		if err != nil {
 			return nil, fmt.Errorf("%s: decode step %d: %w", fn, done, err)
 		}
@@ -167,6 +169,7 @@ type genPlan struct {
 	single      Mode   // the only mode of a single-mixer variant
 	promptModes [][]Mode
 	sampler     *Sampler
+	esc         *Escalation // budget:F:entropy: the running escalation budget (escalate.go); nil otherwise
 }
 
 // planGenerate checks every argument of a generation before any work (errors start with fn): batch size,
@@ -223,11 +226,18 @@ func (e *Engine) planGenerate(fn string, prompts [][]int32, opts GenerateOptions
 		if err := CheckSpec(p.spec); err != nil {
 			return nil, fmt.Errorf("%s: %w", fn, err)
 		}
-		if _, err := DecodeMode(p.spec, 0, 0); err != nil { // refuses random specs
+		if err := CheckDecodeSpec(p.spec); err != nil { // refuses random specs
 			return nil, fmt.Errorf("%s: %w", fn, err)
 		}
 	}
-	if p.multi {
+	entropyModes, esc, err := e.entropyPrompt(p.spec, prompts) // budget:F:entropy only (escalate.go)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", fn, err)
+	}
+	p.esc = esc
+	if p.multi && esc != nil {
+		p.promptModes = entropyModes
+	} else if p.multi {
 		sched, err := ParseScheduleRows(p.spec, lengths, 0)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", fn, err)
@@ -245,6 +255,10 @@ func (e *Engine) planGenerate(fn string, prompts [][]int32, opts GenerateOptions
 func (p *genPlan) decodeMode(pos, promptLen int) (Mode, error) {
 	if !p.multi {
 		return p.single, nil
+	}
+	if p.esc != nil { // tentative: decodeStep escalates (escalate.go)
+		m, _ := p.esc.Fixed()
+		return m, nil
 	}
 	return DecodeMode(p.spec, pos, promptLen)
 }

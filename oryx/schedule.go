@@ -396,6 +396,7 @@ const (
 	specAttentionLast
 	specPrefillAttention
 	specRanges
+	specBudget
 )
 
 // modeRange is one "MODE:FROM-TO" item of a range spec; to < 0 means open-ended.
@@ -411,6 +412,7 @@ type parsedSpec struct {
 	p        float64     // specBlock, specSequence
 	n        int         // specLinearUntil (P), specAttentionLast (N)
 	ranges   []modeRange // specRanges
+	budget   Budget      // specBudget
 }
 
 // ParseSchedule builds a b × t schedule from a textual spec, the value commands accept with --schedule.
@@ -420,7 +422,7 @@ type parsedSpec struct {
 // Grammar (P, N, LEN, FROM, TO are non-negative integers, PROB a number in [0, 1]):
 //
 //	spec           = all-attention | all-linear | block | sequence
-//	               | linear-until | attention-last | prefill-attention | ranges
+//	               | linear-until | attention-last | prefill-attention | budget | ranges
 //	all-attention  = "attention" | "all-attention" | "A"
 //	all-linear     = "linear" | "all-linear" | "L"
 //	block          = "block" [ ":" LEN [ ":" PROB ] ]     block-wise random, default 128 and 0.5
@@ -429,6 +431,10 @@ type parsedSpec struct {
 //	attention-last = "attention-last:" N                  linear except the last N positions of each row
 //	prefill-attention = "prefill-attention"               attention for the whole prompt (= "attention"
 //	                                                      here); generated tokens are linear (DecodeMode)
+//	budget         = "budget:" F ":" POLICY [ ":" H ]     exactly BudgetCount(F, T) attention tokens per row,
+//	                                                      placed by POLICY: last | question | random |
+//	                                                      entropy (budget.go; question and entropy need
+//	                                                      the task's split or a linear pass: Budget.Modes)
 //	ranges         = range { "," range }
 //	range          = MODE ":" FROM [ "-" [ TO ] ]         TO inclusive; "FROM-" runs to the end of the row;
 //	                                                      "FROM" alone is the single position FROM
@@ -493,6 +499,8 @@ func ParseScheduleRows(spec string, lengths []int, seed uint64) (*Schedule, erro
 		}
 	case specRanges:
 		f = rangesRow(ps.ranges)
+	case specBudget:
+		return budgetRows(spec, ps.budget, lengths, seed)
 	}
 	return buildRows(lengths, seed, f), nil
 }
@@ -512,7 +520,11 @@ func CheckSpec(spec string) error {
 //   - linear-until:P → attention iff pos ≥ P;
 //   - ranges → the range rule at pos (later range wins; beyond every range linear, so only an open-ended
 //     range reaches generated tokens);
-//   - block, sequence → error: random schedules do not define generated-token modes.
+//   - block, sequence → error: random schedules do not define generated-token modes;
+//   - budget:F:last, budget:F:question, budget:F:random → attention iff BudgetCount(F, pos+1) >
+//     BudgetCount(F, pos): the running budget (budget.go);
+//   - budget:F:entropy → error: the mode is decided per token at run time (Engine.Generate, Escalation);
+//     except at F = 0 (linear) and F = 1 (attention), where nothing is left to decide.
 func DecodeMode(spec string, pos, promptLen int) (Mode, error) {
 	ps, err := parseSpec(spec)
 	if err != nil {
@@ -534,6 +546,12 @@ func DecodeMode(spec string, pos, promptLen int) (Mode, error) {
 		return modeIf(pos >= ps.n), nil
 	case specRanges:
 		return modeFromRanges(ps.ranges, pos), nil
+	case specBudget:
+		if f := ps.budget.Fraction; ps.budget.Policy == PolicyEntropy && f != 0 && f != 1 {
+			return Linear, fmt.Errorf("schedule %q: the entropy policy decides each generated token's mode at run time "+
+				"(Engine.Generate escalates it; see Escalation)", spec)
+		}
+		return budgetDecodeMode(ps.budget.Fraction, pos), nil
 	}
 	return Linear, fmt.Errorf("schedule %q: random schedules do not define generated-token modes", spec)
 }
@@ -627,6 +645,12 @@ func parseSpec(spec string) (parsedSpec, error) {
 			ps.p = p
 		}
 		return ps, nil
+	case "budget":
+		b, _, err := ParseBudget(spec)
+		if err != nil {
+			return parsedSpec{}, err
+		}
+		return parsedSpec{kind: specBudget, budget: b}, nil
 	case "linear-until", "attention-last":
 		name := map[string]string{"linear-until": "P", "attention-last": "N"}[head]
 		if len(args) != 1 {
@@ -647,7 +671,7 @@ func parseSpec(spec string) (parsedSpec, error) {
 	default:
 		if !hasArgs {
 			return parsedSpec{}, errf("unknown schedule %q (want attention, linear, block[:LEN[:PROB]], "+
-				"sequence[:PROB], linear-until:P, attention-last:N, prefill-attention or MODE:FROM-TO,...)", head)
+				"sequence[:PROB], linear-until:P, attention-last:N, prefill-attention, budget:F:POLICY or MODE:FROM-TO,...)", head)
 		}
 	}
 	ranges, err := parseRanges(spec)

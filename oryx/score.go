@@ -133,6 +133,7 @@ type Scorer struct {
 	hidden   *context.Exec // tokens, modes [B, T] → Hidden [B, T, D]
 	chunk    *context.Exec // scoreChunk
 	vchunk   *context.Exec // scoreVocabChunk
+	entropy  *context.Exec // entropyVocabChunk (entropy.go)
 }
 
 // NewScorer prepares a scorer for m (weights in ctx) with memBytes (≤ 0: DefaultScoreMemBytes) for one
@@ -159,6 +160,9 @@ func NewScorer(be backends.Backend, ctx *context.Context, m *Model, memBytes int
 	}); err != nil {
 		return nil, err
 	}
+	if s.entropy, err = newEntropyExec(be, ctx, m); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -175,39 +179,77 @@ func (s *Scorer) Chunks(b, n int) (c, vc int) {
 // log p(targets[i] | tokens[row, ..pos[i]]) and whether targets[i] is the argmax prediction there. A pos of
 // −1 is padding (its result is 0, false).
 func (s *Scorer) Score(tokens, modes []int32, b, t int, pos, targets []int32, n int) (logp []float64, greedy []bool, err error) {
+	if err := s.checkInput(tokens, modes, b, t); err != nil {
+		return nil, nil, err
+	}
+	if err := s.checkTargets(b, t, pos, targets, n); err != nil {
+		return nil, nil, err
+	}
+	h, err := s.forward(tokens, modes, b, t)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer h.FinalizeAll()
+	return s.scoreAt(h, b, pos, targets, n)
+}
+
+// checkTargets validates Score's positions and targets ([b, n], row-major) for rows of t tokens.
+func (s *Scorer) checkTargets(b, t int, pos, targets []int32, n int) error {
 	v := s.model.Config.Vocab
 	switch {
-	case b < 1 || t < 1 || n < 1:
-		return nil, nil, fmt.Errorf("oryx.Scorer: batch %d, length %d and positions %d must be ≥ 1", b, t, n)
-	case len(tokens) != b*t || (modes != nil && len(modes) != b*t):
-		return nil, nil, fmt.Errorf("oryx.Scorer: tokens (%d) and modes (%d) must hold %d×%d entries", len(tokens), len(modes), b, t)
+	case n < 1:
+		return fmt.Errorf("oryx.Scorer: positions %d must be ≥ 1", n)
 	case len(pos) != b*n || len(targets) != b*n:
-		return nil, nil, fmt.Errorf("oryx.Scorer: pos (%d) and targets (%d) must hold %d×%d entries", len(pos), len(targets), b, n)
-	case modes == nil && s.model.Config.Variant.IsMultiMixer():
-		return nil, nil, fmt.Errorf("oryx.Scorer: variant %s needs a mode for every token", s.model.Config.Variant)
+		return fmt.Errorf("oryx.Scorer: pos (%d) and targets (%d) must hold %d×%d entries", len(pos), len(targets), b, n)
 	}
 	for i, p := range pos {
 		if p < -1 || int(p) >= t {
-			return nil, nil, fmt.Errorf("oryx.Scorer: position %d at index %d is outside [-1, %d)", p, i, t)
+			return fmt.Errorf("oryx.Scorer: position %d at index %d is outside [-1, %d)", p, i, t)
 		}
 		if p >= 0 && (targets[i] < 0 || int(targets[i]) >= v) {
-			return nil, nil, fmt.Errorf("oryx.Scorer: target %d at index %d is outside the vocabulary [0, %d)", targets[i], i, v)
+			return fmt.Errorf("oryx.Scorer: target %d at index %d is outside the vocabulary [0, %d)", targets[i], i, v)
 		}
 	}
-	for i, x := range tokens {
-		if x < 0 || int(x) >= v {
-			return nil, nil, fmt.Errorf("oryx.Scorer: token %d at index %d is outside the vocabulary [0, %d)", x, i, v)
-		}
+	return nil
+}
+
+// forward validates tokens and modes ([b, t], row-major; modes nil for single-mixer variants) and runs the
+// forward to the final hidden states [b, t, D]; the caller finalizes them.
+func (s *Scorer) forward(tokens, modes []int32, b, t int) (*tensors.Tensor, error) {
+	if err := s.checkInput(tokens, modes, b, t); err != nil {
+		return nil, err
 	}
 	if modes == nil {
 		modes = make([]int32, b*t)
 	}
 	outs, err := s.hidden.Exec(tensors.FromFlatDataAndDimensions(tokens, b, t), tensors.FromFlatDataAndDimensions(modes, b, t))
 	if err != nil {
-		return nil, nil, fmt.Errorf("oryx.Scorer: forward: %w", err)
+		return nil, fmt.Errorf("oryx.Scorer: forward: %w", err)
 	}
-	h := outs[0]
-	defer h.FinalizeAll()
+	return outs[0], nil
+}
+
+// checkInput validates tokens and modes ([b, t], row-major; modes nil for single-mixer variants).
+func (s *Scorer) checkInput(tokens, modes []int32, b, t int) error {
+	v := s.model.Config.Vocab
+	switch {
+	case b < 1 || t < 1:
+		return fmt.Errorf("oryx.Scorer: batch %d and length %d must be ≥ 1", b, t)
+	case len(tokens) != b*t || (modes != nil && len(modes) != b*t):
+		return fmt.Errorf("oryx.Scorer: tokens (%d) and modes (%d) must hold %d×%d entries", len(tokens), len(modes), b, t)
+	case modes == nil && s.model.Config.Variant.IsMultiMixer():
+		return fmt.Errorf("oryx.Scorer: variant %s needs a mode for every token", s.model.Config.Variant)
+	}
+	for i, x := range tokens {
+		if x < 0 || int(x) >= v {
+			return fmt.Errorf("oryx.Scorer: token %d at index %d is outside the vocabulary [0, %d)", x, i, v)
+		}
+	}
+	return nil
+}
+
+// scoreAt scores the targets at the positions pos ([b, n], row-major, −1 = padding) from the hidden states h.
+func (s *Scorer) scoreAt(h *tensors.Tensor, b int, pos, targets []int32, n int) (logp []float64, greedy []bool, err error) {
 	logp, greedy = make([]float64, b*n), make([]bool, b*n)
 	c, vc := s.Chunks(b, n)
 	for lo := 0; lo < n; lo += c {

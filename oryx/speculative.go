@@ -20,6 +20,7 @@ package oryx
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	. "github.com/gomlx/gomlx/pkg/core/graph"
@@ -112,6 +113,10 @@ func (e *Engine) GenerateSpeculative(prompts [][]int32, k int, opts GenerateOpti
 	}
 	if k < 1 || k > MaxDraft {
 		return nil, fmt.Errorf("%s: the draft length k must be in [1, %d], got %d", fn, MaxDraft, k)
+	}
+	if _, ok := IsEntropyBudget(strings.TrimSpace(opts.Schedule)); ok {
+		return nil, fmt.Errorf("%s: schedule %q escalates tokens one by one from their linear-mode entropy; "+
+			"speculative decoding verifies whole drafts in the schedule's modes: use one or the other", fn, opts.Schedule)
 	}
 	plan, err := e.planGenerate(fn, prompts, opts)
 	if err != nil {

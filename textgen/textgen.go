@@ -97,14 +97,14 @@ func (o *Options) Check() error {
 }
 
 // CheckSchedule validates a --schedule value before a model is loaded: the spec must parse and define the
-// mode of generated tokens (random specs do not). Errors name the flag.
+// mode of generated tokens (random specs and budget:F:question do not). Errors name the flag.
 func CheckSchedule(spec string) error {
 	if spec == "" {
 		spec = "attention"
 	}
 	err := oryx.CheckSpec(spec)
 	if err == nil {
-		_, err = oryx.DecodeMode(spec, 0, 0)
+		err = oryx.CheckDecodeSpec(spec)
 	}
 	if err == nil {
 		return nil

@@ -70,7 +70,8 @@ func generateCmd(args []string, stdout, stderr io.Writer) error {
 	fs.Var(promptFlags{&o.Prompts, false}, "prompt-ids", "prompt as comma-separated token ids, e.g. 1,2,3 (repeatable)")
 	fs.Var(promptFlags{&o.Prompts, false}, "tokens", "deprecated alias of --prompt-ids")
 	fs.StringVar(&o.Schedule, "schedule", "attention", "mode schedule of the prompt and the generated tokens, e.g. attention, "+
-		"linear, attention-last:N, prefill-attention, linear-until:P, A:0-9,L:10- (random block/sequence specs are refused)")
+		"linear, attention-last:N, prefill-attention, linear-until:P, A:0-9,L:10-, budget:F:last, budget:F:entropy "+
+		"(F the fraction of attention tokens; entropy escalates uncertain tokens) (random block/sequence specs are refused)")
 	fs.IntVar(&o.MaxTokens, "max-tokens", 32, "tokens to generate per prompt")
 	fs.Float64Var(&o.Temperature, "temperature", 0, "sampling temperature (0 = greedy)")
 	fs.IntVar(&o.TopK, "top-k", 0, "keep the k most likely tokens (0 = off)")

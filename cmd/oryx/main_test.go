@@ -48,6 +48,12 @@ func TestInitThenGenerate(t *testing.T) {
 	// All linear: no token in attention.
 	lin := gen("--prompt-ids", "5,6,7", "--schedule", "linear", "--max-tokens", "3")
 	assert.Contains(t, lin, "attention fraction 0.0%")
+	// Budgets: 8 prompt tokens, 2 in attention, then 4 fed generated tokens under the running budget
+	// (BudgetCount(0.25, 12) = 3): last spends it on the token at position 9; entropy escalates at most one.
+	last := gen("--prompt-ids", "5,6,7,8,9,10,11,12", "--schedule", "budget:0.25:last", "--max-tokens", "5")
+	assert.Contains(t, last, "attention fraction 25.0%")
+	ent := gen("--prompt-ids", "5,6,7,8,9,10,11,12", "--schedule", "budget:0.25:entropy", "--max-tokens", "5")
+	assert.Regexp(t, `attention fraction (16\.7|25\.0)%`, ent)
 	// Sampling flags and a stop token run too.
 	sampled := gen("--prompt", "xyz", "--temperature", "0.9", "--top-k", "50", "--top-p", "0.95", "--seed", "7",
 		"--stop", "10,32", "--capacity", "64")
@@ -78,6 +84,8 @@ func TestGenerateFlagErrors(t *testing.T) {
 		{[]string{"--checkpoint", dir, "--prompt", "x", "--schedule", "block"}, `--schedule "block": random schedules do not define generated-token modes`},
 		{[]string{"--checkpoint", dir, "--prompt", "x", "--schedule", "sequence:0.3"}, `--schedule "sequence:0.3": random schedules`},
 		{[]string{"--checkpoint", dir, "--prompt", "x", "--schedule", "attention-last:x"}, `--schedule "attention-last:x"`},
+		{[]string{"--checkpoint", dir, "--prompt", "x", "--schedule", "budget:0.1:question"}, `--schedule "budget:0.1:question": the question policy needs`},
+		{[]string{"--checkpoint", dir, "--prompt", "x", "--schedule", "budget:2:last"}, `--schedule "budget:2:last": budget fraction`},
 		{[]string{"--checkpoint", dir, "--prompt", "x", "--max-tokens", "0"}, "--max-tokens must be in [1, 16777216], got 0"},
 		{[]string{"--checkpoint", dir, "--prompt", "x", "--temperature", "-1"}, "--temperature"},
 		{[]string{"--checkpoint", dir, "--prompt", "x", "--top-k", "-2"}, "--top-k"},

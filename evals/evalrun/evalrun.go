@@ -1,7 +1,8 @@
 // Package evalrun is what `go run ./evals` does: load a checkpoint, run the requested harness tasks under a
 // schedule, and write one leaderboard run file; merge run files into leaderboard.json and a markdown table;
-// and the synthetic probes (`evals mqar`, `evals switch`). The probes are also functions over a loaded model
-// that the tiny study (recipes/study) composes: ScoreMQAR and SwitchMQAR, HeldOut text for mode-switch
+// the synthetic probes (`evals mqar`, `evals switch`); and `evals frontier` (frontier.go: accuracy against
+// FLOPs for attention budgets and their placement policies). The probes are also functions over a loaded
+// model that the tiny study (recipes/study) composes: ScoreMQAR and SwitchMQAR, HeldOut text for mode-switch
 // curves, and the generation probes (MiniNeedleProbe, CopyProbe, RunGenProbe).
 package evalrun
 
@@ -190,8 +191,10 @@ func Run(ctx context.Context, o Options) (string, error) {
 	if be != nil {
 		info.Backend = be.Name()
 	}
-	hopts := harness.Options{Limit: o.Limit, Mixed: o.Mixed, BootstrapIters: o.Bootstrap, GroupMaxLength: lengths,
-		Progress: harness.ProgressBar(o.Log, time.Second)}
+	// budget:F:question reads each task's split: the harness passes it in mixed mode.
+	b, isBudget := lm.Budget()
+	hopts := harness.Options{Limit: o.Limit, Mixed: o.Mixed || (isBudget && b.Policy == oryx.PolicyQuestion),
+		BootstrapIters: o.Bootstrap, GroupMaxLength: lengths, Progress: harness.ProgressBar(o.Log, time.Second)}
 	start := time.Now()
 	stamp := start.Format("2006-01-02T15-04-05.000000")
 	results := map[string]*harness.Result{}
@@ -293,7 +296,7 @@ func (o *Options) runTask(lm *oryxlm.Model, t harness.Task, hopts harness.Option
 		}
 		hopts.Samples = w
 	}
-	lm.FLOPs = 0
+	lm.ResetCounters()
 	r, err := harness.Run(lm, t, hopts)
 	if hopts.Samples != nil {
 		if cerr := hopts.Samples.Close(); err == nil {
@@ -309,8 +312,17 @@ func (o *Options) runTask(lm *oryxlm.Model, t harness.Task, hopts harness.Option
 		}
 		return nil, err
 	}
-	r.FLOPs = lm.FLOPs
+	recordCost(r, lm)
 	return r, nil
+}
+
+// recordCost writes lm's counters (reset before the task) and its budget policy into the task's result.
+func recordCost(r *harness.Result, lm *oryxlm.Model) {
+	r.FLOPs, r.FLOPsGathered, r.LinearPassTokens = lm.FLOPs, lm.FLOPsGathered, lm.LinearPassTokens
+	if b, ok := lm.Budget(); ok {
+		f := b.Fraction
+		r.Policy, r.Budget = string(b.Policy), &f
+	}
 }
 
 // dataHint is how a user points the evaluation at its data.

@@ -283,3 +283,39 @@ func TestMQAROptionsFromRun(t *testing.T) {
 	require.Equal(t, o, o.Resolve(&log))
 	require.Empty(t, log.String())
 }
+
+// TestRunBudgetRecordsCost: a run under a budget schedule records, per task, the policy, the budget, the
+// realised attention fraction and the FLOPs of both passes (the entropy policy's linear pass included);
+// budget:F:question receives the task's split.
+func TestRunBudgetRecordsCost(t *testing.T) {
+	root := sharedRoot(t)
+	ckpt := tinyCheckpoint(t, oryx.OryxTG)
+	tasks := map[string]*harness.Result{}
+	for _, spec := range []string{"budget:0.2:entropy", "budget:0.2:question", "linear"} {
+		out := filepath.Join(t.TempDir(), "run.json")
+		_, err := Run(context.Background(), Options{Checkpoint: ckpt, Tasks: "piqa", Schedule: spec, Harness: harness.Config{DataRoot: root},
+			Limit: 2, Batch: 4, Bootstrap: -1, Out: out, Log: testWriter{t}})
+		require.NoError(t, err)
+		rf, err := leaderboard.ReadRunFile(out)
+		require.NoError(t, err)
+		r := rf.Tasks["piqa"]
+		require.NotNil(t, r)
+		tasks[spec] = r
+		raw, err := os.ReadFile(out)
+		require.NoError(t, err)
+		require.Contains(t, string(raw), `"flops_gathered"`)
+	}
+	ent, q, lin := tasks["budget:0.2:entropy"], tasks["budget:0.2:question"], tasks["linear"]
+	require.Equal(t, "entropy", ent.Policy)
+	require.Equal(t, 0.2, *ent.Budget)
+	require.InDelta(t, 0.2, ent.AttentionFraction, 0.01)
+	require.Equal(t, ent.Tokens, ent.LinearPassTokens, "every request's tokens read twice")
+	require.InDelta(t, 2*lin.FLOPs, ent.FLOPs, 1e-9*ent.FLOPs, "dense: two full passes")
+	require.InDelta(t, lin.FLOPsGathered+q.FLOPsGathered, ent.FLOPsGathered, 1e-9*ent.FLOPsGathered,
+		"gathered: an all-linear pass, then as many attention tokens as any budget:0.2 placement")
+	require.Equal(t, "question", q.Policy)
+	require.True(t, q.Mixed, "the split reaches the model")
+	require.Empty(t, lin.Policy)
+	require.Nil(t, lin.Budget)
+	require.Zero(t, lin.LinearPassTokens)
+}

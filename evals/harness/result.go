@@ -125,8 +125,18 @@ type Result struct {
 	Segments Segments `json:"segments"`
 	// Seconds is the wall time of the task (building, model calls, scoring).
 	Seconds float64 `json:"seconds"`
-	// FLOPs are the model's forward FLOPs for the task, when the model counts them (filled by the caller).
-	FLOPs float64 `json:"flops,omitempty"`
+	// FLOPs are the model's forward FLOPs for the task, when the model counts them (filled by the caller):
+	// as the graphs compute them (an Oryx model's parallel forward runs both readouts at every token), every
+	// pass counted. FLOPsGathered is the same work in the gathered form (attention only at the attention
+	// tokens), the cost that falls with an attention budget.
+	FLOPs         float64 `json:"flops,omitempty"`
+	FLOPsGathered float64 `json:"flops_gathered,omitempty"`
+	// Policy and Budget are the schedule's budget policy and fraction (a budget:F:POLICY schedule: the
+	// realised fraction is AttentionFraction); LinearPassTokens counts the tokens the entropy policy read a
+	// second time (its linear pass, escalated decoding steps).
+	Policy           string   `json:"policy,omitempty"`
+	Budget           *float64 `json:"budget,omitempty"`
+	LinearPassTokens int64    `json:"linear_pass_tokens,omitempty"`
 	// Data is the parquet file (or pattern) read; Notes are the task's caveats (approximate data, ...).
 	Data  string   `json:"data,omitempty"`
 	Notes []string `json:"notes,omitempty"`

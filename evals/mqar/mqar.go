@@ -21,6 +21,79 @@ type Result struct {
 	Queries           int     `json:"queries"`
 	Examples          int     `json:"examples"`
 	AttentionFraction float64 `json:"attention_fraction"` // of all input tokens
+	// FLOPs and FLOPsGathered are the forward FLOPs spent (oryxlm.Model's counters: as computed, and in the
+	// gathered form), both passes of an entropy budget counted; set by EvaluateSchedule.
+	FLOPs         float64 `json:"flops,omitempty"`
+	FLOPsGathered float64 `json:"flops_gathered,omitempty"`
+	Tokens        int     `json:"tokens,omitempty"` // input tokens scored (EvaluateSchedule)
+}
+
+// EvaluateSchedule scores examples 0..n-1 of cfg (ids shifted by offset) under the model's own schedule
+// (m.Schedule(): a plain spec or a budget:F:POLICY, whose question positions are the query keys — the
+// positions Evaluate's "mixed" puts in attention), with the FLOPs it spent.
+func EvaluateSchedule(m *oryxlm.Model, cfg datasets.MQARConfig, n int, offset int32) (Result, error) {
+	ex, seqs, err := examples(m, cfg, n, offset)
+	if err != nil {
+		return Result{}, err
+	}
+	question := make([][]bool, len(ex))
+	for i, e := range ex {
+		question[i] = e.TargetMask
+	}
+	f0, g0 := m.FLOPs, m.FLOPsGathered
+	_, greedy, _, attn, err := m.PolicyScores(seqs, question)
+	if err != nil {
+		return Result{}, err
+	}
+	a := 0
+	for _, x := range attn {
+		a += x
+	}
+	t := len(seqs[0]) - 1
+	r := accuracy(ex, greedy, Result{Schedule: m.Schedule(), Examples: len(ex), Tokens: len(ex) * t,
+		AttentionFraction: float64(a) / float64(len(ex)*t)})
+	r.FLOPs, r.FLOPsGathered = m.FLOPs-f0, m.FLOPsGathered-g0
+	return r, nil
+}
+
+// examples generates examples 0..n-1 of cfg and their id-shifted token sequences.
+func examples(m *oryxlm.Model, cfg datasets.MQARConfig, n int, offset int32) ([]datasets.MQARExample, [][]int32, error) {
+	if n < 1 {
+		return nil, nil, fmt.Errorf("mqar: the number of examples must be ≥ 1, got %d", n)
+	}
+	ex, err := datasets.GenerateMQAR(cfg, n)
+	if err != nil {
+		return nil, nil, err
+	}
+	if maxID := cfg.Vocab - 1 + int(offset); maxID >= m.Config().Vocab || offset < 0 {
+		return nil, nil, fmt.Errorf("mqar: the task's ids [%d, %d) exceed the model's vocabulary %d", offset, cfg.Vocab+int(offset), m.Config().Vocab)
+	}
+	seqs := make([][]int32, len(ex))
+	for i, e := range ex {
+		seqs[i] = make([]int32, len(e.Tokens))
+		for j, id := range e.Tokens {
+			seqs[i][j] = id + offset
+		}
+	}
+	return ex, seqs, nil
+}
+
+// accuracy fills r's queries, accuracy and standard error from the greedy hits at the query positions.
+func accuracy(ex []datasets.MQARExample, greedy [][]bool, r Result) Result {
+	correct := 0
+	for i, e := range ex {
+		for p, q := range e.TargetMask {
+			if q {
+				r.Queries++
+				if greedy[i][p] {
+					correct++
+				}
+			}
+		}
+	}
+	r.Accuracy = float64(correct) / float64(max(r.Queries, 1))
+	r.StdErr = math.Sqrt(r.Accuracy * (1 - r.Accuracy) / float64(max(r.Queries, 1)))
+	return r
 }
 
 // Evaluate generates examples 0..n-1 of cfg (use a seed unseen in training), adds offset to every id (a
@@ -94,22 +167,9 @@ func fill(md oryx.Mode) func(datasets.MQARExample) []oryx.Mode {
 
 // score generates examples 0..n-1 of cfg, shifts their ids by offset and scores each schedule.
 func score(m *oryxlm.Model, cfg datasets.MQARConfig, n int, offset int32, scheds []sched) ([]Result, error) {
-	if n < 1 {
-		return nil, fmt.Errorf("mqar: the number of examples must be ≥ 1, got %d", n)
-	}
-	ex, err := datasets.GenerateMQAR(cfg, n)
+	ex, seqs, err := examples(m, cfg, n, offset)
 	if err != nil {
 		return nil, err
-	}
-	if maxID := cfg.Vocab - 1 + int(offset); maxID >= m.Config().Vocab || offset < 0 {
-		return nil, fmt.Errorf("mqar: the task's ids [%d, %d) exceed the model's vocabulary %d", offset, cfg.Vocab+int(offset), m.Config().Vocab)
-	}
-	seqs := make([][]int32, len(ex))
-	for i, e := range ex {
-		seqs[i] = make([]int32, len(e.Tokens))
-		for j, id := range e.Tokens {
-			seqs[i][j] = id + offset
-		}
 	}
 	t := len(seqs[0]) - 1
 	var out []Result
@@ -128,21 +188,7 @@ func score(m *oryxlm.Model, cfg datasets.MQARConfig, n int, offset int32, scheds
 		if err != nil {
 			return nil, err
 		}
-		r := Result{Schedule: s.name, Examples: len(ex), AttentionFraction: float64(attn) / float64(len(ex)*t)}
-		correct := 0
-		for i, e := range ex {
-			for p, q := range e.TargetMask {
-				if q {
-					r.Queries++
-					if greedy[i][p] {
-						correct++
-					}
-				}
-			}
-		}
-		r.Accuracy = float64(correct) / float64(max(r.Queries, 1))
-		r.StdErr = math.Sqrt(r.Accuracy * (1 - r.Accuracy) / float64(max(r.Queries, 1)))
-		out = append(out, r)
+		out = append(out, accuracy(ex, greedy, Result{Schedule: s.name, Examples: len(ex), AttentionFraction: float64(attn) / float64(len(ex)*t)}))
 	}
 	return out, nil
 }

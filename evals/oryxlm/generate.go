@@ -14,7 +14,8 @@ const capacityBucket = 256
 
 // GenerateUntil implements harness.Model: greedy decoding with the engine, Options.Batch requests at a time
 // (sorted by prompt length). Each row's prompt is prefilled in its schedule's modes and every generated token
-// fed back in its decode mode (under Mixed: attention from AttentionFrom on). A row stops at EOS, when its
+// fed back in its decode mode (under Mixed: attention from AttentionFrom on; under a budget the running
+// budget, and under budget:F:entropy the escalation rule of oryx.Escalation through Engine.StepEscalate). A row stops at EOS, when its
 // decoded text contains a stop string, or after MaxTokens; the text is returned up to there (the harness
 // cuts at the stop string).
 func (m *Model) GenerateUntil(reqs []harness.GenRequest, progress func(done int)) ([]harness.GenResult, error) {
@@ -69,13 +70,29 @@ func (m *Model) generateBatch(reqs []harness.GenRequest, idx []int, out []harnes
 			prompts[row][p] = int32(id)
 		}
 		specs[row] = m.specFor(r.AttentionFrom)
-		md, attn, flops, err := m.rowModes(specs[row], len(r.Context))
+	}
+	// The prompts' modes; under an entropy budget the linear pass first, and the escalation rule for the
+	// generated tokens (none to decide at F = 0 or 1).
+	var esc *oryx.Escalation
+	if m.entropyPolicy() {
+		md, ent, err := m.entropyModes(prompts)
 		if err != nil {
-			return fmt.Errorf("oryxlm: generation request %d: %w", i, err)
+			return fmt.Errorf("oryxlm: generation: %w", err)
 		}
-		modes[row] = md
-		out[i].AttentionTokens, out[i].TotalTokens = attn, len(r.Context)
-		m.FLOPs += flops
+		modes = md
+		if f := m.budget.Fraction; f != 0 && f != 1 { // else every generated token's mode is fixed (DecodeMode's rule)
+			esc = oryx.NewEscalation(*m.budget, md, ent)
+		}
+	} else {
+		for row, i := range idx {
+			var err error
+			if modes[row], err = m.modesOf(rowSpec{n: len(prompts[row]), attnFrom: reqs[i].AttentionFrom, seed: requestSeed(i)}); err != nil {
+				return fmt.Errorf("oryxlm: generation request %d: %w", i, err)
+			}
+		}
+	}
+	for row, i := range idx {
+		out[i].AttentionTokens, out[i].TotalTokens = m.count(modes[row], len(prompts[row])), len(prompts[row])
 	}
 	if !c.Variant.IsMultiMixer() {
 		modes = nil
@@ -97,6 +114,9 @@ func (m *Model) generateBatch(reqs []harness.GenRequest, idx []int, out []harnes
 	for k := 0; ; k++ {
 		next := make([]int32, len(idx))
 		stepModes := make([]oryx.Mode, len(idx))
+		fed := make([]bool, len(idx))
+		pos := make([]int, len(idx))
+		candidate := make([]bool, len(idx))
 		any := false
 		for row, i := range idx {
 			if !running[row] {
@@ -114,30 +134,48 @@ func (m *Model) generateBatch(reqs []harness.GenRequest, idx []int, out []harnes
 				running[row] = false
 				continue
 			}
-			pos := len(r.Context) + len(gen[row]) - 1 // the position the token is fed at
-			md, err := m.decodeMode(specs[row], pos, len(r.Context))
-			if err != nil {
+			pos[row] = len(r.Context) + len(gen[row]) - 1 // the position the token is fed at
+			next[row], fed[row], any = int32(tok), true, true
+			if esc != nil { // decided by the linear trial step
+				candidate[row] = esc.Candidate(row, pos[row])
+				continue
+			}
+			if stepModes[row], err = m.decodeMode(specs[row], pos[row], len(r.Context)); err != nil {
 				return fmt.Errorf("oryxlm: generation request %d: %w", i, err)
 			}
-			next[row], stepModes[row] = int32(tok), md
-			out[i].TotalTokens++
-			frac := 0.0
-			if md == oryx.Attention {
-				out[i].AttentionTokens++
-				frac = 1
-			}
-			m.FLOPs += oryx.FLOPsPerToken(c, pos+1, frac)
-			any = true
 		}
 		if !any {
 			break
 		}
-		var sm []oryx.Mode
-		if c.Variant.IsMultiMixer() {
-			sm = stepModes
+		if esc != nil {
+			logits, stepModes, _, err = e.StepEscalate(next, candidate, func(row int, l []float64) bool { return esc.Decide(row, pos[row], l) })
+		} else {
+			var sm []oryx.Mode
+			if c.Variant.IsMultiMixer() {
+				sm = stepModes
+			}
+			logits, err = e.Step(next, sm)
 		}
-		if logits, err = e.Step(next, sm); err != nil {
+		if err != nil {
 			return fmt.Errorf("oryxlm: decode step %d: %w", k, err)
+		}
+		for row, i := range idx {
+			if !fed[row] {
+				continue
+			}
+			lin, att := oryx.FLOPsPerToken(c, pos[row]+1, 0), oryx.FLOPsPerToken(c, pos[row]+1, 1)
+			step := lin // a candidate's trial step, or the step of a linear token
+			out[i].TotalTokens++
+			if stepModes[row] == oryx.Attention {
+				out[i].AttentionTokens++
+				step = att
+				if candidate[row] { // trial, then the attention step
+					step += lin
+					m.LinearPassTokens++
+				}
+			}
+			m.FLOPs += step
+			m.FLOPsGathered += step
 		}
 	}
 	for row, i := range idx {

@@ -133,11 +133,12 @@ func (m *Model) scoreBatch(reqs []harness.LLRequest, idx []int, out []harness.LL
 	}
 	t = (t + lengthBucket - 1) / lengthBucket * lengthBucket
 	b := m.opts.Batch // a fixed batch: the last, partial one is padded with empty rows
-	tok, md := make([]int32, b*t), make([]int32, b*t)
+	tok := make([]int32, b*t)
 	pos, tgt := make([]int32, b*n), make([]int32, b*n)
 	for k := range pos {
 		pos[k] = -1
 	}
+	rows := make([]rowSpec, b)
 	vocab := m.model.Config.Vocab
 	for row, i := range idx {
 		r := reqs[i]
@@ -153,18 +154,9 @@ func (m *Model) scoreBatch(reqs []harness.LLRequest, idx []int, out []harness.LL
 			p := nIn - len(r.Continuation) + k
 			pos[row*n+k], tgt[row*n+k] = int32(p), int32(seq[p+1])
 		}
-		spec := m.specFor(r.AttentionFrom)
-		modes, attn, flops, err := m.rowModes(spec, nIn)
-		if err != nil {
-			return fmt.Errorf("oryxlm: request %d: %w", i, err)
-		}
-		for p, x := range modes {
-			md[row*t+p] = int32(x)
-		}
-		out[i].AttentionTokens, out[i].Tokens = attn, nIn
-		m.FLOPs += flops
+		rows[row] = rowSpec{n: nIn, attnFrom: r.AttentionFrom, seed: requestSeed(i)}
 	}
-	lp, gr, err := m.score(tok, md, b, t, pos, tgt, n)
+	lp, gr, _, attn, err := m.scorePadded(tok, b, t, rows, pos, tgt, n)
 	if err != nil {
 		return fmt.Errorf("oryxlm: scoring: %w", err)
 	}
@@ -176,6 +168,7 @@ func (m *Model) scoreBatch(reqs []harness.LLRequest, idx []int, out []harness.LL
 			greedy = greedy && gr[row*n+k]
 		}
 		out[i].LogLikelihood, out[i].IsGreedy = ll, greedy
+		out[i].AttentionTokens, out[i].Tokens = attn[row], rows[row].n
 	}
 	return nil
 }
@@ -188,42 +181,65 @@ func (m *Model) TokenLogProbs(seqs [][]int32, modes [][]oryx.Mode) ([][]float32,
 	return lp, err
 }
 
-// TokenScores is TokenLogProbs plus, per position, whether seq[i+1] is the argmax prediction.
+// TokenScores is TokenLogProbs plus, per position, whether seq[i+1] is the argmax prediction. nil modes
+// read every token in linear mode.
 func (m *Model) TokenScores(seqs [][]int32, modes [][]oryx.Mode) (logp [][]float32, greedy [][]bool, err error) {
+	if modes == nil && len(seqs) > 0 {
+		modes = make([][]oryx.Mode, len(seqs))
+		for i := range modes {
+			modes[i] = make([]oryx.Mode, max(len(seqs[0])-1, 0))
+		}
+	}
+	logp, greedy, _, _, err = m.tokenScores(seqs, modes, nil)
+	return logp, greedy, err
+}
+
+// tokenScores scores every position of seqs (T+1 tokens each) with explicit modes, or (modes nil) under the
+// schedule with the question positions question (PolicyScores).
+func (m *Model) tokenScores(seqs [][]int32, modes [][]oryx.Mode, question [][]bool) (logp [][]float32, greedy [][]bool, used [][]oryx.Mode, attn []int, err error) {
 	if len(seqs) == 0 {
-		return nil, nil, nil
+		return nil, nil, nil, nil, nil
 	}
 	t := len(seqs[0]) - 1
 	if t < 1 {
-		return nil, nil, fmt.Errorf("oryxlm: TokenScores: sequences need at least 2 tokens, the first has %d", len(seqs[0]))
+		return nil, nil, nil, nil, fmt.Errorf("oryxlm: TokenScores: sequences need at least 2 tokens, the first has %d", len(seqs[0]))
 	}
 	for lo := 0; lo < len(seqs); lo += m.opts.Batch {
 		hi := min(lo+m.opts.Batch, len(seqs))
 		b := m.opts.Batch
-		tok, md := make([]int32, b*t), make([]int32, b*t)
+		tok := make([]int32, b*t)
 		pos, tgt := make([]int32, b*t), make([]int32, b*t)
 		for k := range pos {
 			pos[k] = -1 // rows past the last sequence are padding
 		}
+		rows := make([]rowSpec, b)
 		for row := lo; row < hi; row++ {
 			s := seqs[row]
 			if len(s) != t+1 {
-				return nil, nil, fmt.Errorf("oryxlm: TokenScores: sequence %d has %d tokens, want %d like the first", row, len(s), t+1)
+				return nil, nil, nil, nil, fmt.Errorf("oryxlm: TokenScores: sequence %d has %d tokens, want %d like the first", row, len(s), t+1)
 			}
-			if modes != nil && len(modes[row]) != t {
-				return nil, nil, fmt.Errorf("oryxlm: TokenScores: mode row %d has %d entries, want %d", row, len(modes[row]), t)
+			r := rowSpec{n: t, attnFrom: t, seed: requestSeed(row)}
+			if modes != nil {
+				if len(modes[row]) != t {
+					return nil, nil, nil, nil, fmt.Errorf("oryxlm: TokenScores: mode row %d has %d entries, want %d", row, len(modes[row]), t)
+				}
+				r.modes = modes[row]
 			}
+			if question != nil {
+				if len(question[row]) != t {
+					return nil, nil, nil, nil, fmt.Errorf("oryxlm: PolicyScores: question row %d has %d entries, want %d", row, len(question[row]), t)
+				}
+				r.question = question[row]
+			}
+			rows[row-lo] = r
 			for p := 0; p < t; p++ {
 				i := (row-lo)*t + p
 				tok[i], tgt[i], pos[i] = s[p], s[p+1], int32(p)
-				if modes != nil {
-					md[i] = int32(modes[row][p])
-				}
 			}
 		}
-		lp, gr, err := m.score(tok, md, b, t, pos, tgt, t)
+		lp, gr, md, at, err := m.scorePadded(tok, b, t, rows, pos, tgt, t)
 		if err != nil {
-			return nil, nil, fmt.Errorf("oryxlm: scoring: %w", err)
+			return nil, nil, nil, nil, fmt.Errorf("oryxlm: scoring: %w", err)
 		}
 		for row := range hi - lo {
 			r := make([]float32, t)
@@ -232,8 +248,9 @@ func (m *Model) TokenScores(seqs [][]int32, modes [][]oryx.Mode) (logp [][]float
 			}
 			logp = append(logp, r)
 			greedy = append(greedy, gr[row*t:(row+1)*t])
+			used = append(used, md[row])
+			attn = append(attn, at[row])
 		}
-		m.FLOPs += float64(hi-lo) * float64(t) * oryx.FLOPsPerToken(m.model.Config, t, 0.5)
 	}
-	return logp, greedy, nil
+	return logp, greedy, used, attn, nil
 }

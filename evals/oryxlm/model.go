@@ -30,9 +30,12 @@ type Options struct {
 	// MaxLength is lm-eval's max_length (0 = 2048, the mamba_ssm wrapper's).
 	MaxLength int
 	// Schedule is Mixed or an oryx schedule spec (oryx.ParseSchedule grammar: "attention", "linear",
-	// "attention-last:N", ranges...); "" means "attention" [choice: the Transformer reading]. Single-mixer
-	// variants run their only mixer whatever it says. Random specs (block, sequence) are accepted for
-	// loglikelihood tasks (seed 0) but not for generation.
+	// "attention-last:N", ranges, "budget:F:POLICY"...); "" means "attention" [choice: the Transformer
+	// reading]. Single-mixer variants run their only mixer whatever it says. Random specs (block, sequence)
+	// are accepted for loglikelihood tasks (seed 0) but not for generation. Budgets (oryx/budget.go) place
+	// exactly BudgetCount(F, T) attention tokens in each request of T tokens: budget:F:question reads the
+	// task's split (AttentionFrom, passed by the harness in mixed mode), budget:F:random one seeded stream
+	// per request, budget:F:entropy runs a linear pass first (policy.go).
 	Schedule string
 	// Batch is the number of requests per forward or generation batch (0 = 8).
 	Batch int
@@ -59,9 +62,37 @@ type Model struct {
 	dense   *context.Exec           // the dense scorer (Options.DenseScoring)
 	engines map[[2]int]*oryx.Engine // by (batch, capacity)
 
+	budget *oryx.Budget // the schedule when it is a budget:F:POLICY spec
+
 	// FLOPs accumulates the forward FLOPs spent (oryx.ScheduleFLOPs of every sequence run, dense form; for
-	// generation the prefill plus one token per step). Callers reset it between tasks.
-	FLOPs float64
+	// generation the prefill plus one token per step; both passes of an entropy budget). FLOPsGathered is
+	// the same work in the gathered form (attention only at attention tokens; policy.go). LinearPassTokens
+	// counts the tokens the entropy budget read in its extra linear pass and trial steps. Callers reset
+	// them between tasks (ResetCounters).
+	FLOPs, FLOPsGathered float64
+	LinearPassTokens     int64
+}
+
+// ResetCounters sets FLOPs, FLOPsGathered and LinearPassTokens to 0.
+func (m *Model) ResetCounters() { m.FLOPs, m.FLOPsGathered, m.LinearPassTokens = 0, 0, 0 }
+
+// SetSchedule switches the schedule (Mixed or a spec, as Options.Schedule) keeping the compiled graphs, so
+// that one model evaluates many schedules (the frontier).
+func (m *Model) SetSchedule(spec string) error {
+	if spec == "" {
+		spec = "attention"
+	}
+	var budget *oryx.Budget
+	if spec != Mixed {
+		if err := oryx.CheckSpec(spec); err != nil {
+			return fmt.Errorf("oryxlm: schedule: %w", err)
+		}
+		if b, ok, _ := oryx.ParseBudget(spec); ok {
+			budget = &b
+		}
+	}
+	m.opts.Schedule, m.budget = spec, budget
+	return nil
 }
 
 var _ harness.Model = (*Model)(nil)
@@ -98,11 +129,6 @@ func New(m *oryx.Model, ctx *context.Context, tok tokenizers.Tokenizer, opts Opt
 	if opts.ScoreMemMB < 0 {
 		return nil, fmt.Errorf("oryxlm: ScoreMemMB (--score-mem-mb) %d must be ≥ 0 (0 = the default %d MiB)", opts.ScoreMemMB, oryx.DefaultScoreMemBytes>>20)
 	}
-	if opts.Schedule != Mixed {
-		if err := oryx.CheckSpec(opts.Schedule); err != nil {
-			return nil, fmt.Errorf("oryxlm: schedule: %w", err)
-		}
-	}
 	be, err := backend.Get()
 	if err != nil {
 		return nil, err
@@ -116,7 +142,11 @@ func New(m *oryx.Model, ctx *context.Context, tok tokenizers.Tokenizer, opts Opt
 			mc.AttentionMemBytes = int64(opts.ScoreMemMB) << 20
 		}
 	}
-	return &Model{model: &mc, ctx: ctx, backend: be, tok: tok, opts: opts, engines: map[[2]int]*oryx.Engine{}}, nil
+	lm := &Model{model: &mc, ctx: ctx, backend: be, tok: tok, opts: opts, engines: map[[2]int]*oryx.Engine{}}
+	if err := lm.SetSchedule(opts.Schedule); err != nil {
+		return nil, err
+	}
+	return lm, nil
 }
 
 // Tokenizer implements harness.Model.
@@ -146,31 +176,6 @@ func (m *Model) specFor(attnFrom int) string {
 		return "linear-until:" + strconv.Itoa(max(attnFrom, 0))
 	}
 	return m.opts.Schedule
-}
-
-// rowModes returns the modes of an n-token input under spec (nil for single-mixer variants), how many are in
-// attention mode (for single-mixer variants: all for the Transformer, none otherwise), and the forward FLOPs
-// of the row (oryx.ScheduleFLOPs, dense form).
-func (m *Model) rowModes(spec string, n int) (modes []oryx.Mode, attn int, flops float64, err error) {
-	c := m.model.Config
-	if !c.Variant.IsMultiMixer() {
-		flops = float64(n) * oryx.FLOPsPerToken(c, n, 0)
-		if c.Variant.HasAttention() {
-			return nil, n, flops, nil
-		}
-		return nil, 0, flops, nil
-	}
-	s, err := oryx.ParseScheduleRows(spec, []int{n}, 0)
-	if err != nil {
-		return nil, 0, 0, err
-	}
-	modes = s.Row(0)
-	for _, x := range modes {
-		if x == oryx.Attention {
-			attn++
-		}
-	}
-	return modes, attn, oryx.ScheduleFLOPs(c, s, 0, false), nil
 }
 
 // decodeMode is the mode of a generated token at position pos after a promptLen-token prompt.

@@ -85,10 +85,19 @@ func TestLogLikelihoodMatchesEngine(t *testing.T) {
 					seq = append(seq, int32(id))
 				}
 				n := len(seq) - 1
-				modes, attn, _, err := lm.rowModes(lm.specFor(r.AttentionFrom), n)
+				modes, err := lm.modesOf(rowSpec{n: n, attnFrom: r.AttentionFrom})
 				require.NoError(t, err)
+				attn := 0
 				if modes == nil {
 					modes = make([]oryx.Mode, n)
+					if v.HasAttention() {
+						attn = n
+					}
+				}
+				for _, x := range modes {
+					if x == oryx.Attention {
+						attn++
+					}
 				}
 				lp, gr := engineLogProbs(t, m, ctx, seq, modes)
 				var want float64

@@ -1,0 +1,632 @@
+package evalrun
+
+// `evals frontier`: accuracy against FLOPs for attention budgets and the policies that place them
+// (oryx/budget.go), on MQAR, the mini needle, and harness tasks (NIAH, LM tasks).
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gomlx/gomlx/pkg/ml/train/optimizers"
+
+	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/datasets/tokenizers"
+	"github.com/oryx-go/oryx/evals/harness"
+	"github.com/oryx-go/oryx/evals/leaderboard"
+	"github.com/oryx-go/oryx/evals/mqar"
+	"github.com/oryx-go/oryx/evals/oryxlm"
+	"github.com/oryx-go/oryx/internal/atomicfile"
+	"github.com/oryx-go/oryx/internal/backend"
+	"github.com/oryx-go/oryx/internal/figure"
+	"github.com/oryx-go/oryx/internal/rundir"
+	"github.com/oryx-go/oryx/niah"
+	"github.com/oryx-go/oryx/oryx"
+)
+
+// The frontier's own tasks (the others are harness tasks or groups).
+const (
+	FrontierMQAR   = "mqar"
+	FrontierNeedle = "needle"
+)
+
+// DefaultBudgets are the attention fractions of `evals frontier`.
+var DefaultBudgets = []float64{0, 0.02, 0.05, 0.1, 0.2, 0.5, 1}
+
+// Seeds of the frontier's synthetic examples: the tiny study's evaluation seeds (unseen in training).
+const (
+	frontierMQARSeed   = 77
+	frontierNeedleSeed = 78
+)
+
+// FrontierOptions configure `evals frontier`.
+type FrontierOptions struct {
+	Checkpoint string
+	Tokenizer  string   // "" = the training run's
+	Tasks      []string // "mqar", "needle", harness task names and groups
+	Budgets    []float64
+	Policies   []oryx.Policy
+	// Harness, DataRootSource: the harness tasks' data (as Options).
+	Harness        harness.Config
+	DataRootSource string
+	// Limit caps the documents of each harness task, the MQAR examples per pair count and the needle
+	// samples (0: each task's default: all documents, 128 MQAR examples, 60 needles).
+	Limit       int
+	Batch       int
+	MaxLength   int // NIAH (as Options.MaxLength)
+	LMMaxLength int // LM tasks (as Options.LMMaxLength)
+	ScoreMemMB  int
+	// MQAR sizes (MQAROptions: unset ones from the checkpoint's run.json).
+	MQAR MQAROptions
+	// Needle: prompt lengths (default: the run's seq_len − 6, else 122), depths (default 0, 0.25, 0.5,
+	// 0.75, 1) and samples per (length, depth) (default 12).
+	NeedleLengths []int
+	NeedleDepths  []float64
+	NeedleSamples int
+	Out           string // directory: frontier.json, frontier.png, frontier_fraction.png
+	Force         bool   // recompute the points Out already holds
+	Log           io.Writer
+}
+
+// FrontierPoint is one task read under one budget and policy.
+type FrontierPoint struct {
+	Task   string  `json:"task"`
+	Metric string  `json:"metric"` // the task's accuracy metric (score, acc, acc_norm, contains, ...)
+	Policy string  `json:"policy"`
+	Budget float64 `json:"budget"` // F, the requested attention fraction
+	Value  float64 `json:"value"`
+	StdErr float64 `json:"stderr"` // NaN (null) when unknown
+	// AttentionFraction is the realised fraction of the tokens run in attention (generated tokens included).
+	AttentionFraction float64 `json:"attention_fraction"`
+	Tokens            int64   `json:"tokens"`
+	// FLOPs and FLOPsGathered are the forward FLOPs spent on the task, both passes of the entropy policy
+	// counted: as the graphs compute them, and in the gathered form (oryxlm, policy.go); the *PerToken
+	// fields divide them by Tokens.
+	FLOPs                 float64 `json:"flops"`
+	FLOPsGathered         float64 `json:"flops_gathered"`
+	FLOPsPerToken         float64 `json:"flops_per_token"`
+	FLOPsGatheredPerToken float64 `json:"flops_gathered_per_token"`
+	LinearPassTokens      int64   `json:"linear_pass_tokens"`
+	// Shared marks a point at budget 0 or 1, where every policy is the same schedule (all linear, all
+	// attention; tested equal): it was measured once, under the first policy, and is listed for each.
+	Shared  bool    `json:"shared,omitempty"`
+	Seconds float64 `json:"seconds"`
+}
+
+// MarshalJSON writes a NaN standard error as null.
+func (p FrontierPoint) MarshalJSON() ([]byte, error) {
+	type plain FrontierPoint
+	var st *float64
+	if !math.IsNaN(p.StdErr) {
+		st = &p.StdErr
+	}
+	return json.Marshal(struct {
+		plain
+		StdErr *float64 `json:"stderr"`
+	}{plain(p), st})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (p *FrontierPoint) UnmarshalJSON(b []byte) error {
+	type plain FrontierPoint
+	var v struct {
+		plain
+		StdErr *float64 `json:"stderr"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*p = FrontierPoint(v.plain)
+	p.StdErr = math.NaN()
+	if v.StdErr != nil {
+		p.StdErr = *v.StdErr
+	}
+	return nil
+}
+
+// Frontier is frontier.json.
+type Frontier struct {
+	Model          string            `json:"model"`
+	Checkpoint     string            `json:"checkpoint"`
+	CheckpointStep int64             `json:"checkpoint_step"`
+	Variant        string            `json:"variant"`
+	Backend        string            `json:"backend"`
+	Tokenizer      string            `json:"tokenizer"`
+	Limit          int               `json:"limit,omitempty"`
+	Tasks          []string          `json:"tasks"`
+	Budgets        []float64         `json:"budgets"`
+	Policies       []string          `json:"policies"`
+	Date           string            `json:"date"`
+	Notes          []string          `json:"notes"`
+	Points         []FrontierPoint   `json:"points"`
+	Failed         map[string]string `json:"failed,omitempty"`
+}
+
+// frontierNotes explain the file's quantities.
+var frontierNotes = []string{
+	"budget F: exactly round(F*T) of each request's T input tokens in attention (oryx/budget.go); generated tokens spend the budget as it accrues",
+	"entropy: a linear pass scores every position by the entropy of the linear readout, the top round(F*T) are recomputed in attention by a second full pass; both passes are in the FLOPs",
+	"flops: as the graphs compute them (the parallel forward runs both readouts at every token); flops_gathered: the same passes with attention only at the attention tokens (Model.LogitsGathered), the cost that falls with the budget; the plots use flops_gathered per token",
+	"budgets 0 and 1 are the same schedule under every policy (all linear, all attention): measured once (shared)",
+}
+
+// RunFrontier runs every task under every budget and policy and writes Out/frontier.json (after each point:
+// a rerun with the same Out continues, skipping the points it holds unless Force) and the plots
+// Out/frontier.png (accuracy against gathered FLOPs per token, a panel per task, a line per policy) and
+// Out/frontier_fraction.png (against the realised attention fraction). A failing task is recorded and the
+// others still run; RunFrontier then returns an error naming it.
+func RunFrontier(o FrontierOptions) (*Frontier, error) {
+	if o.Log == nil {
+		o.Log = os.Stderr
+	}
+	if err := o.validate(); err != nil {
+		return nil, err
+	}
+	var htasks []harness.Task
+	var own []string
+	for _, name := range o.Tasks {
+		if name == FrontierMQAR || name == FrontierNeedle {
+			own = append(own, name)
+			continue
+		}
+		ts, err := harness.Resolve(name, o.Harness)
+		if err != nil {
+			return nil, fmt.Errorf("--tasks: %w (the frontier's own tasks: %s, %s)", err, FrontierMQAR, FrontierNeedle)
+		}
+		htasks = append(htasks, ts...)
+	}
+	if len(htasks) > 0 {
+		ro := Options{Harness: o.Harness, DataRootSource: o.DataRootSource}
+		if err := ro.checkDataRoot(htasks); err != nil {
+			return nil, err
+		}
+	}
+	lengths := map[string]int{"lm": o.LMMaxLength, "recall": o.MaxLength, "niah": o.MaxLength}
+	for _, t := range htasks {
+		if c, ok := t.(harness.Checker); ok {
+			n := max(o.MaxLength, o.LMMaxLength)
+			if l, ok := lengths[harness.GroupOf(t.Name())]; ok {
+				n = l
+			}
+			if err := c.Check(n); err != nil {
+				return nil, fmt.Errorf("task %s: %w", t.Name(), err)
+			}
+		}
+	}
+	mo := o.MQAR
+	mo.Checkpoint = o.Checkpoint
+	if slices.Contains(own, FrontierMQAR) {
+		mo = mo.Resolve(o.Log)
+		if o.Limit > 0 {
+			mo.Examples = min(mo.Examples, o.Limit)
+		}
+	}
+	spec := o.Tokenizer
+	if spec == "" {
+		var err error
+		if spec, err = rundir.Tokenizer(o.Checkpoint); err != nil {
+			return nil, fmt.Errorf("--checkpoint: %w", err)
+		}
+	}
+	tok, err := tokenizers.Load(spec)
+	if err != nil {
+		return nil, fmt.Errorf("--tokenizer: %w", err)
+	}
+	var needles []datasets.MiniNeedle
+	if slices.Contains(own, FrontierNeedle) {
+		if needles, err = o.needles(tok); err != nil {
+			return nil, err
+		}
+	}
+	if err := os.MkdirAll(o.Out, 0o755); err != nil {
+		return nil, fmt.Errorf("--out: %w", err)
+	}
+	jsonPath := filepath.Join(o.Out, "frontier.json")
+
+	maxLen := max(o.MaxLength, o.LMMaxLength, mo.SeqLen+1)
+	for _, n := range needles {
+		maxLen = max(maxLen, len(n.PromptTokens)+8)
+	}
+	m, mctx, err := oryx.LoadCheckpoint(o.Checkpoint, nil)
+	if err != nil {
+		return nil, err
+	}
+	if !m.Config.Variant.IsMultiMixer() {
+		return nil, fmt.Errorf("--checkpoint %s: variant %s has one readout; the frontier needs a multi-mixer model (oryx-tg, oryx-tm)", o.Checkpoint, m.Config.Variant)
+	}
+	lm, err := oryxlm.New(m, mctx, tok, oryxlm.Options{Batch: o.Batch, MaxLength: maxLen, ScoreMemMB: o.ScoreMemMB})
+	if err != nil {
+		return nil, err
+	}
+	f := &Frontier{Model: filepath.Base(filepath.Clean(o.Checkpoint)), Checkpoint: o.Checkpoint,
+		CheckpointStep: optimizers.GetGlobalStep(mctx), Variant: string(lm.Config().Variant), Tokenizer: lm.Tokenizer().Name(),
+		Limit: o.Limit, Tasks: o.Tasks, Budgets: o.Budgets, Notes: frontierNotes, Failed: map[string]string{}}
+	if be, err := backend.Get(); err == nil {
+		f.Backend = be.Name()
+	}
+	for _, p := range o.Policies {
+		f.Policies = append(f.Policies, string(p))
+	}
+	done := map[string]FrontierPoint{}
+	if !o.Force {
+		if done, err = previousPoints(jsonPath, f); err != nil {
+			return nil, err
+		}
+	}
+	save := func() error {
+		f.Date = time.Now().UTC().Format(time.RFC3339)
+		sort.SliceStable(f.Points, func(i, j int) bool {
+			a, b := f.Points[i], f.Points[j]
+			if a.Task != b.Task {
+				return slices.Index(f.Tasks, a.Task) < slices.Index(f.Tasks, b.Task)
+			}
+			if a.Policy != b.Policy {
+				return slices.Index(f.Policies, a.Policy) < slices.Index(f.Policies, b.Policy)
+			}
+			return a.Budget < b.Budget
+		})
+		data, err := json.MarshalIndent(f, "", "  ")
+		if err != nil {
+			return err
+		}
+		return atomicfile.WriteFile(jsonPath, append(data, '\n'))
+	}
+
+	type runner struct {
+		name string
+		run  func() (FrontierPoint, error)
+	}
+	var runners []runner
+	for _, name := range own {
+		switch name {
+		case FrontierMQAR:
+			runners = append(runners, runner{name, func() (FrontierPoint, error) { return frontierMQAR(lm, mo) }})
+		case FrontierNeedle:
+			runners = append(runners, runner{name, func() (FrontierPoint, error) { return frontierNeedle(lm, needles) }})
+		}
+	}
+	for _, t := range htasks {
+		runners = append(runners, runner{t.Name(), func() (FrontierPoint, error) {
+			return frontierHarness(lm, t, harness.Options{Limit: o.Limit, GroupMaxLength: lengths, BootstrapIters: -1})
+		}})
+	}
+	var failed []error
+	for _, r := range runners {
+		if err := o.runTask(lm, f, r.name, r.run, done, save); err != nil {
+			f.Failed[r.name] = err.Error()
+			failed = append(failed, fmt.Errorf("%s: %w", r.name, err))
+			fmt.Fprintf(o.Log, "frontier %s: FAILED: %v\n", r.name, err)
+			if err := save(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := save(); err != nil {
+		return nil, err
+	}
+	if err := f.WritePNG(filepath.Join(o.Out, "frontier.png"), false); err != nil {
+		return f, err
+	}
+	if err := f.WritePNG(filepath.Join(o.Out, "frontier_fraction.png"), true); err != nil {
+		return f, err
+	}
+	if len(failed) > 0 {
+		return f, fmt.Errorf("%d task(s) failed (the others are in %s):\n%w", len(failed), jsonPath, errors.Join(failed...))
+	}
+	return f, nil
+}
+
+// runTask measures one task at every budget and policy (budgets 0 and 1 once), adding the points to f.
+func (o *FrontierOptions) runTask(lm *oryxlm.Model, f *Frontier, task string, run func() (FrontierPoint, error),
+	done map[string]FrontierPoint, save func() error) error {
+	delete(f.Failed, task)
+	for _, b := range o.Budgets {
+		shared := b == 0 || b == 1
+		for k, p := range o.Policies {
+			if shared && k > 0 {
+				pt := f.find(task, string(o.Policies[0]), b)
+				if pt == nil {
+					break
+				}
+				cp := *pt
+				cp.Policy, cp.Shared = string(p), true
+				f.add(cp)
+				continue
+			}
+			key := pointKey(task, string(p), b)
+			if pt, ok := done[key]; ok {
+				f.add(pt)
+				continue
+			}
+			spec := oryx.BudgetSpec(b, p)
+			if err := lm.SetSchedule(spec); err != nil {
+				return err
+			}
+			lm.ResetCounters()
+			start := time.Now()
+			pt, err := run()
+			if err != nil {
+				return fmt.Errorf("%s: %w", spec, err)
+			}
+			pt.Task, pt.Policy, pt.Budget, pt.Shared = task, string(p), b, shared
+			pt.FLOPs, pt.FLOPsGathered, pt.LinearPassTokens = lm.FLOPs, lm.FLOPsGathered, lm.LinearPassTokens
+			if pt.Tokens > 0 {
+				pt.FLOPsPerToken, pt.FLOPsGatheredPerToken = pt.FLOPs/float64(pt.Tokens), pt.FLOPsGathered/float64(pt.Tokens)
+			}
+			pt.Seconds = time.Since(start).Seconds()
+			f.add(pt)
+			fmt.Fprintf(o.Log, "frontier %s %s: %s %.4f, attention %.2f%%, %.3g GFLOP/token gathered (%.3g as computed), %.1fs\n",
+				task, spec, pt.Metric, pt.Value, 100*pt.AttentionFraction, pt.FLOPsGatheredPerToken/1e9, pt.FLOPsPerToken/1e9, pt.Seconds)
+			if err := save(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func pointKey(task, policy string, budget float64) string {
+	return task + "|" + policy + "|" + strconv.FormatFloat(budget, 'g', -1, 64)
+}
+
+// find returns f's point of (task, policy, budget), or nil.
+func (f *Frontier) find(task, policy string, budget float64) *FrontierPoint {
+	for i := range f.Points {
+		if p := &f.Points[i]; p.Task == task && p.Policy == policy && p.Budget == budget {
+			return p
+		}
+	}
+	return nil
+}
+
+// add adds p, replacing f's point of the same key.
+func (f *Frontier) add(p FrontierPoint) {
+	if old := f.find(p.Task, p.Policy, p.Budget); old != nil {
+		*old = p
+		return
+	}
+	f.Points = append(f.Points, p)
+}
+
+// previousPoints reads the points of an existing frontier.json of the same checkpoint, tokenizer and limit
+// (none when there is no file; an error when it belongs to another run).
+func previousPoints(path string, f *Frontier) (map[string]FrontierPoint, error) {
+	out := map[string]FrontierPoint{}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return out, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var prev Frontier
+	if err := json.Unmarshal(data, &prev); err != nil {
+		return nil, fmt.Errorf("--out: %s is not a frontier file (%w); use --force to overwrite it", path, err)
+	}
+	if filepath.Clean(prev.Checkpoint) != filepath.Clean(f.Checkpoint) || prev.Limit != f.Limit || prev.Tokenizer != f.Tokenizer ||
+		prev.CheckpointStep != f.CheckpointStep {
+		return nil, fmt.Errorf("--out: %s holds the frontier of another run (checkpoint %s step %d, limit %d); use --force or another --out",
+			path, prev.Checkpoint, prev.CheckpointStep, prev.Limit)
+	}
+	for _, p := range prev.Points {
+		out[pointKey(p.Task, p.Policy, p.Budget)] = p
+	}
+	return out, nil
+}
+
+func (o *FrontierOptions) validate() error {
+	switch {
+	case o.Checkpoint == "":
+		return errors.New("--checkpoint is required")
+	case len(o.Tasks) == 0:
+		return errors.New("--tasks: no task")
+	case len(o.Budgets) == 0:
+		return errors.New("--budgets: no budget")
+	case len(o.Policies) == 0:
+		return errors.New("--policies: no policy")
+	case o.Out == "":
+		return errors.New("--out is required")
+	case o.Limit < 0:
+		return fmt.Errorf("--limit %d: want 0 (each task's default) or a positive count", o.Limit)
+	}
+	for _, b := range o.Budgets {
+		if math.IsNaN(b) || b < 0 || b > 1 {
+			return fmt.Errorf("--budgets: %v is not a fraction in [0, 1]", b)
+		}
+	}
+	if o.Batch == 0 {
+		o.Batch = 8
+	}
+	if o.MaxLength == 0 && o.LMMaxLength == 0 {
+		o.MaxLength, o.LMMaxLength = 8192, DefaultLMMaxLength
+	}
+	return nil
+}
+
+// needles builds the mini needle samples.
+func (o *FrontierOptions) needles(tok tokenizers.Tokenizer) ([]datasets.MiniNeedle, error) {
+	lengths, depths, samples := o.NeedleLengths, o.NeedleDepths, o.NeedleSamples
+	if len(lengths) == 0 {
+		l := 122 // the tiny study's: 128 − 6, so that the answer fits the training length
+		if _, seqLen, ok := rundir.TrainedOn(o.Checkpoint); ok && seqLen > 16 {
+			l = seqLen - 6
+		}
+		lengths = []int{l}
+	}
+	if len(depths) == 0 {
+		depths = []float64{0, 0.25, 0.5, 0.75, 1}
+	}
+	if samples == 0 {
+		samples = 12
+	}
+	var out []datasets.MiniNeedle
+	for _, l := range lengths {
+		for _, d := range depths {
+			for range samples {
+				if o.Limit > 0 && len(out) >= o.Limit {
+					return out, nil
+				}
+				s, err := datasets.GenerateMiniNeedle(tok, l, d, frontierNeedleSeed, len(out))
+				if err != nil {
+					return nil, fmt.Errorf("needle: %w", err)
+				}
+				out = append(out, s)
+			}
+		}
+	}
+	return out, nil
+}
+
+// frontierMQAR is MQAR pooled over the pair counts, under lm's schedule.
+func frontierMQAR(lm *oryxlm.Model, o MQAROptions) (FrontierPoint, error) {
+	pt := FrontierPoint{Metric: "acc"}
+	var correct, queries, attn float64
+	for _, p := range o.Pairs {
+		r, err := mqar.EvaluateSchedule(lm, datasets.MQARConfig{Vocab: o.Vocab, SeqLen: o.SeqLen, NumPairs: p, Seed: frontierMQARSeed}, o.Examples, o.Offset)
+		if err != nil {
+			return pt, fmt.Errorf("%d pairs: %w", p, err)
+		}
+		correct += r.Accuracy * float64(r.Queries)
+		queries += float64(r.Queries)
+		attn += r.AttentionFraction * float64(r.Tokens)
+		pt.Tokens += int64(r.Tokens)
+	}
+	pt.Value = correct / max(queries, 1)
+	pt.StdErr = math.Sqrt(pt.Value * (1 - pt.Value) / max(queries, 1))
+	pt.AttentionFraction = attn / max(float64(pt.Tokens), 1)
+	return pt, nil
+}
+
+// frontierNeedle generates the mini needles' answers under lm's schedule (the question split, for
+// budget:F:question, at the "\nQ:" line) and scores them as the tiny study does.
+func frontierNeedle(lm *oryxlm.Model, needles []datasets.MiniNeedle) (FrontierPoint, error) {
+	pt := FrontierPoint{Metric: "score"}
+	reqs := make([]harness.GenRequest, len(needles))
+	for i, s := range needles {
+		reqs[i] = harness.GenRequest{Context: s.PromptTokens, AttentionFrom: s.QuestionStart, MaxTokens: 6, Until: []string{"."}}
+	}
+	gen, err := lm.GenerateUntil(reqs, nil)
+	if err != nil {
+		return pt, err
+	}
+	scores := make([]float64, len(needles))
+	var attn int64
+	for i, s := range needles {
+		scores[i] = niah.ScoreMini(s, harness.CutAtStop(gen[i].Text, []string{"."}))
+		attn += int64(gen[i].AttentionTokens)
+		pt.Tokens += int64(gen[i].TotalTokens)
+	}
+	pt.Value, pt.StdErr = harness.Mean(scores), harness.MeanStderr(scores)
+	pt.AttentionFraction = float64(attn) / max(float64(pt.Tokens), 1)
+	return pt, nil
+}
+
+// frontierHarness runs a harness task under lm's schedule (budget:F:question gets the task's split) and
+// reads its accuracy metric.
+func frontierHarness(lm *oryxlm.Model, t harness.Task, hopts harness.Options) (FrontierPoint, error) {
+	b, _ := lm.Budget()
+	hopts.Mixed = b.Policy == oryx.PolicyQuestion
+	r, err := harness.Run(lm, t, hopts)
+	if err != nil {
+		return FrontierPoint{}, err
+	}
+	name := accuracyMetric(t.Name(), r.Metrics)
+	if name == "" {
+		return FrontierPoint{}, fmt.Errorf("no metric in the task's result")
+	}
+	m := r.Metrics[name]
+	return FrontierPoint{Metric: name, Value: m.Value, StdErr: m.Stderr, AttentionFraction: r.AttentionFraction, Tokens: r.Tokens}, nil
+}
+
+// accuracyMetric is the metric a task is plotted by: the one the papers' averages use, else the first of
+// score, acc, acc_norm, contains, and then any (sorted).
+func accuracyMetric(task string, ms map[string]harness.Metric) string {
+	for _, a := range leaderboard.Averages {
+		for _, r := range a.Members {
+			if _, ok := ms[r.Metric]; ok && r.Task == task {
+				return r.Metric
+			}
+		}
+	}
+	for _, n := range []string{"score", "acc", "acc_norm", "contains", "word_perplexity", "perplexity"} {
+		if _, ok := ms[n]; ok {
+			return n
+		}
+	}
+	names := make([]string, 0, len(ms))
+	for n := range ms {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	if len(names) == 0 {
+		return ""
+	}
+	return names[0]
+}
+
+// WritePNG draws the frontier: a panel per task, a line per policy through its budgets, against gathered
+// FLOPs per token, or (byFraction) against the realised attention fraction.
+func (f *Frontier) WritePNG(path string, byFraction bool) error {
+	var panels []*figure.Panel
+	for _, task := range f.Tasks {
+		var metric string
+		pn := &figure.Panel{Title: f.Model + ": " + task, LegendInside: false}
+		for k, pol := range f.Policies {
+			var xs, ys, es []float64
+			for _, b := range f.Budgets {
+				p := f.find(task, pol, b)
+				if p == nil {
+					continue
+				}
+				metric = p.Metric
+				x := p.FLOPsGatheredPerToken / 1e6
+				if byFraction {
+					x = p.AttentionFraction
+				}
+				xs, ys, es = append(xs, x), append(ys, p.Value), append(es, p.StdErr)
+			}
+			if len(xs) == 0 {
+				continue
+			}
+			pn.Lines = append(pn.Lines, figure.Line{Name: pol, X: xs, Y: ys, YErr: es, Color: k, Marker: k + 1})
+		}
+		if len(pn.Lines) == 0 {
+			continue
+		}
+		pn.Y = figure.Axis{Label: metric}
+		if !strings.Contains(metric, "perplexity") { // fractions: the whole range
+			lo, hi := 0.0, 1.0
+			pn.Y.Min, pn.Y.Max = &lo, &hi
+		}
+		pn.X = figure.Axis{Label: "forward MFLOP per token (gathered; both passes of entropy)"}
+		pn.Comment = "each line through the budgets " + budgetList(f.Budgets) + " in order"
+		if byFraction {
+			pn.X = figure.Axis{Label: "realised attention fraction of the tokens run"}
+		}
+		panels = append(panels, pn)
+	}
+	if len(panels) == 0 {
+		return nil
+	}
+	cols := min(len(panels), 3)
+	return figure.Figure{Title: fmt.Sprintf("%s (step %d): accuracy against cost per attention budget and policy", f.Model, f.CheckpointStep),
+		Cols: cols, Panels: panels}.WritePNG(path)
+}
+
+func budgetList(bs []float64) string {
+	s := make([]string, len(bs))
+	for i, b := range bs {
+		s[i] = strconv.FormatFloat(b, 'g', -1, 64)
+	}
+	return strings.Join(s, ", ")
+}
