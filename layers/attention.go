@@ -51,14 +51,21 @@ func CausalAttentionChunked(q, k, v *Node, scale float64, c int) *Node {
 	var after *Node // a zero that depends on the previous chunk's output
 	for lo := 0; lo < t; lo += c {
 		hi := min(lo+c, t)
-		qc := Slice(q, AxisRange(), AxisRange(lo, hi))
+		qk, kk, vk := q, k, v
+		rows := Iota(g, shapes.Make(dtypes.Int32, hi-lo, 1), 0) // query index − lo
+		cols := Iota(g, shapes.Make(dtypes.Int32, 1, hi), 1)    // key index
 		if after != nil {
-			qc = Add(qc, after)
+			// Every input of this chunk waits for the previous chunk: the pure-Go backend's parallel executor
+			// runs every node whose inputs are ready, so it would otherwise slice the keys and values and build
+			// the masks of all chunks, in every layer, up front (O(T²) memory in all).
+			qk, kk, vk = Add(q, after), Add(k, after), Add(v, after)
+			zi := ConvertDType(after, dtypes.Int32)
+			rows, cols = Add(rows, zi), Add(cols, zi)
 		}
-		kc, vc := Slice(k, AxisRange(), AxisRange(0, hi)), Slice(v, AxisRange(), AxisRange(0, hi))
+		qc := Slice(qk, AxisRange(), AxisRange(lo, hi))
+		kc, vc := Slice(kk, AxisRange(), AxisRange(0, hi)), Slice(vk, AxisRange(), AxisRange(0, hi))
 		logits := MulScalar(Einsum("bthk,bshk->bhts", qc, kc), scale) // [B, H, hi−lo, hi]
-		visible := GreaterOrEqual(AddScalar(Iota(g, shapes.Make(dtypes.Int32, hi-lo, hi), 0), float64(lo)),
-			Iota(g, shapes.Make(dtypes.Int32, hi-lo, hi), 1))
+		visible := GreaterOrEqual(BroadcastToDims(AddScalar(rows, float64(lo)), hi-lo, hi), BroadcastToDims(cols, hi-lo, hi))
 		bias := Where(visible, ScalarZero(g, q.DType()), Scalar(g, q.DType(), maskedLogit))
 		o := Einsum("bhts,bshv->bthv", softmax(Add(logits, InsertAxes(bias, 0, 0))), vc)
 		outs = append(outs, o)
