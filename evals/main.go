@@ -15,6 +15,7 @@ import (
 
 	"github.com/oryx-go/oryx/evals/evalrun"
 	"github.com/oryx-go/oryx/evals/harness"
+	"github.com/oryx-go/oryx/evals/oryxlm"
 	"github.com/oryx-go/oryx/internal/cli"
 	"github.com/oryx-go/oryx/internal/guard"
 	"github.com/oryx-go/oryx/internal/interrupt"
@@ -77,6 +78,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&o.LMMaxLength, "lm-max-length", evalrun.DefaultLMMaxLength, "max_length of the LM tasks (lm-eval's; wikitext windows, truncation)")
 	fs.IntVar(&o.MaxLength, "max-length", 8192, "max tokens per model call of the NIAH and recall tasks (recall is also capped at JRT's 2048)")
 	fs.IntVar(&o.ScoreMemMB, "score-mem-mb", scoreMemDefault, scoreMemUsage)
+	fs.IntVar(&o.GenMemMB, "gen-mem-mb", oryxlm.DefaultGenMemMB, "MiB for one generation batch (NIAH, recall): its rows' KV caches at the batch's capacity plus the prefill's activations; the batch is cut below --batch to fit, down to 1 row (the chosen batch is logged)")
 	fs.IntVar(&o.Bootstrap, "bootstrap-iters", 0, "bootstrap resamples for LAMBADA perplexity stderr (0: lm-eval's 100000, <0: off)")
 	fs.BoolVar(&o.LogSamples, "log-samples", false, "write samples_<task>_<timestamp>.jsonl (lm-eval's per-document records) next to --out")
 	fs.StringVar(&o.ModelName, "model", "", "model name in the results (default: the checkpoint directory's name)")
@@ -103,6 +105,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return cli.Usagef("--param: %w", err)
 	}
 	if err := checkSizes(sizeFlag{"--batch", o.Batch, 1, guard.MaxBatch}, sizeFlag{"--max-length", o.MaxLength, 1, guard.MaxSeqLen},
+		sizeFlag{"--gen-mem-mb", o.GenMemMB, 1, math.MaxInt32},
 		sizeFlag{"--limit", o.Limit, 0, math.MaxInt}); err != nil {
 		return cli.Usage(err)
 	}

@@ -34,9 +34,13 @@ func CausalAttention(q, k, v *Node, scale float64) *Node {
 // CausalAttentionChunked is CausalAttention computed over query chunks of c tokens, one after the other:
 // the queries [i, i+c) read the keys [0, i+c) only, so the logits alive at a time are [B, H, c, ≤T] instead
 // of [B, H, T, T] (memory O(B·H·c·T), for long-context evaluation), with the same values (masked logits
-// contribute exactly 0 in both forms). Each chunk's queries depend on the previous chunk's output (through
-// an exact zero), so backends that run independent nodes concurrently — the pure-Go backend's parallel
-// executor — still hold one chunk at a time. c ≥ T is CausalAttention.
+// contribute exactly 0 in both forms). c ≥ T is CausalAttention.
+//
+// Backends that run every node whose inputs are ready — the pure-Go backend's parallel executor — would
+// otherwise compute all chunks at once, and build the key/value slices and masks of every chunk of every
+// layer up front (O(T²) memory in all). So each chunk's queries depend on the previous chunk's output, and
+// its key/value slices and mask on the output of the chunk before that (through exact zeros): at most two
+// chunks are alive, and the next chunk's slices and mask are built while one chunk computes.
 func CausalAttentionChunked(q, k, v *Node, scale float64, c int) *Node {
 	ch := checker{"CausalAttentionChunked"}
 	_, t, _, _, _ := ch.mixerDims(q, k, v)
@@ -48,22 +52,29 @@ func CausalAttentionChunked(q, k, v *Node, scale float64, c int) *Node {
 	}
 	g := q.Graph()
 	var outs []*Node
-	var after *Node // a zero that depends on the previous chunk's output
+	var prev, prev2 *Node // zeros that depend on the output of the previous chunk and of the one before it
 	for lo := 0; lo < t; lo += c {
 		hi := min(lo+c, t)
-		qc := Slice(q, AxisRange(), AxisRange(lo, hi))
-		if after != nil {
-			qc = Add(qc, after)
+		kk, vk := k, v
+		rows := Iota(g, shapes.Make(dtypes.Int32, hi-lo, 1), 0) // query index − lo
+		cols := Iota(g, shapes.Make(dtypes.Int32, 1, hi), 1)    // key index
+		if prev2 != nil {
+			kk, vk = Add(k, prev2), Add(v, prev2)
+			zi := ConvertDType(prev2, dtypes.Int32)
+			rows, cols = Add(rows, zi), Add(cols, zi)
 		}
-		kc, vc := Slice(k, AxisRange(), AxisRange(0, hi)), Slice(v, AxisRange(), AxisRange(0, hi))
+		qc := Slice(q, AxisRange(), AxisRange(lo, hi))
+		if prev != nil {
+			qc = Add(qc, prev)
+		}
+		kc, vc := Slice(kk, AxisRange(), AxisRange(0, hi)), Slice(vk, AxisRange(), AxisRange(0, hi))
 		logits := MulScalar(Einsum("bthk,bshk->bhts", qc, kc), scale) // [B, H, hi−lo, hi]
-		visible := GreaterOrEqual(AddScalar(Iota(g, shapes.Make(dtypes.Int32, hi-lo, hi), 0), float64(lo)),
-			Iota(g, shapes.Make(dtypes.Int32, hi-lo, hi), 1))
+		visible := GreaterOrEqual(BroadcastToDims(AddScalar(rows, float64(lo)), hi-lo, hi), BroadcastToDims(cols, hi-lo, hi))
 		bias := Where(visible, ScalarZero(g, q.DType()), Scalar(g, q.DType(), maskedLogit))
 		o := Einsum("bhts,bshv->bthv", softmax(Add(logits, InsertAxes(bias, 0, 0))), vc)
 		outs = append(outs, o)
 		zero := ScalarZero(g, q.DType())
-		after = Where(IsNaN(ReduceAllSum(o)), zero, zero)
+		prev2, prev = prev, Where(IsNaN(ReduceAllSum(o)), zero, zero)
 	}
 	return Concatenate(outs, 1)
 }

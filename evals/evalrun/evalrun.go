@@ -58,6 +58,9 @@ type Options struct {
 	Bootstrap   int
 	// ScoreMemMB bounds the memory of log-likelihood scoring (oryxlm.Options.ScoreMemMB; 0 = default).
 	ScoreMemMB int
+	// GenMemMB bounds the memory of a generation batch (oryxlm.Options.GenMemMB; 0 = default): the batch is
+	// cut below Batch to fit.
+	GenMemMB int
 	// LogSamples writes samples_<task>_<timestamp>.jsonl (lm-eval's per-document records) next to Out.
 	LogSamples bool
 	// Force reruns the tasks Out already holds (by default a rerun with the same Out skips them).
@@ -175,7 +178,7 @@ func Run(ctx context.Context, o Options) (string, error) {
 		return "", err
 	}
 	lm, err := oryxlm.New(m, mctx, tok, oryxlm.Options{MaxLength: modelMax, Schedule: schedule, Batch: o.Batch,
-		ScoreMemMB: o.ScoreMemMB})
+		ScoreMemMB: o.ScoreMemMB, GenMemMB: o.GenMemMB, Log: o.Log})
 	if err != nil {
 		return "", err
 	}

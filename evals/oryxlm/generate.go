@@ -13,20 +13,23 @@ import (
 const capacityBucket = 256
 
 // GenerateUntil implements harness.Model: greedy decoding with the engine, Options.Batch requests at a time
-// (sorted by prompt length). Each row's prompt is prefilled in its schedule's modes and every generated token
-// fed back in its decode mode (under Mixed: attention from AttentionFrom on; under a budget the running
-// budget, and under budget:F:entropy the escalation rule of oryx.Escalation through Engine.StepEscalate). A row stops at EOS, when its
-// decoded text contains a stop string, or after MaxTokens; the text is returned up to there (the harness
-// cuts at the stop string).
+// (sorted by prompt length), fewer where the batch would not fit Options.GenMemMB (genBatch). Each row's
+// prompt is prefilled in its schedule's modes and every generated token fed back in its decode mode (under
+// Mixed: attention from AttentionFrom on; under a budget the running budget, and under budget:F:entropy the
+// escalation rule of oryx.Escalation through Engine.StepEscalate). A row stops at EOS, when its decoded text
+// contains a stop string, or after MaxTokens; the text is returned up to there (the harness cuts at the stop
+// string). A row's tokens do not depend on the batch it runs in.
 func (m *Model) GenerateUntil(reqs []harness.GenRequest, progress func(done int)) ([]harness.GenResult, error) {
 	order := sortedByLength(len(reqs), func(i int) int { return len(reqs[i].Context) })
 	out := make([]harness.GenResult, len(reqs))
 	done := 0
-	for lo := 0; lo < len(order); lo += m.opts.Batch {
-		idx := order[lo:min(lo+m.opts.Batch, len(order))]
+	for lo := 0; lo < len(order); {
+		b := m.genBatch(reqs, order[lo:min(lo+m.opts.Batch, len(order))])
+		idx := order[lo : lo+b]
 		if err := m.generateBatch(reqs, idx, out); err != nil {
 			return nil, err
 		}
+		lo += b
 		done += len(idx)
 		if progress != nil {
 			progress(done)
@@ -35,17 +38,47 @@ func (m *Model) GenerateUntil(reqs []harness.GenRequest, progress func(done int)
 	return out, nil
 }
 
-func (m *Model) engine(batch, capacity int) (*oryx.Engine, error) {
-	capacity = (capacity + capacityBucket - 1) / capacityBucket * capacityBucket
-	key := [2]int{batch, capacity}
-	if e, ok := m.engines[key]; ok {
-		return e, nil
+// genBatch returns how many of the candidate requests cand (the next Options.Batch, longest prompt first)
+// to generate together: all of them, or as many rows as Options.GenMemMB holds for the longest prompt and
+// the largest KV capacity among them (oryx.GenerationBatch). Each new choice is reported to Options.Log.
+func (m *Model) genBatch(reqs []harness.GenRequest, cand []int) int {
+	t, capacity := 1, 1
+	for _, i := range cand {
+		r := reqs[i]
+		t = max(t, len(r.Context))
+		capacity = max(capacity, len(r.Context)+r.MaxTokens)
 	}
-	e, err := oryx.NewEngine(m.backend, m.ctx, m.model, batch, capacity)
+	capacity = max(bucketCapacity(capacity), t)
+	b, row := oryx.GenerationBatch(m.model.Config, t, capacity, len(cand), m.computeDType().Size(), int64(m.opts.GenMemMB)<<20)
+	if plan := [2]int{b, capacity}; m.opts.Log != nil && plan != m.genPlan {
+		m.genPlan = plan
+		fmt.Fprintf(m.opts.Log, "generation batch %d (of --batch %d): prompts up to %d tokens, KV capacity %d, ≈ %.1f MiB per row of --gen-mem-mb %d MiB\n",
+			b, m.opts.Batch, t, capacity, float64(row)/(1<<20), m.opts.GenMemMB)
+	}
+	return b
+}
+
+// bucketCapacity rounds a KV capacity up to capacityBucket.
+func bucketCapacity(capacity int) int {
+	return (capacity + capacityBucket - 1) / capacityBucket * capacityBucket
+}
+
+// engineFor returns an engine of batch rows and (bucketed) capacity: the last one if it has that shape, else
+// a new one, after finalizing the last (one engine at a time: each holds its rows' KV caches).
+func (m *Model) engineFor(batch, capacity int) (*oryx.Engine, error) {
+	key := [2]int{batch, bucketCapacity(capacity)}
+	if m.eng != nil && m.engKey == key {
+		return m.eng, nil
+	}
+	if m.eng != nil {
+		m.eng.Finalize()
+		m.eng = nil
+	}
+	e, err := oryx.NewEngine(m.backend, m.ctx, m.model, key[0], key[1])
 	if err != nil {
 		return nil, err
 	}
-	m.engines[key] = e
+	m.eng, m.engKey = e, key
 	return e, nil
 }
 
@@ -97,10 +130,11 @@ func (m *Model) generateBatch(reqs []harness.GenRequest, idx []int, out []harnes
 	if !c.Variant.IsMultiMixer() {
 		modes = nil
 	}
-	e, err := m.engine(len(idx), capacity)
+	e, err := m.engineFor(len(idx), capacity)
 	if err != nil {
 		return err
 	}
+	e.Free() // the last batch's caches go before this prefill allocates its own
 	logits, err := e.Prefill(prompts, modes)
 	if err != nil {
 		return fmt.Errorf("oryxlm: prefill: %w", err)

@@ -6,6 +6,7 @@ package oryxlm
 import (
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 
 	"github.com/gomlx/gomlx/backends"
@@ -45,10 +46,22 @@ type Options struct {
 	// The attention logits of every forward (scoring and prefill) are chunked to the same bound
 	// (oryx.Model.AttentionMemBytes).
 	ScoreMemMB int
+	// GenMemMB bounds, in MiB, the memory of one generation batch: the KV caches and states of its rows at the
+	// batch's capacity plus the prefill's activations (oryx.GenerationRowBytes per row). GenerateUntil cuts
+	// its batches below Batch to fit, down to one row (0 = DefaultGenMemMB). The weights and the attention
+	// chunk (ScoreMemMB) come on top.
+	GenMemMB int
+	// Log, when set, receives a line each time GenerateUntil picks a new generation batch size or capacity.
+	Log io.Writer
 	// DenseScoring scores with the dense [Batch, T, Vocab] logits and their log-softmax (memory O(Batch·T·
 	// Vocab)) and dense T×T attention: the reference the chunked path is tested against.
 	DenseScoring bool
 }
+
+// DefaultGenMemMB is the default Options.GenMemMB [choice: 4 GiB keeps the 130m preset at NIAH 8K at 2 rows
+// (≈ 1.5 GiB each) and leaves most of a 16–24 GB machine to the weights and the rest; batches of short prompts
+// stay at Batch].
+const DefaultGenMemMB = 4096
 
 // Model is an oryx model behind the harness.Model interface.
 type Model struct {
@@ -58,9 +71,11 @@ type Model struct {
 	tok     tokenizers.Tokenizer
 	opts    Options
 
-	scorer  *oryx.Scorer            // the chunked scorer
-	dense   *context.Exec           // the dense scorer (Options.DenseScoring)
-	engines map[[2]int]*oryx.Engine // by (batch, capacity)
+	scorer  *oryx.Scorer  // the chunked scorer
+	dense   *context.Exec // the dense scorer (Options.DenseScoring)
+	eng     *oryx.Engine  // the last engine used (one at a time: each holds its batch's KV caches)
+	engKey  [2]int        // its (batch, capacity)
+	genPlan [2]int        // the last (batch, capacity) reported to Options.Log
 
 	budget *oryx.Budget // the schedule when it is a budget:F:POLICY spec
 
@@ -126,6 +141,12 @@ func New(m *oryx.Model, ctx *context.Context, tok tokenizers.Tokenizer, opts Opt
 	if opts.MaxLength < 2 || opts.Batch < 1 {
 		return nil, fmt.Errorf("oryxlm: MaxLength %d and Batch %d must be ≥ 2 and ≥ 1", opts.MaxLength, opts.Batch)
 	}
+	if opts.GenMemMB == 0 {
+		opts.GenMemMB = DefaultGenMemMB
+	}
+	if opts.GenMemMB < 0 {
+		return nil, fmt.Errorf("oryxlm: GenMemMB (--gen-mem-mb) %d must be ≥ 0 (0 = the default %d MiB)", opts.GenMemMB, DefaultGenMemMB)
+	}
 	if opts.ScoreMemMB < 0 {
 		return nil, fmt.Errorf("oryxlm: ScoreMemMB (--score-mem-mb) %d must be ≥ 0 (0 = the default %d MiB)", opts.ScoreMemMB, oryx.DefaultScoreMemBytes>>20)
 	}
@@ -142,7 +163,7 @@ func New(m *oryx.Model, ctx *context.Context, tok tokenizers.Tokenizer, opts Opt
 			mc.AttentionMemBytes = int64(opts.ScoreMemMB) << 20
 		}
 	}
-	lm := &Model{model: &mc, ctx: ctx, backend: be, tok: tok, opts: opts, engines: map[[2]int]*oryx.Engine{}}
+	lm := &Model{model: &mc, ctx: ctx, backend: be, tok: tok, opts: opts}
 	if err := lm.SetSchedule(opts.Schedule); err != nil {
 		return nil, err
 	}

@@ -1,7 +1,9 @@
 package oryxlm
 
 import (
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/gomlx/gomlx/pkg/ml/context"
@@ -167,4 +169,44 @@ func TestBadOptions(t *testing.T) {
 	m, _ = oryx.New(cfg)
 	_, err = New(m, context.New(), tokenizers.NewByteTokenizer(), Options{Schedule: "sometimes"})
 	require.ErrorContains(t, err, "schedule")
+	_, err = New(m, context.New(), tokenizers.NewByteTokenizer(), Options{GenMemMB: -1})
+	require.ErrorContains(t, err, "--gen-mem-mb")
+}
+
+// TestGenerateUntilSameAtAnyBatch: a row's generation does not depend on the batch it runs in — one row at a
+// time, batches of 3, 8, and batches cut by a small --gen-mem-mb (which must pick fewer rows than --batch
+// and say so) give the same tokens, texts and token counts.
+func TestGenerateUntilSameAtAnyBatch(t *testing.T) {
+	tok := tokenizers.NewByteTokenizer()
+	texts := []string{"Question: where is the key? Answer:", "hi", "count from 1 by 2: 1 3 5",
+		"a longer context of about ninety bytes, padded with words words words words words, ends here",
+		"short one", "the needle is 7421; the haystack is long and boring and goes on and on.", "x = 1; y ="}
+	var reqs []harness.GenRequest
+	for i, s := range texts {
+		ids := tok.Encode(s)
+		reqs = append(reqs, harness.GenRequest{Context: ids, AttentionFrom: len(ids) * i / len(texts), MaxTokens: 4 + 2*i})
+	}
+	reqs[2].Until = []string{"\n"}
+	run := func(opts Options) ([]harness.GenResult, string, float64) {
+		var log strings.Builder
+		opts.Schedule, opts.Log = Mixed, &log
+		lm, _, _ := tinyModel(t, oryx.OryxTG, opts)
+		res, err := lm.GenerateUntil(reqs, nil)
+		require.NoError(t, err)
+		return res, log.String(), lm.FLOPs
+	}
+	want, log1, flops := run(Options{Batch: 1})
+	require.Contains(t, log1, "generation batch 1 (of --batch 1)")
+	for _, opts := range []Options{{Batch: 3}, {Batch: 8}, {Batch: 8, GenMemMB: 2}} {
+		got, log, fl := run(opts)
+		require.Equal(t, want, got, "%+v", opts)
+		require.InDelta(t, flops, fl, 1e-9*flops, "%+v", opts)
+		if opts.GenMemMB == 2 {
+			// ≈ 0.8 MiB per row for the 92-byte prompts (oryx.GenerationRowBytes): 2 rows, not 8.
+			require.Contains(t, log, "generation batch 2 (of --batch 8): prompts up to 92 tokens, KV capacity 256, ≈ 0.8 MiB per row")
+			require.NotContains(t, log, "generation batch 8")
+		} else {
+			require.Contains(t, log, fmt.Sprintf("generation batch %d (of --batch %d)", min(opts.Batch, len(reqs)), opts.Batch))
+		}
+	}
 }

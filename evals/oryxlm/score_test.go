@@ -158,6 +158,10 @@ func TestTokenScoresMatchDense(t *testing.T) {
 			got, gotGr, err := chunked.TokenScores(seqs, modes)
 			require.NoError(t, err)
 			require.Len(t, got, n)
+			// The per-position path of `evals switch`, `evals mqar` and the study's probes never builds the dense
+			// [B, T, Vocab] graph unless asked to.
+			require.Nil(t, chunked.dense)
+			require.NotNil(t, chunked.scorer)
 			for i := range seqs {
 				for p := range T {
 					// The per-position API returns float32: compare at float32's precision for both dtypes.
