@@ -15,7 +15,6 @@ import (
 	"math"
 
 	"github.com/gomlx/gomlx/backends"
-	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	. "github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/gomlx/gomlx/pkg/ml/context"
@@ -87,20 +86,7 @@ func (s *Scorer) entropyAll(h *tensors.Tensor, b, t int) ([]float64, error) {
 	c, vc := s.Chunks(b, t)
 	vc = min(vc, v)
 	out := make([]float64, b*t)
-	fill := func(x float64) *tensors.Tensor {
-		if sd == dtypes.Float64 {
-			f := make([]float64, b*c)
-			for i := range f {
-				f[i] = x
-			}
-			return tensors.FromFlatDataAndDimensions(f, b, c)
-		}
-		f := make([]float32, b*c)
-		for i := range f {
-			f[i] = float32(x)
-		}
-		return tensors.FromFlatDataAndDimensions(f, b, c)
-	}
+	fill := func(x float64) *tensors.Tensor { return filledScores(sd, x, b, c) }
 	for lo := 0; lo < t; lo += c {
 		cp := make([]int32, b*c) // positions past t read position 0 and are dropped
 		for r := range b {

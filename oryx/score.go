@@ -290,20 +290,7 @@ func (s *Scorer) scoreChunk(h *tensors.Tensor, pos, targets []int32, b, c, vc in
 		return flatFloat64(outs[0]), tensors.MustCopyFlatData[bool](outs[1]), nil
 	}
 	sd := ScoreDType(s.model.computeDType())
-	fill := func(x float64) *tensors.Tensor {
-		if sd == dtypes.Float64 {
-			f := make([]float64, b*c)
-			for i := range f {
-				f[i] = x
-			}
-			return tensors.FromFlatDataAndDimensions(f, b, c)
-		}
-		f := make([]float32, b*c)
-		for i := range f {
-			f[i] = float32(x)
-		}
-		return tensors.FromFlatDataAndDimensions(f, b, c)
-	}
+	fill := func(x float64) *tensors.Tensor { return filledScores(sd, x, b, c) }
 	state := []*tensors.Tensor{fill(math.Inf(-1)), fill(0), fill(0), fill(math.Inf(-1)),
 		tensors.FromFlatDataAndDimensions(make([]int32, b*c), b, c)}
 	for lo := 0; lo < v; lo += vc {
@@ -337,4 +324,21 @@ func finalizeAll(ts []*tensors.Tensor) {
 	for _, t := range ts {
 		t.FinalizeAll()
 	}
+}
+
+// filledScores is a [b, c] tensor of the scorer's dtype sd (float64 or float32) holding x everywhere: the
+// initial value of a streamed reduction's running state (−∞ for maxima, 0 for sums).
+func filledScores(sd dtypes.DType, x float64, b, c int) *tensors.Tensor {
+	if sd == dtypes.Float64 {
+		f := make([]float64, b*c)
+		for i := range f {
+			f[i] = x
+		}
+		return tensors.FromFlatDataAndDimensions(f, b, c)
+	}
+	f := make([]float32, b*c)
+	for i := range f {
+		f[i] = float32(x)
+	}
+	return tensors.FromFlatDataAndDimensions(f, b, c)
 }
