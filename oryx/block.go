@@ -92,6 +92,20 @@ type sequenceInputs struct {
 	positions *Node // [B, T] int32
 	valid     *Node // [B, T] bool marking real tokens of a padded prefill (nil = all)
 	attnPos   *Node // [B, N] int32: gathered evaluation computes attention only here (−1 = padding); nil = all
+	// only, when set, puts every token in one mode and builds only that readout (LogitsInMode); modes is nil.
+	only *Mode
+}
+
+// computes reports whether the block builds the readout of mode (the variant has it, and only does not
+// exclude it).
+func (in sequenceInputs) computes(v Variant, mode Mode) bool {
+	if in.only != nil && *in.only != mode {
+		return false
+	}
+	if mode == Attention {
+		return v.HasAttention()
+	}
+	return v.LinearMixer() != NoLinear
 }
 
 // block is the parallel form: h [B, T, D] → the new h and the layer's memory.
@@ -106,12 +120,12 @@ func (m *Model) block(p blockParams, h *Node, in sequenceInputs) (*Node, blockMe
 	v, mem.convV = m.sharedStream(Einsum("btd,hvd->bthv", x, p.wv), p.convV, in.valid)
 
 	var oAttn, oLinear *Node
-	if c.Variant.LinearMixer() != NoLinear {
+	if in.computes(c.Variant, Linear) {
 		q := Einsum("btd,hkd->bthk", x, p.wqLinear)
 		oLinear, mem.linear = m.linearMixer(p, x, q, k, v, in.valid)
 	}
 	var o *Node
-	if c.Variant.HasAttention() {
+	if in.computes(c.Variant, Attention) {
 		kAttn := k
 		if c.RoPE {
 			kAttn = layers.RoPE(k, in.positions, c.RoPEBase)

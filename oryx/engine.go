@@ -134,6 +134,11 @@ func (e *Engine) Prefill(prompts [][]int32, modes [][]Mode) ([][]float32, error)
 	if modes == nil && e.model.Config.Variant.IsMultiMixer() {
 		return nil, fmt.Errorf("Engine.Prefill: variant %s needs a mode for every prompt token", e.model.Config.Variant)
 	}
+	return e.prefillPadded(prompts, modes, prefillLength(t, e.capacity))
+}
+
+// prefillPadded runs Prefill's graph on the prompts padded to t tokens (≥ the longest, checked by Prefill).
+func (e *Engine) prefillPadded(prompts [][]int32, modes [][]Mode, t int) ([][]float32, error) {
 	tok, md := make([]int32, e.batch*t), make([]int32, e.batch*t)
 	lengths := make([]int32, e.batch)
 	for b, p := range prompts {
@@ -155,6 +160,18 @@ func (e *Engine) Prefill(prompts [][]int32, modes [][]Mode) ([][]float32, error)
 	}
 	e.setState(outs[1:])
 	return e.logitsRows(outs[0]), nil
+}
+
+// prefillBucket: Prefill pads its batch to a multiple of this many tokens (the longest prompt rounded up,
+// at most the capacity), so that prompts of nearby lengths share one compiled prefill graph. Without it each
+// distinct longest-prompt length compiles a graph (XLA CPU: seconds each for the tiny model; the mini needle's
+// 60 prompts span 8 lengths). Padding is the ragged-batch path every prefill already takes: padded positions
+// are invalid tokens that change neither the state nor the returned logits (TestPrefillPaddingInvariant).
+const prefillBucket = 64
+
+// prefillLength is the padded prefill length of a batch whose longest prompt has t tokens.
+func prefillLength(t, capacity int) int {
+	return min(max((t+prefillBucket-1)/prefillBucket*prefillBucket, t), max(capacity, t))
 }
 
 // Step feeds one token per row with its mode and returns the logits [B][Vocab] for the next token. It fails

@@ -17,10 +17,20 @@ import (
 // lossAndGrads builds loss = mean cross-entropy of next-token prediction over the parallel forward with the
 // given modes, and returns the loss and its gradients with respect to the named parameters (scope paths).
 func lossAndGrads(t *testing.T, m *Model, ctx *context.Context, tokens [][]int32, modes [][]Mode, params []string) (float64, [][]float64) {
+	return lossAndGradsOf(t, m, ctx, tokens, modes, params, nil)
+}
+
+// lossAndGradsOf is lossAndGrads with the forward LogitsInMode(*only) when only is set (modes then unread).
+func lossAndGradsOf(t *testing.T, m *Model, ctx *context.Context, tokens [][]int32, modes [][]Mode, params []string, only *Mode) (float64, [][]float64) {
 	t.Helper()
 	b, n := len(tokens), len(tokens[0])
 	exec, err := context.NewExec(backend.MustGet(), ctx, func(ctx *context.Context, tok, md *Node) []*Node {
-		logits := m.Logits(ctx, tok, m.modesOrNil(md))
+		var logits *Node
+		if only != nil {
+			logits = m.LogitsInMode(ctx, tok, *only)
+		} else {
+			logits = m.Logits(ctx, tok, m.modesOrNil(md))
+		}
 		inputs := SliceAxis(logits, 1, AxisRange(0, n-1))
 		targets := SliceAxis(tok, 1, AxisRange(1, n))
 		logp := Sub(inputs, ReduceAndKeep(inputs, ReduceMax, -1))
@@ -172,4 +182,47 @@ func TestModelParamsMatchReport(t *testing.T) {
 			require.Equal(t, CountParams(cfg), ReportFromContext(ctx), "%s %s", preset, v)
 		}
 	}
+}
+
+// TestLogitsInModeEqualsUniformModes: the single-readout forward (training with p = 1 or 0) has the loss and
+// the gradients — every parameter's, the other readout's query included (zero both ways) — of the full
+// forward with every token in that mode.
+func TestLogitsInModeEqualsUniformModes(t *testing.T) {
+	for _, v := range testutil.Sweep([]Variant{OryxTG, OryxTM}, 1) {
+		for _, mode := range []Mode{Attention, Linear} {
+			t.Run(string(v)+"/"+mode.String(), func(t *testing.T) {
+				m, ctx := newTestModel(t, testConfig(v))
+				tokens := randomTokens(21, 2, 11, m.Config.Vocab)
+				lossAndGrads(t, m, ctx, tokens, nil, nil) // creates the variables
+				var params []string
+				ctx.EnumerateVariables(func(v *context.Variable) {
+					if v.Trainable && v.Name() == "weight" {
+						params = append(params, v.Scope())
+					}
+				})
+				require.Greater(t, len(params), 10)
+				want, wantGrads := lossAndGradsOf(t, m, ctx, tokens, constModes(2, 11, mode), params, nil)
+				got, gotGrads := lossAndGradsOf(t, m, ctx, tokens, nil, params, &mode)
+				require.InDelta(t, want, got, 1e-12*want)
+				unused := "/layer_000/wq_linear"
+				if mode == Linear {
+					unused = "/layer_000/wq_attn"
+				}
+				require.Contains(t, params, unused)
+				for i, p := range params {
+					require.LessOrEqual(t, testutil.RelErr(gotGrads[i], wantGrads[i]), 1e-10, "d loss / d %s", p)
+					if p == unused {
+						for _, g := range gotGrads[i] {
+							require.Zero(t, g, "the unread readout's query %s", p)
+						}
+					}
+				}
+			})
+		}
+	}
+	m, _ := newTestModel(t, testConfig(GDN))
+	require.Panics(t, func() {
+		g := NewGraph(backend.MustGet(), "x")
+		m.LogitsInMode(context.New(), Parameter(g, "t", shapeInt(1, 3)), Attention)
+	}, "GDN has no attention readout")
 }

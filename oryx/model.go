@@ -144,6 +144,24 @@ func (m *Model) Logits(ctx *context.Context, tokens, modes *Node) *Node {
 	return m.head(s, h, table)
 }
 
+// LogitsInMode is Logits with every token in mode: only that readout is built, so a multi-mixer model costs
+// what its single mixer does (training with p = 1 or p = 0 — the study's controls — where the other readout
+// would be computed and discarded). Equal to Logits with uniform modes: the discarded readout reaches neither
+// the loss nor, therefore, any gradient (its own query weights get zero gradients either way). For a
+// single-mixer variant mode must be its own readout's.
+func (m *Model) LogitsInMode(ctx *context.Context, tokens *Node, mode Mode) *Node {
+	if mode != Attention && mode != Linear {
+		panic(fmt.Errorf("Model.LogitsInMode: mode %d is neither Attention (1) nor Linear (0)", mode))
+	}
+	in := sequenceInputs{only: &mode}
+	if !in.computes(m.Config.Variant, mode) {
+		panic(fmt.Errorf("Model.LogitsInMode: variant %s has no %s readout", m.Config.Variant, mode))
+	}
+	s := m.root(ctx, tokens.Graph())
+	h, table, _ := m.forward(s, tokens, in)
+	return m.head(s, h, table)
+}
+
 // Hidden is the parallel forward up to the LM head: tokens and modes as in Logits → the final hidden states
 // after the final norm [B, T, D] (compute dtype), so that Logits = Hidden · HeadWeightᵀ. Scoring reads the
 // vocabulary projection from here in bounded chunks (Scorer) instead of materialising [B, T, Vocab].
@@ -184,7 +202,11 @@ func (m *Model) LogitsGathered(ctx *context.Context, tokens, attnPos *Node) *Nod
 // forward runs the blocks and returns the final hidden states [B, T, D], the embedding table and each
 // layer's memory. in.positions is filled here (left-aligned rows).
 func (m *Model) forward(s scope, tokens *Node, in sequenceInputs) (h, table *Node, mems []blockMemory) {
-	m.checkTokens("Model.Logits", tokens, in.modes)
+	if in.only != nil { // one mode for every token: no modes tensor
+		m.checkTokens("Model.LogitsInMode", tokens, Zeros(tokens.Graph(), shapeInt(tokens.Shape().Dimensions...)))
+	} else {
+		m.checkTokens("Model.Logits", tokens, in.modes)
+	}
 	g := tokens.Graph()
 	b, t := tokens.Shape().Dim(0), tokens.Shape().Dim(1)
 	in.positions = Iota(g, shapeInt(b, t), 1)

@@ -63,22 +63,43 @@ func bucketCapacity(capacity int) int {
 	return (capacity + capacityBucket - 1) / capacityBucket * capacityBucket
 }
 
-// engineFor returns an engine of batch rows and (bucketed) capacity: the last one if it has that shape, else
-// a new one, after finalizing the last (one engine at a time: each holds its rows' KV caches).
+// maxEngines bounds the engines kept (with their compiled prefill and step graphs) between generation
+// batches: a probe's last, smaller batch or a longer prompt needs another (batch, capacity), and going back
+// to an earlier shape should not compile its graphs again (XLA CPU: seconds each).
+const maxEngines = 4
+
+// keyedEngine is an engine and its (batch, bucketed capacity).
+type keyedEngine struct {
+	key [2]int
+	eng *oryx.Engine
+}
+
+// engineFor returns an engine of batch rows and (bucketed) capacity, reusing a kept one of that shape. The
+// engine used before it gives back its KV caches (Free: one engine's caches alive at a time); beyond
+// maxEngines the least recently used is finalized.
 func (m *Model) engineFor(batch, capacity int) (*oryx.Engine, error) {
 	key := [2]int{batch, bucketCapacity(capacity)}
-	if m.eng != nil && m.engKey == key {
-		return m.eng, nil
+	if n := len(m.engines); n > 0 {
+		if m.engines[n-1].key == key {
+			return m.engines[n-1].eng, nil
+		}
+		m.engines[n-1].eng.Free()
 	}
-	if m.eng != nil {
-		m.eng.Finalize()
-		m.eng = nil
+	for i, ke := range m.engines {
+		if ke.key == key {
+			m.engines = append(append(m.engines[:i:i], m.engines[i+1:]...), ke)
+			return ke.eng, nil
+		}
+	}
+	if len(m.engines) == maxEngines {
+		m.engines[0].eng.Finalize()
+		m.engines = m.engines[1:]
 	}
 	e, err := oryx.NewEngine(m.backend, m.ctx, m.model, key[0], key[1])
 	if err != nil {
 		return nil, err
 	}
-	m.eng, m.engKey = e, key
+	m.engines = append(m.engines, keyedEngine{key, e})
 	return e, nil
 }
 

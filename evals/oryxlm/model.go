@@ -73,8 +73,7 @@ type Model struct {
 
 	scorer  *oryx.Scorer  // the chunked scorer
 	dense   *context.Exec // the dense scorer (Options.DenseScoring)
-	eng     *oryx.Engine  // the last engine used (one at a time: each holds its batch's KV caches)
-	engKey  [2]int        // its (batch, capacity)
+	engines []keyedEngine // engines by (batch, capacity), last used last; only the last one holds KV caches
 	genPlan [2]int        // the last (batch, capacity) reported to Options.Log
 
 	budget *oryx.Budget // the schedule when it is a budget:F:POLICY spec

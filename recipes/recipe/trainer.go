@@ -158,8 +158,27 @@ func gradAccumulator(ctx *context.Context, p *context.Variable) *context.Variabl
 
 // tokenLosses is the cross-entropy −log p(target) of every position, float32 [B, T].
 func (t *Trainer) tokenLosses(ctx *context.Context, tokens, targets, modes *Node) *Node {
-	logits := t.model.Logits(ctx, tokens, modes) // [B, T, V]
-	logits = ConvertDType(logits, dtypes.Float32)
+	return crossEntropy(ConvertDType(t.model.Logits(ctx, tokens, modes), dtypes.Float32), targets)
+}
+
+// uniformMode reports the one mode of every training token when the configuration fixes it: a multi-mixer
+// model in mixed mode training with attention probability 1 (Attention) or 0 (Linear).
+func (t *Trainer) uniformMode() (oryx.Mode, bool) {
+	if !t.model.Config.Variant.IsMultiMixer() || t.cfg.ModeTraining != ModeTrainingMixed {
+		return 0, false
+	}
+	switch t.cfg.AttentionProb {
+	case 1:
+		return oryx.Attention, true
+	case 0:
+		return oryx.Linear, true
+	}
+	return 0, false
+}
+
+// crossEntropy is −log softmax(logits)[target] of every position: logits float32 [B, T, V], targets [B, T]
+// → [B, T].
+func crossEntropy(logits, targets *Node) *Node {
 	max := StopGradient(ReduceAndKeep(logits, ReduceMax, -1))
 	lse := Add(Log(ReduceSum(Exp(Sub(logits, max)), -1)), Squeeze(max, -1)) // [B, T]
 	picked := Squeeze(TakeAlongAxisLast(logits, targets), -1)               // [B, T]
@@ -188,7 +207,15 @@ func maskedMean(losses, mask *Node) *Node {
 
 // trainLoss is the micro-batch's training loss: the masked token mean under modes, or with complementary
 // mode training the mean of it under modes and under the flipped modes (1 − modes).
+//
+// Mixed training with p = 1 or p = 0 (the study's controls) puts every token in one mode: the loss is then
+// built on that readout alone (oryx.Model.LogitsInMode) — the same loss and gradients as selecting it per
+// token from both readouts, at the single mixer's cost; the modes input is not read.
 func (t *Trainer) trainLoss(ctx *context.Context, tokens, targets, mask, modes *Node) *Node {
+	if mode, ok := t.uniformMode(); ok {
+		logits := ConvertDType(t.model.LogitsInMode(ctx, tokens, mode), dtypes.Float32)
+		return maskedMean(crossEntropy(logits, targets), mask)
+	}
 	loss := maskedMean(t.tokenLosses(ctx, tokens, targets, modes), mask)
 	if modes == nil || t.cfg.ModeTraining != ModeTrainingComplementary {
 		return loss

@@ -8,6 +8,7 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/gomlx/gomlx/pkg/ml/context"
 	"github.com/oryx-go/oryx/internal/backend"
+	"github.com/oryx-go/oryx/internal/testutil"
 	"github.com/oryx-go/oryx/internal/testutil/tinymodel"
 	"github.com/oryx-go/oryx/oryx"
 	"github.com/stretchr/testify/require"
@@ -185,5 +186,43 @@ func TestComplementaryModeTraining(t *testing.T) {
 		}
 		loss, _ := gradsOf(t, tr, seqs, masks, modes)
 		require.InDelta(t, want, loss, 1e-5*want, mt)
+	}
+}
+
+// TestUniformModeTraining: mixed training with p = 1 or 0 builds the loss on one readout
+// (oryx.Model.LogitsInMode, the study's controls at a single mixer's cost); its loss and gradients equal
+// those of the general path (both readouts, one selected per token) fed the same uniform modes.
+func TestUniformModeTraining(t *testing.T) {
+	for _, p := range []float64{1, 0} {
+		mode := oryx.Linear
+		if p == 1 {
+			mode = oryx.Attention
+		}
+		modes := [][]oryx.Mode{make([]oryx.Mode, 24), make([]oryx.Mode, 24)}
+		for _, row := range modes {
+			for j := range row {
+				row[j] = mode
+			}
+		}
+		general, seqs := maskTestTrainer(t, oryx.OryxTG, ModeTrainingMixed) // p = 0.5: both readouts
+		_, ok := general.uniformMode()
+		require.False(t, ok)
+		wantLoss, want := gradsOf(t, general, seqs, nil, modes)
+		tc := general.cfg
+		tc.AttentionProb = p
+		uniform, err := NewTrainer(general.backend, general.model, general.ctx, tc) // the same weights
+		require.NoError(t, err)
+		m, ok := uniform.uniformMode()
+		require.True(t, ok)
+		require.Equal(t, mode, m)
+		gotLoss, got := gradsOf(t, uniform, seqs, nil, modes)
+		require.InDelta(t, wantLoss, gotLoss, 1e-6*wantLoss, "p = %g", p)
+		require.Len(t, got, len(want))
+		var norm float64
+		for _, g := range want {
+			norm += g * g
+		}
+		require.Greater(t, norm, 0.0)
+		require.LessOrEqual(t, testutil.RelErr(got, want), 1e-5, "p = %g: gradients", p)
 	}
 }

@@ -170,10 +170,14 @@ func evaluateGenProbes(c Config, m *oryx.Model, ctx *context.Context, tok tokeni
 	if err != nil {
 		return err
 	}
+	// One generating model for every schedule and probe: its engines and their compiled graphs are reused
+	// (the schedule only changes the modes fed to them).
+	gen, err := oryxlm.New(m, ctx, tok, oryxlm.Options{Batch: 8, MaxLength: 4096})
+	if err != nil {
+		return err
+	}
 	for _, sched := range schedulesOf(m.Config.Variant) {
-		// One generating model per schedule, shared by the probes (its engines and compiled steps are reused).
-		gen, err := oryxlm.New(m, ctx, tok, oryxlm.Options{Batch: 8, MaxLength: 4096, Schedule: sched})
-		if err != nil {
+		if err := gen.SetSchedule(sched); err != nil {
 			return err
 		}
 		s := res.sched(sched)
