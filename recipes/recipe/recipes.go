@@ -71,6 +71,17 @@ func tinyTrain() TrainConfig {
 	}
 }
 
+// smallTrain is the CPU recipe shared by the small models (small preset: d 128, 4 layers, ≈ 0.9M parameters
+// with the byte vocabulary): the tiny recipe's shape (sequences of 256 bytes of the synthetic language, 16 per
+// step, blocks of 64 tokens in attention mode with probability 0.5) for 400 steps (1.6M tokens) at a lower peak
+// LR (2e-3: four times the per-layer width and twice the depth of tiny). About 12 minutes on 2 cores with XLA
+// CPU (BENCHMARKS.md "Self-speculative decoding"); several times that on the pure-Go backend.
+func smallTrain() TrainConfig {
+	tc := tinyTrain()
+	tc.Steps, tc.LR, tc.WarmupSteps = 400, 2e-3, 40
+	return tc
+}
+
 // recipes is the table, filled by init.
 var recipes = map[string]Recipe{}
 
@@ -90,6 +101,12 @@ func init() {
 			Name: string(v) + "-tiny", Preset: "tiny", Variant: v, Train: tinyTrain(),
 			Data: "synth", Tokenizer: "bytes", PadVocabToTokenizer: true,
 			Note: "tiny CPU run on the synthetic language (bytes): a few minutes on 2 cores",
+		}
+		recipes[r.Name] = r
+		r = Recipe{
+			Name: string(v) + "-small", Preset: "small", Variant: v, Train: smallTrain(),
+			Data: "synth", Tokenizer: "bytes", PadVocabToTokenizer: true,
+			Note: "small CPU run on the synthetic language (bytes): minutes on 2 cores with XLA CPU",
 		}
 		recipes[r.Name] = r
 	}
