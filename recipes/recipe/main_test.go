@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -15,8 +16,8 @@ import (
 )
 
 func TestRecipeTable(t *testing.T) {
-	require.Len(t, Names(), 25)
-	for _, size := range []string{"tiny", "130m", "370m", "760m", "1.4b"} {
+	require.Len(t, Names(), 30)
+	for _, size := range []string{"tiny", "small", "130m", "370m", "760m", "1.4b"} {
 		var budget int64
 		for _, v := range oryx.Variants {
 			r, err := Lookup(string(v) + "-" + size)
@@ -33,6 +34,36 @@ func TestRecipeTable(t *testing.T) {
 	}
 	_, err := Lookup("oryx-tg-2b")
 	require.ErrorContains(t, err, "oryx-tg-1.4b")
+
+	// The CPU sizes: byte tokenizer and the synthetic language by default, the vocabulary padded to the
+	// tokenizer's (258 byte ids → 320), the preset's width and depth kept.
+	for _, size := range []string{"tiny", "small"} {
+		for _, v := range oryx.Variants {
+			r, err := Lookup(string(v) + "-" + size)
+			require.NoError(t, err)
+			require.Equal(t, size, r.Preset)
+			require.Equal(t, v, r.Variant)
+			require.Equal(t, "synth", r.Data, r.Name)
+			require.Equal(t, "bytes", r.Tokenizer, r.Name)
+			require.True(t, r.PadVocabToTokenizer, r.Name)
+			cfg, err := r.ModelConfig(258)
+			require.NoError(t, err)
+			want, err := oryx.Preset(size, v)
+			require.NoError(t, err)
+			require.Equal(t, 320, cfg.Vocab, r.Name)
+			require.Equal(t, want.DModel, cfg.DModel, r.Name)
+			require.Equal(t, want.Layers, cfg.Layers, r.Name)
+		}
+	}
+}
+
+// TestRecipeCommands: every recipe has its command, recipes/<name>/main.go, and that command runs that recipe.
+func TestRecipeCommands(t *testing.T) {
+	for _, name := range Names() {
+		src, err := os.ReadFile(filepath.Join("..", name, "main.go"))
+		require.NoError(t, err, "recipe %s has no command recipes/%s/main.go", name, name)
+		require.Contains(t, string(src), fmt.Sprintf("recipe.Main(%q)", name), "recipes/%s/main.go", name)
+	}
 }
 
 func TestPlanJSON(t *testing.T) {

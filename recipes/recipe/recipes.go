@@ -71,6 +71,18 @@ func tinyTrain() TrainConfig {
 	}
 }
 
+// smallTrain is the CPU recipe shared by the small models (small preset: d 128, 4 layers, ≈ 0.9M parameters
+// with the byte vocabulary): the tiny recipe's shape (sequences of 256 bytes of the synthetic language, 16 per
+// step, blocks of 64 tokens in attention mode with probability 0.5) for 400 steps (1.6M tokens) at a lower peak
+// LR (2e-3: twice the width and depth of tiny). Measured on XLA CPU on 2 shared cores (load ≈ 8): 2.1K
+// tokens/s, ≈ 13 minutes for the 400 steps (BENCHMARKS.md "Self-speculative decoding": 240 steps in 588 s);
+// several times slower on the pure-Go backend.
+func smallTrain() TrainConfig {
+	tc := tinyTrain()
+	tc.Steps, tc.LR, tc.WarmupSteps = 400, 2e-3, 40
+	return tc
+}
+
 // recipes is the table, filled by init.
 var recipes = map[string]Recipe{}
 
@@ -90,6 +102,12 @@ func init() {
 			Name: string(v) + "-tiny", Preset: "tiny", Variant: v, Train: tinyTrain(),
 			Data: "synth", Tokenizer: "bytes", PadVocabToTokenizer: true,
 			Note: "tiny CPU run on the synthetic language (bytes): a few minutes on 2 cores",
+		}
+		recipes[r.Name] = r
+		r = Recipe{
+			Name: string(v) + "-small", Preset: "small", Variant: v, Train: smallTrain(),
+			Data: "synth", Tokenizer: "bytes", PadVocabToTokenizer: true,
+			Note: "small CPU run on the synthetic language (bytes): minutes on 2 cores with XLA CPU",
 		}
 		recipes[r.Name] = r
 	}
