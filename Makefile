@@ -19,7 +19,8 @@ XLA_MALLOC = GLIBC_TUNABLES=glibc.malloc.arena_max=1:glibc.malloc.mmap_max=0:gli
 # The main job: the set-up self-check, then the tiny study (recipes/study): Transformer, GDN and Oryx-TG with
 # Oryx-TG's controls (p = 1, p = 0) and ablation (complementary mode training), trained on the same synthetic
 # mixture and budget, evaluated all-attention / all-linear / mixed (validation loss, MQAR, the MQAR switch
-# test, mini needle, copy) -> runs/study/{study.json,report.md,leaderboard.*,*.png} with a verdict per claim.
+# test, mini needle, copy), then Oryx-TG's attention-budget frontier on MQAR (accuracy vs FLOPs per budget and
+# policy) -> runs/study/{study.json,report.md,leaderboard.*,*.png,frontier/} with a verdict per claim.
 # The budget is configurable: make demo DEMO_FLAGS="--steps 400" (or --runs transformer,gdn,oryx-tg).
 DEMO_FLAGS ?=
 demo:

@@ -36,13 +36,14 @@ func TestFrontierEndToEnd(t *testing.T) {
 	}
 	args := []string{"frontier", "--checkpoint", ckpt, "--tasks", strings.Join(tasks, ","), "--budgets", "0,0.1,1",
 		"--limit", "1", "--examples", "2", "--seq-len", "32", "--pairs", "2", "--batch", "2",
-		"--param", "niah.lengths=600", "--param", "niah.words=embedded", "--max-length", "600", "--lm-max-length", "256", "--out", out}
+		"--param", "niah.lengths=600", "--param", "niah.words=embedded", "--max-length", "600", "--lm-max-length", "256", "--gen-mem-mb", "64", "--out", out}
 	if root != "" {
 		args = append(args, "--data-root", root)
 	}
 	var stdout, stderr bytes.Buffer
 	require.NoError(t, run(args, &stdout, &stderr), stderr.String())
 	assert.Contains(t, stdout.String(), "wrote "+out+"/frontier.json")
+	assert.Contains(t, stderr.String(), "of --gen-mem-mb 64 MiB", "--gen-mem-mb reaches the needle's generation")
 
 	var f evalrun.Frontier
 	data, err := os.ReadFile(filepath.Join(out, "frontier.json"))

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -116,13 +118,56 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"switch"}, 2, []string{"--checkpoint is required"}},
 		{[]string{"merge", "--include-partial=maybe"}, 2, []string{"invalid boolean value"}},
 		{[]string{"merge"}, 2, []string{"no run files given"}},
+		{[]string{"frontier", "--bogus"}, 2, []string{"flag provided but not defined: -bogus"}},
+		{[]string{"frontier", "--tasks", "mqar"}, 2, []string{"--checkpoint is required"}},
+		{[]string{"frontier", "--checkpoint", missing, "extra"}, 2, []string{`unexpected arguments ["extra"]`}},
+		{[]string{"frontier", "--checkpoint", missing, "--gen-mem-mb", "0"}, 2, []string{"--gen-mem-mb must be in"}},
+		{[]string{"frontier", "--checkpoint", missing, "--batch", "0"}, 2, []string{"--batch must be in"}},
+		{[]string{"frontier", "--checkpoint", missing, "--budgets", "0,2"}, 2, []string{`--budgets "0,2"`}},
+		{[]string{"frontier", "--checkpoint", missing, "--policies", "smart"}, 2, []string{`unknown policy "smart"`}},
+		{[]string{"frontier", "--checkpoint", missing, "--param", "nokey"}, 2, []string{"--param"}},
+		{[]string{"mqar", "--checkpoint", missing, "--score-mem-mb", "-1"}, 2, []string{"--score-mem-mb must be in"}},
 		{[]string{"-h"}, 0, []string{"Usage: go run ./evals"}},
 		{[]string{"mqar", "--checkpoint", missing, "--examples", "2"}, 1, []string{missing}},
 		{[]string{"switch", "--checkpoint", missing, "--sequences", "2"}, 1, []string{missing}},
 		{[]string{"merge", filepath.Join(missing, "run.json")}, 1, []string{missing}},
+		{[]string{"frontier", "--checkpoint", missing, "--tasks", "mqar", "--out", filepath.Join(t.TempDir(), "f")}, 1, []string{missing}},
 	} {
 		t.Run(strings.ReplaceAll(strings.Join(c.args, " "), missing, "MISSING"), func(t *testing.T) {
 			clitest.Run(t, nil, c.args...).Check(t, c.code, c.want...)
 		})
+	}
+}
+
+// TestEvalFlagsShared: the evaluation flags are registered once (evalFlags), so every subcommand that takes
+// one shows the same name, default and help; `evals frontier` has the harness flags of the main command,
+// --gen-mem-mb included.
+func TestEvalFlagsShared(t *testing.T) {
+	help := func(args ...string) string {
+		var stdout, stderr bytes.Buffer
+		require.ErrorIs(t, run(append(args, "-h"), &stdout, &stderr), flag.ErrHelp)
+		return stderr.String()
+	}
+	mainHelp, frontierHelp := help(), help("frontier")
+	line := func(h, name string) string {
+		for _, l := range strings.Split(h, "\n  -")[1:] {
+			if strings.HasPrefix(l, name+" ") || strings.HasPrefix(l, name+"\n") {
+				return strings.TrimSpace(l)
+			}
+		}
+		return ""
+	}
+	for _, name := range []string{"tokenizer", "batch", "score-mem-mb", "data-root", "data-path", "param", "max-length",
+		"lm-max-length", "gen-mem-mb"} {
+		l := line(mainHelp, name)
+		require.NotEmpty(t, l, "main -h lists --%s", name)
+		require.Equal(t, l, line(frontierHelp, name), "--%s", name)
+	}
+	require.Contains(t, line(frontierHelp, "gen-mem-mb"), genMemUsage+" (default 4096)")
+	for _, sub := range []string{"mqar", "switch"} {
+		h := help(sub)
+		require.Equal(t, line(mainHelp, "tokenizer"), line(h, "tokenizer"), sub)
+		require.Equal(t, line(mainHelp, "score-mem-mb"), line(h, "score-mem-mb"), sub)
+		require.Empty(t, line(h, "gen-mem-mb"), "%s generates nothing", sub)
 	}
 }

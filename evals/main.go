@@ -15,7 +15,6 @@ import (
 
 	"github.com/oryx-go/oryx/evals/evalrun"
 	"github.com/oryx-go/oryx/evals/harness"
-	"github.com/oryx-go/oryx/evals/oryxlm"
 	"github.com/oryx-go/oryx/internal/cli"
 	"github.com/oryx-go/oryx/internal/guard"
 	"github.com/oryx-go/oryx/internal/interrupt"
@@ -36,12 +35,6 @@ func main() {
 
 type listFlag []string
 
-// The scoring memory flag, shared by the subcommands that score tokens.
-const (
-	scoreMemDefault = int(oryx.DefaultScoreMemBytes >> 20)
-	scoreMemUsage   = "MiB for one chunk of the vocabulary projection and log-softmax when scoring (positions and vocabulary are chunked to fit; never [batch, T, vocab] logits)"
-)
-
 func (l *listFlag) String() string     { return strings.Join(*l, ",") }
 func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
 
@@ -61,24 +54,15 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("evals", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var o evalrun.Options
-	var paths, params listFlag
-	var dataRoot string
-	fs.StringVar(&o.Checkpoint, "checkpoint", "", "checkpoint directory (config.json + checkpoint files)")
+	var ef evalFlags
+	ef.register(fs, evalFlagUse{checkpoint: "checkpoint directory (config.json + checkpoint files)", batch: 8,
+		batchHelp: "requests per model call", harness: true,
+		limit: "score only the first N documents of each task (0: all); the run is marked partial"})
 	fs.StringVar(&o.Tasks, "tasks", "lm", "comma-separated tasks or groups (lm, recall, niah, all); unknown names list the known ones")
 	fs.BoolVar(&o.Mixed, "mixed", false, "the paper's mixed setting: context in linear mode, question/answer and generated tokens in attention")
 	fs.StringVar(&o.Schedule, "schedule", "", "schedule spec for every token (attention, linear, attention-last:N, ranges, budget:F:POLICY with POLICY last|question|random|entropy, ...); default attention")
 	fs.StringVar(&o.Out, "out", "", "results file, lm-eval layout (default results/<model>-<schedule>.json; results/ is git-ignored); rerunning with the same file skips its finished tasks")
 	fs.BoolVar(&o.Force, "force", false, "rerun the tasks --out already holds (and overwrite a file of another run)")
-	fs.StringVar(&o.Tokenizer, "tokenizer", "", "tokenizer (default: the training run's, else bytes)")
-	fs.StringVar(&dataRoot, "data-root", "", "root of the HF-layout parquet sets (default: $"+harness.DataRootEnv+", else shared/data/hf found walking up from the working directory)")
-	fs.Var(&paths, "data-path", "per-task data override task=path (repeatable)")
-	fs.Var(&params, "param", "task-family option key=value (repeatable), e.g. niah.lengths=1024,2048 or niah.depths=0,50,100; unknown keys list the known ones")
-	fs.IntVar(&o.Limit, "limit", 0, "score only the first N documents of each task (0: all); the run is marked partial")
-	fs.IntVar(&o.Batch, "batch", 8, "requests per model call")
-	fs.IntVar(&o.LMMaxLength, "lm-max-length", evalrun.DefaultLMMaxLength, "max_length of the LM tasks (lm-eval's; wikitext windows, truncation)")
-	fs.IntVar(&o.MaxLength, "max-length", 8192, "max tokens per model call of the NIAH and recall tasks (recall is also capped at JRT's 2048)")
-	fs.IntVar(&o.ScoreMemMB, "score-mem-mb", scoreMemDefault, scoreMemUsage)
-	fs.IntVar(&o.GenMemMB, "gen-mem-mb", oryxlm.DefaultGenMemMB, "MiB for one generation batch (NIAH, recall): its rows' KV caches at the batch's capacity plus the prefill's activations; the batch is cut below --batch to fit, down to 1 row (the chosen batch is logged)")
 	fs.IntVar(&o.Bootstrap, "bootstrap-iters", 0, "bootstrap resamples for LAMBADA perplexity stderr (0: lm-eval's 100000, <0: off)")
 	fs.BoolVar(&o.LogSamples, "log-samples", false, "write samples_<task>_<timestamp>.jsonl (lm-eval's per-document records) next to --out")
 	fs.StringVar(&o.ModelName, "model", "", "model name in the results (default: the checkpoint directory's name)")
@@ -98,19 +82,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return cli.Usagef("unexpected arguments %q", fs.Args())
 	}
 	var err error
-	if o.Harness.Paths, err = harness.ParsePathOverrides(paths); err != nil {
-		return cli.Usagef("--data-path: %w", err)
+	if o.Harness, o.DataRootSource, err = ef.check(); err != nil {
+		return err
 	}
-	if o.Harness.Params, err = harness.ParseParams(params); err != nil {
-		return cli.Usagef("--param: %w", err)
-	}
-	if err := checkSizes(sizeFlag{"--batch", o.Batch, 1, guard.MaxBatch}, sizeFlag{"--max-length", o.MaxLength, 1, guard.MaxSeqLen},
-		sizeFlag{"--gen-mem-mb", o.GenMemMB, 1, math.MaxInt32},
-		sizeFlag{"--limit", o.Limit, 0, math.MaxInt}); err != nil {
-		return cli.Usage(err)
-	}
-	wd, _ := os.Getwd()
-	o.Harness.DataRoot, o.DataRootSource = harness.ResolveDataRoot(dataRoot, wd)
+	o.Checkpoint, o.Tokenizer, o.Batch, o.ScoreMemMB = ef.Checkpoint, ef.Tokenizer, ef.Batch, ef.ScoreMemMB
+	o.Limit, o.MaxLength, o.LMMaxLength, o.GenMemMB = ef.Limit, ef.MaxLength, ef.LMMaxLength, ef.GenMemMB
 	o.Log, o.Stdout = stderr, stdout
 	ctx, stop := interrupt.Context(context.Background())
 	defer stop()
@@ -126,15 +102,13 @@ func switchCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("evals switch", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var o evalrun.SwitchOptions
-	fs.StringVar(&o.Checkpoint, "checkpoint", "", "checkpoint directory")
-	fs.StringVar(&o.Tokenizer, "tokenizer", "", "tokenizer (default: the training run's, else bytes)")
+	var ef evalFlags
+	ef.register(fs, evalFlagUse{batch: 8, batchHelp: "sequences per model call"})
 	fs.StringVar(&o.Data, "data", "synth", "held-out text: synth, or parquet files (--column)")
 	fs.StringVar(&o.Column, "column", "text", "text column of parquet data")
 	fs.IntVar(&o.SeqLen, "seq-len", 256, "tokens per sequence")
 	fs.IntVar(&o.At, "at", 128, "position of the switch (first token read in the new mode)")
 	fs.IntVar(&o.Sequences, "sequences", 64, "sequences averaged")
-	fs.IntVar(&o.Batch, "batch", 8, "sequences per model call")
-	fs.IntVar(&o.ScoreMemMB, "score-mem-mb", scoreMemDefault, scoreMemUsage)
 	fs.StringVar(&o.Out, "out", "results/switch", "output directory (switch.json, switch.png)")
 	if err := cli.Parse(fs, args); err != nil {
 		return err
@@ -142,11 +116,15 @@ func switchCmd(args []string, stdout, stderr io.Writer) error {
 	switch {
 	case fs.NArg() > 0:
 		return cli.Usagef("switch: unexpected arguments %q", fs.Args())
-	case o.Checkpoint == "":
+	case ef.Checkpoint == "":
 		return cli.Usagef("switch: --checkpoint is required")
 	}
+	if _, _, err := ef.check(); err != nil {
+		return err
+	}
+	o.Checkpoint, o.Tokenizer, o.Batch, o.ScoreMemMB = ef.Checkpoint, ef.Tokenizer, ef.Batch, ef.ScoreMemMB
 	if err := checkSizes(sizeFlag{"--seq-len", o.SeqLen, 2, guard.MaxSeqLen}, sizeFlag{"--at", o.At, 1, o.SeqLen - 1},
-		sizeFlag{"--sequences", o.Sequences, 1, guard.MaxBatch}, sizeFlag{"--batch", o.Batch, 1, guard.MaxBatch}); err != nil {
+		sizeFlag{"--sequences", o.Sequences, 1, guard.MaxBatch}); err != nil {
 		return cli.Usage(err)
 	}
 	if err := checkTokens("--sequences × --seq-len", o.Sequences, o.SeqLen); err != nil {
@@ -166,14 +144,12 @@ func mqarCmd(args []string, stdout, stderr io.Writer) error {
 	var o evalrun.MQAROptions
 	pairs := fs.String("pairs", "", "comma-separated numbers of key-value pairs (default: 4,8,16 up to the run's mixture pairs)")
 	offset := fs.Int("offset", -1, "added to every MQAR id (default: the run's, 128 for the study's mixture, else 0)")
-	fs.StringVar(&o.Checkpoint, "checkpoint", "", "checkpoint directory")
-	fs.StringVar(&o.Tokenizer, "tokenizer", "", "tokenizer (default: the training run's, else bytes)")
+	var ef evalFlags
+	ef.register(fs, evalFlagUse{batch: 16, batchHelp: "examples per model call"})
 	fs.IntVar(&o.SeqLen, "seq-len", 0, "tokens per example (default: the run's seq_len, else 256)")
 	fs.IntVar(&o.Vocab, "vocab", 0, "MQAR vocabulary (default 128)")
 	fs.IntVar(&o.Examples, "examples", 128, "examples per pair count")
 	fs.Uint64Var(&o.Seed, "seed", 77, "example seed (use one unseen in training)")
-	fs.IntVar(&o.Batch, "batch", 16, "examples per model call")
-	fs.IntVar(&o.ScoreMemMB, "score-mem-mb", scoreMemDefault, scoreMemUsage)
 	fs.StringVar(&o.Out, "out", "results/mqar.json", "JSON output")
 	if err := cli.Parse(fs, args); err != nil {
 		return err
@@ -191,9 +167,13 @@ func mqarCmd(args []string, stdout, stderr io.Writer) error {
 		}
 		o.Pairs = append(o.Pairs, p)
 	}
-	if o.Checkpoint == "" {
+	if ef.Checkpoint == "" {
 		return cli.Usagef("--checkpoint is required")
 	}
+	if _, _, err := ef.check(); err != nil {
+		return err
+	}
+	o.Checkpoint, o.Tokenizer, o.Batch, o.ScoreMemMB = ef.Checkpoint, ef.Tokenizer, ef.Batch, ef.ScoreMemMB
 	if *offset < -1 || *offset > guard.MaxVocab {
 		return cli.Usagef("--offset must be in [0, %d] (or -1: the run's), got %d", guard.MaxVocab, *offset)
 	}
@@ -284,8 +264,10 @@ func frontierCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("evals frontier", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var o evalrun.FrontierOptions
-	var paths, params listFlag
-	var dataRoot string
+	var ef evalFlags
+	ef.register(fs, evalFlagUse{checkpoint: "checkpoint directory of a multi-mixer model (oryx-tg, oryx-tm)", batch: 8,
+		batchHelp: "requests per model call", harness: true,
+		limit: "documents per harness task, MQAR examples per pair count, needle samples (0: each task's default)"})
 	tasks := fs.String("tasks", "mqar,needle,niah_single_1,lambada_openai,piqa", "comma-separated: mqar, needle (the mini needle), harness tasks or groups (niah_single_1, lambada_openai, piqa, lm, ...)")
 	budgets := fs.String("budgets", "0,0.02,0.05,0.1,0.2,0.5,1", "comma-separated attention fractions F in [0, 1]")
 	policies := fs.String("policies", "last,question,random,entropy", "comma-separated budget policies (oryx/budget.go): last, question, random, entropy")
@@ -293,74 +275,59 @@ func frontierCmd(args []string, stdout, stderr io.Writer) error {
 	offset := fs.Int("offset", -1, "MQAR: added to every id (default: the run's, 128 for the study's mixture, else 0)")
 	needleLengths := fs.String("needle-lengths", "", "mini needle prompt lengths in tokens (default: the run's seq_len - 6, else 122)")
 	needleDepths := fs.String("needle-depths", "0,0.25,0.5,0.75,1", "mini needle depths in [0, 1]")
-	fs.StringVar(&o.Checkpoint, "checkpoint", "", "checkpoint directory of a multi-mixer model (oryx-tg, oryx-tm)")
-	fs.StringVar(&o.Tokenizer, "tokenizer", "", "tokenizer (default: the training run's, else bytes)")
 	fs.StringVar(&o.Out, "out", "", "output directory: frontier.json, frontier.png, frontier_fraction.png (default results/frontier-<model>); a rerun continues")
 	fs.BoolVar(&o.Force, "force", false, "recompute the points --out already holds")
-	fs.StringVar(&dataRoot, "data-root", "", "root of the HF-layout parquet sets (as for the evaluation)")
-	fs.Var(&paths, "data-path", "per-task data override task=path (repeatable)")
-	fs.Var(&params, "param", "task-family option key=value (repeatable), e.g. niah.lengths=1024 niah.samples=50 niah.words=embedded")
-	fs.IntVar(&o.Limit, "limit", 0, "documents per harness task, MQAR examples per pair count, needle samples (0: each task's default)")
-	fs.IntVar(&o.Batch, "batch", 8, "requests per model call")
-	fs.IntVar(&o.LMMaxLength, "lm-max-length", evalrun.DefaultLMMaxLength, "max_length of the LM tasks")
-	fs.IntVar(&o.MaxLength, "max-length", 8192, "max tokens per model call of the NIAH tasks")
-	fs.IntVar(&o.ScoreMemMB, "score-mem-mb", scoreMemDefault, scoreMemUsage)
 	fs.IntVar(&o.MQAR.SeqLen, "seq-len", 0, "MQAR tokens per example (default: the run's seq_len, else 256)")
 	fs.IntVar(&o.MQAR.Vocab, "vocab", 0, "MQAR vocabulary (default 128)")
 	fs.IntVar(&o.MQAR.Examples, "examples", 128, "MQAR examples per pair count (--limit caps it)")
 	fs.IntVar(&o.NeedleSamples, "needle-samples", 12, "mini needle samples per (length, depth) (--limit caps the total)")
-	if err := fs.Parse(args); err != nil {
+	if err := cli.Parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments %q", fs.Args())
+		return cli.Usagef("frontier: unexpected arguments %q", fs.Args())
 	}
-	if o.Checkpoint == "" {
-		return fmt.Errorf("--checkpoint is required")
+	if ef.Checkpoint == "" {
+		return cli.Usagef("--checkpoint is required")
 	}
+	var err error
+	if o.Harness, o.DataRootSource, err = ef.check(); err != nil {
+		return err
+	}
+	o.Checkpoint, o.Tokenizer, o.Batch, o.ScoreMemMB = ef.Checkpoint, ef.Tokenizer, ef.Batch, ef.ScoreMemMB
+	o.Limit, o.MaxLength, o.LMMaxLength, o.GenMemMB = ef.Limit, ef.MaxLength, ef.LMMaxLength, ef.GenMemMB
 	for _, t := range strings.Split(*tasks, ",") {
 		if t = strings.TrimSpace(t); t != "" {
 			o.Tasks = append(o.Tasks, t)
 		}
 	}
-	var err error
 	if o.Budgets, err = parseFloats("--budgets", *budgets, 0, 1); err != nil {
-		return err
+		return cli.Usage(err)
 	}
 	for _, p := range strings.Split(*policies, ",") {
 		pol := oryx.Policy(strings.ToLower(strings.TrimSpace(p)))
 		if !slices.Contains(oryx.Policies, pol) {
-			return fmt.Errorf("--policies: unknown policy %q (want last, question, random or entropy)", p)
+			return cli.Usagef("--policies: unknown policy %q (want last, question, random or entropy)", p)
 		}
 		o.Policies = append(o.Policies, pol)
 	}
 	if o.MQAR.Pairs, err = parseInts("--pairs", *pairs, 1); err != nil {
-		return err
+		return cli.Usage(err)
 	}
 	if o.NeedleLengths, err = parseInts("--needle-lengths", *needleLengths, 16); err != nil {
-		return err
+		return cli.Usage(err)
 	}
 	if o.NeedleDepths, err = parseFloats("--needle-depths", *needleDepths, 0, 1); err != nil {
-		return err
+		return cli.Usage(err)
 	}
 	if *offset < -1 || *offset > guard.MaxVocab {
-		return fmt.Errorf("--offset must be in [0, %d] (or -1: the run's), got %d", guard.MaxVocab, *offset)
+		return cli.Usagef("--offset must be in [0, %d] (or -1: the run's), got %d", guard.MaxVocab, *offset)
 	}
 	o.MQAR.Offset = int32(*offset)
-	if err := checkSizes(sizeFlag{"--batch", o.Batch, 1, guard.MaxBatch}, sizeFlag{"--max-length", o.MaxLength, 2, guard.MaxSeqLen},
-		sizeFlag{"--lm-max-length", o.LMMaxLength, 2, guard.MaxSeqLen}, sizeFlag{"--limit", o.Limit, 0, guard.MaxBatch},
-		sizeFlag{"--examples", o.MQAR.Examples, 1, guard.MaxBatch}, sizeFlag{"--needle-samples", o.NeedleSamples, 1, guard.MaxBatch},
+	if err := checkSizes(sizeFlag{"--examples", o.MQAR.Examples, 1, guard.MaxBatch}, sizeFlag{"--needle-samples", o.NeedleSamples, 1, guard.MaxBatch},
 		sizeFlag{"--seq-len", o.MQAR.SeqLen, 0, guard.MaxSeqLen}, sizeFlag{"--vocab", o.MQAR.Vocab, 0, guard.MaxVocab}); err != nil {
-		return err
+		return cli.Usage(err)
 	}
-	if o.Harness.Paths, err = harness.ParsePathOverrides(paths); err != nil {
-		return fmt.Errorf("--data-path: %w", err)
-	}
-	if o.Harness.Params, err = harness.ParseParams(params); err != nil {
-		return fmt.Errorf("--param: %w", err)
-	}
-	wd, _ := os.Getwd()
-	o.Harness.DataRoot, o.DataRootSource = harness.ResolveDataRoot(dataRoot, wd)
 	if o.Out == "" {
 		o.Out = filepath.Join("results", "frontier-"+filepath.Base(filepath.Clean(o.Checkpoint)))
 	}

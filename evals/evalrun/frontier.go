@@ -66,6 +66,9 @@ type FrontierOptions struct {
 	MaxLength   int // NIAH (as Options.MaxLength)
 	LMMaxLength int // LM tasks (as Options.LMMaxLength)
 	ScoreMemMB  int
+	// GenMemMB bounds the memory of a generation batch of the needle and the NIAH tasks
+	// (oryxlm.Options.GenMemMB; 0 = default): the batch is cut below Batch to fit, and each choice logged.
+	GenMemMB int
 	// MQAR sizes (MQAROptions: unset ones from the checkpoint's run.json).
 	MQAR MQAROptions
 	// Needle: prompt lengths (default: the run's seq_len − 6, else 122), depths (default 0, 0.25, 0.5,
@@ -244,7 +247,8 @@ func RunFrontier(o FrontierOptions) (*Frontier, error) {
 	if !m.Config.Variant.IsMultiMixer() {
 		return nil, fmt.Errorf("--checkpoint %s: variant %s has one readout; the frontier needs a multi-mixer model (oryx-tg, oryx-tm)", o.Checkpoint, m.Config.Variant)
 	}
-	lm, err := oryxlm.New(m, mctx, tok, oryxlm.Options{Batch: o.Batch, MaxLength: maxLen, ScoreMemMB: o.ScoreMemMB})
+	lm, err := oryxlm.New(m, mctx, tok, oryxlm.Options{Batch: o.Batch, MaxLength: maxLen, ScoreMemMB: o.ScoreMemMB,
+		GenMemMB: o.GenMemMB, Log: o.Log})
 	if err != nil {
 		return nil, err
 	}
@@ -609,7 +613,7 @@ func (f *Frontier) WritePNG(path string, byFraction bool) error {
 			pn.Y.Min, pn.Y.Max = &lo, &hi
 		}
 		pn.X = figure.Axis{Label: "forward MFLOP per token (gathered; both passes of entropy)"}
-		pn.Comment = "each line through the budgets " + budgetList(f.Budgets) + " in order"
+		pn.Comment = "a line per policy through F = " + budgetList(f.Budgets)
 		if byFraction {
 			pn.X = figure.Axis{Label: "realised attention fraction of the tokens run"}
 		}
@@ -619,7 +623,8 @@ func (f *Frontier) WritePNG(path string, byFraction bool) error {
 		return nil
 	}
 	cols := min(len(panels), 3)
-	return figure.Figure{Title: fmt.Sprintf("%s (step %d): accuracy against cost per attention budget and policy", f.Model, f.CheckpointStep),
+	// Two title lines: one line would be cut at the edges of a figure of one narrow panel.
+	return figure.Figure{Title: fmt.Sprintf("%s (step %d)\naccuracy against cost per attention budget and policy", f.Model, f.CheckpointStep),
 		Cols: cols, Panels: panels}.WritePNG(path)
 }
 

@@ -4,14 +4,17 @@
 // trained all-attention and all-linear; the baselines at half the tokens) and an ablation (complementary
 // mode training) — evaluates each under the schedules that apply (all-attention, all-linear, mixed: context
 // in linear mode, questions in attention, < 10 % of tokens) on validation loss, MQAR, a mini needle, a copy
-// probe and a mode-switch test, and writes study.json (with a machine-readable verdict per claim), per-run
-// result files, leaderboard.json, report.md and PNG plots.
+// probe and a mode-switch test, then measures the Oryx-TG main model's attention-budget frontier (MQAR
+// accuracy against FLOPs per budget and placement policy, frontier.go), and writes study.json (with a
+// machine-readable verdict per claim), per-run result files, leaderboard.json, report.md and PNG plots.
 package study
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
+	"github.com/oryx-go/oryx/evals/evalrun"
 	"github.com/oryx-go/oryx/oryx"
 	"github.com/oryx-go/oryx/recipes/recipe"
 )
@@ -65,6 +68,13 @@ type Config struct {
 	SwitchSequences int  `json:"switch_sequences"` // held-out text sequences for the per-position mode-switch loss curves
 	Quick           bool `json:"quick"`            // the smoke variant
 	PureGoBudget    bool `json:"pure_go_budget"`   // the pure-Go budget (PureGoConfig)
+
+	// The attention-budget frontier of the Oryx-TG main model (frontier.go): MQAR over ClaimPairs with the
+	// first FrontierExamples evaluation examples per pair count (0: no frontier), at each budget under each
+	// policy.
+	FrontierBudgets  []float64     `json:"frontier_budgets"`
+	FrontierPolicies []oryx.Policy `json:"frontier_policies"`
+	FrontierExamples int           `json:"frontier_examples"`
 }
 
 // Default is the full study, sized for `make demo` on 2 cores with XLA CPU (the budget is measured in the
@@ -89,6 +99,9 @@ func Default() Config {
 		MQARPairs: []int{4, 8, 16}, ClaimPairs: []int{4, 8}, MQARExamples: 64,
 		NeedleLengths: []int{122}, NeedleDepths: []float64{0, 0.25, 0.5, 0.75, 1}, NeedleSamples: 12,
 		SwitchSequences: 32,
+		// The frontier on the evaluation's own MQAR examples (so that F = 0 and 1 repeat the linear and
+		// attention readings): 22 points, 25 s on XLA CPU under load (README).
+		FrontierBudgets: slices.Clone(evalrun.DefaultBudgets), FrontierPolicies: slices.Clone(oryx.Policies), FrontierExamples: 64,
 	}
 }
 
@@ -102,6 +115,7 @@ func PureGoConfig() Config {
 	c.Train.Steps = 200
 	c.Runs = c.Runs[:3]
 	c.PureGoBudget = true
+	c.FrontierExamples = 16 // pure Go scores MQAR ~8× slower than XLA CPU: a quarter of the examples (README)
 	return c
 }
 
@@ -116,6 +130,7 @@ func QuickConfig() Config {
 	c.MQARPairs, c.ClaimPairs, c.MQARExamples = []int{4, 8}, []int{4, 8}, 8
 	c.NeedleLengths, c.NeedleDepths, c.NeedleSamples = []int{122}, []float64{0, 1}, 2
 	c.SwitchSequences = 4
+	c.FrontierBudgets, c.FrontierExamples = []float64{0, 0.1, 1}, c.MQARExamples
 	return c
 }
 

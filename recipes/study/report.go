@@ -95,6 +95,7 @@ func markdown(c Config, rep *Report) string {
 				100*m.SwitchMQAR[mqar.LinearToAttention][p].Accuracy)
 		}
 	}
+	b.WriteString(frontierMarkdown(c, rep))
 	b.WriteString("\nTraining throughput: ")
 	for i, m := range rep.Models {
 		if i > 0 {
@@ -102,6 +103,6 @@ func markdown(c Config, rep *Report) string {
 		}
 		fmt.Fprintf(&b, "%s %.0f tokens/s", m.Name, m.Summary.TokensPerSec)
 	}
-	b.WriteString(".\n\nPlots: loss.png, mqar.png, switch.png, needle.png, copy.png, switch-*.png (per-position loss on text around a switch). Leaderboard: leaderboard.json, leaderboard.md. Per-run results: results/.\n")
+	b.WriteString(".\n\nPlots: loss.png, mqar.png, switch.png, needle.png, copy.png, switch-*.png (per-position loss on text around a switch), frontier/frontier.png and frontier/frontier_fraction.png (the attention budget frontier). Leaderboard: leaderboard.json, leaderboard.md. Per-run results: results/.\n")
 	return b.String()
 }

@@ -29,6 +29,9 @@ type Report struct {
 	Seconds  float64        `json:"elapsed_s"`
 	Backend  string         `json:"backend"`
 	Date     string         `json:"date"`
+
+	// Frontier is the attention-budget frontier of the Oryx-TG main model (frontier.go).
+	Frontier *FrontierResult `json:"frontier"`
 }
 
 // Run trains and evaluates every model of c, then writes the artefacts. A model whose run directory already
@@ -46,6 +49,9 @@ func Run(ctx context.Context, c Config, log io.Writer) (*Report, error) {
 	}
 	rep := &Report{Config: c, Backend: be.Name()}
 	if err := checkProbes(c); err != nil {
+		return nil, err
+	}
+	if err := checkFrontier(c); err != nil {
 		return nil, err
 	}
 	for i, rs := range c.Runs {
@@ -79,6 +85,12 @@ func Run(ctx context.Context, c Config, log io.Writer) (*Report, error) {
 			return nil, fmt.Errorf("evaluating %s: %w", name, err)
 		}
 		rep.Models = append(rep.Models, res)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("interrupted before the frontier (the runs are finished in %s): %w", filepath.Join(c.Out, "runs"), err)
+	}
+	if rep.Frontier, err = runFrontier(c, log); err != nil {
+		return nil, err
 	}
 	rep.Controls = controls(c, rep.Models)
 	rep.Claims = claims(c, rep.Models, rep.Controls)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/oryx-go/oryx/evals/evalrun"
 	"github.com/oryx-go/oryx/evals/leaderboard"
 	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/oryx"
@@ -82,10 +83,86 @@ func TestQuickStudyArtefacts(t *testing.T) {
 	for _, m := range rep.Models {
 		require.FileExists(t, filepath.Join(c.Out, "runs", m.Name+"-tiny", "curves.png"))
 	}
+	checkFrontierArtefacts(t, c, rep)
 	runJSON, err := os.ReadFile(filepath.Join(c.Out, "runs", "oryx-tg-complementary-tiny", "run.json"))
 	require.NoError(t, err)
 	require.Contains(t, string(runJSON), `"mode_training": "complementary"`)
 	require.Contains(t, string(runJSON), `"lr_schedule": "constant"`)
+}
+
+// checkFrontierArtefacts: the study's attention-budget frontier read oryx-tg at every budget under every
+// policy, wrote frontier.json and its plots and the sections of study.json and report.md, and its F = 0 and
+// F = 1 points are the all-linear and all-attention MQAR accuracies of the same examples, which the
+// evaluation measured under the plain schedules.
+func checkFrontierArtefacts(t *testing.T, c Config, rep *Report) {
+	t.Helper()
+	fr := rep.Frontier
+	require.NotNil(t, fr)
+	require.Empty(t, fr.Skipped)
+	require.Equal(t, "oryx-tg", fr.Run)
+	require.Greater(t, fr.Seconds, 0.0)
+	dir := filepath.Join(c.Out, FrontierDir)
+	for _, p := range []string{"frontier.png", "frontier_fraction.png"} {
+		f, err := os.Open(filepath.Join(dir, p))
+		require.NoError(t, err)
+		_, err = png.Decode(f)
+		f.Close()
+		require.NoError(t, err, p)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "frontier.json"))
+	require.NoError(t, err)
+	var f evalrun.Frontier
+	require.NoError(t, json.Unmarshal(data, &f))
+	require.Equal(t, c.FrontierBudgets, f.Budgets)
+	require.Equal(t, []string{"last", "question", "random", "entropy"}, f.Policies)
+	require.Equal(t, []string{evalrun.FrontierMQAR}, f.Tasks)
+	require.Empty(t, f.Failed)
+	require.Len(t, f.Points, len(c.FrontierBudgets)*len(c.FrontierPolicies))
+	tokens := int64(c.FrontierExamples * len(c.ClaimPairs) * c.Train.SeqLen)
+	for _, pol := range f.Policies {
+		for _, b := range f.Budgets {
+			n := 0
+			for _, p := range f.Points {
+				if p.Policy != pol || p.Budget != b {
+					continue
+				}
+				n++
+				require.Equal(t, tokens, p.Tokens, "%+v", p)
+				require.InDelta(t, b, p.AttentionFraction, 0.01, "%+v", p)
+				require.GreaterOrEqual(t, p.Value, 0.0)
+				require.LessOrEqual(t, p.Value, 1.0)
+			}
+			require.Equal(t, 1, n, "one point for %s at %v", pol, b)
+		}
+	}
+	require.Equal(t, f.Points, fr.Points, "study.json holds frontier.json's points")
+	require.Len(t, fr.ByPolicy, len(c.FrontierPolicies))
+	lin, att, ok := pooledMQAR(c, rep, "oryx-tg")
+	require.True(t, ok)
+	require.InDelta(t, lin, float64(fr.AllLinear), 1e-12, "F = 0 is the linear schedule on the same examples")
+	require.InDelta(t, att, float64(fr.AllAttention), 1e-12, "F = 1 is the attention schedule on the same examples")
+	for _, cv := range fr.ByPolicy {
+		require.Equal(t, float64(fr.AllLinear), cv.Accuracy[0], cv.Policy)
+		require.Equal(t, float64(fr.AllAttention), cv.Accuracy[len(cv.Accuracy)-1], cv.Policy)
+	}
+
+	var sj struct {
+		Frontier map[string]any `json:"frontier"`
+	}
+	data, err = os.ReadFile(filepath.Join(c.Out, "study.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &sj))
+	require.Equal(t, "oryx-tg", sj.Frontier["run"])
+	require.Len(t, sj.Frontier["by_policy"], len(c.FrontierPolicies))
+	require.Len(t, sj.Frontier["points"], len(f.Points))
+	md, err := os.ReadFile(filepath.Join(c.Out, "report.md"))
+	require.NoError(t, err)
+	require.Contains(t, string(md), "## Attention budget frontier")
+	require.Contains(t, string(md), "![attention budget frontier](frontier/frontier.png)")
+	for _, pol := range f.Policies {
+		require.Contains(t, string(md), "\n| "+pol+" | ")
+	}
+	require.Contains(t, string(md), "- Check: the same examples")
 }
 
 type testLog struct{ t *testing.T }

@@ -1,7 +1,8 @@
 // Command tiny-study is the project's main job (`make demo`): it trains tiny Transformer, GDN and Oryx-TG
 // models (with Oryx-TG's controls and ablation) on the same synthetic mixture and token budget on the CPU,
-// evaluates them in every schedule (all-attention, all-linear, mixed), and writes study.json (a verdict per
-// claim), results, leaderboard.json, report.md and plots. See recipes/study.
+// evaluates them in every schedule (all-attention, all-linear, mixed), measures Oryx-TG's attention-budget
+// frontier on MQAR, and writes study.json (a verdict per claim), results, leaderboard.json, report.md, plots and
+// frontier/. See recipes/study.
 //
 //	go run -tags xla ./recipes/tiny-study            # the full study (XLA CPU; see the README for its time)
 //	go run ./recipes/tiny-study --quick              # the smoke variant (≤ 3 minutes, pure Go)
@@ -70,6 +71,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 		c = study.PureGoConfig()
 		fmt.Fprintln(stderr, "tiny-study: pure-Go backend (no XLA CPU plugin): the reduced study (3 models × 200 steps); "+
 			"claims (b) and (c) are not measurable at that budget. `make xla-cpu` (pip) for the full one, or set --steps/--runs.")
+	}
+	if backend.IsPureGo(be) && !*quick {
+		// Pure Go scores ~8× slower than XLA CPU: the frontier's examples as in the pure-Go budget.
+		c.FrontierExamples = min(c.FrontierExamples, study.PureGoConfig().FrontierExamples)
 	}
 	if *out != "" {
 		c.Out = *out
