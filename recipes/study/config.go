@@ -10,7 +10,9 @@
 package study
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 
@@ -68,6 +70,13 @@ type Config struct {
 	SwitchSequences int  `json:"switch_sequences"` // held-out text sequences for the per-position mode-switch loss curves
 	Quick           bool `json:"quick"`            // the smoke variant
 	PureGoBudget    bool `json:"pure_go_budget"`   // the pure-Go budget (PureGoConfig)
+	// Jobs is how many runs train and evaluate at once (≤ 1: one after the other; jobs.go). The results do not
+	// depend on it.
+	Jobs int `json:"jobs"`
+	// TrainWorker trains run i of c when Jobs > 1 (nil: TrainRun in a goroutine). The tiny-study command
+	// trains each run in a child process: two XLA CPU trainings in one process share its PJRT client and ran
+	// no faster together than one after the other, two processes 1.5× faster (jobs.go).
+	TrainWorker func(ctx context.Context, c Config, i int, log io.Writer) error `json:"-"`
 
 	// The attention-budget frontier of the Oryx-TG main model (frontier.go): MQAR over ClaimPairs with the
 	// first FrontierExamples evaluation examples per pair count (0: no frontier), at each budget under each

@@ -54,37 +54,10 @@ func Run(ctx context.Context, c Config, log io.Writer) (*Report, error) {
 	if err := checkFrontier(c); err != nil {
 		return nil, err
 	}
-	for i, rs := range c.Runs {
-		name := rs.Name + "-tiny"
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("interrupted before training %s: %w", name, err)
-		}
-		tc := c.Train
-		if rs.Variant.IsMultiMixer() {
-			tc.AttentionProb, tc.ModeTraining = rs.AttentionProb, rs.ModeTraining
-		}
-		fmt.Fprintf(log, "\n[%d/%d] training %s (%s) on %s (%d steps × %d tokens)\n", i+1, len(c.Runs), name, rs.Role, c.Data,
-			tc.Steps, tc.TokensPerStep())
-		cfg, err := oryx.Preset("tiny", rs.Variant)
-		if err != nil {
-			return nil, err
-		}
-		cfg.Vocab = 320 // the byte tokenizer's 258 ids, padded to a multiple of 64
-		dir := filepath.Join(c.Out, "runs", name)
-		sum, err := recipe.Train(recipe.Run{Name: name, Model: cfg, Train: tc, Data: datasets.DataSpec{Spec: c.Data},
-			Tokenizer: "bytes", Out: dir, Log: log})
-		if err != nil {
-			return nil, fmt.Errorf("training %s: %w", name, err)
-		}
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("interrupted before evaluating %s (its run is finished in %s): %w", name, dir, err)
-		}
-		fmt.Fprintf(log, "[%d/%d] evaluating %s\n", i+1, len(c.Runs), name)
-		res, err := evaluate(c, rs, dir, sum, log)
-		if err != nil {
-			return nil, fmt.Errorf("evaluating %s: %w", name, err)
-		}
-		rep.Models = append(rep.Models, res)
+	// The runs: trained c.Jobs at a time (jobs.go), each evaluated here once trained; the results in the
+	// study's order.
+	if rep.Models, err = trainAndEvaluateAll(ctx, c, log); err != nil {
+		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("interrupted before the frontier (the runs are finished in %s): %w", filepath.Join(c.Out, "runs"), err)
@@ -100,6 +73,112 @@ func Run(ctx context.Context, c Config, log io.Writer) (*Report, error) {
 		return nil, err
 	}
 	return rep, nil
+}
+
+// TrainRun trains run i of c in this process (or resumes it; a finished run is left as it is) and returns
+// its summary. It is what a training worker runs (Config.TrainWorker).
+func TrainRun(c Config, i int, log io.Writer) (*recipe.Summary, error) {
+	if i < 0 || i >= len(c.Runs) {
+		return nil, fmt.Errorf("study: run %d of %d", i, len(c.Runs))
+	}
+	rs := c.Runs[i]
+	name := rs.Name + "-tiny"
+	tc := c.Train
+	if rs.Variant.IsMultiMixer() {
+		tc.AttentionProb, tc.ModeTraining = rs.AttentionProb, rs.ModeTraining
+	}
+	fmt.Fprintf(log, "\n[%d/%d] training %s (%s) on %s (%d steps × %d tokens)\n", i+1, len(c.Runs), name, rs.Role, c.Data,
+		tc.Steps, tc.TokensPerStep())
+	cfg, err := oryx.Preset("tiny", rs.Variant)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Vocab = 320 // the byte tokenizer's 258 ids, padded to a multiple of 64
+	sum, err := recipe.Train(recipe.Run{Name: name, Model: cfg, Train: tc, Data: datasets.DataSpec{Spec: c.Data},
+		Tokenizer: "bytes", Out: runDir(c, c.Runs[i].Name), Log: log})
+	if err != nil {
+		return nil, fmt.Errorf("training %s: %w", name, err)
+	}
+	return sum, nil
+}
+
+// trainAndEvaluateAll trains every run and evaluates it. With c.Jobs ≤ 1 each run is trained here and
+// evaluated right after, in order. Otherwise c.Jobs workers (c.TrainWorker, or TrainRun in a goroutine)
+// train the runs longest first, and each finished run is evaluated here while the others train: its
+// summary is read back by TrainRun, which finds the run finished.
+func trainAndEvaluateAll(ctx context.Context, c Config, log io.Writer) ([]*ModelResult, error) {
+	models := make([]*ModelResult, len(c.Runs))
+	evaluateRun := func(i int, sum *recipe.Summary, log io.Writer) error {
+		name := c.Runs[i].Name + "-tiny"
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("interrupted before evaluating %s (its run is finished in %s): %w", name, runDir(c, c.Runs[i].Name), err)
+		}
+		fmt.Fprintf(log, "[%d/%d] evaluating %s\n", i+1, len(c.Runs), name)
+		res, err := evaluate(c, c.Runs[i], runDir(c, c.Runs[i].Name), sum, log)
+		if err != nil {
+			return fmt.Errorf("evaluating %s: %w", name, err)
+		}
+		models[i] = res
+		return nil
+	}
+	if c.Jobs <= 1 {
+		for i, rs := range c.Runs {
+			if err := ctx.Err(); err != nil {
+				return nil, fmt.Errorf("interrupted before training %s: %w", rs.Name+"-tiny", err)
+			}
+			sum, err := TrainRun(c, i, log)
+			if err != nil {
+				return nil, err
+			}
+			if err := evaluateRun(i, sum, log); err != nil {
+				return nil, err
+			}
+		}
+		return models, nil
+	}
+	worker := c.TrainWorker
+	if worker == nil {
+		worker = func(_ context.Context, c Config, i int, log io.Writer) error {
+			_, err := TrainRun(c, i, log)
+			return err
+		}
+	}
+	logs := &lineWriters{out: log}
+	label := func(i int) string { return fmt.Sprintf("%-28s ", c.Runs[i].Name+"-tiny") }
+	trained := make(chan int, len(c.Runs))
+	var trainErr error
+	go func() {
+		trainErr = forEachRun(startOrder(c.Runs), c.Jobs, func(i int) error {
+			if err := ctx.Err(); err != nil {
+				return fmt.Errorf("interrupted before training %s: %w", c.Runs[i].Name+"-tiny", err)
+			}
+			w := logs.prefixed(label(i))
+			defer w.Flush()
+			if err := worker(ctx, c, i, w); err != nil {
+				return err
+			}
+			trained <- i
+			return nil
+		})
+		close(trained)
+	}()
+	var evalErr error
+	for i := range trained {
+		if evalErr != nil {
+			continue // drain: the workers finish their runs (a run in training cannot be stopped from here)
+		}
+		w := logs.prefixed(label(i))
+		sum, err := TrainRun(c, i, io.Discard) // the finished run's summary
+		if err == nil {
+			err = evaluateRun(i, sum, w)
+		}
+		w.Flush()
+		evalErr = err
+	}
+	if trainErr != nil {
+		return nil, trainErr
+	}
+	return models, evalErr
 }
 
 // checkProbes builds every needle prompt the evaluation will use, so that a length too short for a needle

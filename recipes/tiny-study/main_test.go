@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -32,10 +33,52 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"--out", out, "--steps", "-3"}, 2, []string{"--steps must be ≥ 0"}},
 		{[]string{"--out", out, "--runs", "transformer,nope"}, 2, []string{`--runs: unknown run "nope"`}},
 		{[]string{"--out", out, "extra"}, 2, []string{`unexpected arguments ["extra"]`}},
-		{[]string{"-h"}, 0, []string{"Usage: go run", "-quick"}},
+		{[]string{"--out", out, "--jobs", "-1"}, 2, []string{"--jobs must be ≥ 0"}},
+		{[]string{"--train-run", "0"}, 2, []string{"--train-run needs --config FILE"}},
+		{[]string{"--train-run", "0", "--config", file}, 1, []string{"--config " + file}},
+		{[]string{"-h"}, 0, []string{"Usage: go run", "-quick", "-jobs"}},
 		{[]string{"--quick", "--runs", "transformer", "--out", filepath.Join(file, "study")}, 1, []string{file, "not a directory"}},
 	} {
 		clitest.Run(t, nil, c.args...).Check(t, c.code, c.want...)
 	}
 	require.NoDirExists(t, out, "a refused study writes nothing")
+}
+
+// TestWorkerProcesses: with --jobs 2 each run trains in a child process of the command (--train-run) and is
+// evaluated by the parent; both runs' results reach study.json, the log lines carry their run's name, and the
+// numbers equal those of the same study run one after the other in this process (training is
+// deterministic).
+func TestWorkerProcesses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: trains two quick runs twice")
+	}
+	tmp := t.TempDir()
+	read := func(dir string) map[string]any {
+		data, err := os.ReadFile(filepath.Join(dir, "study.json"))
+		require.NoError(t, err)
+		var rep map[string]any
+		require.NoError(t, json.Unmarshal(data, &rep))
+		return rep
+	}
+	valLosses := func(rep map[string]any) []any {
+		var out []any
+		for _, m := range rep["models"].([]any) {
+			mm := m.(map[string]any)
+			out = append(out, mm["name"], mm["schedules"].([]any)[0].(map[string]any)["val_loss"])
+		}
+		return out
+	}
+	par, seq := filepath.Join(tmp, "par"), filepath.Join(tmp, "seq")
+	r := clitest.Run(t, nil, "--quick", "--runs", "transformer,gdn", "--jobs", "2", "--out", par)
+	r.Check(t, 0, "transformer-tiny             [1/2] training", "gdn-tiny                     [2/2] evaluating gdn-tiny")
+	clitest.Run(t, nil, "--quick", "--runs", "transformer,gdn", "--jobs", "1", "--out", seq).Check(t, 0)
+	p, s := read(par), read(seq)
+	require.Len(t, p["models"], 2)
+	require.Equal(t, valLosses(s), valLosses(p))
+	require.EqualValues(t, 2, p["config"].(map[string]any)["jobs"])
+	entries, err := os.ReadDir(par)
+	require.NoError(t, err)
+	for _, e := range entries {
+		require.NotContains(t, e.Name(), ".worker-", "worker configurations are removed")
+	}
 }

@@ -1,0 +1,135 @@
+package study
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestForEachRun: every index once, never more than jobs at a time, one after the other in order at jobs 1,
+// and after a failure no new run starts and the error comes back.
+func TestForEachRun(t *testing.T) {
+	order := []int{3, 0, 4, 1, 2}
+	for _, jobs := range []int{0, 1, 2, 3, 8} {
+		var (
+			mu           sync.Mutex
+			seen         []int
+			running, top atomic.Int32
+		)
+		err := forEachRun(order, jobs, func(i int) error {
+			n := running.Add(1)
+			for {
+				m := top.Load()
+				if n <= m || top.CompareAndSwap(m, n) {
+					break
+				}
+			}
+			time.Sleep(5 * time.Millisecond)
+			mu.Lock()
+			seen = append(seen, i)
+			mu.Unlock()
+			running.Add(-1)
+			return nil
+		})
+		require.NoError(t, err)
+		require.ElementsMatch(t, order, seen, "jobs %d", jobs)
+		want := int32(min(max(jobs, 1), len(order)))
+		require.Equal(t, want, top.Load(), "jobs %d: most runs at once", jobs)
+		if jobs <= 1 {
+			require.Equal(t, order, seen)
+		}
+	}
+	for _, jobs := range []int{1, 2} {
+		var started atomic.Int32
+		boom := errors.New("boom")
+		err := forEachRun(order, jobs, func(i int) error {
+			started.Add(1)
+			if i == 0 { // the second to start
+				return boom
+			}
+			time.Sleep(20 * time.Millisecond)
+			return nil
+		})
+		require.ErrorIs(t, err, boom)
+		require.Less(t, started.Load(), int32(len(order)), "jobs %d: runs after the failure did not start", jobs)
+	}
+}
+
+// TestStartOrder: the complementary ablation first, the Transformer last, ties in the study's order.
+func TestStartOrder(t *testing.T) {
+	runs := DefaultRuns()
+	var names []string
+	for _, i := range startOrder(runs) {
+		names = append(names, runs[i].Name)
+	}
+	require.Equal(t, []string{"oryx-tg-complementary", "oryx-tg", "oryx-tg-p0", "gdn", "oryx-tg-p1", "transformer"}, names)
+}
+
+// TestPrefixWriter: lines from concurrent writers come out whole, each with its writer's label, blank lines
+// blank, an unterminated last line on Flush.
+func TestPrefixWriter(t *testing.T) {
+	var out bytes.Buffer
+	lw := &lineWriters{out: &out}
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			pw := lw.prefixed(fmt.Sprintf("w%d ", w))
+			for i := range 50 {
+				fmt.Fprintf(pw, "line %d ", i) // a line in two writes
+				fmt.Fprintf(pw, "of w%d\n", w)
+			}
+			fmt.Fprint(pw, "\n")
+			fmt.Fprintf(pw, "tail of w%d", w)
+			require.NoError(t, pw.Flush())
+		}()
+	}
+	wg.Wait()
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	require.Len(t, lines, 4*52)
+	counts := map[string]int{}
+	for _, l := range lines {
+		if l == "" {
+			counts["blank"]++
+			continue
+		}
+		var w, i int
+		if _, err := fmt.Sscanf(l, "w%d line %d of w", &w, &i); err == nil {
+			require.True(t, strings.HasSuffix(l, fmt.Sprintf("of w%d", w)), "whole line: %q", l)
+			counts[fmt.Sprint(w)]++
+			continue
+		}
+		var a, b int
+		_, err := fmt.Sscanf(l, "w%d tail of w%d", &a, &b)
+		require.NoError(t, err, "line %q", l)
+		require.Equal(t, a, b, "line %q", l)
+		counts["tail"]++
+	}
+	require.Equal(t, map[string]int{"0": 50, "1": 50, "2": 50, "3": 50, "blank": 4, "tail": 4}, counts)
+}
+
+// TestConfigJSONRoundTrip: a training worker process reads the study's configuration back from JSON exactly
+// (every config the command builds), the worker hook aside.
+func TestConfigJSONRoundTrip(t *testing.T) {
+	for _, c := range []Config{Default(), PureGoConfig(), QuickConfig()} {
+		c.Jobs = 2
+		data, err := json.Marshal(c)
+		require.NoError(t, err)
+		c.TrainWorker = func(context.Context, Config, int, io.Writer) error { return nil }
+		var back Config
+		require.NoError(t, json.Unmarshal(data, &back))
+		c.TrainWorker = nil
+		require.Equal(t, c, back)
+	}
+}
