@@ -169,9 +169,9 @@ func (e *Engine) prefillPadded(prompts [][]int32, modes [][]Mode, t int) ([][]fl
 // are invalid tokens that change neither the state nor the returned logits (TestPrefillPaddingInvariant).
 const prefillBucket = 64
 
-// prefillLength is the padded prefill length of a batch whose longest prompt has t tokens.
+// prefillLength is the padded prefill length of a batch whose longest prompt has t ≤ capacity tokens.
 func prefillLength(t, capacity int) int {
-	return min(max((t+prefillBucket-1)/prefillBucket*prefillBucket, t), max(capacity, t))
+	return min((t+prefillBucket-1)/prefillBucket*prefillBucket, capacity)
 }
 
 // Step feeds one token per row with its mode and returns the logits [B][Vocab] for the next token. It fails

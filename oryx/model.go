@@ -122,9 +122,7 @@ func headSplit(h, w *Node, n int) *Node {
 
 // checkTokens validates tokens [B, T] (int) and modes ([B, T] int32, or nil for single-mixer variants).
 func (m *Model) checkTokens(fn string, tokens, modes *Node) {
-	if tokens == nil || tokens.Rank() != 2 || !tokens.DType().IsInt() {
-		panic(fmt.Errorf("%s: tokens must be an integer [B, T] tensor, got %v", fn, shapeString(tokens)))
-	}
+	checkTokenShape(fn, tokens)
 	if m.Config.Variant.IsMultiMixer() {
 		if modes == nil {
 			panic(fmt.Errorf("%s: variant %s needs modes [B, T] (1 = attention, 0 = linear)", fn, m.Config.Variant))
@@ -132,6 +130,13 @@ func (m *Model) checkTokens(fn string, tokens, modes *Node) {
 	}
 	if modes != nil && (!modes.Shape().Equal(shapeInt(tokens.Shape().Dimensions...))) {
 		panic(fmt.Errorf("%s: modes must be int32 %v like tokens, got %v", fn, tokens.Shape().Dimensions, shapeString(modes)))
+	}
+}
+
+// checkTokenShape validates tokens [B, T] (int).
+func checkTokenShape(fn string, tokens *Node) {
+	if tokens == nil || tokens.Rank() != 2 || !tokens.DType().IsInt() {
+		panic(fmt.Errorf("%s: tokens must be an integer [B, T] tensor, got %v", fn, shapeString(tokens)))
 	}
 }
 
@@ -157,6 +162,7 @@ func (m *Model) LogitsInMode(ctx *context.Context, tokens *Node, mode Mode) *Nod
 	if !in.computes(m.Config.Variant, mode) {
 		panic(fmt.Errorf("Model.LogitsInMode: variant %s has no %s readout", m.Config.Variant, mode))
 	}
+	checkTokenShape("Model.LogitsInMode", tokens) // before tokens.Graph()
 	s := m.root(ctx, tokens.Graph())
 	h, table, _ := m.forward(s, tokens, in)
 	return m.head(s, h, table)
@@ -203,7 +209,7 @@ func (m *Model) LogitsGathered(ctx *context.Context, tokens, attnPos *Node) *Nod
 // layer's memory. in.positions is filled here (left-aligned rows).
 func (m *Model) forward(s scope, tokens *Node, in sequenceInputs) (h, table *Node, mems []blockMemory) {
 	if in.only != nil { // one mode for every token: no modes tensor
-		m.checkTokens("Model.LogitsInMode", tokens, Zeros(tokens.Graph(), shapeInt(tokens.Shape().Dimensions...)))
+		checkTokenShape("Model.LogitsInMode", tokens)
 	} else {
 		m.checkTokens("Model.Logits", tokens, in.modes)
 	}

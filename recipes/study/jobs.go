@@ -5,6 +5,8 @@ import (
 	"io"
 	"sort"
 	"sync"
+
+	"github.com/oryx-go/oryx/recipes/recipe"
 )
 
 // Runs are trained and evaluated Config.Jobs at a time. On XLA CPU a tiny model's step is hundreds of small
@@ -22,7 +24,7 @@ func relativeCost(rs RunSpec) float64 {
 		return 1
 	case !rs.Variant.IsMultiMixer():
 		return 2
-	case rs.ModeTraining == "complementary":
+	case rs.ModeTraining == recipe.ModeTrainingComplementary:
 		return 4.2
 	case rs.AttentionProb == 1: // one readout (recipe's uniform mode training): a Transformer step and the shared paths
 		return 1.3
