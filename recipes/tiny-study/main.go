@@ -59,8 +59,16 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return cli.Usagef("unexpected arguments %q (flags only; see -h)", fs.Args())
 	}
-	if *trainRun >= 0 {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if set["train-run"] {
+		if *trainRun < 0 {
+			return cli.Usagef("--train-run must be ≥ 0, got %d", *trainRun)
+		}
 		return trainWorker(*configFile, *trainRun, stderr)
+	}
+	if set["config"] {
+		return cli.Usagef("--config is read only with --train-run (internal: the study's worker processes)")
 	}
 	if *jobs < 0 {
 		return cli.Usagef("--jobs must be ≥ 0 (0: automatic), got %d", *jobs)

@@ -35,6 +35,8 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"--out", out, "extra"}, 2, []string{`unexpected arguments ["extra"]`}},
 		{[]string{"--out", out, "--jobs", "-1"}, 2, []string{"--jobs must be ≥ 0"}},
 		{[]string{"--train-run", "0"}, 2, []string{"--train-run needs --config FILE"}},
+		{[]string{"--train-run", "-2", "--config", file}, 2, []string{"--train-run must be ≥ 0"}},
+		{[]string{"--out", out, "--config", file}, 2, []string{"--config is read only with --train-run"}},
 		{[]string{"--train-run", "0", "--config", file}, 1, []string{"--config " + file}},
 		{[]string{"-h"}, 0, []string{"Usage: go run", "-quick", "-jobs"}},
 		{[]string{"--quick", "--runs", "transformer", "--out", filepath.Join(file, "study")}, 1, []string{file, "not a directory"}},
