@@ -613,7 +613,7 @@ func (f *Frontier) WritePNG(path string, byFraction bool) error {
 			pn.Y.Min, pn.Y.Max = &lo, &hi
 		}
 		pn.X = figure.Axis{Label: "forward MFLOP per token (gathered; both passes of entropy)"}
-		pn.Comment = "a line per policy through F = " + budgetList(f.Budgets)
+		pn.Comment = "a line per policy through F = " + BudgetList(f.Budgets)
 		if byFraction {
 			pn.X = figure.Axis{Label: "realised attention fraction of the tokens run"}
 		}
@@ -628,7 +628,8 @@ func (f *Frontier) WritePNG(path string, byFraction bool) error {
 		Cols: cols, Panels: panels}.WritePNG(path)
 }
 
-func budgetList(bs []float64) string {
+// BudgetList formats attention budgets for reports and plots: "0, 0.02, 0.1" (shortest exact form).
+func BudgetList(bs []float64) string {
 	s := make([]string, len(bs))
 	for i, b := range bs {
 		s[i] = strconv.FormatFloat(b, 'g', -1, 64)

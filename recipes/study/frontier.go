@@ -223,7 +223,7 @@ func (r *FrontierResult) verdict() []string {
 		}
 		switch {
 		case len(leaders) > 0:
-			out = append(out, fmt.Sprintf("highest accuracy at every budget between 0 and 1 (%s): %s", budgetList(inner),
+			out = append(out, fmt.Sprintf("highest accuracy at every budget between 0 and 1 (%s): %s", evalrun.BudgetList(inner),
 				strings.Join(leaders, ", ")))
 		default:
 			var per []string
@@ -234,7 +234,7 @@ func (r *FrontierResult) verdict() []string {
 						who = append(who, cv.Policy)
 					}
 				}
-				per = append(per, fmt.Sprintf("F = %s: %s", budgetList([]float64{b}), strings.Join(who, ", ")))
+				per = append(per, fmt.Sprintf("F = %s: %s", evalrun.BudgetList([]float64{b}), strings.Join(who, ", ")))
 			}
 			out = append(out, "highest accuracy by budget: "+strings.Join(per, "; "))
 		}
@@ -244,7 +244,7 @@ func (r *FrontierResult) verdict() []string {
 		for _, cv := range r.ByPolicy {
 			at := "not below F = 1"
 			if cv.RecoversAt != nil {
-				at = "at F = " + budgetList([]float64{*cv.RecoversAt})
+				at = "at F = " + evalrun.BudgetList([]float64{*cv.RecoversAt})
 			}
 			rec = append(rec, cv.Policy+" "+at)
 		}
@@ -295,7 +295,7 @@ func frontierMarkdown(c Config, rep *Report) string {
 	b.WriteString("MQAR accuracy at each budget F (bold: the highest at that budget; F = 0 and 1 are all-linear and all-attention " +
 		"under every policy, measured once):\n\n| policy |")
 	for _, f := range r.Budgets {
-		fmt.Fprintf(&b, " F = %s |", budgetList([]float64{f}))
+		fmt.Fprintf(&b, " F = %s |", evalrun.BudgetList([]float64{f}))
 	}
 	fmt.Fprintf(&b, " recovers all-attention (±%.0f pt) at |\n|---|", 100*FrontierTolerance)
 	b.WriteString(strings.Repeat("---|", len(r.Budgets)+1) + "\n")
@@ -310,7 +310,7 @@ func frontierMarkdown(c Config, rep *Report) string {
 		}
 		at := "only F = 1"
 		if cv.RecoversAt != nil {
-			at = "F = " + budgetList([]float64{*cv.RecoversAt})
+			at = "F = " + evalrun.BudgetList([]float64{*cv.RecoversAt})
 		}
 		fmt.Fprintf(&b, " %s |\n", at)
 	}
@@ -372,14 +372,6 @@ func pooledMQAR(c Config, rep *Report, run string) (lin, att float64, ok bool) {
 		return l, a, ok1 && ok2
 	}
 	return 0, 0, false
-}
-
-func budgetList(bs []float64) string {
-	s := make([]string, len(bs))
-	for i, b := range bs {
-		s[i] = strconv.FormatFloat(b, 'g', -1, 64)
-	}
-	return strings.Join(s, ", ")
 }
 
 func joinInts(v []int) string {
