@@ -213,11 +213,12 @@ func (m *Model) trialStep(ctx *context.Context, tokens *Node, st *State) (logits
 		prev, nl := st.Layers[i], &next.Layers[i]
 		x := layers.RMSNorm(h, p.attnNorm, c.NormEps)
 		var k, v *Node
-		k, nl.ConvK = m.sharedStreamStep(Einsum("bd,hkd->bhk", x, p.wk), p.convK, prev.ConvK)
+		kProj := Einsum("bd,hkd->bhk", x, p.wk)
+		k, nl.ConvK = m.sharedStreamStep(kProj, p.convK, prev.ConvK)
 		v, nl.ConvV = m.sharedStreamStep(Einsum("bd,hvd->bhv", x, p.wv), p.convV, prev.ConvV)
-		kAttn := k
+		kAttn := m.attentionKey(kProj, k)
 		if c.RoPE {
-			kAttn = layers.RoPEStep(k, st.Pos, c.RoPEBase)
+			kAttn = layers.RoPEStep(kAttn, st.Pos, c.RoPEBase)
 		}
 		ks, vs = append(ks, kAttn), append(vs, v)
 		var o *Node

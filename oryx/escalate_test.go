@@ -85,63 +85,68 @@ func TestStepEscalateMatchesParallel(t *testing.T) {
 	for _, v := range testutil.Sweep([]Variant{OryxTG, OryxTM}, 1) {
 		t.Run(string(v), func(t *testing.T) {
 			m, ctx := genTestModel(t, v)
-			vocab := m.Config.Vocab
-			e, err := NewEngine(backend.MustGet(), ctx, m, 2, 16)
-			require.NoError(t, err)
-			prompts := [][]int32{randomTokens(5, 1, 5, vocab)[0], randomTokens(6, 1, 3, vocab)[0]}
-			seqs := [][]int32{append([]int32(nil), prompts[0]...), append([]int32(nil), prompts[1]...)}
-			modes := [][]Mode{modes("LALLL"), modes("AAL")}
-			_, err = e.Prefill(prompts, modes)
-			require.NoError(t, err)
-			fed := randomTokens(7, 6, 2, vocab)
-			var committed [][]([]float64) = [][][]float64{{}, {}} // per row, per step: the committed logits
-			type trial struct {
-				row, step int
-				logits    []float64
-			}
-			var trials []trial
-			escalations, committedTrials := 0, 0
-			for step, toks := range fed {
-				candidate := []bool{step != 2, true}
-				logits, used, second, err := e.StepEscalate(toks, candidate, func(row int, l []float64) bool {
-					require.True(t, candidate[row], "a non-candidate row is never offered")
-					trials = append(trials, trial{row, step, append([]float64(nil), l...)})
-					return (row+step)%2 == 0
-				})
-				require.NoError(t, err)
-				any := false
-				for row := range 2 {
-					want := candidate[row] && (row+step)%2 == 0
-					require.Equal(t, modeIf(want), used[row], "step %d row %d", step, row)
-					any = any || want
-					seqs[row] = append(seqs[row], toks[row])
-					modes[row] = append(modes[row], used[row])
-					committed[row] = append(committed[row], e.LastLogits()[row])
-					require.Equal(t, float32(e.LastLogits()[row][0]), logits[row][0])
-				}
-				require.Equal(t, any, second)
-				if any {
-					escalations++
-				} else if slices.Contains(candidate, true) {
-					committedTrials++
-				}
-			}
-			require.Greater(t, escalations, 2)
-			require.Greater(t, committedTrials, 0, "a trial committed: its keys and values appended to the caches, read by later steps")
-			run := parallelRunner(t, m, ctx)
-			for row := range 2 {
-				par := run([][]int32{seqs[row]}, [][]Mode{modes[row]})[0]
-				for step := range fed {
-					p := len(prompts[row]) + step
-					require.Less(t, testutil.RelErr(par[p*vocab:(p+1)*vocab], committed[row][step]), 1e-9, "row %d step %d", row, step)
-				}
-			}
-			for _, tr := range trials {
-				p := len(prompts[tr.row]) + tr.step
-				par := run([][]int32{seqs[tr.row]}, [][]Mode{withLinear(modes[tr.row], p)})[0]
-				require.Less(t, testutil.RelErr(par[p*vocab:(p+1)*vocab], tr.logits), 1e-9, "trial row %d step %d", tr.row, tr.step)
-			}
+			checkStepEscalateMatchesParallel(t, m, ctx)
 		})
+	}
+}
+
+// checkStepEscalateMatchesParallel is TestStepEscalateMatchesParallel on model m.
+func checkStepEscalateMatchesParallel(t *testing.T, m *Model, ctx *context.Context) {
+	vocab := m.Config.Vocab
+	e, err := NewEngine(backend.MustGet(), ctx, m, 2, 16)
+	require.NoError(t, err)
+	prompts := [][]int32{randomTokens(5, 1, 5, vocab)[0], randomTokens(6, 1, 3, vocab)[0]}
+	seqs := [][]int32{append([]int32(nil), prompts[0]...), append([]int32(nil), prompts[1]...)}
+	modes := [][]Mode{modes("LALLL"), modes("AAL")}
+	_, err = e.Prefill(prompts, modes)
+	require.NoError(t, err)
+	fed := randomTokens(7, 6, 2, vocab)
+	var committed [][]([]float64) = [][][]float64{{}, {}} // per row, per step: the committed logits
+	type trial struct {
+		row, step int
+		logits    []float64
+	}
+	var trials []trial
+	escalations, committedTrials := 0, 0
+	for step, toks := range fed {
+		candidate := []bool{step != 2, true}
+		logits, used, second, err := e.StepEscalate(toks, candidate, func(row int, l []float64) bool {
+			require.True(t, candidate[row], "a non-candidate row is never offered")
+			trials = append(trials, trial{row, step, append([]float64(nil), l...)})
+			return (row+step)%2 == 0
+		})
+		require.NoError(t, err)
+		any := false
+		for row := range 2 {
+			want := candidate[row] && (row+step)%2 == 0
+			require.Equal(t, modeIf(want), used[row], "step %d row %d", step, row)
+			any = any || want
+			seqs[row] = append(seqs[row], toks[row])
+			modes[row] = append(modes[row], used[row])
+			committed[row] = append(committed[row], e.LastLogits()[row])
+			require.Equal(t, float32(e.LastLogits()[row][0]), logits[row][0])
+		}
+		require.Equal(t, any, second)
+		if any {
+			escalations++
+		} else if slices.Contains(candidate, true) {
+			committedTrials++
+		}
+	}
+	require.Greater(t, escalations, 2)
+	require.Greater(t, committedTrials, 0, "a trial committed: its keys and values appended to the caches, read by later steps")
+	run := parallelRunner(t, m, ctx)
+	for row := range 2 {
+		par := run([][]int32{seqs[row]}, [][]Mode{modes[row]})[0]
+		for step := range fed {
+			p := len(prompts[row]) + step
+			require.Less(t, testutil.RelErr(par[p*vocab:(p+1)*vocab], committed[row][step]), 1e-9, "row %d step %d", row, step)
+		}
+	}
+	for _, tr := range trials {
+		p := len(prompts[tr.row]) + tr.step
+		par := run([][]int32{seqs[tr.row]}, [][]Mode{withLinear(modes[tr.row], p)})[0]
+		require.Less(t, testutil.RelErr(par[p*vocab:(p+1)*vocab], tr.logits), 1e-9, "trial row %d step %d", tr.row, tr.step)
 	}
 }
 

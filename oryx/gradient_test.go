@@ -66,35 +66,41 @@ func TestGradientsMatchFiniteDifferences(t *testing.T) {
 		t.Run(string(v), func(t *testing.T) {
 			cfg := testConfig(v)
 			cfg.Layers = 1
-			m, ctx := newTestModel(t, cfg)
-			tokens := randomTokens(11, 2, 9, cfg.Vocab)
-			modes := switchingModes(12, 2, 9)
-			params := []string{"/layer_000/wk", "/layer_000/wv", "/layer_000/wq_attn", "/layer_000/wq_linear",
-				"/layer_000/conv_k", "/layer_000/a_log", "/layer_000/dt_bias", "/layer_000/wo", "/layer_000/mlp_up"}
-			loss, grads := lossAndGrads(t, m, ctx, tokens, modes, params)
-			require.False(t, math.IsNaN(loss))
-			for i, p := range params {
-				v := ctx.GetVariableByScopeAndName(p, "weight")
-				value, err := v.Value()
-				require.NoError(t, err)
-				flat := tensors.MustCopyFlatData[float64](value)
-				dims := value.Shape().Clone().Dimensions // SetValue below finalizes value
-				// A few entries per parameter keep the test fast.
-				for _, j := range []int{0, len(flat) / 2, len(flat) - 1} {
-					const eps = 1e-6
-					perturb := func(delta float64) float64 {
-						x := append([]float64(nil), flat...)
-						x[j] += delta
-						require.NoError(t, v.SetValue(tensors.FromFlatDataAndDimensions(x, dims...)))
-						l, _ := lossAndGrads(t, m, ctx, tokens, modes, nil)
-						return l
-					}
-					fd := testutil.CentralDiff(perturb, eps)
-					require.NoError(t, v.SetValue(tensors.FromFlatDataAndDimensions(flat, dims...)))
-					require.InDelta(t, fd, grads[i][j], 1e-6*max(1, math.Abs(fd)), "d loss / d %s[%d]", p, j)
-				}
-			}
+			checkGradientsMatchFiniteDifferences(t, cfg)
 		})
+	}
+}
+
+// checkGradientsMatchFiniteDifferences is TestGradientsMatchFiniteDifferences on a model of cfg (a
+// multi-mixer variant).
+func checkGradientsMatchFiniteDifferences(t *testing.T, cfg Config) {
+	m, ctx := newTestModel(t, cfg)
+	tokens := randomTokens(11, 2, 9, cfg.Vocab)
+	modes := switchingModes(12, 2, 9)
+	params := []string{"/layer_000/wk", "/layer_000/wv", "/layer_000/wq_attn", "/layer_000/wq_linear",
+		"/layer_000/conv_k", "/layer_000/a_log", "/layer_000/dt_bias", "/layer_000/wo", "/layer_000/mlp_up"}
+	loss, grads := lossAndGrads(t, m, ctx, tokens, modes, params)
+	require.False(t, math.IsNaN(loss))
+	for i, p := range params {
+		v := ctx.GetVariableByScopeAndName(p, "weight")
+		value, err := v.Value()
+		require.NoError(t, err)
+		flat := tensors.MustCopyFlatData[float64](value)
+		dims := value.Shape().Clone().Dimensions // SetValue below finalizes value
+		// A few entries per parameter keep the test fast.
+		for _, j := range []int{0, len(flat) / 2, len(flat) - 1} {
+			const eps = 1e-6
+			perturb := func(delta float64) float64 {
+				x := append([]float64(nil), flat...)
+				x[j] += delta
+				require.NoError(t, v.SetValue(tensors.FromFlatDataAndDimensions(x, dims...)))
+				l, _ := lossAndGrads(t, m, ctx, tokens, modes, nil)
+				return l
+			}
+			fd := testutil.CentralDiff(perturb, eps)
+			require.NoError(t, v.SetValue(tensors.FromFlatDataAndDimensions(flat, dims...)))
+			require.InDelta(t, fd, grads[i][j], 1e-6*max(1, math.Abs(fd)), "d loss / d %s[%d]", p, j)
+		}
 	}
 }
 

@@ -120,92 +120,102 @@ func modesFor(m *Model, modes [][]Mode) [][]Mode {
 }
 
 func TestStepMatchesParallel(t *testing.T) {
-	const b, n, capacity = 2, 13, 16
 	for _, v := range sweepVariants() {
 		t.Run(string(v), func(t *testing.T) {
 			m, ctx := newTestModel(t, testConfig(v))
-			tokens := randomTokens(1, b, n, m.Config.Vocab)
-			modes := modesFor(m, switchingModes(2, b, n))
-			want := parallelLogits(t, m, ctx, tokens, modes)
-
-			e, err := NewEngine(backend.MustGet(), ctx, m, b, capacity)
-			require.NoError(t, err)
-			for i := range n {
-				col := []int32{tokens[0][i], tokens[1][i]}
-				var md []Mode
-				if modes != nil {
-					md = []Mode{modes[0][i], modes[1][i]}
-				}
-				_, err := e.Step(col, md)
-				require.NoError(t, err)
-				for r := range b {
-					wantRow := want[r][i*m.Config.Vocab : (i+1)*m.Config.Vocab]
-					require.LessOrEqual(t, testutil.RelErr(e.LastLogits()[r], wantRow), 1e-8, "row %d position %d", r, i)
-				}
-			}
-			require.Equal(t, []int{n, n}, e.Positions())
+			checkStepMatchesParallel(t, m, ctx)
 		})
 	}
+}
+
+// checkStepMatchesParallel: Step token by token (switching modes) gives the parallel forward's logits.
+func checkStepMatchesParallel(t *testing.T, m *Model, ctx *context.Context) {
+	const b, n, capacity = 2, 13, 16
+	tokens := randomTokens(1, b, n, m.Config.Vocab)
+	modes := modesFor(m, switchingModes(2, b, n))
+	want := parallelLogits(t, m, ctx, tokens, modes)
+
+	e, err := NewEngine(backend.MustGet(), ctx, m, b, capacity)
+	require.NoError(t, err)
+	for i := range n {
+		col := []int32{tokens[0][i], tokens[1][i]}
+		var md []Mode
+		if modes != nil {
+			md = []Mode{modes[0][i], modes[1][i]}
+		}
+		_, err := e.Step(col, md)
+		require.NoError(t, err)
+		for r := range b {
+			wantRow := want[r][i*m.Config.Vocab : (i+1)*m.Config.Vocab]
+			require.LessOrEqual(t, testutil.RelErr(e.LastLogits()[r], wantRow), 1e-8, "row %d position %d", r, i)
+		}
+	}
+	require.Equal(t, []int{n, n}, e.Positions())
 }
 
 // TestPrefillThenStepsMatchesParallel prefills rows of different lengths (5 and 9 tokens) and decodes the
 // rest; every logit must equal the parallel forward of that row alone.
 func TestPrefillThenStepsMatchesParallel(t *testing.T) {
-	const n, capacity = 14, 20
-	lengths := []int{5, 9}
 	for _, v := range sweepVariants() {
 		t.Run(string(v), func(t *testing.T) {
 			m, ctx := newTestModel(t, testConfig(v))
-			tokens := randomTokens(3, 2, n, m.Config.Vocab)
-			modes := modesFor(m, switchingModes(4, 2, n))
-			e, err := NewEngine(backend.MustGet(), ctx, m, 2, capacity)
-			require.NoError(t, err)
-			prompts := [][]int32{tokens[0][:lengths[0]], tokens[1][:lengths[1]]}
-			var promptModes [][]Mode
-			if modes != nil {
-				promptModes = [][]Mode{modes[0][:lengths[0]], modes[1][:lengths[1]]}
-			}
-			got := make([][][]float64, 2) // per row, per position from its last prompt token on
-			_, err = e.Prefill(prompts, promptModes)
-			require.NoError(t, err)
-			for r := range 2 {
-				got[r] = append(got[r], e.LastLogits()[r])
-			}
-			for step := 0; step < n-lengths[0]; step++ {
-				col := make([]int32, 2)
-				md := make([]Mode, 2)
-				for r := range 2 {
-					p := min(lengths[r]+step, n-1) // row 1 runs out first: feed its last token again, checked no further
-					col[r] = tokens[r][p]
-					if modes != nil {
-						md[r] = modes[r][p]
-					}
-				}
-				if modes == nil {
-					md = nil
-				}
-				_, err := e.Step(col, md)
-				require.NoError(t, err)
-				for r := range 2 {
-					got[r] = append(got[r], e.LastLogits()[r])
-				}
-			}
-			for r := range 2 {
-				var rowModes [][]Mode
-				if modes != nil {
-					rowModes = [][]Mode{modes[r]}
-				}
-				want := parallelLogits(t, m, ctx, [][]int32{tokens[r]}, rowModes)[0]
-				vocab := m.Config.Vocab
-				for i, g := range got[r] {
-					pos := lengths[r] - 1 + i
-					if pos >= n {
-						break
-					}
-					require.LessOrEqual(t, testutil.RelErr(g, want[pos*vocab:(pos+1)*vocab]), 1e-8, "row %d position %d", r, pos)
-				}
-			}
+			checkPrefillThenStepsMatchesParallel(t, m, ctx)
 		})
+	}
+}
+
+// checkPrefillThenStepsMatchesParallel is TestPrefillThenStepsMatchesParallel on model m.
+func checkPrefillThenStepsMatchesParallel(t *testing.T, m *Model, ctx *context.Context) {
+	const n, capacity = 14, 20
+	lengths := []int{5, 9}
+	tokens := randomTokens(3, 2, n, m.Config.Vocab)
+	modes := modesFor(m, switchingModes(4, 2, n))
+	e, err := NewEngine(backend.MustGet(), ctx, m, 2, capacity)
+	require.NoError(t, err)
+	prompts := [][]int32{tokens[0][:lengths[0]], tokens[1][:lengths[1]]}
+	var promptModes [][]Mode
+	if modes != nil {
+		promptModes = [][]Mode{modes[0][:lengths[0]], modes[1][:lengths[1]]}
+	}
+	got := make([][][]float64, 2) // per row, per position from its last prompt token on
+	_, err = e.Prefill(prompts, promptModes)
+	require.NoError(t, err)
+	for r := range 2 {
+		got[r] = append(got[r], e.LastLogits()[r])
+	}
+	for step := 0; step < n-lengths[0]; step++ {
+		col := make([]int32, 2)
+		md := make([]Mode, 2)
+		for r := range 2 {
+			p := min(lengths[r]+step, n-1) // row 1 runs out first: feed its last token again, checked no further
+			col[r] = tokens[r][p]
+			if modes != nil {
+				md[r] = modes[r][p]
+			}
+		}
+		if modes == nil {
+			md = nil
+		}
+		_, err := e.Step(col, md)
+		require.NoError(t, err)
+		for r := range 2 {
+			got[r] = append(got[r], e.LastLogits()[r])
+		}
+	}
+	for r := range 2 {
+		var rowModes [][]Mode
+		if modes != nil {
+			rowModes = [][]Mode{modes[r]}
+		}
+		want := parallelLogits(t, m, ctx, [][]int32{tokens[r]}, rowModes)[0]
+		vocab := m.Config.Vocab
+		for i, g := range got[r] {
+			pos := lengths[r] - 1 + i
+			if pos >= n {
+				break
+			}
+			require.LessOrEqual(t, testutil.RelErr(g, want[pos*vocab:(pos+1)*vocab]), 1e-8, "row %d position %d", r, pos)
+		}
 	}
 }
 

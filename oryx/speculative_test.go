@@ -25,7 +25,16 @@ import (
 // accepted prefixes.
 func specTestModel(t *testing.T, v Variant) (*Model, *context.Context) {
 	t.Helper()
-	m, ctx := genTestModel(t, v)
+	cfg := testConfig(v)
+	cfg.TiedEmbeddings = false
+	return specTestModelOf(t, cfg)
+}
+
+// specTestModelOf is specTestModel for any multi-mixer config (untied embeddings: genTestModel's).
+func specTestModelOf(t *testing.T, cfg Config) (*Model, *context.Context) {
+	t.Helper()
+	m, ctx := newTestModel(t, cfg)
+	ctx.SetParam(context.ParamInitialSeed, genTestSeed)
 	e, err := NewEngine(backend.MustGet(), ctx, m, 1, 4)
 	require.NoError(t, err)
 	_, err = e.Prefill([][]int32{{1, 2}}, [][]Mode{{Attention, Linear}}) // creates every weight
@@ -84,7 +93,6 @@ func stateRow(st [][]float64, b, batch int) [][]float64 {
 // of prompts of 2, 5 and 9 tokens, and target schedules that switch modes among the generated tokens; drafts
 // are accepted and rejected in every case.
 func TestSpeculativeGreedyMatchesGenerate(t *testing.T) {
-	const maxTokens, capacity = 17, 32
 	cases := []struct {
 		v    Variant
 		k    int
@@ -101,44 +109,55 @@ func TestSpeculativeGreedyMatchesGenerate(t *testing.T) {
 				models[c.v] = [2]any{m, ctx}
 			}
 			m, ctx := models[c.v][0].(*Model), models[c.v][1].(*context.Context)
-			vocab := m.Config.Vocab
-			prompts := [][]int32{randomTokens(71, 1, 2, vocab)[0], randomTokens(72, 1, 5, vocab)[0], randomTokens(73, 1, 9, vocab)[0]}
-			opts := GenerateOptions{Schedule: c.spec, MaxTokens: maxTokens}
-			plainE, err := NewEngine(backend.MustGet(), ctx, m, 3, capacity)
-			require.NoError(t, err)
-			plain, err := plainE.Generate(prompts, opts)
-			require.NoError(t, err)
-			specE, err := NewEngine(backend.MustGet(), ctx, m, 3, capacity)
-			require.NoError(t, err)
-			var calls []int
-			opts.Progress = func(done, total int) { require.Equal(t, maxTokens, total); calls = append(calls, done) }
-			spec, err := specE.GenerateSpeculative(prompts, c.k, opts)
-			require.NoError(t, err)
-
-			require.Equal(t, plain.Tokens, spec.Tokens)
-			require.Equal(t, plain.Modes, spec.Modes)
-			require.Equal(t, plain.AttentionFraction, spec.AttentionFraction)
-			require.Equal(t, plain.GeneratedTokens, spec.GeneratedTokens)
-			require.Equal(t, plain.PromptTokens, spec.PromptTokens)
-			for b := range prompts {
-				require.Greater(t, len(distinct(plain.Tokens[b])), 2, "test setup: row %d's continuation is degenerate", b)
-			}
-			require.Equal(t, plainE.Positions(), specE.Positions())
-			require.LessOrEqual(t, maxAbsDiff(t, plainE.State(), specE.State()), 1e-9, "final state")
-
-			s := spec.Speculation
-			require.NotNil(t, s)
-			t.Logf("%+v", *s)
-			require.Equal(t, c.k, s.Draft)
-			require.Greater(t, s.Accepted, 0, "some drafts are accepted")
-			require.Less(t, s.Accepted, s.Drafted, "some drafts are rejected")
-			require.InDelta(t, float64(s.Accepted)/float64(s.Drafted), s.AcceptanceRate, 1e-12)
-			require.Less(t, s.Rounds, maxTokens-1, "fewer rounds than decode steps")
-			require.Equal(t, 1, calls[0])
-			require.Equal(t, maxTokens, calls[len(calls)-1])
-			require.Len(t, calls, s.Rounds+1)
+			checkSpeculativeMatchesGenerate(t, m, ctx, c.k, c.spec)
 		})
 	}
+}
+
+// checkSpeculativeMatchesGenerate is TestSpeculativeGreedyMatchesGenerate on model m with K drafts and target
+// schedule spec.
+func checkSpeculativeMatchesGenerate(t *testing.T, m *Model, ctx *context.Context, k int, target string) {
+	const maxTokens, capacity = 17, 32
+	c := struct {
+		k    int
+		spec string
+	}{k, target}
+	vocab := m.Config.Vocab
+	prompts := [][]int32{randomTokens(71, 1, 2, vocab)[0], randomTokens(72, 1, 5, vocab)[0], randomTokens(73, 1, 9, vocab)[0]}
+	opts := GenerateOptions{Schedule: c.spec, MaxTokens: maxTokens}
+	plainE, err := NewEngine(backend.MustGet(), ctx, m, 3, capacity)
+	require.NoError(t, err)
+	plain, err := plainE.Generate(prompts, opts)
+	require.NoError(t, err)
+	specE, err := NewEngine(backend.MustGet(), ctx, m, 3, capacity)
+	require.NoError(t, err)
+	var calls []int
+	opts.Progress = func(done, total int) { require.Equal(t, maxTokens, total); calls = append(calls, done) }
+	spec, err := specE.GenerateSpeculative(prompts, c.k, opts)
+	require.NoError(t, err)
+
+	require.Equal(t, plain.Tokens, spec.Tokens)
+	require.Equal(t, plain.Modes, spec.Modes)
+	require.Equal(t, plain.AttentionFraction, spec.AttentionFraction)
+	require.Equal(t, plain.GeneratedTokens, spec.GeneratedTokens)
+	require.Equal(t, plain.PromptTokens, spec.PromptTokens)
+	for b := range prompts {
+		require.Greater(t, len(distinct(plain.Tokens[b])), 2, "test setup: row %d's continuation is degenerate", b)
+	}
+	require.Equal(t, plainE.Positions(), specE.Positions())
+	require.LessOrEqual(t, maxAbsDiff(t, plainE.State(), specE.State()), 1e-9, "final state")
+
+	s := spec.Speculation
+	require.NotNil(t, s)
+	t.Logf("%+v", *s)
+	require.Equal(t, c.k, s.Draft)
+	require.Greater(t, s.Accepted, 0, "some drafts are accepted")
+	require.Less(t, s.Accepted, s.Drafted, "some drafts are rejected")
+	require.InDelta(t, float64(s.Accepted)/float64(s.Drafted), s.AcceptanceRate, 1e-12)
+	require.Less(t, s.Rounds, maxTokens-1, "fewer rounds than decode steps")
+	require.Equal(t, 1, calls[0])
+	require.Equal(t, maxTokens, calls[len(calls)-1])
+	require.Len(t, calls, s.Rounds+1)
 }
 
 // trainedTestModel trains the float64 test model (Adam, switching modes so that both readouts learn) on a
