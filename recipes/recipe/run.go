@@ -48,6 +48,12 @@ type Run struct {
 
 	Log io.Writer `json:"-"` // progress and messages (nil: os.Stderr)
 
+	// Probe, when set, is measured at every validation point (every EvalEvery steps and the last step) on
+	// the model in training — m as the trainer computes it, its weights in ctx as of that step — and what it
+	// returns is written to metrics.jsonl as a "probe" line (rundir.ProbeRecord), which a resumed run keeps
+	// like the validation lines. It must only read the weights (e.g. score a fixed evaluation subset).
+	Probe func(m *oryx.Model, ctx *context.Context) (map[string]float64, error) `json:"-"`
+
 	// Retrain starts a finished run over (its checkpoints, trainer states, metrics, plot and summary are
 	// removed); without it, a finished run is returned as it is and no file changes.
 	Retrain bool `json:"-"`
@@ -413,10 +419,38 @@ func (s *session) validateAndPlot() error {
 		}
 		s.prog.message("step %d: validation loss %s", s.st.Step, formatLosses(s.lastVal))
 	}
+	if s.r.Probe != nil {
+		if err := s.probe(); err != nil {
+			return err
+		}
+	}
 	if err := writeCurves(s.r.Out); err != nil {
 		s.prog.message("warning: plotting curves: %v", err)
 	}
 	return nil
+}
+
+// probe measures Run.Probe and logs it to metrics.jsonl and the progress display.
+func (s *session) probe() error {
+	start := time.Now()
+	values, err := s.r.Probe(s.trainer.Model(), s.ctx)
+	if err != nil {
+		return fmt.Errorf("probe: %w", err)
+	}
+	rec := rundir.ProbeRecord{Kind: "probe", Step: s.st.Step, Tokens: s.st.TokensSeen, Seconds: time.Since(start).Seconds(),
+		Values: map[string]rundir.Float{}}
+	names := make([]string, 0, len(values))
+	for k, v := range values {
+		rec.Values[k] = rundir.Float(v)
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	parts := make([]string, len(names))
+	for i, k := range names {
+		parts[i] = fmt.Sprintf("%s %.3f", k, values[k])
+	}
+	s.prog.message("step %d: probe (%.1f s) %s", s.st.Step, rec.Seconds, strings.Join(parts, ", "))
+	return s.mlog.Write(rec)
 }
 
 // validate returns the mean token loss of the validation set in each of the variant's validation modes

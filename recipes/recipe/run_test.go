@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gomlx/gomlx/pkg/core/tensors"
+	"github.com/gomlx/gomlx/pkg/ml/context"
 	"github.com/stretchr/testify/require"
 
 	"github.com/oryx-go/oryx/datasets"
@@ -389,4 +391,52 @@ func TestTrainingChild(t *testing.T) {
 		return
 	}
 	require.NoError(t, err)
+}
+
+// TestProbeLinesSurviveResume: Run.Probe is measured at every validation point on the weights of that step
+// (here the sum of one weight, read from the context), written to metrics.jsonl as "probe" lines, and a
+// killed and resumed run ends with the same probe lines as the uninterrupted run.
+func TestProbeLinesSurviveResume(t *testing.T) {
+	probe := func(_ *oryx.Model, ctx *context.Context) (map[string]float64, error) {
+		v := ctx.GetVariableByScopeAndName("/layer_000/wk", "weight")
+		if v == nil {
+			return nil, errors.New("no /layer_000/wk")
+		}
+		var sum float64
+		for _, x := range tensors.MustCopyFlatData[float32](v.MustValue()) {
+			sum += float64(x)
+		}
+		return map[string]float64{"wk_sum": sum}, nil
+	}
+	probes := func(dir string) []rundir.ProbeRecord {
+		p, err := rundir.ReadProbes(dir)
+		require.NoError(t, err)
+		return p
+	}
+	full := t.TempDir()
+	r := tinyRun(t, oryx.OryxTG, full)
+	r.Probe = probe
+	_, err := Train(r)
+	require.NoError(t, err)
+	want := probes(full)
+	require.Len(t, want, 2, "validation at steps 3 and 6")
+	require.Equal(t, []int{3, 6}, []int{want[0].Step, want[1].Step})
+	require.NotEqual(t, want[0].Values["wk_sum"], want[1].Values["wk_sum"], "the probe sees the weights of its step")
+
+	cut := t.TempDir()
+	r = tinyRun(t, oryx.OryxTG, cut)
+	r.Probe, r.stopAfter = probe, 3
+	_, err = Train(r)
+	require.ErrorIs(t, err, errSimulatedKill)
+	require.Len(t, probes(cut), 1, "the killed run measured step 3 (after its last checkpoint, at step 2)")
+	r = tinyRun(t, oryx.OryxTG, cut)
+	r.Probe = probe
+	_, err = Train(r)
+	require.NoError(t, err)
+	got := probes(cut)
+	require.Len(t, got, 2)
+	for i := range want {
+		require.Equal(t, want[i].Step, got[i].Step)
+		require.Equal(t, want[i].Values, got[i].Values)
+	}
 }
