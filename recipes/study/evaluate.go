@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path/filepath"
 
 	"github.com/gomlx/gomlx/pkg/ml/context"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/oryx-go/oryx/evals/modeswitch"
 	"github.com/oryx-go/oryx/evals/mqar"
 	"github.com/oryx-go/oryx/evals/oryxlm"
+	"github.com/oryx-go/oryx/internal/human"
 	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/oryx"
 	"github.com/oryx-go/oryx/recipes/recipe"
@@ -51,9 +53,12 @@ func newMQARCell(r mqar.Result) mqarCell {
 	return mqarCell{r.Accuracy, r.StdErr, r.Queries, r.AttentionFraction}
 }
 
-// ModelResult is everything measured on one trained model.
+// ModelResult is everything measured on one trained model (one run of one seed).
 type ModelResult struct {
 	RunSpec
+	Seed      int              `json:"seed"`       // 1..Config.Seeds
+	TrainSeed uint64           `json:"train_seed"` // its TrainConfig.Seed
+	RunDir    string           `json:"run_dir"`    // its run directory, relative to Config.Out
 	Params    int64            `json:"params"`
 	Summary   *recipe.Summary  `json:"training"`
 	Schedules []ScheduleResult `json:"schedules"`
@@ -62,6 +67,8 @@ type ModelResult struct {
 	SwitchMQAR map[string]map[int]mqarCell `json:"switch_mqar,omitempty"`
 	// Switch is the per-position loss on held-out text around a switch (multi-mixer models): supplementary.
 	Switch *modeswitch.Curves `json:"mode_switch,omitempty"`
+	// Curves are the recall learning curves by schedule (curves.go; none without Config.CurveExamples).
+	Curves map[string]*RecallCurve `json:"mqar_curves,omitempty"`
 }
 
 // schedulesOf lists the schedules a variant is read in.
@@ -91,30 +98,56 @@ func newScheduleResults(v oryx.Variant, sum *recipe.Summary) []ScheduleResult {
 	return out
 }
 
-// evaluate measures a trained model (its checkpoint in dir) with the evaluations of evals/evalrun: MQAR and
-// its switch test, the mini needle and the copy probe under each schedule, and the mode-switch curves.
-func evaluate(c Config, rs RunSpec, dir string, sum *recipe.Summary, log io.Writer) (*ModelResult, error) {
+// evaluate measures a trained model (job j, its run directory dir) as c.Evaluation says: with EvalFull the
+// evaluations of evals/evalrun — MQAR and its switch test, the mini needle and the copy probe under each
+// schedule, and the mode-switch curves; with EvalMQAR MQAR under each schedule; with EvalCurves nothing. The
+// recall curves logged during training are read in every case.
+func evaluate(c Config, j job, dir string, sum *recipe.Summary, log io.Writer) (*ModelResult, error) {
+	cfg, err := modelConfig(j.Run)
+	if err != nil {
+		return nil, err
+	}
+	rel, err := filepath.Rel(c.Out, dir)
+	if err != nil {
+		rel = dir
+	}
+	res := &ModelResult{RunSpec: j.Run, Seed: j.Seed, TrainSeed: c.trainSeed(j.Seed), RunDir: rel, Params: oryx.CountParams(cfg).Total,
+		Summary: sum, Schedules: newScheduleResults(cfg.Variant, sum)}
+	if c.CurveExamples > 0 {
+		if res.Curves, err = readRecallCurves(dir); err != nil {
+			return nil, fmt.Errorf("recall curves: %w", err)
+		}
+		for _, s := range curveSchedules(res.Curves) {
+			rc := res.Curves[s]
+			fmt.Fprintf(log, "  recall curve (%s): %.1f%% at the end; 50%% at %s tokens, 90%% at %s tokens (%.2f s a point)\n", s,
+				100*rc.Accuracy[len(rc.Accuracy)-1], tokensOrNever(float64(rc.TokensTo50)), tokensOrNever(float64(rc.TokensTo90)), rc.ProbeSeconds)
+		}
+	}
+	if c.evaluation() == EvalCurves {
+		return res, nil
+	}
 	m, ctx, err := oryx.LoadCheckpoint(dir, nil)
 	if err != nil {
 		return nil, err
 	}
 	tok := tokenizers.NewByteTokenizer()
-	res := &ModelResult{RunSpec: rs, Params: oryx.CountParams(m.Config).Total, Summary: sum,
-		Schedules: newScheduleResults(m.Config.Variant, sum)}
 	lm, err := oryxlm.New(m, ctx, tok, oryxlm.Options{Batch: 16, MaxLength: 4096})
 	if err != nil {
 		return nil, err
 	}
-	if err := evaluateMQAR(c, lm, res, log); err != nil {
+	full := c.evaluation() == EvalFull
+	if err := evaluateMQAR(c, lm, res, full, log); err != nil {
 		return nil, err
 	}
-	if err := evaluateGenProbes(c, m, ctx, tok, res, log); err != nil {
-		return nil, err
+	if full {
+		if err := evaluateGenProbes(c, m, ctx, tok, res, log); err != nil {
+			return nil, err
+		}
 	}
 	for i := range res.Schedules {
 		res.Schedules[i].AttentionFraction = attentionFraction(c, res.Schedules[i])
 	}
-	if m.Config.Variant.IsMultiMixer() {
+	if full && m.Config.Variant.IsMultiMixer() {
 		if res.Switch, err = modeSwitch(c, lm); err != nil {
 			return nil, err
 		}
@@ -124,9 +157,33 @@ func evaluate(c Config, rs RunSpec, dir string, sum *recipe.Summary, log io.Writ
 	return res, nil
 }
 
-// evaluateMQAR scores MQAR under every schedule the variant has and, for multi-mixer variants, the switch
-// test (evalrun.ScoreMQAR, evalrun.SwitchMQAR).
-func evaluateMQAR(c Config, lm *oryxlm.Model, res *ModelResult, log io.Writer) error {
+// evaluation is c.Evaluation with its default (EvalFull).
+func (c Config) evaluation() string {
+	if c.Evaluation == "" {
+		return EvalFull
+	}
+	return c.Evaluation
+}
+
+// kind is c.Kind with its default (KindStudy).
+func (c Config) kind() string {
+	if c.Kind == "" {
+		return KindStudy
+	}
+	return c.Kind
+}
+
+// tokensOrNever formats a token count, "never" for NaN.
+func tokensOrNever(t float64) string {
+	if math.IsNaN(t) {
+		return "never"
+	}
+	return human.Int(int64(t))
+}
+
+// evaluateMQAR scores MQAR under every schedule the variant has and, with withSwitch for multi-mixer
+// variants, the switch test (evalrun.ScoreMQAR, evalrun.SwitchMQAR).
+func evaluateMQAR(c Config, lm *oryxlm.Model, res *ModelResult, withSwitch bool, log io.Writer) error {
 	task := datasets.MQARConfig{Vocab: datasets.MQARVocab, SeqLen: c.Train.SeqLen, Seed: mqarEvalSeed}
 	scores, err := evalrun.ScoreMQAR(lm, task, c.MQARPairs, c.MQARExamples, datasets.MQARTokenOffset)
 	if err != nil {
@@ -139,7 +196,7 @@ func evaluateMQAR(c Config, lm *oryxlm.Model, res *ModelResult, log io.Writer) e
 		}
 		fmt.Fprintf(log, "  mqar %2d pairs: %s\n", p, evalrun.FormatMQAR(scores[p]))
 	}
-	if !lm.Config().Variant.IsMultiMixer() {
+	if !withSwitch || !lm.Config().Variant.IsMultiMixer() {
 		return nil
 	}
 	switched, err := evalrun.SwitchMQAR(lm, task, c.MQARPairs, c.MQARExamples, datasets.MQARTokenOffset)

@@ -31,7 +31,7 @@ const FrontierTolerance = 0.01
 
 // FrontierResult is the frontier's section of study.json.
 type FrontierResult struct {
-	Run     string `json:"run"`               // the model read (runs/<Run>-tiny); "" when skipped
+	Run     string `json:"run"`               // the model read (runs/<Run>-tiny, its first seed's); "" when skipped
 	Skipped string `json:"skipped,omitempty"` // why there is no frontier
 	Dir     string `json:"dir"`               // FrontierDir under the study's out directory
 	Task    string `json:"task"`              // mqar: the evaluation's examples (seed 77), pooled over Pairs
@@ -122,7 +122,7 @@ func runFrontier(c Config, log io.Writer) (*FrontierResult, error) {
 	start := time.Now()
 	n := c.Train.SeqLen + 1
 	f, err := evalrun.RunFrontier(evalrun.FrontierOptions{
-		Checkpoint: runDir(c, rs.Name), Tokenizer: "bytes", Tasks: []string{evalrun.FrontierMQAR},
+		Checkpoint: c.jobDir(job{*rs, 1}), Tokenizer: "bytes", Tasks: []string{evalrun.FrontierMQAR},
 		Budgets: c.FrontierBudgets, Policies: c.FrontierPolicies, Batch: 16, MaxLength: n, LMMaxLength: n,
 		MQAR: evalrun.MQAROptions{SeqLen: c.Train.SeqLen, Vocab: datasets.MQARVocab, Offset: datasets.MQARTokenOffset,
 			Pairs: c.ClaimPairs, Examples: c.FrontierExamples},
@@ -351,7 +351,7 @@ func (r *FrontierResult) costs() (lo, hi, ent float64, ok bool) {
 // pair counts (weighted by queries, as the frontier pools).
 func pooledMQAR(c Config, rep *Report, run string) (lin, att float64, ok bool) {
 	for _, m := range rep.Models {
-		if m.Name != run {
+		if m.Name != run || m.Seed > 1 { // the frontier reads the first seed's run
 			continue
 		}
 		pool := func(sched string) (float64, bool) {
