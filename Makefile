@@ -1,7 +1,7 @@
 # Oryx in Go. `make demo` is the main job, `make test` the test suite (what CI runs).
 GO ?= go
 
-.PHONY: demo demo-run demo-quick test test-go test-xla vet fuzz-short xla-cpu xla-cuda py-tools bench-mixers \
+.PHONY: demo demo-run demo-quick study-scale study-attribution test test-go test-xla vet fuzz-short xla-cpu xla-cuda py-tools bench-mixers \
 	bench-mixers-all bench-model bench-train bench-train-xla bench-xla-vs-go bench-speculative build
 
 # XLA: `make xla-cpu` installs the pinned XLA CPU PJRT plugin from the Python package index into .xla/ (project-local,
@@ -36,6 +36,25 @@ demo-run:
 # README).
 demo-quick:
 	$(GO) run ./recipes/tiny-study --quick
+
+# study-scale (not in CI; sized for ≤ 90 min on XLA CPU with 2 cores, README): the Transformer, GDN and Oryx-TG
+# (p = 0.5) at the tiny width and at tiny2x (d 128) × 3 seeds, each trained for twice the demo's budget (both budgets
+# read from one run: warm-up + constant LR), nothing evaluated after training: claim (a)'s loss gaps and claim (b)'s
+# recall ratio against width and tokens, over seeds -> runs/study-scale/{scale.json,report.md,scale.png,
+# mqar_curves.png}; it prints the one-seed spread constants for recipes/study/claims.go.
+SCALE_FLAGS ?=
+study-scale:
+	-@$(MAKE) -s xla-cpu >/dev/null || echo "make study-scale: no XLA CPU plugin: running on the pure-Go backend (many hours)"
+	$(XLA_MALLOC) $(GO) run $(XLA_TAGS) ./recipes/tiny-study --scale $(SCALE_FLAGS)
+
+# The recall-gap attribution (not in CI): Oryx-TG at the demo's budget and seed with one change each — mode-block
+# length 8 / 128, attention probability 0.25 / 0.75, attention reading the L2-normalised key or the key before the
+# conv and SiLU, learning rate 1e-3 — beside the unchanged model: MQAR per schedule, validation loss per mode,
+# tokens to 50 % / 90 % MQAR -> runs/study-attribution/{attribution.json,report.md,mqar_curves.png}.
+ATTRIBUTION_FLAGS ?=
+study-attribution:
+	-@$(MAKE) -s xla-cpu >/dev/null || echo "make study-attribution: no XLA CPU plugin: running on the pure-Go backend (hours)"
+	$(XLA_MALLOC) $(GO) run $(XLA_TAGS) ./recipes/tiny-study --attribution $(ATTRIBUTION_FLAGS)
 
 # The test suite (what CI runs): vet, every package on the pure-Go backend, the same suite again on XLA CPU (the
 # plugin installed first by `make xla-cpu`), then a short run of every fuzz test; `make py-tools` first, so that the

@@ -269,7 +269,7 @@ func TestQuickStudySeeds(t *testing.T) {
 	c.Out = t.TempDir()
 	c.Runs, c.Seeds, c.FrontierExamples = c.Runs[:3], 2, 0
 	c.Train.Steps, c.Train.EvalEvery, c.MQARExamples = 4, 2, 4
-	c.NeedleDepths, c.NeedleSamples, c.SwitchSequences = []float64{0}, 1, 2
+	c.NeedleDepths = []float64{0} // 2 samples (a probe score of one sample has no standard error: NaN)
 	rep, err := Run(context.Background(), c, testLog{t})
 	require.NoError(t, err)
 	require.Len(t, rep.Models, 6)
@@ -318,7 +318,10 @@ func TestQuickScale(t *testing.T) {
 		require.Len(t, row.GapAttention["values"], 2)
 		require.Equal(t, seFromSeeds, row.GapAttention["se_from"])
 		require.Len(t, row.MixedAccuracy["values"], 2)
-		require.NotNil(t, row.RecallRatio)
+		require.Contains(t, row.TransformerAccuracy, "mean")
+		if row.TransformerAccuracy["mean"].(float64) > 0 { // at chance it may be 0 after 4 steps: no ratio
+			require.NotNil(t, row.RecallRatio)
+		}
 	}
 	sp := rep.Scale.OneSeedSpread
 	require.NotNil(t, sp)
