@@ -48,11 +48,13 @@ type Run struct {
 
 	Log io.Writer `json:"-"` // progress and messages (nil: os.Stderr)
 
-	// Probe, when set, is measured at every validation point (every EvalEvery steps and the last step) on
-	// the model in training — m as the trainer computes it, its weights in ctx as of that step — and what it
-	// returns is written to metrics.jsonl as a "probe" line (rundir.ProbeRecord), which a resumed run keeps
-	// like the validation lines. It must only read the weights (e.g. score a fixed evaluation subset).
-	Probe func(m *oryx.Model, ctx *context.Context) (map[string]float64, error) `json:"-"`
+	// Probe, when set, is called at every validation point (every EvalEvery steps and the last step) with the
+	// model in training — through t, whose EvalGreedy and EvalLoss reuse the validation's compiled graph,
+	// and whose Model and Context hold the weights as of that step — and the step; what it returns is
+	// written to metrics.jsonl as a "probe" line (rundir.ProbeRecord), which a resumed run keeps like the
+	// validation lines (nil: nothing measured at this step). It must only read the weights (e.g. score a
+	// fixed evaluation subset).
+	Probe func(t *Trainer, step int) (map[string]float64, error) `json:"-"`
 
 	// Retrain starts a finished run over (its checkpoints, trainer states, metrics, plot and summary are
 	// removed); without it, a finished run is returned as it is and no file changes.
@@ -433,9 +435,12 @@ func (s *session) validateAndPlot() error {
 // probe measures Run.Probe and logs it to metrics.jsonl and the progress display.
 func (s *session) probe() error {
 	start := time.Now()
-	values, err := s.r.Probe(s.trainer.Model(), s.ctx)
+	values, err := s.r.Probe(s.trainer, s.st.Step)
 	if err != nil {
 		return fmt.Errorf("probe: %w", err)
+	}
+	if values == nil {
+		return nil
 	}
 	rec := rundir.ProbeRecord{Kind: "probe", Step: s.st.Step, Tokens: s.st.TokensSeen, Seconds: time.Since(start).Seconds(),
 		Values: map[string]rundir.Float{}}

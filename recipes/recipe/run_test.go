@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/gomlx/gomlx/pkg/core/tensors"
-	"github.com/gomlx/gomlx/pkg/ml/context"
 	"github.com/stretchr/testify/require"
 
 	"github.com/oryx-go/oryx/datasets"
@@ -397,8 +396,8 @@ func TestTrainingChild(t *testing.T) {
 // (here the sum of one weight, read from the context), written to metrics.jsonl as "probe" lines, and a
 // killed and resumed run ends with the same probe lines as the uninterrupted run.
 func TestProbeLinesSurviveResume(t *testing.T) {
-	probe := func(_ *oryx.Model, ctx *context.Context) (map[string]float64, error) {
-		v := ctx.GetVariableByScopeAndName("/layer_000/wk", "weight")
+	probe := func(tr *Trainer, step int) (map[string]float64, error) {
+		v := tr.Context().GetVariableByScopeAndName("/layer_000/wk", "weight")
 		if v == nil {
 			return nil, errors.New("no /layer_000/wk")
 		}
@@ -421,6 +420,18 @@ func TestProbeLinesSurviveResume(t *testing.T) {
 	want := probes(full)
 	require.Len(t, want, 2, "validation at steps 3 and 6")
 	require.Equal(t, []int{3, 6}, []int{want[0].Step, want[1].Step})
+	skip := t.TempDir()
+	r = tinyRun(t, oryx.OryxTG, skip)
+	r.Probe = func(tr *Trainer, step int) (map[string]float64, error) {
+		if step != 6 {
+			return nil, nil
+		}
+		return probe(tr, step)
+	}
+	_, err = Train(r)
+	require.NoError(t, err)
+	require.Len(t, probes(skip), 1, "nil: no line at step 3")
+	require.Equal(t, want[1].Values, probes(skip)[0].Values)
 	require.NotEqual(t, want[0].Values["wk_sum"], want[1].Values["wk_sum"], "the probe sees the weights of its step")
 
 	cut := t.TempDir()

@@ -22,7 +22,8 @@ import (
 //
 //	accumulate(tokens, targets, mask[, modes], scale)       → loss; adds the micro-batch gradient to "/grad_accum"
 //	apply(tokens, targets, mask[, modes], scale, lr, n, ok)  → loss, grad norm, applied; the AdamW update
-//	eval(tokens, targets[, modes])                           → the summed token loss of each sequence
+//	eval(tokens, targets[, modes])                           → the summed token loss of each sequence, and
+//	                                                            whether each target is the argmax prediction
 //
 // tokens and targets are int32 [MicroBatch, SeqLen]; mask float32 [MicroBatch, SeqLen] (1 = the position
 // trains, 0 = it contributes neither loss nor gradient; the data's loss masks, all ones for plain text);
@@ -126,7 +127,9 @@ func NewTrainer(be backends.Backend, m *oryx.Model, ctx *context.Context, cfg Tr
 	}
 	t.eval, err = context.NewExec(be, ctx, func(ctx *context.Context, in []*Node) []*Node {
 		tokens, targets, modes, _ := split(in)
-		return []*Node{ReduceSum(t.tokenLosses(ctx, tokens, targets, modes), -1)}
+		logits := ConvertDType(t.model.Logits(ctx, tokens, modes), dtypes.Float32)
+		hits := Equal(ArgMax(logits, -1, dtypes.Int32), ConvertDType(targets, dtypes.Int32))
+		return []*Node{ReduceSum(crossEntropy(logits, targets), -1), hits}
 	})
 	if err != nil {
 		return nil, err
@@ -315,6 +318,26 @@ func (t *Trainer) EvalLoss(seqs [][]int32, modes [][]oryx.Mode) (sum float64, to
 		sum += float64(v)
 	}
 	return sum, len(seqs) * t.cfg.SeqLen, nil
+}
+
+// EvalGreedy reads a batch of MicroBatch sequences (SeqLen+1 tokens each) with modes (nil for single-mixer
+// variants) through the graph EvalLoss runs, and returns for every position whether its target is the
+// model's argmax prediction ([MicroBatch][SeqLen]): accuracy probes during training cost no graph of their
+// own (recipes/study's recall curves).
+func (t *Trainer) EvalGreedy(seqs [][]int32, modes [][]oryx.Mode) ([][]bool, error) {
+	if len(seqs) != t.cfg.MicroBatch {
+		return nil, fmt.Errorf("Trainer.EvalGreedy: got %d sequences, want the micro-batch %d (one compiled shape)", len(seqs), t.cfg.MicroBatch)
+	}
+	in, err := t.inputs(seqs, modes)
+	if err != nil {
+		return nil, err
+	}
+	outs, err := t.exec(t.eval, in...)
+	if err != nil {
+		return nil, fmt.Errorf("Trainer.EvalGreedy: %w", err)
+	}
+	flat := outs[1].Value().([][]bool)
+	return flat, nil
 }
 
 // inputs builds the tokens, targets (and modes) tensors of a micro-batch.

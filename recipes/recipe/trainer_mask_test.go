@@ -226,3 +226,64 @@ func TestUniformModeTraining(t *testing.T) {
 		require.LessOrEqual(t, testutil.RelErr(got, want), 1e-5, "p = %g: gradients", p)
 	}
 }
+
+// TestEvalGreedy: Trainer.EvalGreedy marks exactly the positions whose target is the argmax of the model's
+// logits (computed here by a separate forward), on sequences built so that every other target is the
+// argmax (at least half the positions hit, the rest mostly miss), for a single- and a multi-mixer variant;
+// a batch that is not the micro-batch is refused.
+func TestEvalGreedy(t *testing.T) {
+	for _, v := range []oryx.Variant{oryx.Transformer, oryx.OryxTG} {
+		t.Run(string(v), func(t *testing.T) {
+			tr, seqs := maskTestTrainer(t, v, ModeTrainingMixed)
+			var modes [][]oryx.Mode
+			if v.IsMultiMixer() {
+				modes = [][]oryx.Mode{make([]oryx.Mode, 24), make([]oryx.Mode, 24)}
+				for i := range modes[0] {
+					modes[0][i], modes[1][i] = oryx.Mode(i%3/2), oryx.Mode(i%2)
+				}
+			}
+			e, err := context.NewExec(tr.backend, tr.ctx, func(ctx *context.Context, in []*Node) *Node {
+				var md *Node
+				if len(in) > 2 {
+					md = in[2]
+				}
+				return ArgMax(tr.model.Logits(ctx, in[0], md), -1)
+			})
+			require.NoError(t, err)
+			predict := func() [][]int32 {
+				in, err := tr.inputs(seqs, modes)
+				require.NoError(t, err)
+				out, err := e.Exec(in...)
+				require.NoError(t, err)
+				flat := tensors.MustCopyFlatData[int32](out[0])
+				rows := make([][]int32, len(seqs))
+				for r := range rows {
+					rows[r] = flat[r*24 : (r+1)*24]
+				}
+				return rows
+			}
+			for j := 0; j < 24; j += 2 { // make target j the argmax at j (later logits change, earlier do not)
+				p := predict()
+				for r := range seqs {
+					seqs[r][j+1] = p[r][j]
+				}
+			}
+			p := predict()
+			got, err := tr.EvalGreedy(seqs, modes)
+			require.NoError(t, err)
+			hits := 0
+			for r := range seqs {
+				for j := range 24 {
+					require.Equal(t, p[r][j] == seqs[r][j+1], got[r][j], "row %d position %d", r, j)
+					if got[r][j] {
+						hits++
+					}
+				}
+			}
+			require.GreaterOrEqual(t, hits, 24, "every other target is the argmax")
+			require.Less(t, hits, 48)
+			_, err = tr.EvalGreedy(seqs[:1], modes)
+			require.ErrorContains(t, err, "want the micro-batch 2")
+		})
+	}
+}

@@ -98,7 +98,7 @@ func attributionMarkdown(c Config, rep *Report) string {
 		"every %d steps), interpolated, – if never.\n\n",
 		rep.Backend, rep.Date, rep.Seconds/60, c.Train.Steps, c.Train.TokensPerStep(), c.Data, c.Train.WarmupSteps, c.Train.LR,
 		c.Train.BlockLen, referenceProb(c), seedsSentence(c), c.MQARExamples, c.ClaimPairs, c.CurveExamples,
-		c.CurvePairs, c.Train.EvalEvery)
+		c.CurvePairs, c.curveSteps())
 	if c.Quick {
 		b.WriteString("**Quick variant (smoke test): the numbers below mean nothing.**\n\n")
 	}

@@ -5,7 +5,9 @@ import (
 	"math"
 	"testing"
 
+	"github.com/oryx-go/oryx/datasets"
 	"github.com/oryx-go/oryx/evals/mqar"
+	"github.com/oryx-go/oryx/oryx"
 	"github.com/stretchr/testify/require"
 )
 
@@ -210,4 +212,49 @@ func TestCheckProbes(t *testing.T) {
 	require.ErrorContains(t, checkProbes(c), "needle length 112")
 	c.NeedleLengths = []int{125}
 	require.ErrorContains(t, checkProbes(c), "exceed the training length")
+}
+
+// TestCurveSubsetAndModes: the curve subset is CurveExamples examples at each pair count, in the mixture's
+// MQAR id range, with one query per pair; the schedules' mode rows are all attention, all linear, and
+// attention exactly at the query keys; the curves are measured every CurveEvery-th validation and at the end.
+func TestCurveSubsetAndModes(t *testing.T) {
+	c := Default()
+	set, err := newRecallProbe(c).subset()
+	require.NoError(t, err)
+	require.Len(t, set, c.CurveExamples*len(c.CurvePairs))
+	require.Equal(t, c.Train.MicroBatch, len(set), "one micro-batch per schedule")
+	for i, e := range set {
+		require.Equal(t, c.CurvePairs[i/c.CurveExamples], e.pairs)
+		require.Len(t, e.tokens, c.Train.SeqLen+1)
+		n := 0
+		for _, q := range e.query {
+			if q {
+				n++
+			}
+		}
+		require.Equal(t, e.pairs, n)
+		for _, id := range e.tokens {
+			require.GreaterOrEqual(t, id, int32(datasets.MQARTokenOffset))
+			require.Less(t, id, int32(datasets.MQARTokenOffset+datasets.MQARVocab))
+		}
+		att, lin, mix := curveModes("attention", e.query, c.Train.SeqLen), curveModes("linear", e.query, c.Train.SeqLen),
+			curveModes("mixed", e.query, c.Train.SeqLen)
+		for p := range e.query {
+			require.Equal(t, oryx.Attention, att[p])
+			require.Equal(t, oryx.Linear, lin[p])
+			require.Equal(t, e.query[p], mix[p] == oryx.Attention)
+		}
+	}
+	var at []int
+	for s := c.Train.EvalEvery; s <= c.Train.Steps; s += c.Train.EvalEvery {
+		if c.curveAt(s) {
+			at = append(at, s)
+		}
+	}
+	require.Len(t, at, 14)
+	require.Equal(t, []int{50, 100}, at[:2])
+	require.Equal(t, 700, at[13])
+	c.Train.Steps = 710 // not a multiple: the last step too
+	require.True(t, c.curveAt(710))
+	require.False(t, c.curveAt(725))
 }

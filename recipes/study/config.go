@@ -116,6 +116,9 @@ type Config struct {
 	// mode the run has, logged to its metrics.jsonl. 0 examples: no curves.
 	CurvePairs    []int `json:"curve_pairs"`
 	CurveExamples int   `json:"curve_examples"`
+	// CurveEvery measures the curves at every CurveEvery-th validation (steps that are multiples of
+	// CurveEvery·Train.EvalEvery) and at the last step (≤ 1: every validation).
+	CurveEvery int `json:"curve_every"`
 	// Jobs is how many runs train and evaluate at once (≤ 1: one after the other; jobs.go). The results do not
 	// depend on it.
 	Jobs int `json:"jobs"`
@@ -159,9 +162,9 @@ func Default() Config {
 		NeedleLengths: []int{122}, NeedleDepths: []float64{0, 0.25, 0.5, 0.75, 1}, NeedleSamples: 12,
 		SwitchSequences: 32,
 		Kind:            KindStudy, Evaluation: EvalFull, Seeds: 1,
-		// The recall curves: 16 examples at 4 and at 8 pairs (64 and 128 queries), one [16, 128] forward per
-		// pair count and mode at every validation point (cost: curves.go).
-		CurvePairs: []int{4, 8}, CurveExamples: 16,
+		// The recall curves: 16 examples at 4 and at 8 pairs (64 and 128 queries), one micro-batch forward per
+		// mode every other validation (every 50 steps; the cost measured in curves.go).
+		CurvePairs: []int{4, 8}, CurveExamples: 16, CurveEvery: 2,
 		// The frontier on the evaluation's own MQAR examples (so that F = 0 and 1 repeat the linear and
 		// attention readings): 22 points, 25 s on XLA CPU under load (README).
 		FrontierBudgets: slices.Clone(evalrun.DefaultBudgets), FrontierPolicies: slices.Clone(oryx.Policies), FrontierExamples: 64,
@@ -194,7 +197,7 @@ func QuickConfig() Config {
 	c.NeedleLengths, c.NeedleDepths, c.NeedleSamples = []int{122}, []float64{0, 1}, 2
 	c.SwitchSequences = 4
 	c.FrontierBudgets, c.FrontierExamples = []float64{0, 0.1, 1}, c.MQARExamples
-	c.CurveExamples = 4
+	c.CurveExamples, c.CurveEvery = 4, 1
 	return c
 }
 
@@ -234,6 +237,7 @@ func QuickScaleConfig() Config {
 	c := ScaleConfig()
 	c.Out, c.Quick, c.Seeds = "runs/study-scale-quick", true, 2
 	c.Train, c.MQARPairs, c.ClaimPairs, c.MQARExamples, c.CurveExamples = q.Train, q.MQARPairs, q.ClaimPairs, q.MQARExamples, q.CurveExamples
+	c.CurveEvery = q.CurveEvery
 	c.ScaleBudgets = []int{q.Train.Steps / 2, q.Train.Steps}
 	return c
 }
@@ -280,6 +284,7 @@ func QuickAttributionConfig() Config {
 	c := AttributionConfig()
 	c.Out, c.Quick = "runs/study-attribution-quick", true
 	c.Train, c.MQARPairs, c.ClaimPairs, c.MQARExamples, c.CurveExamples = q.Train, q.MQARPairs, q.ClaimPairs, q.MQARExamples, q.CurveExamples
+	c.CurveEvery = q.CurveEvery
 	return c
 }
 

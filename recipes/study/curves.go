@@ -5,10 +5,10 @@ package study
 // Transformer's tokens to reach 90 %", or shows a plateau.
 //
 // The subset is Config.CurveExamples examples at each of Config.CurvePairs (default 16 at 4 and 8 pairs: 64
-// and 128 queries), generated from their own seed (disjoint from the training mixture's and the
-// evaluation's), scored through evals/oryxlm on the weights in training (recipe.Run.Probe) and logged as
-// "probe" lines of the run's metrics.jsonl (internal/rundir), so that a resumed run keeps them. One batch
-// shape, [CurveExamples, SeqLen], per pair count and schedule: the scoring graph compiles once per process.
+// and 128 queries, one micro-batch of 32), generated from their own seed (disjoint from the training
+// mixture's and the evaluation's), scored on the weights in training (recipe.Run.Probe) through the
+// validation's own compiled graph (recipe.Trainer.EvalGreedy: no graph of its own to compile) and logged as
+// "probe" lines of the run's metrics.jsonl (internal/rundir), so that a resumed run keeps them.
 
 import (
 	"fmt"
@@ -17,14 +17,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gomlx/gomlx/pkg/ml/context"
-
 	"github.com/oryx-go/oryx/datasets"
-	"github.com/oryx-go/oryx/datasets/tokenizers"
-	"github.com/oryx-go/oryx/evals/evalrun"
 	"github.com/oryx-go/oryx/evals/oryxlm"
 	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/oryx"
+	"github.com/oryx-go/oryx/recipes/recipe"
 )
 
 // mqarCurveSeed seeds the curve subset's MQAR examples: disjoint from the training mixture's MQAR seeds
@@ -39,11 +36,29 @@ const (
 
 // recallProbe measures the curve subset on a model in training (recipe.Run.Probe).
 type recallProbe struct {
-	c  Config
-	lm *oryxlm.Model // built on the first call, around the model in training; its graphs are reused
+	c   Config
+	set []curveExample // built on the first call
+}
+
+// curveExample is one MQAR example of the subset: its id-shifted tokens (SeqLen+1), its query positions
+// (the mixed schedule's attention tokens) and its pair count.
+type curveExample struct {
+	tokens []int32
+	query  []bool
+	pairs  int
 }
 
 func newRecallProbe(c Config) *recallProbe { return &recallProbe{c: c} }
+
+// curveSteps is the number of steps between curve points.
+func (c Config) curveSteps() int { return max(c.CurveEvery, 1) * c.Train.EvalEvery }
+
+// curveAt tells whether the recall curves are measured at a validation step: every CurveEvery-th
+// validation, and the last step.
+func (c Config) curveAt(step int) bool {
+	every := c.curveSteps()
+	return step == c.Train.Steps || (every > 0 && step%every == 0)
+}
 
 // curveKey is the probe value of a schedule's accuracy pooled over the pair counts ("mqar_<schedule>"), or
 // at one pair count ("mqar_<schedule>_<pairs>").
@@ -54,35 +69,97 @@ func curveKey(schedule string, pairs int) string {
 	return fmt.Sprintf("mqar_%s_%d", schedule, pairs)
 }
 
-// measure scores the subset under every schedule of the model's variant (evalrun.ScoreMQAR: attention,
-// linear, mixed as the evaluation reads them) and returns the accuracies by curveKey, pooled ones weighted by
-// queries.
-func (p *recallProbe) measure(m *oryx.Model, ctx *context.Context) (map[string]float64, error) {
-	if p.lm == nil {
-		lm, err := oryxlm.New(m, ctx, tokenizers.NewByteTokenizer(), oryxlm.Options{Batch: p.c.CurveExamples, MaxLength: p.c.Train.SeqLen + 1})
+// subset generates the curve subset: examples 0..CurveExamples-1 at each of CurvePairs (ids shifted into the
+// mixture's MQAR range).
+func (p *recallProbe) subset() ([]curveExample, error) {
+	var out []curveExample
+	for _, pairs := range p.c.CurvePairs {
+		ex, err := datasets.GenerateMQAR(datasets.MQARConfig{Vocab: datasets.MQARVocab, SeqLen: p.c.Train.SeqLen, NumPairs: pairs,
+			Seed: mqarCurveSeed}, p.c.CurveExamples)
 		if err != nil {
 			return nil, err
 		}
-		p.lm = lm
-	}
-	task := datasets.MQARConfig{Vocab: datasets.MQARVocab, SeqLen: p.c.Train.SeqLen, Seed: mqarCurveSeed}
-	scores, err := evalrun.ScoreMQAR(p.lm, task, p.c.CurvePairs, p.c.CurveExamples, datasets.MQARTokenOffset)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]float64{}
-	correct, queries := map[string]float64{}, map[string]int{}
-	for _, pairs := range p.c.CurvePairs {
-		for _, r := range scores[pairs] {
-			out[curveKey(r.Schedule, pairs)] = r.Accuracy
-			correct[r.Schedule] += r.Accuracy * float64(r.Queries)
-			queries[r.Schedule] += r.Queries
+		for _, e := range ex {
+			tok := make([]int32, len(e.Tokens))
+			for i, id := range e.Tokens {
+				tok[i] = id + datasets.MQARTokenOffset
+			}
+			out = append(out, curveExample{tok, e.TargetMask, pairs})
 		}
 	}
-	for s, n := range queries {
-		out[curveKey(s, 0)] = correct[s] / float64(n)
+	return out, nil
+}
+
+// measure scores the subset under every schedule of the model's variant — attention, linear, and mixed
+// (every token in linear mode but the query keys, in attention: the evaluation's schedules, evals/mqar) —
+// through the trainer's validation graph (Trainer.EvalGreedy, in micro-batches; the last one padded with
+// copies of the first example, not counted), and returns the accuracies by curveKey, the pooled ones over
+// every query.
+func (p *recallProbe) measure(tr *recipe.Trainer) (map[string]float64, error) {
+	if p.set == nil {
+		set, err := p.subset()
+		if err != nil {
+			return nil, err
+		}
+		p.set = set
+	}
+	v := tr.Model().Config.Variant
+	mb, t := tr.Config().MicroBatch, p.c.Train.SeqLen
+	out := map[string]float64{}
+	for _, sched := range schedulesOf(v) {
+		hits, queries := map[int]int{}, map[int]int{}
+		for lo := 0; lo < len(p.set); lo += mb {
+			seqs := make([][]int32, mb)
+			var modes [][]oryx.Mode
+			if v.IsMultiMixer() {
+				modes = make([][]oryx.Mode, mb)
+			}
+			for r := range mb {
+				e := p.set[0]
+				if lo+r < len(p.set) {
+					e = p.set[lo+r]
+				}
+				seqs[r] = e.tokens
+				if modes != nil {
+					modes[r] = curveModes(sched, e.query, t)
+				}
+			}
+			greedy, err := tr.EvalGreedy(seqs, modes)
+			if err != nil {
+				return nil, fmt.Errorf("recall curve (%s): %w", sched, err)
+			}
+			for r := 0; r < mb && lo+r < len(p.set); r++ {
+				e := p.set[lo+r]
+				for pos, q := range e.query {
+					if q {
+						queries[e.pairs]++
+						if greedy[r][pos] {
+							hits[e.pairs]++
+						}
+					}
+				}
+			}
+		}
+		var h, n int
+		for _, pairs := range p.c.CurvePairs {
+			out[curveKey(sched, pairs)] = float64(hits[pairs]) / float64(max(queries[pairs], 1))
+			h, n = h+hits[pairs], n+queries[pairs]
+		}
+		out[curveKey(sched, 0)] = float64(h) / float64(max(n, 1))
 	}
 	return out, nil
+}
+
+// curveModes is one row of modes of a schedule: attention, linear, or mixed (attention at the query keys).
+func curveModes(sched string, query []bool, t int) []oryx.Mode {
+	row := make([]oryx.Mode, t)
+	for i := range row {
+		switch {
+		case sched == "attention", sched == oryxlm.Mixed && query[i]:
+			row[i] = oryx.Attention
+		}
+	}
+	return row
 }
 
 // RecallCurve is a run's recall learning curve under one schedule: the curve subset's MQAR accuracy at each

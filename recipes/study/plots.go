@@ -184,7 +184,7 @@ func writeCurvesPlot(c Config, rep *Report) error {
 	unit := figure.Axis{Label: "MQAR accuracy (curve subset)", Min: ptr(0), Max: ptr(1.02)}
 	tokens := figure.Axis{Label: "training tokens"}
 	chance := []figure.Ref{{At: 2.0 / datasets.MQARVocab, Label: fmt.Sprintf("chance (1/%d)", datasets.MQARVocab/2)}}
-	comment := fmt.Sprintf("%d examples at each of %v pairs, every %d steps", c.CurveExamples, c.CurvePairs, c.Train.EvalEvery)
+	comment := fmt.Sprintf("%d examples at each of %v pairs, every %d steps", c.CurveExamples, c.CurvePairs, c.curveSteps())
 	if c.seeds() > 1 {
 		comment += fmt.Sprintf("; thin: each of %d seeds, thick: their mean", c.seeds())
 	}

@@ -139,9 +139,9 @@ func curvesMarkdown(c Config, rep *Report) string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n## Recall learning curves\n\nMQAR accuracy of a fixed subset (%d examples at each of %v pairs, seed %d, "+
-		"disjoint from training and from the evaluation) in each mode, at every validation (every %d steps); tokens to 50 %% and 90 %%: "+
-		"the first crossing, interpolated between validations (– never). %s.\n\n", c.CurveExamples, c.CurvePairs, mqarCurveSeed,
-		c.Train.EvalEvery, seedsSentence(c))
+		"disjoint from training and from the evaluation) in each mode, every %d steps and at the end; tokens to 50 %% and 90 %%: "+
+		"the first crossing, interpolated between curve points (– never). %s.\n\n", c.CurveExamples, c.CurvePairs, mqarCurveSeed,
+		c.curveSteps(), seedsSentence(c))
 	b.WriteString("| run | schedule | final accuracy | tokens to 50 % | tokens to 90 % |\n|---|---|---|---|---|\n")
 	type key struct {
 		name  string

@@ -203,9 +203,9 @@ func scaleMarkdown(c Config, rep *Report) string {
 	fmt.Fprintf(&b, "Backend %s, %s, %.1f minutes in all. The Transformer, GDN and Oryx-TG (p = 0.5) at %s, %d seeds each (training "+
 		"seeds %d..%d: data order, initial weights, mode schedules), trained %d steps × %d tokens on `%s` with %d warm-up steps then "+
 		"a constant learning rate %.0e: a run's first N steps are exactly an N-step run, so each budget below is read from the same "+
-		"runs (validation loss every %d steps; the recall curves' subset, %d examples at each of %v pairs, at each validation).\n\n",
+		"runs (validation loss every %d steps; the recall curves' subset, %d examples at each of %v pairs, every %d steps).\n\n",
 		rep.Backend, rep.Date, rep.Seconds/60, sizesOf(c), c.seeds(), c.trainSeed(1), c.trainSeed(c.seeds()), c.Train.Steps,
-		c.Train.TokensPerStep(), c.Data, c.Train.WarmupSteps, c.Train.LR, c.Train.EvalEvery, c.CurveExamples, c.CurvePairs)
+		c.Train.TokensPerStep(), c.Data, c.Train.WarmupSteps, c.Train.LR, c.Train.EvalEvery, c.CurveExamples, c.CurvePairs, c.curveSteps())
 	if c.Quick {
 		b.WriteString("**Quick variant (smoke test): the numbers below mean nothing.**\n\n")
 	}

@@ -125,9 +125,9 @@ func checkConfig(c Config) error {
 			return fmt.Errorf("study: study-scale reads the retrieval gap from the recall curves: curve examples must be > 0")
 		}
 		for _, b := range c.ScaleBudgets {
-			if b <= 0 || b > c.Train.Steps || (b != c.Train.Steps && (c.Train.EvalEvery <= 0 || b%c.Train.EvalEvery != 0)) {
-				return fmt.Errorf("study: scale budget %d steps: must be a validation step (a multiple of %d) ≤ the %d training steps",
-					b, c.Train.EvalEvery, c.Train.Steps)
+			if b <= 0 || b > c.Train.Steps || (b != c.Train.Steps && (c.curveSteps() <= 0 || b%c.curveSteps() != 0)) {
+				return fmt.Errorf("study: scale budget %d steps: must be a step of the recall curves (a multiple of %d) ≤ the %d training steps",
+					b, c.curveSteps(), c.Train.Steps)
 			}
 		}
 	}
@@ -190,7 +190,13 @@ func trainingRun(c Config, i int, log io.Writer) (recipe.Run, error) {
 	run := recipe.Run{Name: c.label(j), Model: cfg, Train: tc, Data: datasets.DataSpec{Spec: c.Data}, Tokenizer: "bytes",
 		Out: c.jobDir(j), Log: log}
 	if c.CurveExamples > 0 {
-		run.Probe = newRecallProbe(c).measure
+		probe := newRecallProbe(c)
+		run.Probe = func(tr *recipe.Trainer, step int) (map[string]float64, error) {
+			if !c.curveAt(step) {
+				return nil, nil
+			}
+			return probe.measure(tr)
+		}
 	}
 	return run, nil
 }

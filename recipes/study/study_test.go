@@ -118,7 +118,12 @@ func checkClaims(t *testing.T, sj map[string]any, seeds int) {
 // (the quick config validates every 4 steps and at the end), accuracies in [0, 1], and a time per point.
 func checkCurves(t *testing.T, c Config, rep *Report) {
 	t.Helper()
-	points := c.Train.Steps / c.Train.EvalEvery
+	points := 0
+	for s := c.Train.EvalEvery; s <= c.Train.Steps; s += c.Train.EvalEvery {
+		if c.curveAt(s) {
+			points++
+		}
+	}
 	for _, m := range rep.Models {
 		require.Len(t, m.Curves, len(schedulesOf(m.Variant)), m.RunDir)
 		for _, s := range schedulesOf(m.Variant) {

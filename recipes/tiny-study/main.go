@@ -145,7 +145,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if *steps > 0 {
 		c.Train.Steps = *steps
 		if *scale {
-			c.ScaleBudgets = scaleBudgets(c.Train.Steps, c.Train.EvalEvery)
+			c.ScaleBudgets = scaleBudgets(c.Train.Steps, max(c.CurveEvery, 1)*c.Train.EvalEvery)
 		}
 	}
 	if *seeds > 0 {
@@ -180,12 +180,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// scaleBudgets are study-scale's budgets for a --steps override: half of it (rounded down to a validation
-// step) and all of it, as ScaleConfig reads the study's budget and twice it.
-func scaleBudgets(steps, evalEvery int) []int {
+// scaleBudgets are study-scale's budgets for a --steps override: half of it (rounded down to a step of the
+// recall curves, every curveSteps) and all of it, as ScaleConfig reads the study's budget and twice it.
+func scaleBudgets(steps, curveSteps int) []int {
 	half := steps / 2
-	if evalEvery > 0 {
-		half -= half % evalEvery
+	if curveSteps > 0 {
+		half -= half % curveSteps
 	}
 	if half <= 0 || half == steps {
 		return []int{steps}
