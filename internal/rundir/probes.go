@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 )
 
 // ProbeRecord is one line of metrics.jsonl for a probe measured at a validation point (recipe.Run.Probe):
@@ -52,18 +51,8 @@ func (r *ProbeRecord) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	*r = ProbeRecord{Kind: head.Kind, Step: head.Step, Tokens: head.Tokens, Seconds: head.Seconds, Values: map[string]Float{}}
-	for k, v := range raw {
-		name, ok := strings.CutPrefix(k, probePrefix)
-		if !ok || name == "s" {
-			continue
-		}
-		var f Float
-		if err := json.Unmarshal(v, &f); err != nil {
-			return fmt.Errorf("%s: %w", k, err)
-		}
-		r.Values[name] = f
-	}
-	return nil
+	delete(raw, "probe_s")
+	return readPrefixed(raw, probePrefix, func(name string, f Float) { r.Values[name] = f })
 }
 
 // ReadProbes reads the "probe" lines of dir/metrics.jsonl, in order.

@@ -576,12 +576,27 @@ func claimB(c Config, models []*ModelResult) Claim {
 		cl.Verdict, cl.Summary = NotMeasurable, "needs the oryx-tg and transformer runs"
 		return cl
 	}
+	decideRecovery(&cl, c, o, tr, "transformer", false)
+	return cl
+}
+
+// decideRecovery decides a (b) claim over the retrieval probes: mixed Oryx-TG (the runs o, one per seed)
+// against the reference runs' attention mode (refName: "transformer", or "attention" for o's own), with o's
+// linear mode beside it when linear is set.
+func decideRecovery(cl *Claim, c Config, o, ref []*ModelResult, refName string, linear bool) {
 	var parts []string
 	measured, failed := 0, 0
 	for _, p := range retrievalProbes(c) {
 		mixed, mfrac := accuracyOverSeeds(o, p.read, oryxlm.Mixed)
-		ref, _ := accuracyOverSeeds(tr, p.read, "attention")
-		n, part, ok, holds := recovery(p, mixed, mfrac, ref, "transformer")
+		r, _ := accuracyOverSeeds(ref, p.read, "attention")
+		n, part, ok, holds := recovery(p, mixed, mfrac, r, refName)
+		if linear {
+			lin, _ := accuracyOverSeeds(o, p.read, "linear")
+			n["linear"] = lin.json()
+			if ok {
+				part += fmt.Sprintf("; linear %.1f%%", 100*lin.Mean)
+			}
+		}
 		if ok {
 			measured++
 			if !holds {
@@ -592,7 +607,6 @@ func claimB(c Config, models []*ModelResult) Claim {
 		parts = append(parts, part)
 	}
 	cl.Verdict, cl.Summary = verdictOf(measured, failed), strings.Join(parts, "; ")
-	return cl
 }
 
 // claimBSelf is the study's first (b): mixed Oryx-TG against its own attention mode, every seed.
@@ -609,25 +623,7 @@ func claimBSelf(c Config, models []*ModelResult) Claim {
 		cl.Verdict, cl.Summary = NotMeasurable, "needs the oryx-tg run"
 		return cl
 	}
-	var parts []string
-	measured, failed := 0, 0
-	for _, p := range retrievalProbes(c) {
-		mixed, mfrac := accuracyOverSeeds(o, p.read, oryxlm.Mixed)
-		att, _ := accuracyOverSeeds(o, p.read, "attention")
-		lin, _ := accuracyOverSeeds(o, p.read, "linear")
-		n, part, ok, holds := recovery(p, mixed, mfrac, att, "attention")
-		n["linear"] = lin.json()
-		if ok {
-			measured++
-			if !holds {
-				failed++
-			}
-			part += fmt.Sprintf("; linear %.1f%%", 100*lin.Mean)
-		}
-		cl.Numbers[p.name] = n
-		parts = append(parts, part)
-	}
-	cl.Verdict, cl.Summary = verdictOf(measured, failed), strings.Join(parts, "; ")
+	decideRecovery(&cl, c, o, o, "attention", true)
 	return cl
 }
 

@@ -168,19 +168,6 @@ func writeCurvesPlot(c Config, rep *Report) error {
 	if c.CurveExamples == 0 {
 		return nil
 	}
-	type key struct {
-		name  string
-		width int
-	}
-	var order []key
-	byRun := map[key][]*ModelResult{}
-	for _, m := range rep.Models {
-		k := key{m.Name, m.width()}
-		if _, ok := byRun[k]; !ok {
-			order = append(order, k)
-		}
-		byRun[k] = append(byRun[k], m)
-	}
 	unit := figure.Axis{Label: "MQAR accuracy (curve subset)", Min: ptr(0), Max: ptr(1.02)}
 	tokens := figure.Axis{Label: "training tokens"}
 	chance := []figure.Ref{{At: 2.0 / datasets.MQARVocab, Label: fmt.Sprintf("chance (1/%d)", datasets.MQARVocab/2)}}
@@ -191,11 +178,11 @@ func writeCurvesPlot(c Config, rep *Report) error {
 	overview := &figure.Panel{Title: "main comparison (mean over seeds)", X: tokens, Y: unit, HRefs: chance, Comment: comment}
 	var panels []*figure.Panel
 	colour := 0
-	for _, k := range order {
-		runs := byRun[k]
-		title := k.name
-		if k.width > 1 {
-			title += " " + runs[0].Size()
+	for _, runs := range bySpec(rep.Models) {
+		k := runs[0]
+		title := k.Name
+		if k.width() > 1 {
+			title += " " + k.Size()
 		}
 		p := &figure.Panel{Title: title, X: tokens, Y: unit, HRefs: chance, Comment: comment}
 		for _, s := range curveSchedules(runs[0].Curves) {
@@ -219,8 +206,8 @@ func writeCurvesPlot(c Config, rep *Report) error {
 			l.Name, l.X, l.Y = s, x, mean
 			p.Lines = append(p.Lines, l)
 			main := runs[0].Role == RoleMain || runs[0].Role == RoleScale || (runs[0].Role == RoleAttribution && runs[0].Change == "")
-			if main && k.width == 1 {
-				overview.Lines = append(overview.Lines, figure.Line{Name: k.name + " " + s, X: x, Y: mean, Color: colour,
+			if main && k.width() == 1 {
+				overview.Lines = append(overview.Lines, figure.Line{Name: k.Name + " " + s, X: x, Y: mean, Color: colour,
 					Dash: scheduleStyle[s].Dash, Marker: 1 + colour})
 				colour++
 			}
@@ -238,6 +225,28 @@ func writeCurvesPlot(c Config, rep *Report) error {
 		return fmt.Errorf("plot mqar_curves.png: %w", err)
 	}
 	return nil
+}
+
+// bySpec groups the models by run spec (name and width), in their order: one group per run, its seeds in
+// order.
+func bySpec(models []*ModelResult) [][]*ModelResult {
+	type key struct {
+		name  string
+		width int
+	}
+	var out [][]*ModelResult
+	at := map[key]int{}
+	for _, m := range models {
+		k := key{m.Name, m.width()}
+		i, ok := at[k]
+		if !ok {
+			i = len(out)
+			at[k] = i
+			out = append(out, nil)
+		}
+		out[i] = append(out[i], m)
+	}
+	return out
 }
 
 // meanCurve is the mean over runs (seeds) of their curves under sched, on the first run's validation

@@ -143,25 +143,11 @@ func curvesMarkdown(c Config, rep *Report) string {
 		"the first crossing, interpolated between curve points (– never). %s.\n\n", c.CurveExamples, c.CurvePairs, mqarCurveSeed,
 		c.curveSteps(), seedsSentence(c))
 	b.WriteString("| run | schedule | final accuracy | tokens to 50 % | tokens to 90 % |\n|---|---|---|---|---|\n")
-	type key struct {
-		name  string
-		width int
-	}
-	var order []key
-	runs := map[key][]*ModelResult{}
-	for _, m := range rep.Models {
-		k := key{m.Name, m.width()}
-		if _, ok := runs[k]; !ok {
-			order = append(order, k)
-		}
-		runs[k] = append(runs[k], m)
-	}
 	to90 := map[string]float64{} // "<run> <schedule>" at the tiny width → mean tokens to 90 %
 	var probeSec, trainSec float64
-	for _, k := range order {
-		ms := runs[k]
-		name := k.name
-		if k.width > 1 {
+	for _, ms := range bySpec(rep.Models) {
+		name := ms[0].Name
+		if ms[0].width() > 1 {
 			name += " " + ms[0].Size()
 		}
 		for _, m := range ms {
@@ -182,8 +168,8 @@ func curvesMarkdown(c Config, rep *Report) string {
 			f := overSeeds(fin, math.NaN(), seFromNone)
 			a50, a90 := overSeeds(t50, math.NaN(), seFromNone), overSeeds(t90, math.NaN(), seFromNone)
 			fmt.Fprintf(&b, "| %s | %s | %.1f%% | %s | %s |\n", name, s, 100*f.Mean, tokensOrDash(a50.Mean), tokensOrDash(a90.Mean))
-			if k.width == 1 {
-				to90[k.name+" "+s] = a90.Mean
+			if ms[0].width() == 1 {
+				to90[ms[0].Name+" "+s] = a90.Mean
 			}
 		}
 	}
