@@ -265,7 +265,7 @@ func trainAndEvaluateAll(ctx context.Context, c Config, log io.Writer) ([]*Model
 	for _, j := range jobs {
 		width = max(width, len(c.label(j)))
 	}
-	label := func(i int) string { return fmt.Sprintf("%-*s ", max(width, 27), c.label(jobs[i])) }
+	label := func(i int) string { return fmt.Sprintf("%-*s ", max(width, 28), c.label(jobs[i])) }
 	trained := make(chan int, len(jobs))
 	var trainErr error
 	go func() {
