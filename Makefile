@@ -38,8 +38,9 @@ demo-quick:
 	$(GO) run ./recipes/tiny-study --quick
 
 # study-scale (not in CI; sized for ≤ 90 min on XLA CPU with 2 cores, README): the Transformer, GDN and Oryx-TG
-# (p = 0.5) at the tiny width and at tiny2x (d 128) × 3 seeds, each trained for twice the demo's budget (both budgets
-# read from one run: warm-up + constant LR), nothing evaluated after training: claim (a)'s loss gaps and claim (b)'s
+# (p = 0.5) at the tiny width and at tiny2x (d 128) × 3 seeds, each trained for 1.5× the demo's budget (both budgets
+# read from one run: warm-up + constant LR; SCALE_FLAGS="--steps 1400" for 2×, estimated at 85–130 min), nothing
+# evaluated after training: claim (a)'s loss gaps and claim (b)'s
 # recall ratio against width and tokens, over seeds -> runs/study-scale/{scale.json,report.md,scale.png,
 # mqar_curves.png}; it prints the one-seed spread constants for recipes/study/claims.go.
 SCALE_FLAGS ?=

@@ -2,7 +2,7 @@ package study
 
 // study-scale (`make study-scale`, ScaleConfig): does the gap to the baselines shrink with width and tokens,
 // as the paper's 1.4B result implies? The Transformer, GDN and Oryx-TG (p = 0.5) at two widths, several
-// seeds each, trained for twice the study's budget; claim (a)'s loss gaps and claim (b)'s retrieval ratio are
+// seeds each, trained for 1.5× the study's budget; claim (a)'s loss gaps and claim (b)'s retrieval ratio are
 // read at each of Config.ScaleBudgets from the runs' validation curves and recall curves — with warm-up then
 // a constant learning rate and the same data order, a run's first N steps are exactly an N-step run — as
 // means over seeds with their standard errors. It also measures the one-seed spread claims.go records.

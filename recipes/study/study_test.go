@@ -410,8 +410,10 @@ func TestTrainingRuns(t *testing.T) {
 	}
 
 	s := ScaleConfig()
-	require.Equal(t, 1400, s.Train.Steps)
-	require.Equal(t, []int{700, 1400}, s.ScaleBudgets)
+	require.Equal(t, 1050, s.Train.Steps)
+	require.Equal(t, []int{700, 1050}, s.ScaleBudgets)
+	require.NoError(t, checkConfig(s))
+	require.True(t, s.curveAt(700) && s.curveAt(1050) && !s.curveAt(750), "the budgets are curve steps")
 	for i := range s.Trainings() {
 		r, err := trainingRun(s, i, io.Discard)
 		require.NoError(t, err)

@@ -54,7 +54,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	steps := fs.Int("steps", 0, "training steps per model, the budget knob (default: the study's; keep it a multiple of 2·eval-every)")
 	seeds := fs.Int("seeds", 0, "train every run with N seeds (data order and initial weights; run directories <run>-s<k>); "+
 		"the claims use the mean ± SE over seeds (default: the study's: 1, or 3 with --scale)")
-	scale := fs.Bool("scale", false, "study-scale: transformer, gdn, oryx-tg × 2 widths × 3 seeds at twice the budget; "+
+	scale := fs.Bool("scale", false, "study-scale: transformer, gdn, oryx-tg × 2 widths × 3 seeds at 1.5× the budget (--steps: another); "+
 		"the claims' gaps against width and tokens (runs/study-scale)")
 	attribution := fs.Bool("attribution", false, "the recall-gap attribution: single-change oryx-tg runs at the study's budget "+
 		"(runs/study-attribution)")
@@ -181,7 +181,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 }
 
 // scaleBudgets are study-scale's budgets for a --steps override: half of it (rounded down to a step of the
-// recall curves, every curveSteps) and all of it, as ScaleConfig reads the study's budget and twice it.
+// recall curves, every curveSteps) and all of it, as ScaleConfig reads the study's budget and its own.
 func scaleBudgets(steps, curveSteps int) []int {
 	half := steps / 2
 	if curveSteps > 0 {
