@@ -71,7 +71,7 @@ py-tools:
 FUZZTIME ?= 10s
 FUZZ_TARGETS = ./datasets/tokenizers:FuzzByteTokenizer ./datasets/tokenizers:FuzzBPE \
 	./datasets/tokenizers:FuzzSentencePiece ./datasets/hfparquet:FuzzParquetReader ./oryx:FuzzLoadConfig \
-	./oryx:FuzzParseSchedule ./internal/rundir:FuzzRunJSON ./recipes/recipe:FuzzTrainerState
+	./oryx:FuzzParseSchedule ./internal/rundir:FuzzRunJSON ./recipes/train:FuzzTrainerState
 fuzz-short:
 	@for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; f=$${t#*:}; \
@@ -111,7 +111,7 @@ bench-xla-vs-go:
 
 # Training throughput and peak memory per variant (tiny; 130m with BENCH_130M=1), for BENCHMARKS.md.
 bench-train:
-	$(GO) test ./recipes/recipe -run '^$$' -bench 'TrainStep' -benchtime 5x -timeout 90m
+	$(GO) test ./recipes/train -run '^$$' -bench 'TrainStep' -benchtime 5x -timeout 90m
 
 build:
 	$(GO) build ./...

@@ -13,6 +13,7 @@ import (
 	"github.com/oryx-go/oryx/internal/backend"
 	"github.com/oryx-go/oryx/internal/human"
 	"github.com/oryx-go/oryx/oryx"
+	"github.com/oryx-go/oryx/recipes/train"
 )
 
 func TestRecipeTable(t *testing.T) {
@@ -121,7 +122,7 @@ func TestMainTrainsTinyRecipe(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "run")
 	require.NoError(t, MainArgs("mamba2-tiny", []string{"--out", dir, "--steps", "3", "--batch", "2", "--seq-len", "32",
 		"--eval-batches", "1"}, &out, &errb), errb.String())
-	var s Summary
+	var s train.Summary
 	require.NoError(t, json.Unmarshal(out.Bytes(), &s))
 	require.Equal(t, 3, s.Steps)
 	require.Contains(t, s.ValLoss, "linear")
@@ -163,5 +164,24 @@ func TestPlanHardware(t *testing.T) {
 	require.ErrorContains(t, MainArgs("gdn-tiny", []string{"--plan", "--hardware", "h200", "--mfu", "2"}, &out, &errb), "--mfu")
 	for _, h := range Hardwares {
 		require.NotEmpty(t, h.Source, h.Name)
+	}
+}
+
+// TestMainHostileFlags: the campaign's flag values are errors naming the flag, before anything runs.
+func TestMainHostileFlags(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--steps", "9223372036854775807", "--plan"}, "steps: 9223372036854775807 × 4096 tokens per step overflows the token count"},
+		{[]string{"--tokens", "-5", "--plan"}, "--tokens must be > 0, got -5"},
+		{[]string{"--tokens", "0", "--plan"}, "--tokens must be > 0, got 0"},
+		{[]string{"--tokens", "100", "--plan"}, "--tokens 100 is less than one step"},
+		{[]string{"--seq-len", "2000000000", "--plan"}, "seq_len: 2000000000, must be in [1, 16777216]"},
+		{[]string{"--batch", "2000000000", "--plan"}, "batch: 2000000000, must be in [1, 1048576]"},
+	} {
+		var out, errb bytes.Buffer
+		err := MainArgs("oryx-tg-tiny", c.args, &out, &errb)
+		require.ErrorContains(t, err, c.want, c.args)
 	}
 }

@@ -18,7 +18,7 @@ import (
 
 	"github.com/oryx-go/oryx/evals/evalrun"
 	"github.com/oryx-go/oryx/oryx"
-	"github.com/oryx-go/oryx/recipes/recipe"
+	"github.com/oryx-go/oryx/recipes/train"
 )
 
 // RunSpec is one trained model of the study.
@@ -44,20 +44,20 @@ func DefaultRuns() []RunSpec {
 	return []RunSpec{
 		{Name: "transformer", Variant: oryx.Transformer, Role: RoleMain},
 		{Name: "gdn", Variant: oryx.GDN, Role: RoleMain},
-		{Name: "oryx-tg", Variant: oryx.OryxTG, AttentionProb: 0.5, ModeTraining: recipe.ModeTrainingMixed, Role: RoleMain},
-		{Name: "oryx-tg-p1", Variant: oryx.OryxTG, AttentionProb: 1, ModeTraining: recipe.ModeTrainingMixed, Role: RoleControl},
-		{Name: "oryx-tg-p0", Variant: oryx.OryxTG, AttentionProb: 0, ModeTraining: recipe.ModeTrainingMixed, Role: RoleControl},
-		{Name: "oryx-tg-complementary", Variant: oryx.OryxTG, AttentionProb: 0.5, ModeTraining: recipe.ModeTrainingComplementary,
+		{Name: "oryx-tg", Variant: oryx.OryxTG, AttentionProb: 0.5, ModeTraining: train.ModeTrainingMixed, Role: RoleMain},
+		{Name: "oryx-tg-p1", Variant: oryx.OryxTG, AttentionProb: 1, ModeTraining: train.ModeTrainingMixed, Role: RoleControl},
+		{Name: "oryx-tg-p0", Variant: oryx.OryxTG, AttentionProb: 0, ModeTraining: train.ModeTrainingMixed, Role: RoleControl},
+		{Name: "oryx-tg-complementary", Variant: oryx.OryxTG, AttentionProb: 0.5, ModeTraining: train.ModeTrainingComplementary,
 			Role: RoleAblation},
 	}
 }
 
 // Config sizes the study.
 type Config struct {
-	Out   string             `json:"out"`   // everything goes here (runs/, results/, plots, report.md, study.json)
-	Runs  []RunSpec          `json:"runs"`  // models, trained one after the other
-	Data  string             `json:"data"`  // training mixture (datasets mixture spec)
-	Train recipe.TrainConfig `json:"train"` // every run's, but for the runs' mode training
+	Out   string            `json:"out"`   // everything goes here (runs/, results/, plots, report.md, study.json)
+	Runs  []RunSpec         `json:"runs"`  // models, trained one after the other
+	Data  string            `json:"data"`  // training mixture (datasets mixture spec)
+	Train train.TrainConfig `json:"train"` // every run's, but for the runs' mode training
 
 	MQARPairs    []int `json:"mqar_pairs"`    // evaluated numbers of key–value pairs
 	ClaimPairs   []int `json:"claim_pairs"`   // the pair counts the claims pool (those trained on: the mixture's 4..pairs)
@@ -94,9 +94,9 @@ type Config struct {
 // at 500, 98.0 / 98.2 % at 700, 99.2 / 97.5 % at 800; 700 steps leaves a margin over the ≥ 90 % the study
 // needs.
 func Default() Config {
-	tc := recipe.TrainConfig{
+	tc := train.TrainConfig{
 		SeqLen: 128, Batch: 32, MicroBatch: 32, Steps: 700,
-		LR: 3e-3, LRSchedule: recipe.LRConstant, MinLRRatio: 0.1, WarmupSteps: 20, Beta1: 0.9, Beta2: 0.95, Eps: 1e-8,
+		LR: 3e-3, LRSchedule: train.LRConstant, MinLRRatio: 0.1, WarmupSteps: 20, Beta1: 0.9, Beta2: 0.95, Eps: 1e-8,
 		WeightDecay: 0.1, ClipNorm: 1, Precision: "f32", BlockLen: 32, AttentionProb: 0.5, Seed: 1,
 		CheckpointEvery: 100, KeepCheckpoints: 1, EvalEvery: 25, EvalBatches: 2, LogEvery: 1,
 	}

@@ -15,7 +15,7 @@ import (
 	"github.com/oryx-go/oryx/evals/oryxlm"
 	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/oryx"
-	"github.com/oryx-go/oryx/recipes/recipe"
+	"github.com/oryx-go/oryx/recipes/train"
 )
 
 // Evaluation seeds, disjoint from the training mixture's (datasets.MixTrainSeed and up).
@@ -55,7 +55,7 @@ func newMQARCell(r mqar.Result) mqarCell {
 type ModelResult struct {
 	RunSpec
 	Params    int64            `json:"params"`
-	Summary   *recipe.Summary  `json:"training"`
+	Summary   *train.Summary   `json:"training"`
 	Schedules []ScheduleResult `json:"schedules"`
 	// SwitchMQAR is the mode-switch test (multi-mixer models): MQAR with the pairs read in one mode and the
 	// queries in the other, by schedule (mqar.AttentionToLinear, mqar.LinearToAttention) and number of pairs.
@@ -78,7 +78,7 @@ func schedulesOf(v oryx.Variant) []string {
 // newScheduleResults starts the results of a variant's schedules, with the validation losses of the training
 // summary: attention and linear under their own names; the mixed schedule has none (the training validates
 // block-random modes, a different schedule, kept in the summary as rundir.ValBlockRandom).
-func newScheduleResults(v oryx.Variant, sum *recipe.Summary) []ScheduleResult {
+func newScheduleResults(v oryx.Variant, sum *train.Summary) []ScheduleResult {
 	var out []ScheduleResult
 	for _, sched := range schedulesOf(v) {
 		sr := ScheduleResult{Schedule: sched, ValLoss: rundir.Float(math.NaN()), MQAR: map[int]float64{}, MQARCells: map[int]mqarCell{},
@@ -93,7 +93,7 @@ func newScheduleResults(v oryx.Variant, sum *recipe.Summary) []ScheduleResult {
 
 // evaluate measures a trained model (its checkpoint in dir) with the evaluations of evals/evalrun: MQAR and
 // its switch test, the mini needle and the copy probe under each schedule, and the mode-switch curves.
-func evaluate(c Config, rs RunSpec, dir string, sum *recipe.Summary, log io.Writer) (*ModelResult, error) {
+func evaluate(c Config, rs RunSpec, dir string, sum *train.Summary, log io.Writer) (*ModelResult, error) {
 	m, ctx, err := oryx.LoadCheckpoint(dir, nil)
 	if err != nil {
 		return nil, err

@@ -17,7 +17,7 @@ import (
 	"github.com/oryx-go/oryx/evals/leaderboard"
 	"github.com/oryx-go/oryx/internal/backend"
 	"github.com/oryx-go/oryx/oryx"
-	"github.com/oryx-go/oryx/recipes/recipe"
+	"github.com/oryx-go/oryx/recipes/train"
 )
 
 // Report is the study's outcome, also written to study.json.
@@ -39,7 +39,7 @@ type Report struct {
 // study continues where it stopped.
 //
 // Cancelling ctx (SIGINT in the command) stops Run between steps: a run in training is stopped by its own
-// signal handling (recipe.Train saves a checkpoint and returns recipe.ErrInterrupted); the finished runs
+// signal handling (train.Train saves a checkpoint and returns train.ErrInterrupted); the finished runs
 // stay in c.Out, so running the study again continues with the next model.
 func Run(ctx context.Context, c Config, log io.Writer) (*Report, error) {
 	start := time.Now()
@@ -77,7 +77,7 @@ func Run(ctx context.Context, c Config, log io.Writer) (*Report, error) {
 
 // TrainRun trains run i of c in this process (or resumes it; a finished run is left as it is) and returns
 // its summary. It is what a training worker runs (Config.TrainWorker).
-func TrainRun(c Config, i int, log io.Writer) (*recipe.Summary, error) {
+func TrainRun(c Config, i int, log io.Writer) (*train.Summary, error) {
 	if i < 0 || i >= len(c.Runs) {
 		return nil, fmt.Errorf("study: run %d of %d", i, len(c.Runs))
 	}
@@ -94,7 +94,7 @@ func TrainRun(c Config, i int, log io.Writer) (*recipe.Summary, error) {
 		return nil, err
 	}
 	cfg.Vocab = 320 // the byte tokenizer's 258 ids, padded to a multiple of 64
-	sum, err := recipe.Train(recipe.Run{Name: name, Model: cfg, Train: tc, Data: datasets.DataSpec{Spec: c.Data},
+	sum, err := train.Train(train.Run{Name: name, Model: cfg, Train: tc, Data: datasets.DataSpec{Spec: c.Data},
 		Tokenizer: "bytes", Out: runDir(c, c.Runs[i].Name), Log: log})
 	if err != nil {
 		return nil, fmt.Errorf("training %s: %w", name, err)
@@ -108,7 +108,7 @@ func TrainRun(c Config, i int, log io.Writer) (*recipe.Summary, error) {
 // summary is read back by TrainRun, which finds the run finished.
 func trainAndEvaluateAll(ctx context.Context, c Config, log io.Writer) ([]*ModelResult, error) {
 	models := make([]*ModelResult, len(c.Runs))
-	evaluateRun := func(i int, sum *recipe.Summary, log io.Writer) error {
+	evaluateRun := func(i int, sum *train.Summary, log io.Writer) error {
 		name := c.Runs[i].Name + "-tiny"
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("interrupted before evaluating %s (its run is finished in %s): %w", name, runDir(c, c.Runs[i].Name), err)

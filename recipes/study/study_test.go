@@ -15,7 +15,7 @@ import (
 	"github.com/oryx-go/oryx/evals/leaderboard"
 	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/oryx"
-	"github.com/oryx-go/oryx/recipes/recipe"
+	"github.com/oryx-go/oryx/recipes/train"
 )
 
 // TestQuickStudyArtefacts runs the quick study (the CI smoke test of the main job) and checks that every
@@ -186,7 +186,7 @@ func TestRunCancelled(t *testing.T) {
 // loss (null in study.json, "–" in the report), attention and linear take theirs, and the report gives the
 // block-random loss under its own name — also from a run directory of the old layout, where it was "mixed".
 func TestMixedIsNotBlockRandom(t *testing.T) {
-	var sum recipe.Summary
+	var sum train.Summary
 	require.NoError(t, json.Unmarshal([]byte(`{"val_loss":{"attention":1.25,"linear":1.5,"mixed":1.375}}`), &sum))
 	rows := newScheduleResults(oryx.OryxTG, &sum)
 	require.Len(t, rows, 3)

@@ -1,4 +1,4 @@
-package recipe
+package train
 
 import (
 	"fmt"
@@ -16,7 +16,7 @@ import (
 // tiny recipe's shape (16 × 256 tokens), and with BENCH_130M=1 the 130m preset on one 512-token sequence.
 // It reports tokens/s and the process's peak RSS during the sub-benchmark (VmHWM, reset before it).
 //
-//	go test ./recipes/recipe -run '^$' -bench TrainStep -benchtime 5x
+//	go test ./recipes/train -run '^$' -bench TrainStep -benchtime 5x
 func BenchmarkTrainStep(b *testing.B) {
 	type shape struct {
 		preset       string

@@ -1,4 +1,4 @@
-package recipe
+package train
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package recipe
+package train
 
 import (
 	"errors"
@@ -6,10 +6,11 @@ import (
 	"math"
 
 	"github.com/oryx-go/oryx/internal/guard"
+	"github.com/oryx-go/oryx/oryx"
 )
 
 // TrainConfig holds the optimisation hyperparameters of a run. The architecture is an oryx.Config; the data
-// and output locations are Options (main.go).
+// and output locations are Run's fields (run.go).
 //
 // Token batch: Batch sequences of SeqLen tokens per optimizer step, processed MicroBatch sequences at a time
 // (gradient accumulation over Batch/MicroBatch micro-steps; the gradient is the mean over the whole batch).
@@ -198,3 +199,16 @@ func (c TrainConfig) LearningRate(step int) float64 {
 
 // TokensPerStep is Batch·SeqLen.
 func (c TrainConfig) TokensPerStep() int64 { return int64(c.Batch) * int64(c.SeqLen) }
+
+// FLOPsPerToken is the model FLOPs of a training token: 3× the forward's (oryx.FLOPsPerToken), the
+// forward computing both readouts of a multi-mixer model whenever the schedule mixes modes.
+func FLOPsPerToken(c oryx.Config, tc TrainConfig) float64 {
+	frac := 0.0
+	switch {
+	case c.Variant.IsMultiMixer():
+		frac = tc.AttentionProb
+	case c.Variant.HasAttention():
+		frac = 1
+	}
+	return 3 * oryx.FLOPsPerToken(c, tc.SeqLen, frac)
+}

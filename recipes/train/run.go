@@ -1,4 +1,4 @@
-package recipe
+package train
 
 import (
 	"encoding/json"
@@ -514,7 +514,7 @@ func (s *session) finish() (*Summary, error) {
 		sort.Float64s(half)
 		sum.SteadyTokensPerSec = float64(tc.TokensPerStep()) / half[len(half)/2]
 	}
-	sum.FLOPsPerToken = trainFLOPsPerToken(r.Model, tc)
+	sum.FLOPsPerToken = FLOPsPerToken(r.Model, tc)
 	sum.TFLOPs = sum.SteadyTokensPerSec * sum.FLOPsPerToken / 1e12
 	sum.TrainLoss = recentTrainLoss(r.Out)
 	if err := rundir.WriteJSON(r.Out, rundir.SummaryFile, sum); err != nil {

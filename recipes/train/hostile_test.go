@@ -1,4 +1,4 @@
-package recipe
+package train
 
 import (
 	"bytes"
@@ -91,25 +91,6 @@ func TestSignalAfterCheckpointNoDuplicate(t *testing.T) {
 	require.Len(t, names, 2)
 	require.Contains(t, names[0], "step-00000002", "the older checkpoint was not evicted by a duplicate")
 	require.Contains(t, names[1], "step-00000004")
-}
-
-// TestMainHostileFlags: the campaign's flag values are errors naming the flag, before anything runs.
-func TestMainHostileFlags(t *testing.T) {
-	for _, c := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"--steps", "9223372036854775807", "--plan"}, "steps: 9223372036854775807 × 4096 tokens per step overflows the token count"},
-		{[]string{"--tokens", "-5", "--plan"}, "--tokens must be > 0, got -5"},
-		{[]string{"--tokens", "0", "--plan"}, "--tokens must be > 0, got 0"},
-		{[]string{"--tokens", "100", "--plan"}, "--tokens 100 is less than one step"},
-		{[]string{"--seq-len", "2000000000", "--plan"}, "seq_len: 2000000000, must be in [1, 16777216]"},
-		{[]string{"--batch", "2000000000", "--plan"}, "batch: 2000000000, must be in [1, 1048576]"},
-	} {
-		var out, errb bytes.Buffer
-		err := MainArgs("oryx-tg-tiny", c.args, &out, &errb)
-		require.ErrorContains(t, err, c.want, c.args)
-	}
 }
 
 // TestRunDirectoryHoldsItsTokenizer: the run copies its tokenizer file into the run directory and run.json

@@ -1,4 +1,4 @@
-package recipe
+package train
 
 import (
 	"fmt"
@@ -58,10 +58,10 @@ type StepStats struct {
 func NewTrainer(be backends.Backend, m *oryx.Model, ctx *context.Context, cfg TrainConfig) (*Trainer, error) {
 	cfg = cfg.WithDefaults()
 	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("recipe.NewTrainer: %w", err)
+		return nil, fmt.Errorf("train.NewTrainer: %w", err)
 	}
 	if m.DType != dtypes.Float32 && m.DType != dtypes.Float64 {
-		return nil, fmt.Errorf("recipe.NewTrainer: model weights must be float32 or float64, got %s", m.DType)
+		return nil, fmt.Errorf("train.NewTrainer: model weights must be float32 or float64, got %s", m.DType)
 	}
 	if cfg.Precision == "bf16" {
 		mm := *m

@@ -1,4 +1,4 @@
-package recipe
+package train
 
 import (
 	"bufio"
@@ -34,6 +34,17 @@ func tinyRun(t testing.TB, v oryx.Variant, out string) Run {
 		Train: TrainConfig{SeqLen: 64, Batch: 4, MicroBatch: 2, Steps: 6, LR: 3e-3, MinLRRatio: 0.1, WarmupSteps: 2,
 			Beta1: 0.9, Beta2: 0.95, Eps: 1e-8, WeightDecay: 0.1, ClipNorm: 1, BlockLen: 16, AttentionProb: 0.5, Seed: 7,
 			CheckpointEvery: 2, EvalEvery: 3, EvalBatches: 2},
+	}
+}
+
+// tinyTrain is the tiny recipes' training config (recipes/recipe's tinyTrain), the shape the trainer's unit
+// tests and benchmark start from.
+func tinyTrain() TrainConfig {
+	return TrainConfig{
+		SeqLen: 256, Batch: 16, MicroBatch: 16, Steps: 300,
+		LR: 3e-3, MinLRRatio: 0.1, WarmupSteps: 30, Beta1: 0.9, Beta2: 0.95, Eps: 1e-8, WeightDecay: 0.1,
+		ClipNorm: 1, Precision: "f32", BlockLen: 64, AttentionProb: 0.5, Seed: 1,
+		CheckpointEvery: 50, KeepCheckpoints: 2, EvalEvery: 50, EvalBatches: 4, LogEvery: 1,
 	}
 }
 
