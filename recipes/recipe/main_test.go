@@ -100,21 +100,25 @@ func TestPlanJSON(t *testing.T) {
 
 func TestMainErrors(t *testing.T) {
 	var out, errb bytes.Buffer
-	err := MainArgs("oryx-tg-1.4b", []string{"--data", "x", "--tokenizer", "bytes"}, &out, &errb)
+	// Every call names a run directory under the test's temporary directory: a call that trained by mistake
+	// (as one did on a backend with more devices) would otherwise write runs/<recipe> into the package.
+	run := filepath.Join(t.TempDir(), "run")
+	err := MainArgs("oryx-tg-1.4b", []string{"--out", run, "--data", "x", "--tokenizer", "bytes"}, &out, &errb)
 	require.ErrorContains(t, err, "does not fit this machine")
 	require.ErrorContains(t, err, "xla")
-	err = MainArgs("oryx-tg-130m", []string{"--steps", "1", "--batch", "1", "--seq-len", "64"}, &out, &errb)
+	err = MainArgs("oryx-tg-130m", []string{"--out", run, "--steps", "1", "--batch", "1", "--seq-len", "64"}, &out, &errb)
 	require.ErrorContains(t, err, "needs --data")
 	// More devices than the backend has (a power of two, so that it divides the micro-batch as asked).
 	n := backend.MustGet().NumDevices()
-	err = MainArgs("oryx-tg-tiny", []string{"--devices", fmt.Sprint(2 * n), "--batch", fmt.Sprint(2 * n)}, &out, &errb)
+	err = MainArgs("oryx-tg-tiny", []string{"--out", run, "--devices", fmt.Sprint(2 * n), "--batch", fmt.Sprint(2 * n)}, &out, &errb)
 	require.ErrorContains(t, err, fmt.Sprintf("has %d device", n))
-	err = MainArgs("oryx-tg-tiny", []string{"--micro-batch", "5"}, &out, &errb)
+	err = MainArgs("oryx-tg-tiny", []string{"--out", run, "--micro-batch", "5"}, &out, &errb)
 	require.ErrorContains(t, err, "micro_batch")
-	err = MainArgs("oryx-tg-tiny", []string{"--tokenizer", "nope.txt"}, &out, &errb)
+	err = MainArgs("oryx-tg-tiny", []string{"--out", run, "--tokenizer", "nope.txt"}, &out, &errb)
 	require.ErrorContains(t, err, "--tokenizer")
-	err = MainArgs("oryx-tg-tiny", []string{"extra"}, &out, &errb)
+	err = MainArgs("oryx-tg-tiny", []string{"--out", run, "extra"}, &out, &errb)
 	require.ErrorContains(t, err, "unexpected arguments")
+	require.NoDirExists(t, run, "a refused run creates nothing")
 }
 
 func TestMainTrainsTinyRecipe(t *testing.T) {
@@ -181,7 +185,7 @@ func TestMainHostileFlags(t *testing.T) {
 		{[]string{"--batch", "2000000000", "--plan"}, "batch: 2000000000, must be in [1, 1048576]"},
 	} {
 		var out, errb bytes.Buffer
-		err := MainArgs("oryx-tg-tiny", c.args, &out, &errb)
+		err := MainArgs("oryx-tg-tiny", append([]string{"--out", filepath.Join(t.TempDir(), "run")}, c.args...), &out, &errb)
 		require.ErrorContains(t, err, c.want, c.args)
 	}
 }
