@@ -13,8 +13,6 @@ import (
 	"github.com/oryx-go/oryx/datasets"
 	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/evals/evalrun"
-	"github.com/oryx-go/oryx/evals/harness"
-	"github.com/oryx-go/oryx/evals/leaderboard"
 	"github.com/oryx-go/oryx/internal/backend"
 	"github.com/oryx-go/oryx/oryx"
 	"github.com/oryx-go/oryx/recipes/train"
@@ -31,7 +29,7 @@ type Report struct {
 	Date     string         `json:"date"`
 
 	// Frontier is the attention-budget frontier of the Oryx-TG main model (frontier.go).
-	Frontier *FrontierResult `json:"frontier"`
+	Frontier *evalrun.FrontierSummary `json:"frontier"`
 }
 
 // Run trains and evaluates every model of c, then writes the artefacts. A model whose run directory already
@@ -207,19 +205,17 @@ func writeArtefacts(c Config, rep *Report) error {
 	for _, m := range rep.Models {
 		for _, s := range m.Schedules {
 			f := filepath.Join(resDir, fmt.Sprintf("%s-tiny-%s.json", m.Name, s.Schedule))
-			info := leaderboard.RunInfo{Model: m.Name + "-tiny", Variant: string(m.Variant), Size: "tiny",
+			info := evalrun.RunInfo{Model: m.Name + "-tiny", Variant: string(m.Variant), Size: "tiny",
 				Parameters: m.Params, Checkpoint: filepath.Join(c.Out, "runs", m.Name+"-tiny"),
 				CheckpointStep: int64(m.Summary.Steps), TokensSeen: m.Summary.Tokens, Schedule: s.Schedule,
 				Backend: rep.Backend, Tokenizer: "bytes", MaxLength: 4096, Date: rep.Date}
-			run := leaderboard.NewRunFile(info, scheduleResults(s))
-			run.AttentionFraction = s.AttentionFraction
-			if err := run.WriteFile(f); err != nil {
+			if err := evalrun.WriteRunFile(f, info, scheduleResults(s), s.AttentionFraction); err != nil {
 				return err
 			}
 			files = append(files, f)
 		}
 	}
-	lb, err := leaderboard.Merge(files...)
+	lb, err := evalrun.MergeLeaderboard(files...)
 	if err != nil {
 		return err
 	}
@@ -240,10 +236,10 @@ func writeArtefacts(c Config, rep *Report) error {
 }
 
 // scheduleResults turns a schedule's measurements into harness results for the run file.
-func scheduleResults(s ScheduleResult) []*harness.Result {
-	var out []*harness.Result
+func scheduleResults(s ScheduleResult) []*evalrun.Result {
+	var out []*evalrun.Result
 	if !math.IsNaN(float64(s.ValLoss)) {
-		out = append(out, &harness.Result{Task: "val", Metrics: map[string]harness.Metric{"loss": {Value: float64(s.ValLoss), Stderr: math.NaN()}}})
+		out = append(out, &evalrun.Result{Task: "val", Metrics: map[string]evalrun.Metric{"loss": {Value: float64(s.ValLoss), Stderr: math.NaN()}}})
 	}
 	mqar := map[int]evalrun.ProbeScore{}
 	for p, cell := range s.MQARCells {
@@ -255,13 +251,13 @@ func scheduleResults(s ScheduleResult) []*harness.Result {
 }
 
 // cellsResult turns per-size cells into a result with metrics "<metric>@<size>" and their mean "<metric>".
-func cellsResult(task, metric string, cells map[int]evalrun.ProbeScore) *harness.Result {
-	r := &harness.Result{Task: task, Metrics: map[string]harness.Metric{}}
+func cellsResult(task, metric string, cells map[int]evalrun.ProbeScore) *evalrun.Result {
+	r := &evalrun.Result{Task: task, Metrics: map[string]evalrun.Metric{}}
 	var all []float64
 	for k, cell := range cells {
-		r.Metrics[fmt.Sprintf("%s@%d", metric, k)] = harness.Metric{Value: cell.Score, Stderr: cell.StdErr, N: cell.N}
+		r.Metrics[fmt.Sprintf("%s@%d", metric, k)] = evalrun.Metric{Value: cell.Score, Stderr: cell.StdErr, N: cell.N}
 		all = append(all, cell.Score)
 	}
-	r.Metrics[metric] = harness.Metric{Value: harness.Mean(all), Stderr: math.NaN(), N: len(all)}
+	r.Metrics[metric] = evalrun.Metric{Value: evalrun.Mean(all), Stderr: math.NaN(), N: len(all)}
 	return r
 }

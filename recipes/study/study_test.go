@@ -12,7 +12,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/oryx-go/oryx/evals/evalrun"
-	"github.com/oryx-go/oryx/evals/leaderboard"
 	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/oryx"
 	"github.com/oryx-go/oryx/recipes/train"
@@ -62,7 +61,7 @@ func TestQuickStudyArtefacts(t *testing.T) {
 	require.Len(t, rep.Controls, 8, "6 comparisons with the Oryx runs, 2 half-token controls")
 	lb, err := os.ReadFile(filepath.Join(c.Out, "leaderboard.json"))
 	require.NoError(t, err)
-	var l leaderboard.Leaderboard
+	var l evalrun.Leaderboard
 	require.NoError(t, json.Unmarshal(lb, &l))
 	require.Len(t, l.Runs, 14, "transformer/attention, gdn/linear, 4 oryx-tg runs × 3 schedules")
 	for _, r := range l.Runs {
