@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/oryx-go/oryx/internal/rundir"
-	"github.com/oryx-go/oryx/oryx"
+	"github.com/oryx-go/oryx/oryx/schedule"
 )
 
 // FrontierTolerance is how close to the all-attention accuracy a policy must come to "recover" it: within
@@ -170,7 +170,7 @@ func (r *FrontierSummary) Verdict() []string {
 		out = append(out, fmt.Sprintf("all-attention accuracy (%.1f%%) recovered within %.0f point: %s", 100*r.AllAttention,
 			100*FrontierTolerance, strings.Join(rec, ", ")))
 	}
-	if k := slices.Index(r.Policies, string(oryx.PolicyEntropy)); k >= 0 && len(inner) > 0 && len(r.Policies) > 1 {
+	if k := slices.Index(r.Policies, string(schedule.PolicyEntropy)); k >= 0 && len(inner) > 0 && len(r.Policies) > 1 {
 		nearest, gap := "", math.Inf(1)
 		for j, cv := range r.ByPolicy {
 			if j == k {
@@ -195,7 +195,7 @@ func (r *FrontierSummary) Verdict() []string {
 // budget between them (false if any is missing).
 func (r *FrontierSummary) Costs() (lo, hi, ent float64, ok bool) {
 	k0, k1 := slices.Index(r.Budgets, 0), slices.Index(r.Budgets, 1)
-	ke, kl := slices.Index(r.Policies, string(oryx.PolicyEntropy)), slices.Index(r.Policies, string(oryx.PolicyLast))
+	ke, kl := slices.Index(r.Policies, string(schedule.PolicyEntropy)), slices.Index(r.Policies, string(schedule.PolicyLast))
 	if k0 < 0 || k1 < 0 {
 		return 0, 0, 0, false
 	}

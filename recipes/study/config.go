@@ -18,6 +18,7 @@ import (
 
 	"github.com/oryx-go/oryx/evals/evalrun"
 	"github.com/oryx-go/oryx/oryx"
+	"github.com/oryx-go/oryx/oryx/schedule"
 	"github.com/oryx-go/oryx/recipes/train"
 )
 
@@ -81,9 +82,9 @@ type Config struct {
 	// The attention-budget frontier of the Oryx-TG main model (frontier.go): MQAR over ClaimPairs with the
 	// first FrontierExamples evaluation examples per pair count (0: no frontier), at each budget under each
 	// policy.
-	FrontierBudgets  []float64     `json:"frontier_budgets"`
-	FrontierPolicies []oryx.Policy `json:"frontier_policies"`
-	FrontierExamples int           `json:"frontier_examples"`
+	FrontierBudgets  []float64         `json:"frontier_budgets"`
+	FrontierPolicies []schedule.Policy `json:"frontier_policies"`
+	FrontierExamples int               `json:"frontier_examples"`
 }
 
 // Default is the full study, sized for `make demo` on 2 cores with XLA CPU (the budget is measured in the
@@ -110,7 +111,7 @@ func Default() Config {
 		SwitchSequences: 32,
 		// The frontier on the evaluation's own MQAR examples (so that F = 0 and 1 repeat the linear and
 		// attention readings): 22 points, 25 s on XLA CPU under load (README).
-		FrontierBudgets: slices.Clone(evalrun.DefaultBudgets), FrontierPolicies: slices.Clone(oryx.Policies), FrontierExamples: 64,
+		FrontierBudgets: slices.Clone(evalrun.DefaultBudgets), FrontierPolicies: slices.Clone(schedule.Policies), FrontierExamples: 64,
 	}
 }
 

@@ -1,7 +1,7 @@
 package study
 
 // The attention-budget frontier of the study's Oryx-TG main model (issue 18): MQAR accuracy against forward
-// FLOPs per token for attention budgets F and the policies that place them (oryx/budget.go), measured by
+// FLOPs per token for attention budgets F and the policies that place them (oryx/schedule/budget.go), measured by
 // evalrun.RunFrontier after the models are evaluated and read as curves by evalrun.FrontierSummary; here: which
 // run it reads, and its section of report.md.
 
@@ -18,7 +18,7 @@ import (
 	"github.com/oryx-go/oryx/datasets"
 	"github.com/oryx-go/oryx/evals/evalrun"
 	"github.com/oryx-go/oryx/internal/rundir"
-	"github.com/oryx-go/oryx/oryx"
+	"github.com/oryx-go/oryx/oryx/schedule"
 )
 
 // FrontierDir is the frontier's directory under Config.Out: frontier.json, frontier.png (accuracy against
@@ -46,8 +46,8 @@ func checkFrontier(c Config) error {
 		}
 	}
 	for _, p := range c.FrontierPolicies {
-		if !slices.Contains(oryx.Policies, p) {
-			return fmt.Errorf("study: frontier policy %q: want one of %v", p, oryx.Policies)
+		if !slices.Contains(schedule.Policies, p) {
+			return fmt.Errorf("study: frontier policy %q: want one of %v", p, schedule.Policies)
 		}
 	}
 	return nil
@@ -111,7 +111,7 @@ func frontierMarkdown(c Config, rep *Report) string {
 		fmt.Fprintf(&b, "Skipped: %s.\n", why)
 		return b.String()
 	}
-	fmt.Fprintf(&b, "%s read with `budget:F:POLICY` schedules (oryx/budget.go; `evals frontier`): exactly round(F·T) of each "+
+	fmt.Fprintf(&b, "%s read with `budget:F:POLICY` schedules (oryx/schedule/budget.go; `evals frontier`): exactly round(F·T) of each "+
 		"example's T tokens in attention, the rest in linear mode, placed by the policy — last: the last F·T tokens; question: "+
 		"the query keys first (the task's split; a larger budget goes on to the positions just before them); random: seeded random positions (control); entropy: a "+
 		"linear pass scores every position by the entropy of its readout and the F·T most uncertain are recomputed in attention "+

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/oryx-go/oryx/evals/evalrun"
-	"github.com/oryx-go/oryx/oryx"
+	"github.com/oryx-go/oryx/oryx/schedule"
 )
 
 // syntheticFrontier is a frontier whose curves are known: question reaches the all-attention accuracy
@@ -88,7 +88,7 @@ func TestFrontierConfigRefused(t *testing.T) {
 	for _, bad := range []func(*Config){
 		func(c *Config) { c.FrontierBudgets = []float64{0, 1.5} },
 		func(c *Config) { c.FrontierBudgets = []float64{math.NaN()} },
-		func(c *Config) { c.FrontierPolicies = []oryx.Policy{"smart"} },
+		func(c *Config) { c.FrontierPolicies = []schedule.Policy{"smart"} },
 		func(c *Config) { c.FrontierExamples = -1 },
 	} {
 		c := QuickConfig()

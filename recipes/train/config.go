@@ -34,7 +34,7 @@ type TrainConfig struct {
 	MaxBadSteps int     `json:"max_bad_steps"` // K: this many non-finite steps in a row stop the run (0 = 10)
 
 	// Mode schedule of multi-mixer variants: each sequence of each step is cut into BlockLen-token blocks,
-	// each in attention mode with probability AttentionProb (oryx.BlockRandom), fresh per sequence and step.
+	// each in attention mode with probability AttentionProb (schedule.BlockRandom), fresh per sequence and step.
 	BlockLen      int     `json:"block_len"`
 	AttentionProb float64 `json:"attention_prob"`
 	// ModeTraining is how multi-mixer variants train their two readouts: "mixed" (the default, the paper's

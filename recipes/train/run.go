@@ -27,6 +27,7 @@ import (
 	"github.com/oryx-go/oryx/internal/runlock"
 	"github.com/oryx-go/oryx/internal/seedrand"
 	"github.com/oryx-go/oryx/oryx"
+	"github.com/oryx-go/oryx/oryx/schedule"
 )
 
 // Run is one training run: the architecture, the optimisation, the data and where everything goes.
@@ -561,7 +562,7 @@ func trainingModes(v oryx.Variant, tc TrainConfig, step int) ([][]oryx.Mode, flo
 	case !v.IsMultiMixer():
 		return nil, 0
 	}
-	s, err := oryx.BlockRandom(tc.Batch, tc.SeqLen, tc.BlockLen, tc.AttentionProb, seedrand.Mix64(tc.Seed, uint64(step)))
+	s, err := schedule.BlockRandom(tc.Batch, tc.SeqLen, tc.BlockLen, tc.AttentionProb, seedrand.Mix64(tc.Seed, uint64(step)))
 	if err != nil {
 		panic(err) // the arguments were validated
 	}
@@ -589,7 +590,7 @@ func validationModes(v oryx.Variant, tc TrainConfig) []validationMode {
 		return []validationMode{{name: rundir.ValLinear}}
 	}
 	const valSeed = 0x56414c // "VAL"
-	rows := func(s *oryx.Schedule) [][]oryx.Mode {
+	rows := func(s *schedule.Schedule) [][]oryx.Mode {
 		r := make([][]oryx.Mode, s.Batch())
 		for b := range r {
 			r[b] = s.Row(b)
@@ -597,10 +598,10 @@ func validationModes(v oryx.Variant, tc TrainConfig) []validationMode {
 		return r
 	}
 	return []validationMode{
-		{rundir.ValAttention, func(b, t int, _ uint64) [][]oryx.Mode { s, _ := oryx.AllAttention(b, t); return rows(s) }},
-		{rundir.ValLinear, func(b, t int, _ uint64) [][]oryx.Mode { s, _ := oryx.AllLinear(b, t); return rows(s) }},
+		{rundir.ValAttention, func(b, t int, _ uint64) [][]oryx.Mode { s, _ := schedule.AllAttention(b, t); return rows(s) }},
+		{rundir.ValLinear, func(b, t int, _ uint64) [][]oryx.Mode { s, _ := schedule.AllLinear(b, t); return rows(s) }},
 		{rundir.ValBlockRandom, func(b, t int, off uint64) [][]oryx.Mode {
-			s, _ := oryx.BlockRandom(b, t, tc.BlockLen, tc.AttentionProb, seedrand.Mix64(valSeed, off))
+			s, _ := schedule.BlockRandom(b, t, tc.BlockLen, tc.AttentionProb, seedrand.Mix64(valSeed, off))
 			return rows(s)
 		}},
 	}

@@ -20,14 +20,14 @@ import (
 	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/internal/backend"
 	"github.com/oryx-go/oryx/internal/rundir"
-	"github.com/oryx-go/oryx/internal/testutil/tinymodel"
 	"github.com/oryx-go/oryx/oryx"
+	"github.com/oryx-go/oryx/oryx/oryxtest"
 )
 
 // tinyRun is a 6-step run of the tiny preset on the synthetic language: 4 sequences of 64 tokens per step in
 // two micro-batches, a checkpoint every 2 steps and a validation every 3.
 func tinyRun(t testing.TB, v oryx.Variant, out string) Run {
-	cfg := tinymodel.Config(t, v)
+	cfg := oryxtest.TinyConfig(t, v)
 	return Run{
 		Name: "test-" + string(v), Model: cfg, Tokenizer: "bytes", Data: datasets.DataSpec{Spec: "synth"}, Out: out,
 		Log: testLog{t},

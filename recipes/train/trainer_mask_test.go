@@ -7,11 +7,12 @@ import (
 	. "github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/stretchr/testify/require"
+
 	"github.com/oryx-go/oryx/internal/backend"
 	"github.com/oryx-go/oryx/internal/testutil"
-	"github.com/oryx-go/oryx/internal/testutil/tinymodel"
 	"github.com/oryx-go/oryx/oryx"
-	"github.com/stretchr/testify/require"
+	"github.com/oryx-go/oryx/oryx/oryxtest"
 )
 
 // maskTestTrainer is a tiny trainer of variant v (batch 2 × 24 tokens, one micro-batch) and two random
@@ -19,7 +20,7 @@ import (
 func maskTestTrainer(t *testing.T, v oryx.Variant, modeTraining string) (*Trainer, [][]int32) {
 	tc := tinyTrain()
 	tc.SeqLen, tc.Batch, tc.MicroBatch, tc.ModeTraining = 24, 2, 2, modeTraining
-	tr, err := NewTrainer(backend.MustGet(), tinymodel.New(t, v), context.New(), tc)
+	tr, err := NewTrainer(backend.MustGet(), oryxtest.TinyModel(t, v), context.New(), tc)
 	require.NoError(t, err)
 	seqs := make([][]int32, 2)
 	for i := range seqs {

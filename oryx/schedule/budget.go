@@ -1,4 +1,4 @@
-package oryx
+package schedule
 
 // Schedules chosen at inference: a budget of attention tokens and a policy that places them.
 //
@@ -49,6 +49,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/oryx-go/oryx/oryx"
 )
 
 // Policy is how a Budget places its attention tokens.
@@ -142,17 +144,17 @@ func BudgetCount(f float64, t int) int {
 // chosen by the policy. question (PolicyQuestion; t entries, true at the task's question positions),
 // entropy (PolicyEntropy; t entries, the linear readout's entropy at each position) and rng (PolicyRandom)
 // are read only by their policy; a policy's missing input is an error.
-func (b Budget) Modes(t int, question []bool, entropy []float64, rng *rand.Rand) ([]Mode, error) {
+func (b Budget) Modes(t int, question []bool, entropy []float64, rng *rand.Rand) ([]oryx.Mode, error) {
 	if t <= 0 {
 		return nil, fmt.Errorf("%s: row length must be > 0, got %d", b, t)
 	}
 	n := BudgetCount(b.Fraction, t)
-	row := make([]Mode, t)
+	row := make([]oryx.Mode, t)
 	var order []int // positions, the most wanted first
 	switch b.Policy {
 	case PolicyLast:
 		for p := t - 1; p >= t-n; p-- {
-			row[p] = Attention
+			row[p] = oryx.Attention
 		}
 		return row, nil
 	case PolicyRandom:
@@ -174,7 +176,7 @@ func (b Budget) Modes(t int, question []bool, entropy []float64, rng *rand.Rand)
 		return nil, fmt.Errorf("%s: unknown policy", b)
 	}
 	for _, p := range order[:n] {
-		row[p] = Attention
+		row[p] = oryx.Attention
 	}
 	return row, nil
 }
@@ -211,7 +213,7 @@ func boolInt(x bool) int {
 }
 
 // budgetDecodeMode is the running-budget rule of the static policies for a generated token fed at pos.
-func budgetDecodeMode(f float64, pos int) Mode {
+func budgetDecodeMode(f float64, pos int) oryx.Mode {
 	return modeIf(BudgetCount(f, pos+1) > BudgetCount(f, pos))
 }
 
@@ -239,11 +241,11 @@ type Escalation struct {
 // NewEscalation starts the rule for rows whose prompts were read with promptModes (the count of attention
 // tokens so far) and had the linear entropies promptEntropy (nil rows, or a budget of 0 or 1: no
 // threshold needed).
-func NewEscalation(b Budget, promptModes [][]Mode, promptEntropy [][]float64) *Escalation {
+func NewEscalation(b Budget, promptModes [][]oryx.Mode, promptEntropy [][]float64) *Escalation {
 	x := &Escalation{Budget: b, Threshold: make([]float64, len(promptModes)), attn: make([]int, len(promptModes))}
 	for r, row := range promptModes {
 		for _, m := range row {
-			if m == Attention {
+			if m == oryx.Attention {
 				x.attn[r]++
 			}
 		}
@@ -257,14 +259,14 @@ func NewEscalation(b Budget, promptModes [][]Mode, promptEntropy [][]float64) *E
 
 // Fixed reports the mode every generated token takes without a trial step: Attention at F = 1, Linear
 // at F = 0 (ok true); ok false when the entropy must decide.
-func (x *Escalation) Fixed() (Mode, bool) {
+func (x *Escalation) Fixed() (oryx.Mode, bool) {
 	switch x.Budget.Fraction {
 	case 0:
-		return Linear, true
+		return oryx.Linear, true
 	case 1:
-		return Attention, true
+		return oryx.Attention, true
 	}
-	return Linear, false
+	return oryx.Linear, false
 }
 
 // Candidate tells whether row's token fed at pos may escalate: the running budget has room for it.
@@ -284,8 +286,8 @@ func (x *Escalation) Decide(row, pos int, linearLogits []float64) bool {
 }
 
 // Count records a token fed to row in mode m without a decision (a fixed budget of 0 or 1).
-func (x *Escalation) Count(row int, m Mode) {
-	if m == Attention {
+func (x *Escalation) Count(row int, m oryx.Mode) {
+	if m == oryx.Attention {
 		x.attn[row]++
 	}
 }
@@ -320,7 +322,7 @@ func budgetRows(spec string, b Budget, lengths []int, seed uint64) (*Schedule, e
 		return nil, fmt.Errorf("schedule %q: the entropy policy needs a linear pass over the tokens first: "+
 			"Budget.Modes with the entropies (the evaluations and Engine.Generate run it)", spec)
 	}
-	s := &Schedule{rows: make([][]Mode, len(lengths))}
+	s := &Schedule{rows: make([][]oryx.Mode, len(lengths))}
 	for r, n := range lengths {
 		row, err := b.Modes(n, nil, nil, rowRand(seed, r))
 		if err != nil {

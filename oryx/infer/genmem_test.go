@@ -1,15 +1,18 @@
-package oryx
+package infer
 
 import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/oryx-go/oryx/oryx"
+	"github.com/oryx-go/oryx/oryx/oryxtest"
 )
 
 // TestGenerationRowBytes spells out the estimate for the 130m Oryx-TG preset at NIAH 8K (a prompt of 8,192
 // tokens, cache 8,448, float32): 12 layers, H 6, K 64, V 128, D 768, F 2240, chunk 64, conv width 4.
 func TestGenerationRowBytes(t *testing.T) {
-	c, err := Preset("130m", OryxTG)
+	c, err := oryx.Preset("130m", oryx.OryxTG)
 	require.NoError(t, err)
 	const (
 		kv     = 12 * 6 * (64 + 128) * 4                                     // KV-cache bytes per token: 55,296
@@ -32,9 +35,9 @@ func TestGenerationRowBytes(t *testing.T) {
 	}
 	// Without a KV cache (Mamba-2) the capacity costs nothing; without a linear mixer (Transformer) there are
 	// no chunk terms.
-	m2, _ := Preset("130m", Mamba2)
+	m2, _ := oryx.Preset("130m", oryx.Mamba2)
 	require.Equal(t, GenerationRowBytes(m2, 100, 100, 4), GenerationRowBytes(m2, 100, 9000, 4))
-	tr, _ := Preset("130m", Transformer)
+	tr, _ := oryx.Preset("130m", oryx.Transformer)
 	require.EqualValues(t, kv*capa+12*3*6*192*4+kv*t8k+4*t8k*(6*768+3*2240+4*6*192+4*6*128)+4*3*50304,
 		GenerationRowBytes(tr, t8k, capa, 4))
 }
@@ -42,7 +45,7 @@ func TestGenerationRowBytes(t *testing.T) {
 // TestGenerationBatchBounds: the batch is the largest that fits the budget (at least 1, at most maxBatch),
 // non-decreasing in the budget, non-increasing in the prompt length and the capacity.
 func TestGenerationBatchBounds(t *testing.T) {
-	c, err := Preset("small", OryxTG)
+	c, err := oryx.Preset("small", oryx.OryxTG)
 	require.NoError(t, err)
 	prev := 0
 	for mem := int64(1); mem < 1<<32; mem = mem*3/2 + 1 {
@@ -75,20 +78,20 @@ func TestGenerationBatchBounds(t *testing.T) {
 // TestEngineFree: after Free the next Prefill gives what a fresh engine gives, a Step before it is an error
 // (not a crash), and Finalize releases everything.
 func TestEngineFree(t *testing.T) {
-	e := newTestEngine(t, OryxTG, 2, 32)
+	e := newTestEngine(t, oryx.OryxTG, 2, 32)
 	prompts := [][]int32{{3, 1, 4, 1, 5}, {9, 2, 6}}
-	modes := [][]Mode{modesOf("LLAAL"), modesOf("AAL")}
+	modes := [][]oryx.Mode{oryxtest.Modes("LLAAL"), oryxtest.Modes("AAL")}
 	want, err := e.Prefill(prompts, modes)
 	require.NoError(t, err)
-	wantStep, err := e.Step([]int32{7, 8}, []Mode{Attention, Linear})
+	wantStep, err := e.Step([]int32{7, 8}, []oryx.Mode{oryx.Attention, oryx.Linear})
 	require.NoError(t, err)
 	e.Free()
-	_, err = e.Step([]int32{7, 8}, []Mode{Attention, Linear})
+	_, err = e.Step([]int32{7, 8}, []oryx.Mode{oryx.Attention, oryx.Linear})
 	require.ErrorContains(t, err, "Reset or Prefill")
 	got, err := e.Prefill(prompts, modes)
 	require.NoError(t, err)
 	require.Equal(t, want, got)
-	gotStep, err := e.Step([]int32{7, 8}, []Mode{Attention, Linear})
+	gotStep, err := e.Step([]int32{7, 8}, []oryx.Mode{oryx.Attention, oryx.Linear})
 	require.NoError(t, err)
 	require.Equal(t, wantStep, gotStep)
 	e.Finalize()

@@ -1,4 +1,4 @@
-package oryx
+package infer
 
 // Decoding under an entropy budget (budget.go): the prompt's linear pass and the per-token escalation,
 // hooked into Engine.Generate (generate.go calls entropyPrompt and decodeStep).
@@ -11,7 +11,10 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/gomlx/gomlx/pkg/ml/context"
 
+	"github.com/oryx-go/oryx/internal/tensordata"
 	"github.com/oryx-go/oryx/layers"
+	"github.com/oryx-go/oryx/oryx"
+	"github.com/oryx-go/oryx/oryx/schedule"
 )
 
 // StepEscalate feeds one token per row like Step, choosing each row's mode from its linear readout. The
@@ -24,7 +27,7 @@ import (
 //
 // It returns the committed step's logits, each row's mode, and whether a second step ran. Multi-mixer
 // variants only.
-func (e *Engine) StepEscalate(tokens []int32, candidate []bool, escalate func(row int, linearLogits []float64) bool) ([][]float32, []Mode, bool, error) {
+func (e *Engine) StepEscalate(tokens []int32, candidate []bool, escalate func(row int, linearLogits []float64) bool) ([][]float32, []oryx.Mode, bool, error) {
 	const fn = "Engine.StepEscalate"
 	if !e.model.Config.Variant.IsMultiMixer() {
 		return nil, nil, false, fmt.Errorf("%s: variant %s has a single readout", fn, e.model.Config.Variant)
@@ -32,7 +35,7 @@ func (e *Engine) StepEscalate(tokens []int32, candidate []bool, escalate func(ro
 	if len(tokens) != e.batch || len(candidate) != e.batch {
 		return nil, nil, false, fmt.Errorf("%s: want %d tokens and candidates, got %d and %d", fn, e.batch, len(tokens), len(candidate))
 	}
-	modes := make([]Mode, e.batch)
+	modes := make([]oryx.Mode, e.batch)
 	if !slices.Contains(candidate, true) {
 		logits, err := e.Step(tokens, modes)
 		return logits, modes, false, err
@@ -49,7 +52,7 @@ func (e *Engine) StepEscalate(tokens []int32, candidate []bool, escalate func(ro
 	if err != nil {
 		return nil, nil, false, err
 	}
-	cacheIdx, restIdx := e.model.stateSplit()
+	cacheIdx, restIdx := e.model.StateSplit()
 	args := []any{tensors.FromFlatDataAndDimensions(append([]int32(nil), tokens...), e.batch)}
 	for _, i := range restIdx { // Pos, linear and conv states: small, not donated (an escalation reruns from them)
 		args = append(args, e.state[i])
@@ -64,11 +67,11 @@ func (e *Engine) StepEscalate(tokens []int32, candidate []bool, escalate func(ro
 	escalated := false
 	for b := range modes {
 		if candidate[b] && escalate(b, e.lastLogits[b]) {
-			modes[b], escalated = Attention, true
+			modes[b], escalated = oryx.Attention, true
 		}
 	}
 	if escalated {
-		finalizeAll(outs[1:])
+		tensordata.FinalizeAll(outs[1:])
 		logits, err = e.Step(tokens, modes)
 		return logits, modes, true, err
 	}
@@ -85,7 +88,7 @@ func (e *Engine) StepEscalate(tokens []int32, candidate []bool, escalate func(ro
 		cargs = append(cargs, t)
 	}
 	caches, err := x.appendKV.Exec(cargs...)
-	finalizeAll(kv)
+	tensordata.FinalizeAll(kv)
 	if err != nil {
 		e.state = nil
 		return nil, nil, false, fmt.Errorf("%s: %w (the state was lost: Reset or Prefill before the next Step)", fn, err)
@@ -105,7 +108,7 @@ func (e *Engine) StepEscalate(tokens []int32, candidate []bool, escalate func(ro
 
 // escalationExecs are the graphs of StepEscalate and of the entropy budget's prompt pass, made on first use.
 type escalationExecs struct {
-	scorer   *Scorer       // the linear pass over prompts
+	scorer   *oryx.Scorer  // the linear pass over prompts
 	trial    *context.Exec // tokens, the state without caches → logits, the next state without caches, k, v per layer
 	appendKV *context.Exec // Pos, the caches, k, v per layer → the caches with the token appended
 }
@@ -117,12 +120,12 @@ func (e *Engine) escalationExecs() (*escalationExecs, error) {
 	m := e.model
 	x := &escalationExecs{}
 	var err error
-	if x.scorer, err = NewScorer(e.backend, e.ctx, m, 0); err != nil {
+	if x.scorer, err = oryx.NewScorer(e.backend, e.ctx, m, 0); err != nil {
 		return nil, err
 	}
 	if x.trial, err = context.NewExec(e.backend, e.ctx, func(ctx *context.Context, in []*Node) []*Node {
-		logits, next, ks, vs := m.trialStep(ctx, in[0], m.unflattenRest(in[1:]))
-		out := append([]*Node{logits}, m.flattenRest(next)...)
+		logits, next, ks, vs := m.TrialStep(ctx, in[0], m.UnflattenDraft(in[1:]))
+		out := append([]*Node{logits}, next.Flatten()...)
 		for l := range ks {
 			out = append(out, ks[l], vs[l])
 		}
@@ -146,104 +149,25 @@ func (e *Engine) escalationExecs() (*escalationExecs, error) {
 	return x, nil
 }
 
-// stateSplit returns the indices, in State.Flatten order, of the KV caches (per layer K then V) and of the
-// rest (Pos, then per layer the linear and conv states).
-func (m *Model) stateSplit() (cacheIdx, restIdx []int) {
-	cache, linear, conv := m.stateFields()
-	restIdx = []int{0}
-	i := 1
-	for range m.Config.Layers {
-		if cache {
-			cacheIdx = append(cacheIdx, i, i+1)
-			i += 2
-		}
-		if linear {
-			restIdx = append(restIdx, i)
-			i++
-		}
-		if conv {
-			restIdx = append(restIdx, i, i+1)
-			i += 2
-		}
-	}
-	return cacheIdx, restIdx
-}
-
-// flattenRest is State.Flatten without the KV caches; unflattenRest inverts it (nil caches).
-func (m *Model) flattenRest(s *State) []*Node {
-	out := []*Node{s.Pos}
-	for _, l := range s.Layers {
-		for _, n := range []*Node{l.Linear, l.ConvK, l.ConvV} {
-			if n != nil {
-				out = append(out, n)
-			}
-		}
-	}
-	return out
-}
-
-func (m *Model) unflattenRest(nodes []*Node) *State {
-	_, linear, conv := m.stateFields()
-	s := &State{Pos: nodes[0], Layers: make([]LayerState, m.Config.Layers)}
-	i := 1
-	for l := range s.Layers {
-		if linear {
-			s.Layers[l].Linear = nodes[i]
-			i++
-		}
-		if conv {
-			s.Layers[l].ConvK, s.Layers[l].ConvV = nodes[i], nodes[i+1]
-			i += 2
-		}
-	}
-	return s
-}
-
-// trialStep is Step with every row in linear mode (blockStep's linear path), without the KV caches, which
-// the linear readout does not read: tokens [B] and the state without caches → logits [B, Vocab], the next
-// state without caches, and each layer's cache entries of the token — the keys as attention stores them
-// (RoPE applied) [B, H, K] and the values [B, H, V] — for appendKV when the trial is committed.
-func (m *Model) trialStep(ctx *context.Context, tokens *Node, st *State) (logits *Node, next *State, ks, vs []*Node) {
-	c := m.Config
-	s := m.root(ctx, tokens.Graph())
-	h, table := m.embed(s, tokens)
-	next = &State{Pos: AddScalar(st.Pos, 1), Layers: make([]LayerState, c.Layers)}
-	for i := range c.Layers {
-		p := m.blockParams(m.layerScope(s, i))
-		prev, nl := st.Layers[i], &next.Layers[i]
-		x := layers.RMSNorm(h, p.attnNorm, c.NormEps)
-		var k, v *Node
-		k, nl.ConvK = m.sharedStreamStep(Einsum("bd,hkd->bhk", x, p.wk), p.convK, prev.ConvK)
-		v, nl.ConvV = m.sharedStreamStep(Einsum("bd,hvd->bhv", x, p.wv), p.convV, prev.ConvV)
-		kAttn := k
-		if c.RoPE {
-			kAttn = layers.RoPEStep(k, st.Pos, c.RoPEBase)
-		}
-		ks, vs = append(ks, kAttn), append(vs, v)
-		var o *Node
-		o, nl.Linear = m.linearStep(p, x, Einsum("bd,hkd->bhk", x, p.wqLinear), k, v, prev.Linear)
-		h = Add(h, m.output(p, x, o))
-		h = Add(h, layers.SwiGLU(layers.RMSNorm(h, p.mlpNorm, c.NormEps), p.mlpGate, p.mlpUp, p.mlpDown))
-	}
-	return m.head(s, h, table), next, ks, vs
-}
-
 // entropyPrompt is Generate's hook for budget:F:entropy on a multi-mixer model: it runs the linear pass over
 // the prompts (none at F = 0 or 1), places the prompt's attention tokens by entropy and returns them with
 // the escalation rule for the generated tokens. For every other spec or variant it returns nil, nil.
-func (e *Engine) entropyPrompt(spec string, prompts [][]int32) ([][]Mode, *Escalation, error) {
-	b, ok := IsEntropyBudget(spec)
+func (e *Engine) entropyPrompt(spec string, prompts [][]int32) ([][]oryx.Mode, *schedule.Escalation, error) {
+	b, ok := schedule.IsEntropyBudget(spec)
 	if !ok || !e.model.Config.Variant.IsMultiMixer() {
 		return nil, nil, nil
 	}
-	modes := make([][]Mode, len(prompts))
+	modes := make([][]oryx.Mode, len(prompts))
 	var ent [][]float64
 	if f := b.Fraction; f == 0 || f == 1 {
-		for r, p := range prompts {
-			modes[r] = make([]Mode, len(p))
-			fill(modes[r], modeIf(f == 1))
+		m := oryx.Linear
+		if f == 1 {
+			m = oryx.Attention
 		}
-		return modes, NewEscalation(b, modes, nil), nil
+		for r, p := range prompts {
+			modes[r] = slices.Repeat([]oryx.Mode{m}, len(p))
+		}
+		return modes, schedule.NewEscalation(b, modes, nil), nil
 	}
 	x, err := e.escalationExecs()
 	if err != nil {
@@ -268,13 +192,13 @@ func (e *Engine) entropyPrompt(spec string, prompts [][]int32) ([][]Mode, *Escal
 			return nil, nil, err
 		}
 	}
-	return modes, NewEscalation(b, modes, ent), nil
+	return modes, schedule.NewEscalation(b, modes, ent), nil
 }
 
 // decodeStep is Generate's decode step: Step, or under an entropy budget (esc non-nil and not fixed)
 // StepEscalate, whose escalated rows replace the tentative Linear of their last token in gen.Modes. It
 // returns the logits and how many rows ran in attention beyond the modes passed in.
-func (e *Engine) decodeStep(esc *Escalation, tokens []int32, modes []Mode, stopped []bool, promptLen []int, gen *Generation) ([][]float32, int, error) {
+func (e *Engine) decodeStep(esc *schedule.Escalation, tokens []int32, modes []oryx.Mode, stopped []bool, promptLen []int, gen *Generation) ([][]float32, int, error) {
 	if esc == nil {
 		logits, err := e.Step(tokens, modes)
 		return logits, 0, err
@@ -292,8 +216,8 @@ func (e *Engine) decodeStep(esc *Escalation, tokens []int32, modes []Mode, stopp
 	logits, used, _, err := e.StepEscalate(tokens, candidate, func(b int, l []float64) bool { return esc.Decide(b, pos[b], l) })
 	extra := 0
 	for b, m := range used {
-		if m == Attention {
-			gen.Modes[b][len(gen.Modes[b])-1] = Attention
+		if m == oryx.Attention {
+			gen.Modes[b][len(gen.Modes[b])-1] = oryx.Attention
 			extra++
 		}
 	}

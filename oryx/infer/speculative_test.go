@@ -1,4 +1,4 @@
-package oryx
+package infer
 
 import (
 	"fmt"
@@ -15,7 +15,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/oryx-go/oryx/internal/backend"
+	"github.com/oryx-go/oryx/internal/tensordata"
 	"github.com/oryx-go/oryx/internal/testutil"
+	"github.com/oryx-go/oryx/oryx"
+	"github.com/oryx-go/oryx/oryx/oryxtest"
 )
 
 // specTestModel is the float64 test model (untied head) with random weights rescaled so that the linear
@@ -23,12 +26,12 @@ import (
 // both readouts share dominates the residual stream; at init it is 0.02) and W_O ×0.3 (the readouts' share).
 // With plain random weights the two readouts agree on ~10 % of the drafts, too few to exercise long
 // accepted prefixes.
-func specTestModel(t *testing.T, v Variant) (*Model, *context.Context) {
+func specTestModel(t *testing.T, v oryx.Variant) (*oryx.Model, *context.Context) {
 	t.Helper()
 	m, ctx := genTestModel(t, v)
 	e, err := NewEngine(backend.MustGet(), ctx, m, 1, 4)
 	require.NoError(t, err)
-	_, err = e.Prefill([][]int32{{1, 2}}, [][]Mode{{Attention, Linear}}) // creates every weight
+	_, err = e.Prefill([][]int32{{1, 2}}, [][]oryx.Mode{{oryx.Attention, oryx.Linear}}) // creates every weight
 	require.NoError(t, err)
 	scaled := 0
 	for vv := range ctx.IterVariables() {
@@ -86,23 +89,23 @@ func stateRow(st [][]float64, b, batch int) [][]float64 {
 func TestSpeculativeGreedyMatchesGenerate(t *testing.T) {
 	const maxTokens, capacity = 17, 32
 	cases := []struct {
-		v    Variant
+		v    oryx.Variant
 		k    int
 		spec string
 	}{
-		{OryxTG, 4, ""}, {OryxTM, 2, "linear-until:12"}, {OryxTG, 1, "attention-last:3"}, {OryxTM, 8, ""},
-		{OryxTG, 8, "A:0-3,L:4-13,A:14-"}, {OryxTM, 1, ""}, {OryxTG, 2, ""}, {OryxTM, 4, "attention-last:1"},
+		{oryx.OryxTG, 4, ""}, {oryx.OryxTM, 2, "linear-until:12"}, {oryx.OryxTG, 1, "attention-last:3"}, {oryx.OryxTM, 8, ""},
+		{oryx.OryxTG, 8, "A:0-3,L:4-13,A:14-"}, {oryx.OryxTM, 1, ""}, {oryx.OryxTG, 2, ""}, {oryx.OryxTM, 4, "attention-last:1"},
 	}
-	models := map[Variant][2]any{}
+	models := map[oryx.Variant][2]any{}
 	for _, c := range testutil.Sweep(cases, 2) {
 		t.Run(fmt.Sprintf("%s/K=%d/%q", c.v, c.k, c.spec), func(t *testing.T) {
 			if _, ok := models[c.v]; !ok {
 				m, ctx := specTestModel(t, c.v)
 				models[c.v] = [2]any{m, ctx}
 			}
-			m, ctx := models[c.v][0].(*Model), models[c.v][1].(*context.Context)
+			m, ctx := models[c.v][0].(*oryx.Model), models[c.v][1].(*context.Context)
 			vocab := m.Config.Vocab
-			prompts := [][]int32{randomTokens(71, 1, 2, vocab)[0], randomTokens(72, 1, 5, vocab)[0], randomTokens(73, 1, 9, vocab)[0]}
+			prompts := [][]int32{oryxtest.RandomTokens(71, 1, 2, vocab)[0], oryxtest.RandomTokens(72, 1, 5, vocab)[0], oryxtest.RandomTokens(73, 1, 9, vocab)[0]}
 			opts := GenerateOptions{Schedule: c.spec, MaxTokens: maxTokens}
 			plainE, err := NewEngine(backend.MustGet(), ctx, m, 3, capacity)
 			require.NoError(t, err)
@@ -144,7 +147,7 @@ func TestSpeculativeGreedyMatchesGenerate(t *testing.T) {
 // trainedTestModel trains the float64 test model (Adam, switching modes so that both readouts learn) on a
 // noisy bigram language — the next token is perm[previous] with probability 0.8, else uniform — and returns
 // it with its first and last training losses.
-func trainedTestModel(t *testing.T, v Variant, steps int) (*Model, *context.Context, [2]float64) {
+func trainedTestModel(t *testing.T, v oryx.Variant, steps int) (*oryx.Model, *context.Context, [2]float64) {
 	t.Helper()
 	const batch, seqLen = 8, 20
 	m, ctx := genTestModel(t, v)
@@ -153,7 +156,7 @@ func trainedTestModel(t *testing.T, v Variant, steps int) (*Model, *context.Cont
 	perm := r.Perm(vocab)
 	opt := optimizers.Adam().LearningRate(0.03).Done()
 	exec, err := context.NewExec(backend.MustGet(), ctx, func(ctx *context.Context, tok, md *Node) *Node {
-		logits := m.Logits(ctx, tok, m.modesOrNil(md))
+		logits := m.Logits(ctx, tok, m.ModesOrNil(md))
 		inputs, targets := SliceAxis(logits, 1, AxisRange(0, seqLen-1)), SliceAxis(tok, 1, AxisRange(1, seqLen))
 		logp := Sub(inputs, ReduceAndKeep(inputs, ReduceMax, -1))
 		logp = Sub(logp, Log(ReduceAndKeep(Exp(logp), ReduceSum, -1)))
@@ -176,10 +179,10 @@ func trainedTestModel(t *testing.T, v Variant, steps int) (*Model, *context.Cont
 				}
 			}
 		}
-		outs, err := exec.Exec(tensors.FromFlatDataAndDimensions(flatInt32(tok), batch, seqLen),
-			tensors.FromFlatDataAndDimensions(flatInt32(switchingModes(uint64(step), batch, seqLen)), batch, seqLen))
+		outs, err := exec.Exec(tensors.FromFlatDataAndDimensions(oryxtest.FlatInt32(tok), batch, seqLen),
+			tensors.FromFlatDataAndDimensions(oryxtest.FlatInt32(oryxtest.SwitchingModes(uint64(step), batch, seqLen)), batch, seqLen))
 		require.NoError(t, err)
-		loss := flatFloat64(outs[0])[0]
+		loss := tensordata.Float64s(outs[0])[0]
 		if step == 0 {
 			losses[0] = loss
 		}
@@ -196,12 +199,12 @@ func TestSpeculativeTrained(t *testing.T) {
 		t.Skip("-short: trains two models (a few seconds on pure Go, far longer to compile on XLA)")
 	}
 	const maxTokens, capacity, k = 16, 32, 3
-	for _, v := range []Variant{OryxTG, OryxTM} {
+	for _, v := range []oryx.Variant{oryx.OryxTG, oryx.OryxTM} {
 		t.Run(string(v), func(t *testing.T) {
 			m, ctx, losses := trainedTestModel(t, v, 40)
 			t.Logf("training loss %.3f → %.3f", losses[0], losses[1])
 			require.Less(t, losses[1], losses[0]-1, "test setup: the model did not learn")
-			prompts := [][]int32{randomTokens(74, 1, 3, m.Config.Vocab)[0], randomTokens(75, 1, 8, m.Config.Vocab)[0]}
+			prompts := [][]int32{oryxtest.RandomTokens(74, 1, 3, m.Config.Vocab)[0], oryxtest.RandomTokens(75, 1, 8, m.Config.Vocab)[0]}
 			plainE, err := NewEngine(backend.MustGet(), ctx, m, 2, capacity)
 			require.NoError(t, err)
 			plain, err := plainE.Generate(prompts, GenerateOptions{MaxTokens: maxTokens})
@@ -224,9 +227,9 @@ func TestSpeculativeTrained(t *testing.T) {
 // token (Discarded > 0).
 func TestSpeculativeStops(t *testing.T) {
 	const maxTokens, capacity, k = 14, 24, 4
-	m, ctx := specTestModel(t, OryxTG)
+	m, ctx := specTestModel(t, oryx.OryxTG)
 	vocab := m.Config.Vocab
-	prompts := [][]int32{randomTokens(81, 1, 3, vocab)[0], randomTokens(82, 1, 6, vocab)[0]}
+	prompts := [][]int32{oryxtest.RandomTokens(81, 1, 3, vocab)[0], oryxtest.RandomTokens(82, 1, 6, vocab)[0]}
 	e2, err := NewEngine(backend.MustGet(), ctx, m, 2, capacity)
 	require.NoError(t, err)
 	e1, err := NewEngine(backend.MustGet(), ctx, m, 1, capacity)
@@ -263,9 +266,9 @@ func TestSpeculativeStops(t *testing.T) {
 // test would see a sampler that returned the drafts.
 func TestSpeculativeSamplingMatchesTarget(t *testing.T) {
 	const rows, runs = 256, 8
-	m, ctx := genTestModel(t, OryxTG) // plain random weights: the draft's marginal is far from the target's
+	m, ctx := genTestModel(t, oryx.OryxTG) // plain random weights: the draft's marginal is far from the target's
 	vocab := m.Config.Vocab
-	prompt := randomTokens(91, 1, 4, vocab)[0]
+	prompt := oryxtest.RandomTokens(91, 1, 4, vocab)[0]
 	newSampler := func(seed uint64) *Sampler {
 		s, err := NewSampler(1.3, 0, 0.97, seed)
 		require.NoError(t, err)
@@ -277,19 +280,19 @@ func TestSpeculativeSamplingMatchesTarget(t *testing.T) {
 	e, err := NewEngine(backend.MustGet(), ctx, m, vocab, 8)
 	require.NoError(t, err)
 	same := make([][]int32, vocab)
-	modes := make([][]Mode, vocab)
+	modes := make([][]oryx.Mode, vocab)
 	next := make([]int32, vocab)
 	for b := range same {
-		same[b], modes[b], next[b] = prompt, constModes(1, len(prompt), Attention)[0], int32(b)
+		same[b], modes[b], next[b] = prompt, oryxtest.ConstModes(1, len(prompt), oryx.Attention)[0], int32(b)
 	}
 	first, err := e.Prefill(same, modes)
 	require.NoError(t, err)
 	p1, err := dist.distribution(first[0])
 	require.NoError(t, err)
-	marginal := func(mode Mode) []float64 {
+	marginal := func(mode oryx.Mode) []float64 {
 		_, err := e.Prefill(same, modes)
 		require.NoError(t, err)
-		md := make([]Mode, vocab)
+		md := make([]oryx.Mode, vocab)
 		for b := range md {
 			md[b] = mode
 		}
@@ -305,7 +308,7 @@ func TestSpeculativeSamplingMatchesTarget(t *testing.T) {
 		}
 		return out
 	}
-	target, draft := marginal(Attention), marginal(Linear)
+	target, draft := marginal(oryx.Attention), marginal(oryx.Linear)
 
 	counts := make([]float64, vocab)
 	se, err := NewEngine(backend.MustGet(), ctx, m, rows, 8)
@@ -490,9 +493,9 @@ func TestVerifyDraftsJointDistribution(t *testing.T) {
 // TestGenerateSpeculativeErrors: arguments are checked before any work, as in Generate; single-mixer
 // variants and draft lengths outside [1, MaxDraft] are refused.
 func TestGenerateSpeculativeErrors(t *testing.T) {
-	e := newTestEngine(t, OryxTG, 2, 8)
+	e := newTestEngine(t, oryx.OryxTG, 2, 8)
 	vocab := e.model.Config.Vocab
-	p6, p3 := randomTokens(61, 1, 6, vocab)[0], randomTokens(62, 1, 3, vocab)[0]
+	p6, p3 := oryxtest.RandomTokens(61, 1, 6, vocab)[0], oryxtest.RandomTokens(62, 1, 3, vocab)[0]
 	for _, c := range []struct {
 		name string
 		k    int
@@ -512,7 +515,7 @@ func TestGenerateSpeculativeErrors(t *testing.T) {
 			require.Equal(t, []int{0, 0}, e.Positions(), "refused before any work")
 		})
 	}
-	for _, v := range []Variant{Transformer, GDN} {
+	for _, v := range []oryx.Variant{oryx.Transformer, oryx.GDN} {
 		_, err := newTestEngine(t, v, 1, 8).GenerateSpeculative([][]int32{p3}, 2, GenerateOptions{MaxTokens: 2})
 		require.ErrorContains(t, err, "needs a multi-mixer variant")
 	}

@@ -1,10 +1,13 @@
-package oryx
+package infer
 
 import (
 	"fmt"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/oryx-go/oryx/oryx"
+	"github.com/oryx-go/oryx/oryx/schedule"
 )
 
 // GenerateOptions configures Engine.Generate.
@@ -37,7 +40,7 @@ type Generation struct {
 	// absolute position), aligned with Tokens. The last token of a row is never fed to the model, so its
 	// entry is the mode it would have been fed in. Single-mixer variants report their only mixer
 	// (Attention for the Transformer, Linear for Mamba-2 and GDN).
-	Modes [][]Mode
+	Modes [][]oryx.Mode
 	// AttentionFraction is the fraction of the tokens actually processed by the model that ran in
 	// attention mode. Processed tokens are every prompt token plus every generated token that was fed back
 	// (all of a row's generated tokens but its last: a row's last token, whether a stop token or the
@@ -114,9 +117,9 @@ func (e *Engine) Generate(prompts [][]int32, opts GenerateOptions) (*Generation,
 
 	// Decode: feed each running row's last token, sample its next one.
 	tokens := make([]int32, e.batch)
-	var modes []Mode
+	var modes []oryx.Mode
 	if multi {
-		modes = make([]Mode, e.batch)
+		modes = make([]oryx.Mode, e.batch)
 	}
 	for done := 1; done < opts.MaxTokens && slices.Contains(stopped, false); done++ {
 		for b := range e.batch {
@@ -124,10 +127,10 @@ func (e *Engine) Generate(prompts [][]int32, opts GenerateOptions) (*Generation,
 			tokens[b] = gen.Tokens[b][last]
 			m := gen.Modes[b][last]
 			if stopped[b] {
-				m = Linear // dummy input, not counted
+				m = oryx.Linear // dummy input, not counted
 			} else {
 				processed++
-				if m == Attention {
+				if m == oryx.Attention {
 					attention++
 				}
 			}
@@ -164,12 +167,12 @@ func (e *Engine) Generate(prompts [][]int32, opts GenerateOptions) (*Generation,
 // modes of generated tokens and the sampler.
 type genPlan struct {
 	lengths     []int
-	multi       bool   // a multi-mixer variant: modes come from spec
-	spec        string // the schedule spec ("attention" when empty for multi-mixer variants)
-	single      Mode   // the only mode of a single-mixer variant
-	promptModes [][]Mode
+	multi       bool      // a multi-mixer variant: modes come from spec
+	spec        string    // the schedule spec ("attention" when empty for multi-mixer variants)
+	single      oryx.Mode // the only mode of a single-mixer variant
+	promptModes [][]oryx.Mode
 	sampler     *Sampler
-	esc         *Escalation // budget:F:entropy: the running escalation budget (escalate.go); nil otherwise
+	esc         *schedule.Escalation // budget:F:entropy: the running escalation budget (escalate.go); nil otherwise
 }
 
 // planGenerate checks every argument of a generation before any work (errors start with fn): batch size,
@@ -206,7 +209,7 @@ func (e *Engine) planGenerate(fn string, prompts [][]int32, opts GenerateOptions
 				fn, b, need, n, opts.MaxTokens, e.capacity)
 		}
 	}
-	p := &genPlan{lengths: lengths, multi: e.model.Config.Variant.IsMultiMixer(), sampler: opts.Sampler, single: Linear}
+	p := &genPlan{lengths: lengths, multi: e.model.Config.Variant.IsMultiMixer(), sampler: opts.Sampler, single: oryx.Linear}
 	if p.sampler == nil {
 		p.sampler = Greedy()
 	}
@@ -214,7 +217,7 @@ func (e *Engine) planGenerate(fn string, prompts [][]int32, opts GenerateOptions
 		return nil, fmt.Errorf("%s: %w", fn, err)
 	}
 	if e.model.Config.Variant.HasAttention() {
-		p.single = Attention
+		p.single = oryx.Attention
 	}
 
 	// Schedule: prompt modes and the rule for generated tokens.
@@ -223,10 +226,10 @@ func (e *Engine) planGenerate(fn string, prompts [][]int32, opts GenerateOptions
 		p.spec = "attention"
 	}
 	if p.spec != "" {
-		if err := CheckSpec(p.spec); err != nil {
+		if err := schedule.CheckSpec(p.spec); err != nil {
 			return nil, fmt.Errorf("%s: %w", fn, err)
 		}
-		if err := CheckDecodeSpec(p.spec); err != nil { // refuses random specs
+		if err := schedule.CheckDecodeSpec(p.spec); err != nil { // refuses random specs
 			return nil, fmt.Errorf("%s: %w", fn, err)
 		}
 	}
@@ -238,11 +241,11 @@ func (e *Engine) planGenerate(fn string, prompts [][]int32, opts GenerateOptions
 	if p.multi && esc != nil {
 		p.promptModes = entropyModes
 	} else if p.multi {
-		sched, err := ParseScheduleRows(p.spec, lengths, 0)
+		sched, err := schedule.ParseScheduleRows(p.spec, lengths, 0)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", fn, err)
 		}
-		p.promptModes = make([][]Mode, e.batch)
+		p.promptModes = make([][]oryx.Mode, e.batch)
 		for b := range p.promptModes {
 			p.promptModes[b] = sched.Row(b)
 		}
@@ -252,7 +255,7 @@ func (e *Engine) planGenerate(fn string, prompts [][]int32, opts GenerateOptions
 
 // decodeMode is the mode of the generated token at absolute position pos of a row whose prompt has
 // promptLen tokens.
-func (p *genPlan) decodeMode(pos, promptLen int) (Mode, error) {
+func (p *genPlan) decodeMode(pos, promptLen int) (oryx.Mode, error) {
 	if !p.multi {
 		return p.single, nil
 	}
@@ -260,23 +263,23 @@ func (p *genPlan) decodeMode(pos, promptLen int) (Mode, error) {
 		m, _ := p.esc.Fixed()
 		return m, nil
 	}
-	return DecodeMode(p.spec, pos, promptLen)
+	return schedule.DecodeMode(p.spec, pos, promptLen)
 }
 
 // newGeneration starts the result: empty rows, the prompt tokens counted, and the number of prompt tokens
 // processed and of those in attention mode (for AttentionFraction).
 func (p *genPlan) newGeneration() (gen *Generation, processed, attention int) {
-	gen = &Generation{Tokens: make([][]int32, len(p.lengths)), Modes: make([][]Mode, len(p.lengths))}
+	gen = &Generation{Tokens: make([][]int32, len(p.lengths)), Modes: make([][]oryx.Mode, len(p.lengths))}
 	for b, n := range p.lengths {
 		gen.PromptTokens += n
 		processed += n
 		if p.multi {
 			for _, m := range p.promptModes[b] {
-				if m == Attention {
+				if m == oryx.Attention {
 					attention++
 				}
 			}
-		} else if p.single == Attention {
+		} else if p.single == oryx.Attention {
 			attention += n
 		}
 	}

@@ -1,4 +1,4 @@
-package oryx
+package schedule
 
 import (
 	"math"
@@ -7,22 +7,15 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/oryx-go/oryx/oryx"
+	"github.com/oryx-go/oryx/oryx/oryxtest"
 )
 
-func countAttention(row []Mode) int {
-	n := 0
-	for _, m := range row {
-		if m == Attention {
-			n++
-		}
-	}
-	return n
-}
-
-func attentionAt(row []Mode) []int {
+func attentionAt(row []oryx.Mode) []int {
 	var pos []int
 	for p, m := range row {
-		if m == Attention {
+		if m == oryx.Attention {
 			pos = append(pos, p)
 		}
 	}
@@ -55,7 +48,7 @@ func TestBudgetPoliciesExactCount(t *testing.T) {
 				row, err := b.Modes(n, question, entropy, rand.New(rand.NewPCG(3, 4)))
 				require.NoError(t, err)
 				require.Len(t, row, n)
-				require.Equal(t, BudgetCount(f, n), countAttention(row), "%s T %d", b, n)
+				require.Equal(t, BudgetCount(f, n), oryxtest.CountAttention(row), "%s T %d", b, n)
 			}
 		}
 	}
@@ -133,7 +126,7 @@ func TestParseScheduleBudget(t *testing.T) {
 	s, err = ParseSchedule("budget:0.25:random", 3, 40, 9)
 	require.NoError(t, err)
 	for r := range 3 {
-		assert.Equal(t, 10, countAttention(s.Row(r)))
+		assert.Equal(t, 10, oryxtest.CountAttention(s.Row(r)))
 	}
 	assert.NotEqual(t, s.Row(0), s.Row(1), "each row its own stream")
 	s2, err := ParseSchedule("budget:0.25:random", 3, 40, 9)
@@ -156,14 +149,14 @@ func TestBudgetDecodeMode(t *testing.T) {
 			for pos := prompt; pos < 200; pos++ {
 				m, err := DecodeMode(spec, pos, prompt)
 				require.NoError(t, err)
-				attn += countAttention([]Mode{m})
+				attn += oryxtest.CountAttention([]oryx.Mode{m})
 				require.Equal(t, BudgetCount(f, pos+1), attn, "%s after position %d", spec, pos)
 			}
 		}
 	}
 	_, err := DecodeMode("budget:0.1:entropy", 5, 3)
 	assert.ErrorContains(t, err, "at run time")
-	for f, want := range map[string]Mode{"0": Linear, "1": Attention} {
+	for f, want := range map[string]oryx.Mode{"0": oryx.Linear, "1": oryx.Attention} {
 		m, err := DecodeMode("budget:"+f+":entropy", 5, 3)
 		require.NoError(t, err)
 		assert.Equal(t, want, m, "F = %s: nothing to decide", f)
@@ -197,7 +190,7 @@ func TestEntropyAndThreshold(t *testing.T) {
 	b.Threshold = 0.25
 	assert.Equal(t, 0.25, b.EntropyThreshold(ent))
 
-	x := NewEscalation(Budget{Fraction: 0.5, Policy: PolicyEntropy, Threshold: 1}, [][]Mode{modes("LAAL")}, nil)
+	x := NewEscalation(Budget{Fraction: 0.5, Policy: PolicyEntropy, Threshold: 1}, [][]oryx.Mode{oryxtest.Modes("LAAL")}, nil)
 	assert.True(t, x.Candidate(0, 4), "2 attention of 4, + 1 ≤ BudgetCount(0.5, 5) = 3")
 	assert.False(t, x.Decide(0, 4, []float64{5, 0, 0}), "entropy 0.08 below the threshold 1")
 	assert.True(t, x.Decide(0, 4, []float64{0, 0, 0, 0}), "entropy ln 4 above it")

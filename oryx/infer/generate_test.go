@@ -1,4 +1,4 @@
-package oryx
+package infer
 
 import (
 	"testing"
@@ -8,6 +8,8 @@ import (
 
 	"github.com/oryx-go/oryx/internal/backend"
 	"github.com/oryx-go/oryx/internal/testutil"
+	"github.com/oryx-go/oryx/oryx"
+	"github.com/oryx-go/oryx/oryx/oryxtest"
 )
 
 // argmax32 is greedy decoding on the float32 rounding of a float64 logits row, as Generate samples.
@@ -23,18 +25,18 @@ func argmax32(row []float64) int32 {
 
 // genTestModel is the tiny test model with an untied LM head: with random weights, tied embeddings make
 // greedy decoding repeat the last token forever, which would make the continuation tests weak.
-func genTestModel(t *testing.T, v Variant) (*Model, *context.Context) {
+func genTestModel(t *testing.T, v oryx.Variant) (*oryx.Model, *context.Context) {
 	t.Helper()
-	cfg := testConfig(v)
+	cfg := oryxtest.Config(v)
 	cfg.TiedEmbeddings = false
-	m, ctx := newTestModel(t, cfg)
+	m, ctx := oryxtest.NewModel(t, cfg)
 	ctx.SetParam(context.ParamInitialSeed, genTestSeed) // weights whose greedy continuations are not degenerate
 	return m, ctx
 }
 
 var genTestSeed = int64(7)
 
-func newTestEngine(t *testing.T, v Variant, batch, capacity int) *Engine {
+func newTestEngine(t *testing.T, v oryx.Variant, batch, capacity int) *Engine {
 	t.Helper()
 	m, ctx := genTestModel(t, v)
 	e, err := NewEngine(backend.MustGet(), ctx, m, batch, capacity)
@@ -50,57 +52,47 @@ func distinct(tokens []int32) map[int32]bool {
 	return out
 }
 
-func modesOf(s string) []Mode {
-	out := make([]Mode, len(s))
-	for i, c := range s {
-		if c == 'A' {
-			out[i] = Attention
-		}
-	}
-	return out
-}
-
 // TestGenerateGreedyMatchesParallel: greedy Generate is the argmax continuation of the parallel forward run on
 // prompt + generated-so-far with the same modes (prompt modes from the spec, generated ones from DecodeMode).
 func TestGenerateGreedyMatchesParallel(t *testing.T) {
 	const maxTokens, capacity = 6, 16
 	cases := []struct {
 		name       string
-		v          Variant
+		v          oryx.Variant
 		spec       string
 		promptLen  int
 		promptMode string // expected prompt modes ("" for single-mixer variants)
 		genMode    string // expected generated-token modes
 	}{
-		{"oryx-tg/attention-last:3", OryxTG, "attention-last:3", 6, "LLLAAA", "AAAAAA"},
-		{"oryx-tg/linear-until:5", OryxTG, "linear-until:5", 3, "LLL", "LLAAAA"},
-		{"transformer", Transformer, "", 5, "", "AAAAAA"},
-		{"gdn", GDN, "", 5, "", "LLLLLL"},
+		{"oryx-tg/attention-last:3", oryx.OryxTG, "attention-last:3", 6, "LLLAAA", "AAAAAA"},
+		{"oryx-tg/linear-until:5", oryx.OryxTG, "linear-until:5", 3, "LLL", "LLAAAA"},
+		{"transformer", oryx.Transformer, "", 5, "", "AAAAAA"},
+		{"gdn", oryx.GDN, "", 5, "", "LLLLLL"},
 	}
 	for _, c := range testutil.Sweep(cases, 2) {
 		t.Run(c.name, func(t *testing.T) {
 			m, ctx := genTestModel(t, c.v)
 			e, err := NewEngine(backend.MustGet(), ctx, m, 1, capacity)
 			require.NoError(t, err)
-			prompt := randomTokens(11, 1, c.promptLen, m.Config.Vocab)[0]
+			prompt := oryxtest.RandomTokens(11, 1, c.promptLen, m.Config.Vocab)[0]
 			g, err := e.Generate([][]int32{prompt}, GenerateOptions{Schedule: c.spec, MaxTokens: maxTokens})
 			require.NoError(t, err)
-			require.Equal(t, modesOf(c.genMode), g.Modes[0])
+			require.Equal(t, oryxtest.Modes(c.genMode), g.Modes[0])
 
 			seq := append([]int32(nil), prompt...)
-			modes := modesOf(c.promptMode)
+			modes := oryxtest.Modes(c.promptMode)
 			var want []int32
 			for k := range maxTokens {
-				var md [][]Mode
+				var md [][]oryx.Mode
 				if m.Config.Variant.IsMultiMixer() {
-					md = [][]Mode{modes}
+					md = [][]oryx.Mode{modes}
 				}
-				logits := parallelLogits(t, m, ctx, [][]int32{seq}, md)[0]
+				logits := oryxtest.ParallelLogits(t, m, ctx, [][]int32{seq}, md)[0]
 				n := len(seq)
 				tok := argmax32(logits[(n-1)*m.Config.Vocab : n*m.Config.Vocab])
 				want = append(want, tok)
 				seq = append(seq, tok)
-				modes = append(modes, modesOf(c.genMode)[k])
+				modes = append(modes, oryxtest.Modes(c.genMode)[k])
 			}
 			require.Equal(t, want, g.Tokens[0])
 			require.Greater(t, len(distinct(want)), 2, "test setup: a degenerate continuation checks little")
@@ -115,12 +107,12 @@ func TestGenerateGreedyMatchesParallel(t *testing.T) {
 // generates alone.
 func TestGenerateBatchMatchesAlone(t *testing.T) {
 	const maxTokens, capacity = 5, 16
-	for _, v := range []Variant{OryxTM, Transformer} {
+	for _, v := range []oryx.Variant{oryx.OryxTM, oryx.Transformer} {
 		t.Run(string(v), func(t *testing.T) {
 			m, ctx := genTestModel(t, v)
-			prompts := [][]int32{randomTokens(21, 1, 3, m.Config.Vocab)[0], randomTokens(22, 1, 7, m.Config.Vocab)[0]}
+			prompts := [][]int32{oryxtest.RandomTokens(21, 1, 3, m.Config.Vocab)[0], oryxtest.RandomTokens(22, 1, 7, m.Config.Vocab)[0]}
 			opts := GenerateOptions{Schedule: "linear-until:5", MaxTokens: maxTokens}
-			if v == Transformer {
+			if v == oryx.Transformer {
 				opts.Schedule = ""
 			}
 			e2, err := NewEngine(backend.MustGet(), ctx, m, 2, capacity)
@@ -135,9 +127,9 @@ func TestGenerateBatchMatchesAlone(t *testing.T) {
 				require.Equal(t, alone.Tokens[0], both.Tokens[b], "row %d", b)
 				require.Equal(t, alone.Modes[0], both.Modes[b], "row %d", b)
 			}
-			if v == OryxTM { // row 0 (prompt 3) switches at position 5; row 1 (prompt 7) is past it
-				require.Equal(t, modesOf("LLAAA"), both.Modes[0])
-				require.Equal(t, modesOf("AAAAA"), both.Modes[1])
+			if v == oryx.OryxTM { // row 0 (prompt 3) switches at position 5; row 1 (prompt 7) is past it
+				require.Equal(t, oryxtest.Modes("LLAAA"), both.Modes[0])
+				require.Equal(t, oryxtest.Modes("AAAAA"), both.Modes[1])
 			}
 		})
 	}
@@ -147,9 +139,9 @@ func TestGenerateBatchMatchesAlone(t *testing.T) {
 // while row 1 continues unchanged (row 0 being fed dummy tokens meanwhile) up to its own first stop token.
 func TestGenerateStop(t *testing.T) {
 	const maxTokens = 6
-	e := newTestEngine(t, OryxTG, 2, 16)
+	e := newTestEngine(t, oryx.OryxTG, 2, 16)
 	vocab := e.model.Config.Vocab
-	prompts := [][]int32{randomTokens(31, 1, 4, vocab)[0], randomTokens(36, 1, 5, vocab)[0]}
+	prompts := [][]int32{oryxtest.RandomTokens(31, 1, 4, vocab)[0], oryxtest.RandomTokens(36, 1, 5, vocab)[0]}
 	first, err := e.Generate(prompts, GenerateOptions{Schedule: "attention-last:2", MaxTokens: maxTokens})
 	require.NoError(t, err)
 	stop := first.Tokens[0][1]
@@ -171,7 +163,7 @@ func TestGenerateStop(t *testing.T) {
 	require.Len(t, g.Modes[0], 2)
 
 	// Every row stopping at its first token ends the generation without a decode step.
-	e1 := newTestEngine(t, OryxTG, 1, 16)
+	e1 := newTestEngine(t, oryx.OryxTG, 1, 16)
 	g1, err := e1.Generate(prompts[:1], GenerateOptions{Schedule: "attention-last:2", MaxTokens: maxTokens})
 	require.NoError(t, err)
 	var calls [][2]int
@@ -186,8 +178,8 @@ func TestGenerateStop(t *testing.T) {
 // TestGenerateAttentionFraction counts the tokens the model processed: every prompt token and every fed
 // generated token (all but each row's last).
 func TestGenerateAttentionFraction(t *testing.T) {
-	e := newTestEngine(t, OryxTG, 1, 16)
-	prompt := randomTokens(41, 1, 6, e.model.Config.Vocab)[0]
+	e := newTestEngine(t, oryx.OryxTG, 1, 16)
+	prompt := oryxtest.RandomTokens(41, 1, 6, e.model.Config.Vocab)[0]
 	var calls [][2]int
 	g, err := e.Generate([][]int32{prompt}, GenerateOptions{Schedule: "attention-last:2", MaxTokens: 4,
 		Progress: func(done, total int) { calls = append(calls, [2]int{done, total}) }})
@@ -204,16 +196,16 @@ func TestGenerateAttentionFraction(t *testing.T) {
 	g, err = e.Generate([][]int32{prompt}, GenerateOptions{Schedule: "prefill-attention", MaxTokens: 4})
 	require.NoError(t, err)
 	require.InDelta(t, 6.0/9.0, g.AttentionFraction, 1e-12)
-	require.Equal(t, modesOf("LLLL"), g.Modes[0])
+	require.Equal(t, oryxtest.Modes("LLLL"), g.Modes[0])
 
 	// Ranges: A at 0-1 and from 7 on: prompt AALLLL, fed generated at positions 6 (L), 7, 8 (A) → 4 of 9.
 	g, err = e.Generate([][]int32{prompt}, GenerateOptions{Schedule: "A:0-1,A:7-", MaxTokens: 4})
 	require.NoError(t, err)
 	require.InDelta(t, 4.0/9.0, g.AttentionFraction, 1e-12)
-	require.Equal(t, modesOf("LAAA"), g.Modes[0])
+	require.Equal(t, oryxtest.Modes("LAAA"), g.Modes[0])
 
 	// Single-mixer variants: the Transformer is all attention, GDN all linear; the schedule is ignored.
-	for v, want := range map[Variant]float64{Transformer: 1, GDN: 0} {
+	for v, want := range map[oryx.Variant]float64{oryx.Transformer: 1, oryx.GDN: 0} {
 		e := newTestEngine(t, v, 1, 16)
 		g, err := e.Generate([][]int32{prompt}, GenerateOptions{Schedule: "linear", MaxTokens: 3})
 		require.NoError(t, err, "variant %s", v)
@@ -222,9 +214,9 @@ func TestGenerateAttentionFraction(t *testing.T) {
 }
 
 func TestGenerateSamplingDeterministic(t *testing.T) {
-	e := newTestEngine(t, OryxTM, 2, 16)
+	e := newTestEngine(t, oryx.OryxTM, 2, 16)
 	vocab := e.model.Config.Vocab
-	prompts := [][]int32{randomTokens(51, 1, 4, vocab)[0], randomTokens(52, 1, 6, vocab)[0]}
+	prompts := [][]int32{oryxtest.RandomTokens(51, 1, 4, vocab)[0], oryxtest.RandomTokens(52, 1, 6, vocab)[0]}
 	run := func(s *Sampler) [][]int32 {
 		g, err := e.Generate(prompts, GenerateOptions{Schedule: "linear-until:6", MaxTokens: 8, Sampler: s})
 		require.NoError(t, err)
@@ -245,9 +237,9 @@ func TestGenerateSamplingDeterministic(t *testing.T) {
 }
 
 func TestGenerateErrors(t *testing.T) {
-	e := newTestEngine(t, OryxTG, 2, 8)
+	e := newTestEngine(t, oryx.OryxTG, 2, 8)
 	vocab := e.model.Config.Vocab
-	p6, p3 := randomTokens(61, 1, 6, vocab)[0], randomTokens(62, 1, 3, vocab)[0]
+	p6, p3 := oryxtest.RandomTokens(61, 1, 6, vocab)[0], oryxtest.RandomTokens(62, 1, 3, vocab)[0]
 	ok := GenerateOptions{Schedule: "attention-last:2", MaxTokens: 3}
 	cases := []struct {
 		name    string
@@ -286,7 +278,7 @@ func TestGenerateErrors(t *testing.T) {
 	require.Equal(t, []int{8, 5}, e.Positions())
 
 	// Single-mixer variants validate a non-empty spec and refuse random ones too.
-	et := newTestEngine(t, Transformer, 1, 8)
+	et := newTestEngine(t, oryx.Transformer, 1, 8)
 	_, err = et.Generate([][]int32{p3}, GenerateOptions{Schedule: "bogus", MaxTokens: 2})
 	require.ErrorContains(t, err, `unknown schedule "bogus"`)
 	_, err = et.Generate([][]int32{p3}, GenerateOptions{Schedule: "block", MaxTokens: 2})

@@ -1,4 +1,4 @@
-package oryx
+package infer
 
 import (
 	"fmt"
@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/gomlx/gomlx/pkg/ml/context"
+
 	"github.com/oryx-go/oryx/internal/backend"
+	"github.com/oryx-go/oryx/oryx"
 )
 
 // BenchmarkPrefillLong: one long-prompt Engine.Prefill of an Oryx-TG preset with the evaluation's attention
@@ -19,7 +21,7 @@ import (
 // from ORYX_PREFILL=preset:batch:tokens (default small:1:8192); run it alone, one size per process, since
 // the peak is the process's:
 //
-//	ORYX_PREFILL=small:1:8192 go test ./oryx -run '^$' -bench PrefillLong -benchtime 1x -timeout 60m
+//	ORYX_PREFILL=small:1:8192 go test ./oryx/infer -run '^$' -bench PrefillLong -benchtime 1x -timeout 60m
 func BenchmarkPrefillLong(b *testing.B) {
 	spec := os.Getenv("ORYX_PREFILL")
 	if spec == "" {
@@ -35,24 +37,24 @@ func BenchmarkPrefillLong(b *testing.B) {
 	if len(f) != 3 || err1 != nil || err2 != nil || batch < 1 || t < 1 {
 		b.Fatalf("ORYX_PREFILL=%q: want preset:batch:tokens, e.g. small:1:8192", spec)
 	}
-	cfg, err := Preset(f[0], OryxTG)
+	cfg, err := oryx.Preset(f[0], oryx.OryxTG)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer debug.SetGCPercent(debug.SetGCPercent(25))
-	m, _ := New(cfg)
-	m.AttentionMemBytes = DefaultScoreMemBytes
+	m, _ := oryx.New(cfg)
+	m.AttentionMemBytes = oryx.DefaultScoreMemBytes
 	capacity := t + 256
 	e, err := NewEngine(backend.MustGet(), context.New(), m, batch, capacity)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer e.Finalize()
-	prompts, modes := make([][]int32, batch), make([][]Mode, batch)
+	prompts, modes := make([][]int32, batch), make([][]oryx.Mode, batch)
 	for r := range prompts {
 		for j := range t - r { // rows of different lengths, as a sorted evaluation batch
 			prompts[r] = append(prompts[r], int32((7*j+r)%cfg.Vocab))
-			modes[r] = append(modes[r], Attention)
+			modes[r] = append(modes[r], oryx.Attention)
 		}
 	}
 	b.Run(fmt.Sprintf("%s-oryx-tg/B=%d/T=%d", f[0], batch, t), func(b *testing.B) {

@@ -1,4 +1,4 @@
-package oryx
+package infer
 
 // Self-speculative decoding: an Oryx model carries its own draft model. The linear readout costs the same per
 // token at any context length, attention decoding grows with the cache; both read the same memory. Each
@@ -26,6 +26,10 @@ import (
 	. "github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/gomlx/gomlx/pkg/ml/context"
+
+	"github.com/oryx-go/oryx/internal/tensordata"
+	"github.com/oryx-go/oryx/oryx"
+	"github.com/oryx-go/oryx/oryx/schedule"
 )
 
 // MaxDraft bounds the number of tokens drafted per round (the verify pass holds K+1 linear states per row
@@ -63,17 +67,17 @@ func (e *Engine) speculativeExecs() (*specExecs, error) {
 		return e.spec, nil
 	}
 	m := e.model
-	x := &specExecs{draftIdx: m.draftStateIndices()}
+	x := &specExecs{draftIdx: m.DraftStateIndices()}
 	var err error
 	x.draft, err = context.NewExec(e.backend, e.ctx, func(ctx *context.Context, in []*Node) []*Node {
-		logits, st := m.StepAllLinear(ctx, in[0], m.unflatten(in[1:], false))
+		logits, st := m.StepAllLinear(ctx, in[0], m.UnflattenDraft(in[1:]))
 		return append([]*Node{logits}, st.Flatten()...)
 	})
 	if err != nil {
 		return nil, err
 	}
 	x.verify, err = context.NewExec(e.backend, e.ctx, func(ctx *context.Context, in []*Node) []*Node {
-		logits, cs := m.ChunkStep(ctx, in[0], m.modesOrNil(in[1]), in[2], m.Unflatten(in[3:]))
+		logits, cs := m.ChunkStep(ctx, in[0], m.ModesOrNil(in[1]), in[2], m.Unflatten(in[3:]))
 		return append([]*Node{logits}, cs.Flatten()...)
 	})
 	if err != nil {
@@ -109,12 +113,12 @@ func (e *Engine) GenerateSpeculative(prompts [][]int32, k int, opts GenerateOpti
 	const fn = "Engine.GenerateSpeculative"
 	if v := e.model.Config.Variant; !v.IsMultiMixer() {
 		return nil, fmt.Errorf("%s: variant %s has one readout; speculative decoding drafts with the linear readout and "+
-			"verifies with attention, so it needs a multi-mixer variant (%s, %s)", fn, v, OryxTM, OryxTG)
+			"verifies with attention, so it needs a multi-mixer variant (%s, %s)", fn, v, oryx.OryxTM, oryx.OryxTG)
 	}
 	if k < 1 || k > MaxDraft {
 		return nil, fmt.Errorf("%s: the draft length k must be in [1, %d], got %d", fn, MaxDraft, k)
 	}
-	if _, ok := IsEntropyBudget(strings.TrimSpace(opts.Schedule)); ok {
+	if _, ok := schedule.IsEntropyBudget(strings.TrimSpace(opts.Schedule)); ok {
 		return nil, fmt.Errorf("%s: schedule %q escalates tokens one by one from their linear-mode entropy; "+
 			"speculative decoding verifies whole drafts in the schedule's modes: use one or the other", fn, opts.Schedule)
 	}
@@ -267,7 +271,7 @@ func (e *Engine) GenerateSpeculative(prompts [][]int32, k int, opts GenerateOpti
 		gen.GeneratedTokens += len(toks)
 		for _, m := range gen.Modes[b][:len(toks)-1] { // every token but the last was fed
 			processed++
-			if m == Attention {
+			if m == oryx.Attention {
 				attention++
 			}
 		}
@@ -397,7 +401,7 @@ func (e *Engine) commit(x *specExecs, chunk []*tensors.Tensor, accepted []int32)
 // logitsFlat copies logits of any float dtype to a float32 host slice and frees the tensor.
 func (e *Engine) logitsFlat(t *tensors.Tensor) []float32 {
 	defer t.FinalizeAll()
-	flat := flatFloat64(t)
+	flat := tensordata.Float64s(t)
 	out := make([]float32, len(flat))
 	for i, x := range flat {
 		out[i] = float32(x)

@@ -1,4 +1,4 @@
-package oryx
+package infer
 
 import (
 	"cmp"

@@ -1,4 +1,4 @@
-package oryx
+package infer
 
 import (
 	"fmt"
@@ -7,6 +7,9 @@ import (
 	. "github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/gomlx/gomlx/pkg/ml/context"
+
+	"github.com/oryx-go/oryx/internal/tensordata"
+	"github.com/oryx-go/oryx/oryx"
 )
 
 // Engine runs a model for inference: a batch of rows, each with its KV cache (capacity tokens), linear state
@@ -14,7 +17,7 @@ import (
 // mode given for each row. The state lives in tensors between calls (graph inputs and outputs in the order
 // of State.Flatten).
 type Engine struct {
-	model    *Model
+	model    *oryx.Model
 	ctx      *context.Context
 	backend  backends.Backend
 	batch    int
@@ -31,30 +34,30 @@ type Engine struct {
 
 // NewEngine prepares an engine for batch rows with a KV cache of capacity tokens. ctx holds the weights
 // (created on first use if absent, e.g. random weights for tests; normally loaded from a checkpoint).
-func NewEngine(be backends.Backend, ctx *context.Context, m *Model, batch, capacity int) (*Engine, error) {
+func NewEngine(be backends.Backend, ctx *context.Context, m *oryx.Model, batch, capacity int) (*Engine, error) {
 	if batch <= 0 || capacity <= 0 {
-		return nil, fmt.Errorf("oryx.NewEngine: batch and capacity must be > 0, got %d and %d", batch, capacity)
+		return nil, fmt.Errorf("infer.NewEngine: batch and capacity must be > 0, got %d and %d", batch, capacity)
 	}
-	if err := CheckDecodeMemory(m.Config, batch, capacity); err != nil {
-		return nil, fmt.Errorf("oryx.NewEngine: %w", err)
+	if err := oryx.CheckDecodeMemory(m.Config, batch, capacity); err != nil {
+		return nil, fmt.Errorf("infer.NewEngine: %w", err)
 	}
 	e := &Engine{model: m, ctx: ctx, backend: be, batch: batch, capacity: capacity}
 	var err error
 	e.prefill, err = context.NewExec(be, ctx, func(ctx *context.Context, in []*Node) []*Node {
-		logits, st := m.Prefill(ctx, in[0], m.modesOrNil(in[1]), in[2], capacity)
+		logits, st := m.Prefill(ctx, in[0], m.ModesOrNil(in[1]), in[2], capacity)
 		return append([]*Node{logits}, st.Flatten()...)
 	})
 	if err != nil {
 		return nil, err
 	}
 	e.step, err = context.NewExec(be, ctx, func(ctx *context.Context, in []*Node) []*Node {
-		logits, st := m.Step(ctx, in[0], m.modesOrNil(in[1]), m.Unflatten(in[2:]))
+		logits, st := m.Step(ctx, in[0], m.ModesOrNil(in[1]), m.Unflatten(in[2:]))
 		return append([]*Node{logits}, st.Flatten()...)
 	})
 	if err != nil {
 		return nil, err
 	}
-	if m.Config.Variant.LinearMixer() != NoLinear {
+	if m.Config.Variant.LinearMixer() != oryx.NoLinear {
 		e.stepLinear, err = context.NewExec(be, ctx, func(ctx *context.Context, in []*Node) []*Node {
 			logits, st := m.StepAllLinear(ctx, in[0], m.Unflatten(in[2:]))
 			return append([]*Node{logits}, st.Flatten()...)
@@ -64,14 +67,6 @@ func NewEngine(be backends.Backend, ctx *context.Context, m *Model, batch, capac
 		}
 	}
 	return e, e.Reset()
-}
-
-// modesOrNil drops the modes input of single-mixer variants (they have one readout).
-func (m *Model) modesOrNil(modes *Node) *Node {
-	if m.Config.Variant.IsMultiMixer() {
-		return modes
-	}
-	return nil
 }
 
 // Reset empties the state (positions 0).
@@ -114,7 +109,7 @@ func (e *Engine) Batch() int { return e.batch }
 // Prefill replaces the state with the one after prompts (one per row, lengths may differ, each ≥ 1) read with
 // the given modes (modes[b] has len(prompts[b]) entries; 1 = attention), and returns the logits [B][Vocab]
 // after each row's last prompt token.
-func (e *Engine) Prefill(prompts [][]int32, modes [][]Mode) ([][]float32, error) {
+func (e *Engine) Prefill(prompts [][]int32, modes [][]oryx.Mode) ([][]float32, error) {
 	if len(prompts) != e.batch {
 		return nil, fmt.Errorf("Engine.Prefill: %d prompts for a batch of %d rows", len(prompts), e.batch)
 	}
@@ -138,7 +133,7 @@ func (e *Engine) Prefill(prompts [][]int32, modes [][]Mode) ([][]float32, error)
 }
 
 // prefillPadded runs Prefill's graph on the prompts padded to t tokens (≥ the longest, checked by Prefill).
-func (e *Engine) prefillPadded(prompts [][]int32, modes [][]Mode, t int) ([][]float32, error) {
+func (e *Engine) prefillPadded(prompts [][]int32, modes [][]oryx.Mode, t int) ([][]float32, error) {
 	tok, md := make([]int32, e.batch*t), make([]int32, e.batch*t)
 	lengths := make([]int32, e.batch)
 	for b, p := range prompts {
@@ -176,7 +171,7 @@ func prefillLength(t, capacity int) int {
 
 // Step feeds one token per row with its mode and returns the logits [B][Vocab] for the next token. It fails
 // with a clear error, changing nothing, when a row's cache is full.
-func (e *Engine) Step(tokens []int32, modes []Mode) ([][]float32, error) {
+func (e *Engine) Step(tokens []int32, modes []oryx.Mode) ([][]float32, error) {
 	if len(tokens) != e.batch || (modes != nil && len(modes) != e.batch) {
 		return nil, fmt.Errorf("Engine.Step: want %d tokens and modes, got %d and %d", e.batch, len(tokens), len(modes))
 	}
@@ -199,7 +194,7 @@ func (e *Engine) Step(tokens []int32, modes []Mode) ([][]float32, error) {
 	}
 	exec, allLinear := e.step, e.stepLinear != nil
 	for _, x := range md {
-		allLinear = allLinear && x == int32(Linear)
+		allLinear = allLinear && x == int32(oryx.Linear)
 	}
 	if allLinear {
 		exec = e.stepLinear
@@ -236,7 +231,7 @@ func (e *Engine) checkTokens(tokens []int32) error {
 func (e *Engine) logitsRows(t *tensors.Tensor) [][]float32 {
 	defer t.FinalizeAll()
 	v := e.model.Config.Vocab
-	flat := flatFloat64(t)
+	flat := tensordata.Float64s(t)
 	rows := make([][]float32, e.batch)
 	e.lastLogits = make([][]float64, e.batch)
 	for b := range rows {
@@ -257,7 +252,7 @@ func (e *Engine) LastLogits() [][]float64 { return e.lastLogits }
 func (e *Engine) State() [][]float64 {
 	out := make([][]float64, len(e.state))
 	for i, t := range e.state {
-		out[i] = flatFloat64(t)
+		out[i] = tensordata.Float64s(t)
 	}
 	return out
 }

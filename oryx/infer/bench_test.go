@@ -1,4 +1,4 @@
-package oryx
+package infer
 
 import (
 	"fmt"
@@ -13,27 +13,30 @@ import (
 	. "github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/gomlx/gomlx/pkg/ml/context"
+
 	"github.com/oryx-go/oryx/internal/backend"
+	"github.com/oryx-go/oryx/oryx"
+	"github.com/oryx-go/oryx/oryx/schedule"
 )
 
 // Model benchmarks (BENCHMARKS.md), float32, random weights, pure-Go backend:
 //
-//	go test ./oryx -run '^$' -bench 'Forward' -benchtime 2x -timeout 60m
-//	go test ./oryx -run '^$' -bench 'Decode' -benchtime 20x -timeout 60m
-//	go test ./oryx -run '^$' -bench 'Speculative' -benchtime 2x -timeout 180m    (make bench-speculative)
+//	go test ./oryx/infer -run '^$' -bench 'Forward' -benchtime 2x -timeout 60m
+//	go test ./oryx/infer -run '^$' -bench 'Decode' -benchtime 20x -timeout 60m
+//	go test ./oryx/infer -run '^$' -bench 'Speculative' -benchtime 2x -timeout 180m    (make bench-speculative)
 
 func benchForward(b *testing.B, preset string, batch, seqLen int) {
 	be := backend.MustGet()
-	for _, v := range Variants {
+	for _, v := range oryx.Variants {
 		b.Run(fmt.Sprintf("%s/%s/B=%d/T=%d", preset, v, batch, seqLen), func(b *testing.B) {
-			cfg, err := Preset(preset, v)
+			cfg, err := oryx.Preset(preset, v)
 			if err != nil {
 				b.Fatal(err)
 			}
-			m, _ := New(cfg)
+			m, _ := oryx.New(cfg)
 			ctx := context.New()
 			exec := context.MustNewExec(be, ctx, func(ctx *context.Context, tok, md *Node) *Node {
-				return m.Logits(ctx, tok, m.modesOrNil(md))
+				return m.Logits(ctx, tok, m.ModesOrNil(md))
 			})
 			defer exec.Finalize()
 			r := rand.New(rand.NewPCG(1, 2))
@@ -41,7 +44,7 @@ func benchForward(b *testing.B, preset string, batch, seqLen int) {
 			for i := range tok {
 				tok[i] = int32(r.IntN(cfg.Vocab))
 			}
-			sched, _ := BlockRandom(batch, seqLen, DefaultBlockLen, DefaultAttentionProb, 1)
+			sched, _ := schedule.BlockRandom(batch, seqLen, schedule.DefaultBlockLen, schedule.DefaultAttentionProb, 1)
 			args := []any{tensors.FromFlatDataAndDimensions(tok, batch, seqLen), sched.Tensor()}
 			exec.MustExec(args...)[0].FinalizeAll() // compile, initialise the weights
 			b.ResetTimer()
@@ -51,7 +54,7 @@ func benchForward(b *testing.B, preset string, batch, seqLen int) {
 			}
 			sec := time.Since(start).Seconds() / float64(b.N)
 			b.ReportMetric(float64(batch*seqLen)/sec, "tok/s")
-			b.ReportMetric(FLOPsPerToken(cfg, seqLen, 0.5)*float64(batch*seqLen)/sec/1e9, "GFLOP/s")
+			b.ReportMetric(oryx.FLOPsPerToken(cfg, seqLen, 0.5)*float64(batch*seqLen)/sec/1e9, "GFLOP/s")
 		})
 	}
 }
@@ -74,23 +77,23 @@ func BenchmarkDecode(b *testing.B) {
 
 func benchDecode(b *testing.B, preset string, capacities []int) {
 	be := backend.MustGet()
-	cfg, err := Preset(preset, OryxTG)
+	cfg, err := oryx.Preset(preset, oryx.OryxTG)
 	if err != nil {
 		b.Fatal(err)
 	}
-	m, _ := New(cfg)
+	m, _ := oryx.New(cfg)
 	ctx := context.New()
 	for _, capacity := range capacities {
 		e, err := NewEngine(be, ctx, m, 1, capacity)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := e.Prefill([][]int32{{1, 2, 3, 4, 5, 6, 7, 8}}, [][]Mode{{0, 0, 0, 0, 0, 0, 0, 0}}); err != nil {
+		if _, err := e.Prefill([][]int32{{1, 2, 3, 4, 5, 6, 7, 8}}, [][]oryx.Mode{{0, 0, 0, 0, 0, 0, 0, 0}}); err != nil {
 			b.Fatal(err)
 		}
-		for _, mode := range []Mode{Attention, Linear} {
+		for _, mode := range []oryx.Mode{oryx.Attention, oryx.Linear} {
 			b.Run(fmt.Sprintf("%s-oryx-tg/context=%d/%s", preset, capacity, mode), func(b *testing.B) {
-				if _, err := e.Step([]int32{9}, []Mode{mode}); err != nil { // compile
+				if _, err := e.Step([]int32{9}, []oryx.Mode{mode}); err != nil { // compile
 					b.Fatal(err)
 				}
 				b.ResetTimer()
@@ -99,7 +102,7 @@ func benchDecode(b *testing.B, preset string, capacities []int) {
 					if e.Positions()[0] >= capacity {
 						b.Fatalf("cache full after %d steps", i)
 					}
-					if _, err := e.Step([]int32{int32(i % cfg.Vocab)}, []Mode{mode}); err != nil {
+					if _, err := e.Step([]int32{int32(i % cfg.Vocab)}, []oryx.Mode{mode}); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -127,21 +130,21 @@ func benchDecode(b *testing.B, preset string, capacities []int) {
 //     ORYX_BENCH_K="4" the draft lengths.
 func BenchmarkSpeculative(b *testing.B) {
 	be := backend.MustGet()
-	var m *Model
+	var m *oryx.Model
 	ctx := context.New()
 	name := "small-oryx-tg-random"
 	if dir := os.Getenv("ORYX_BENCH_CHECKPOINT"); dir != "" {
 		var err error
-		if m, ctx, err = LoadCheckpoint(dir, nil); err != nil {
+		if m, ctx, err = oryx.LoadCheckpoint(dir, nil); err != nil {
 			b.Fatal(err)
 		}
 		name = string(m.Config.Variant) + "-" + filepath.Base(filepath.Clean(dir))
 	} else {
-		cfg, err := Preset("small", OryxTG)
+		cfg, err := oryx.Preset("small", oryx.OryxTG)
 		if err != nil {
 			b.Fatal(err)
 		}
-		m, _ = New(cfg)
+		m, _ = oryx.New(cfg)
 	}
 	m.AttentionMemBytes = 256 << 20 // a filled 16K-token prefill in bounded memory
 	tokens := benchEnvInts(b, "ORYX_BENCH_TOKENS", []int{64})[0]

@@ -1,4 +1,4 @@
-package oryx
+package infer
 
 // Memory of a generation batch: how many engine rows fit a budget.
 //
@@ -23,16 +23,20 @@ package oryx
 // Not counted (fixed whatever the batch): the weights, compiled programs, and the attention logits of one
 // query chunk, which Model.AttentionMemBytes bounds for the whole batch.
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/oryx-go/oryx/oryx"
+)
 
 // GenerationRowBytes estimates the peak bytes one engine row takes to prefill a prompt of t tokens into a KV
 // cache of capacity tokens and decode from it, at bytesPerValue (see the formula above).
-func GenerationRowBytes(c Config, t, capacity, bytesPerValue int) int64 {
-	perToken, fixed := StateMemory(c, bytesPerValue)
+func GenerationRowBytes(c oryx.Config, t, capacity, bytesPerValue int) int64 {
+	perToken, fixed := oryx.StateMemory(c, bytesPerValue)
 	e := int64(bytesPerValue)
 	d, f, h, k, v := int64(c.DModel), int64(c.MLPHidden), int64(c.Heads), int64(c.KeyDim), int64(c.ValueDim)
 	width := 6*d + 3*f + 4*h*(k+v) + 4*h*v
-	if c.Variant.LinearMixer() != NoLinear && c.Chunk > 0 {
+	if c.Variant.LinearMixer() != oryx.NoLinear && c.Chunk > 0 {
 		ch := int64(c.Chunk)
 		width += 2*h*ch + 2*h*k*v/ch
 	}
@@ -43,9 +47,9 @@ func GenerationRowBytes(c Config, t, capacity, bytesPerValue int) int64 {
 // cache of capacity tokens fit memBytes (GenerationRowBytes each), and the estimate per row. A single row
 // that does not fit still gets batch 1: the budget sizes the batch, it does not refuse work (NewEngine's
 // CheckDecodeMemory refuses states larger than the machine).
-func GenerationBatch(c Config, t, capacity, maxBatch, bytesPerValue int, memBytes int64) (batch int, rowBytes int64) {
+func GenerationBatch(c oryx.Config, t, capacity, maxBatch, bytesPerValue int, memBytes int64) (batch int, rowBytes int64) {
 	if t < 1 || capacity < t || maxBatch < 1 || bytesPerValue < 1 {
-		panic(fmt.Errorf("oryx.GenerationBatch: want 1 ≤ t (%d) ≤ capacity (%d), maxBatch %d ≥ 1 and bytesPerValue %d ≥ 1",
+		panic(fmt.Errorf("infer.GenerationBatch: want 1 ≤ t (%d) ≤ capacity (%d), maxBatch %d ≥ 1 and bytesPerValue %d ≥ 1",
 			t, capacity, maxBatch, bytesPerValue))
 	}
 	rowBytes = GenerationRowBytes(c, t, capacity, bytesPerValue)

@@ -1,4 +1,4 @@
-package oryx
+package schedule
 
 import (
 	"math"
@@ -9,21 +9,13 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/oryx-go/oryx/oryx"
+	"github.com/oryx-go/oryx/oryx/oryxtest"
 )
 
-// modes builds a row from a compact string like "LLAA".
-func modes(s string) []Mode {
-	row := make([]Mode, len(s))
-	for i, c := range s {
-		if c == 'A' {
-			row[i] = Attention
-		}
-	}
-	return row
-}
-
 // rowStr renders a row back to "LLAA".
-func rowStr(row []Mode) string {
+func rowStr(row []oryx.Mode) string {
 	var sb strings.Builder
 	for _, m := range row {
 		sb.WriteString(m.Short())
@@ -32,15 +24,15 @@ func rowStr(row []Mode) string {
 }
 
 func TestModeString(t *testing.T) {
-	assert.Equal(t, "linear", Linear.String())
-	assert.Equal(t, "attention", Attention.String())
-	assert.Equal(t, "L", Linear.Short())
-	assert.Equal(t, "A", Attention.Short())
-	assert.Equal(t, "Mode(7)", Mode(7).String())
-	m, err := ParseMode(" Attention ")
+	assert.Equal(t, "linear", oryx.Linear.String())
+	assert.Equal(t, "attention", oryx.Attention.String())
+	assert.Equal(t, "L", oryx.Linear.Short())
+	assert.Equal(t, "A", oryx.Attention.Short())
+	assert.Equal(t, "Mode(7)", oryx.Mode(7).String())
+	m, err := oryx.ParseMode(" Attention ")
 	require.NoError(t, err)
-	assert.Equal(t, Attention, m)
-	_, err = ParseMode("x")
+	assert.Equal(t, oryx.Attention, m)
+	_, err = oryx.ParseMode("x")
 	assert.ErrorContains(t, err, `"x"`)
 }
 
@@ -310,7 +302,7 @@ func TestTensor(t *testing.T) {
 	assert.Equal(t, []int32{0, 0, 1, 1, 0, 0, 1, 1}, tensors.MustCopyFlatData[int32](tt))
 
 	// Row-major [B, T] with distinct rows.
-	s, err = NewSchedule([][]Mode{modes("AL"), modes("LA"), modes("AA")})
+	s, err = NewSchedule([][]oryx.Mode{oryxtest.Modes("AL"), oryxtest.Modes("LA"), oryxtest.Modes("AA")})
 	require.NoError(t, err)
 	assert.Equal(t, []int32{1, 0, 0, 1, 1, 1}, tensors.MustCopyFlatData[int32](s.Tensor()))
 }
@@ -336,13 +328,13 @@ func TestParseScheduleRows(t *testing.T) {
 		0, 1, 1, 0, 0, 0, 0, 0,
 		0, 0, 0, 0, 0, 0, 1, 1,
 	}, tensors.MustCopyFlatData[int32](s.Tensor()))
-	p := s.Padded(7, Attention)
+	p := s.Padded(7, oryx.Attention)
 	assert.Equal(t, 7, p.Len())
 	assert.Equal(t, "LLLLAAA", rowStr(p.Row(0)))
 	assert.Equal(t, "LAAAAAA", rowStr(p.Row(1)))
 	assert.Equal(t, "LLLLLLA", rowStr(p.Row(2)))
 	assert.Equal(t, 3, s.RowLen(1), "Padded must not modify the receiver")
-	assert.Panics(t, func() { s.Padded(0, Linear) })
+	assert.Panics(t, func() { s.Padded(0, oryx.Linear) })
 
 	// Ranges are absolute and clipped per row.
 	s, err = ParseScheduleRows("A:2-4", []int{3, 6}, 0)
@@ -367,23 +359,23 @@ func TestParseScheduleRows(t *testing.T) {
 }
 
 func TestNewScheduleAndAccessors(t *testing.T) {
-	rows := [][]Mode{modes("LAAL"), modes("AL")}
+	rows := [][]oryx.Mode{oryxtest.Modes("LAAL"), oryxtest.Modes("AL")}
 	s, err := NewSchedule(rows)
 	require.NoError(t, err)
-	rows[0][0] = Attention // the schedule holds a copy
-	assert.Equal(t, Linear, s.At(0, 0))
+	rows[0][0] = oryx.Attention // the schedule holds a copy
+	assert.Equal(t, oryx.Linear, s.At(0, 0))
 	r := s.Row(0)
-	r[0] = Attention // Row returns a copy
-	assert.Equal(t, Linear, s.At(0, 0))
+	r[0] = oryx.Attention // Row returns a copy
+	assert.Equal(t, oryx.Linear, s.At(0, 0))
 	assert.Equal(t, []int{1, 2}, s.AttentionPositions(0))
 	assert.Equal(t, []int{0}, s.AttentionPositions(1))
 	assert.Equal(t, "L0-0 A1-2 L3-3", s.RowString(0))
 
 	_, err = NewSchedule(nil)
 	assert.Error(t, err)
-	_, err = NewSchedule([][]Mode{{}})
+	_, err = NewSchedule([][]oryx.Mode{{}})
 	assert.ErrorContains(t, err, "row 0 is empty")
-	_, err = NewSchedule([][]Mode{{Linear, Mode(3)}})
+	_, err = NewSchedule([][]oryx.Mode{{oryx.Linear, oryx.Mode(3)}})
 	assert.ErrorContains(t, err, "row 0 position 1")
 }
 
@@ -391,23 +383,23 @@ func TestDecodeMode(t *testing.T) {
 	cases := []struct {
 		spec           string
 		pos, promptLen int
-		want           Mode
+		want           oryx.Mode
 	}{
-		{"attention", 10, 10, Attention},
-		{"A", 12, 10, Attention},
-		{"linear", 10, 10, Linear},
-		{"all-linear", 15, 10, Linear},
-		{"attention-last:4", 10, 10, Attention},
-		{"attention-last:0", 99, 10, Attention},
-		{"prefill-attention", 10, 10, Linear},
-		{"linear-until:12", 11, 10, Linear},
-		{"linear-until:12", 12, 10, Attention},
-		{"linear-until:5", 10, 10, Attention},
-		{"A:0-9,L:10-19", 15, 10, Linear},
-		{"L:0-9,A:10-19", 15, 10, Attention},
-		{"L:0-9,A:10-19", 20, 10, Linear}, // beyond every range
-		{"L:0-9,A:10-", 500, 10, Attention},
-		{"A:10-,L:12", 12, 10, Linear}, // later wins
+		{"attention", 10, 10, oryx.Attention},
+		{"A", 12, 10, oryx.Attention},
+		{"linear", 10, 10, oryx.Linear},
+		{"all-linear", 15, 10, oryx.Linear},
+		{"attention-last:4", 10, 10, oryx.Attention},
+		{"attention-last:0", 99, 10, oryx.Attention},
+		{"prefill-attention", 10, 10, oryx.Linear},
+		{"linear-until:12", 11, 10, oryx.Linear},
+		{"linear-until:12", 12, 10, oryx.Attention},
+		{"linear-until:5", 10, 10, oryx.Attention},
+		{"A:0-9,L:10-19", 15, 10, oryx.Linear},
+		{"L:0-9,A:10-19", 15, 10, oryx.Attention},
+		{"L:0-9,A:10-19", 20, 10, oryx.Linear}, // beyond every range
+		{"L:0-9,A:10-", 500, 10, oryx.Attention},
+		{"A:10-,L:12", 12, 10, oryx.Linear}, // later wins
 	}
 	for _, c := range cases {
 		m, err := DecodeMode(c.spec, c.pos, c.promptLen)

@@ -1,4 +1,4 @@
-package oryx
+package infer
 
 import (
 	"testing"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/oryx-go/oryx/internal/backend"
 	"github.com/oryx-go/oryx/internal/testutil"
+	"github.com/oryx-go/oryx/oryx/oryxtest"
 )
 
 // TestPrefillPaddingInvariant: Prefill pads a batch to a multiple of prefillBucket tokens (one compiled graph
@@ -19,12 +20,12 @@ func TestPrefillPaddingInvariant(t *testing.T) {
 	require.Equal(t, 64, prefillLength(9, capacity))
 	require.Equal(t, 20, prefillLength(9, 20), "never beyond the capacity")
 	require.Equal(t, 128, prefillLength(65, capacity+100))
-	for _, v := range sweepVariants() {
+	for _, v := range oryxtest.SweepVariants() {
 		t.Run(string(v), func(t *testing.T) {
-			m, ctx := newTestModel(t, testConfig(v))
-			tokens := randomTokens(5, 2, 9, m.Config.Vocab)
+			m, ctx := oryxtest.NewModel(t, oryxtest.Config(v))
+			tokens := oryxtest.RandomTokens(5, 2, 9, m.Config.Vocab)
 			prompts := [][]int32{tokens[0][:5], tokens[1]}
-			modes := modesFor(m, switchingModes(6, 2, 9))
+			modes := oryxtest.ModesFor(m, oryxtest.SwitchingModes(6, 2, 9))
 			if modes != nil {
 				modes[0] = modes[0][:5]
 			}

@@ -1,4 +1,4 @@
-package oryx
+package schedule
 
 import (
 	"fmt"
@@ -8,57 +8,10 @@ import (
 	"strings"
 
 	"github.com/gomlx/gomlx/pkg/core/tensors"
+
 	"github.com/oryx-go/oryx/internal/seedrand"
+	"github.com/oryx-go/oryx/oryx"
 )
-
-// Mode is the mixer a token runs in. An Oryx model decides it per token, not per layer: the same mode is
-// used by every layer for a given token (the paper's §3.10–3.11), so a schedule is a plain
-// batch × positions grid of modes, fed to the compiled graph as a runtime tensor (see Schedule.Tensor).
-type Mode int8
-
-const (
-	// Linear is recurrent mode: the token is read out through the linear (Mamba-2 / GDN) state. It is the
-	// zero value so that "not mentioned" means the cheap mode.
-	Linear Mode = 0
-	// Attention is attention mode: the token reads the shared K/V cache with softmax attention.
-	Attention Mode = 1
-)
-
-// String returns "linear" or "attention" (or "Mode(n)" for an invalid value).
-func (m Mode) String() string {
-	switch m {
-	case Linear:
-		return "linear"
-	case Attention:
-		return "attention"
-	}
-	return fmt.Sprintf("Mode(%d)", int8(m))
-}
-
-// Short returns the one-letter rendering used by Schedule.String and by range specs: "L" or "A".
-func (m Mode) Short() string {
-	switch m {
-	case Linear:
-		return "L"
-	case Attention:
-		return "A"
-	}
-	return fmt.Sprintf("Mode(%d)", int8(m))
-}
-
-// valid tells whether m is one of the two defined modes.
-func (m Mode) valid() bool { return m == Linear || m == Attention }
-
-// ParseMode accepts "A", "attention", "L", "linear" (case-insensitive).
-func ParseMode(s string) (Mode, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "a", "attention":
-		return Attention, nil
-	case "l", "linear":
-		return Linear, nil
-	}
-	return Linear, fmt.Errorf("unknown mode %q (want A, attention, L or linear)", s)
-}
 
 // Defaults of the block-wise random schedule used for mixed training (paper.md §3.11 [choice]): blocks of
 // 128 tokens — a multiple of the recurrent chunk length, so a mode switch never splits a chunk — each in
@@ -74,26 +27,26 @@ const (
 //
 // A Schedule is immutable once built: accessors return copies.
 type Schedule struct {
-	rows [][]Mode
+	rows [][]oryx.Mode
 }
 
 // NewSchedule builds a schedule from explicit rows (copied). Every row must be non-empty and hold only
 // Linear or Attention; rows may have different lengths.
-func NewSchedule(rows [][]Mode) (*Schedule, error) {
+func NewSchedule(rows [][]oryx.Mode) (*Schedule, error) {
 	if len(rows) == 0 {
 		return nil, fmt.Errorf("schedule: rows: batch must be > 0, got 0 rows")
 	}
-	s := &Schedule{rows: make([][]Mode, len(rows))}
+	s := &Schedule{rows: make([][]oryx.Mode, len(rows))}
 	for b, row := range rows {
 		if len(row) == 0 {
 			return nil, fmt.Errorf("schedule: row %d is empty (length must be > 0)", b)
 		}
 		for t, m := range row {
-			if !m.valid() {
+			if !m.Valid() {
 				return nil, fmt.Errorf("schedule: row %d position %d: invalid %s", b, t, m)
 			}
 		}
-		s.rows[b] = append([]Mode(nil), row...)
+		s.rows[b] = append([]oryx.Mode(nil), row...)
 	}
 	return s, nil
 }
@@ -114,10 +67,10 @@ func (s *Schedule) Len() int {
 func (s *Schedule) RowLen(b int) int { return len(s.rows[b]) }
 
 // At returns the mode of position t of row b. It panics when (b, t) is outside the schedule, like a slice.
-func (s *Schedule) At(b, t int) Mode { return s.rows[b][t] }
+func (s *Schedule) At(b, t int) oryx.Mode { return s.rows[b][t] }
 
 // Row returns a copy of row b.
-func (s *Schedule) Row(b int) []Mode { return append([]Mode(nil), s.rows[b]...) }
+func (s *Schedule) Row(b int) []oryx.Mode { return append([]oryx.Mode(nil), s.rows[b]...) }
 
 // AttentionFraction returns the fraction of all tokens (over every row's own length) in attention mode;
 // it is the quantity behind the paper's "<10 % attention tokens" claims (paper.md §6).
@@ -126,7 +79,7 @@ func (s *Schedule) AttentionFraction() float64 {
 	for _, r := range s.rows {
 		total += len(r)
 		for _, m := range r {
-			if m == Attention {
+			if m == oryx.Attention {
 				attn++
 			}
 		}
@@ -143,7 +96,7 @@ func (s *Schedule) AttentionFraction() float64 {
 func (s *Schedule) AttentionPositions(b int) []int {
 	var pos []int
 	for t, m := range s.rows[b] {
-		if m == Attention {
+		if m == oryx.Attention {
 			pos = append(pos, t)
 		}
 	}
@@ -154,16 +107,16 @@ func (s *Schedule) AttentionPositions(b int) []int {
 // rows are extended with pad. Padding positions of a generation batch are masked out by the model, so
 // the pad mode only matters for cost; Linear is the usual choice. It panics if t ≤ 0 (a programming
 // error: a schedule has no empty rows).
-func (s *Schedule) Padded(t int, pad Mode) *Schedule {
+func (s *Schedule) Padded(t int, pad oryx.Mode) *Schedule {
 	if t <= 0 {
 		panic(fmt.Sprintf("Schedule.Padded: length t must be > 0, got %d", t))
 	}
-	if !pad.valid() {
+	if !pad.Valid() {
 		panic(fmt.Sprintf("Schedule.Padded: invalid pad %s", pad))
 	}
-	out := &Schedule{rows: make([][]Mode, len(s.rows))}
+	out := &Schedule{rows: make([][]oryx.Mode, len(s.rows))}
 	for b, r := range s.rows {
-		row := make([]Mode, t)
+		row := make([]oryx.Mode, t)
 		n := copy(row, r)
 		for i := n; i < t; i++ {
 			row[i] = pad
@@ -266,7 +219,7 @@ func AllAttention(b, t int) (*Schedule, error) {
 	if err := checkDims("AllAttention", b, t); err != nil {
 		return nil, err
 	}
-	return buildRows(uniformLengths(b, t), 0, func(_ int, row []Mode, _ *rand.Rand) { fill(row, Attention) }), nil
+	return buildRows(uniformLengths(b, t), 0, func(_ int, row []oryx.Mode, _ *rand.Rand) { fill(row, oryx.Attention) }), nil
 }
 
 // AllLinear returns a b × t schedule with every token in linear mode (the pure recurrent reading).
@@ -274,7 +227,7 @@ func AllLinear(b, t int) (*Schedule, error) {
 	if err := checkDims("AllLinear", b, t); err != nil {
 		return nil, err
 	}
-	return buildRows(uniformLengths(b, t), 0, func(_ int, row []Mode, _ *rand.Rand) { fill(row, Linear) }), nil
+	return buildRows(uniformLengths(b, t), 0, func(_ int, row []oryx.Mode, _ *rand.Rand) { fill(row, oryx.Linear) }), nil
 }
 
 // BlockRandom returns the mixed-training schedule of paper.md §3.11: each row is cut into aligned blocks
@@ -324,13 +277,13 @@ func Segments(b, t int, spec string) (*Schedule, error) {
 }
 
 // rowFiller fills one row (already allocated at its length) of a schedule; rng is the row's own stream.
-type rowFiller func(b int, row []Mode, rng *rand.Rand)
+type rowFiller func(b int, row []oryx.Mode, rng *rand.Rand)
 
 // buildRows allocates one row per length and fills each with its own deterministic random stream.
 func buildRows(lengths []int, seed uint64, fillRow rowFiller) *Schedule {
-	s := &Schedule{rows: make([][]Mode, len(lengths))}
+	s := &Schedule{rows: make([][]oryx.Mode, len(lengths))}
 	for b, n := range lengths {
-		row := make([]Mode, n)
+		row := make([]oryx.Mode, n)
 		fillRow(b, row, rowRand(seed, b))
 		s.rows[b] = row
 	}
@@ -343,7 +296,7 @@ func rowRand(seed uint64, b int) *rand.Rand {
 	return rand.New(rand.NewPCG(seed, seedrand.SplitMix64(uint64(b))))
 }
 
-func fill(row []Mode, m Mode) {
+func fill(row []oryx.Mode, m oryx.Mode) {
 	for i := range row {
 		row[i] = m
 	}
@@ -352,11 +305,11 @@ func fill(row []Mode, m Mode) {
 // blockRandomRow draws one mode per aligned block. rng.Float64() is in [0, 1), so p = 0 never and p = 1
 // always gives attention.
 func blockRandomRow(blockLen int, p float64) rowFiller {
-	return func(_ int, row []Mode, rng *rand.Rand) {
+	return func(_ int, row []oryx.Mode, rng *rand.Rand) {
 		for start := 0; start < len(row); start += blockLen {
-			m := Linear
+			m := oryx.Linear
 			if rng.Float64() < p {
-				m = Attention
+				m = oryx.Attention
 			}
 			fill(row[start:min(start+blockLen, len(row))], m)
 		}
@@ -364,17 +317,17 @@ func blockRandomRow(blockLen int, p float64) rowFiller {
 }
 
 func sequenceRandomRow(p float64) rowFiller {
-	return func(_ int, row []Mode, rng *rand.Rand) {
-		m := Linear
+	return func(_ int, row []oryx.Mode, rng *rand.Rand) {
+		m := oryx.Linear
 		if rng.Float64() < p {
-			m = Attention
+			m = oryx.Attention
 		}
 		fill(row, m)
 	}
 }
 
 func rangesRow(ranges []modeRange) rowFiller {
-	return func(_ int, row []Mode, _ *rand.Rand) {
+	return func(_ int, row []oryx.Mode, _ *rand.Rand) {
 		for t := range row {
 			row[t] = modeFromRanges(ranges, t)
 		}
@@ -401,7 +354,7 @@ const (
 
 // modeRange is one "MODE:FROM-TO" item of a range spec; to < 0 means open-ended.
 type modeRange struct {
-	mode     Mode
+	mode     oryx.Mode
 	from, to int
 }
 
@@ -478,21 +431,21 @@ func ParseScheduleRows(spec string, lengths []int, seed uint64) (*Schedule, erro
 	var f rowFiller
 	switch ps.kind {
 	case specAttention, specPrefillAttention:
-		f = func(_ int, row []Mode, _ *rand.Rand) { fill(row, Attention) }
+		f = func(_ int, row []oryx.Mode, _ *rand.Rand) { fill(row, oryx.Attention) }
 	case specLinear:
-		f = func(_ int, row []Mode, _ *rand.Rand) { fill(row, Linear) }
+		f = func(_ int, row []oryx.Mode, _ *rand.Rand) { fill(row, oryx.Linear) }
 	case specBlock:
 		f = blockRandomRow(ps.blockLen, ps.p)
 	case specSequence:
 		f = sequenceRandomRow(ps.p)
 	case specLinearUntil:
-		f = func(_ int, row []Mode, _ *rand.Rand) {
+		f = func(_ int, row []oryx.Mode, _ *rand.Rand) {
 			for t := range row {
 				row[t] = modeIf(t >= ps.n)
 			}
 		}
 	case specAttentionLast:
-		f = func(_ int, row []Mode, _ *rand.Rand) {
+		f = func(_ int, row []oryx.Mode, _ *rand.Rand) {
 			for t := range row {
 				row[t] = modeIf(t >= len(row)-ps.n)
 			}
@@ -525,48 +478,48 @@ func CheckSpec(spec string) error {
 //     BudgetCount(F, pos): the running budget (budget.go);
 //   - budget:F:entropy → error: the mode is decided per token at run time (Engine.Generate, Escalation);
 //     except at F = 0 (linear) and F = 1 (attention), where nothing is left to decide.
-func DecodeMode(spec string, pos, promptLen int) (Mode, error) {
+func DecodeMode(spec string, pos, promptLen int) (oryx.Mode, error) {
 	ps, err := parseSpec(spec)
 	if err != nil {
-		return Linear, err
+		return oryx.Linear, err
 	}
 	if promptLen < 0 {
-		return Linear, fmt.Errorf("schedule %q: promptLen must be ≥ 0, got %d", spec, promptLen)
+		return oryx.Linear, fmt.Errorf("schedule %q: promptLen must be ≥ 0, got %d", spec, promptLen)
 	}
 	if pos < promptLen {
-		return Linear, fmt.Errorf("schedule %q: pos %d is inside the prompt (promptLen %d); DecodeMode is for generated tokens",
+		return oryx.Linear, fmt.Errorf("schedule %q: pos %d is inside the prompt (promptLen %d); DecodeMode is for generated tokens",
 			spec, pos, promptLen)
 	}
 	switch ps.kind {
 	case specAttention, specAttentionLast:
-		return Attention, nil
+		return oryx.Attention, nil
 	case specLinear, specPrefillAttention:
-		return Linear, nil
+		return oryx.Linear, nil
 	case specLinearUntil:
 		return modeIf(pos >= ps.n), nil
 	case specRanges:
 		return modeFromRanges(ps.ranges, pos), nil
 	case specBudget:
 		if f := ps.budget.Fraction; ps.budget.Policy == PolicyEntropy && f != 0 && f != 1 {
-			return Linear, fmt.Errorf("schedule %q: the entropy policy decides each generated token's mode at run time "+
+			return oryx.Linear, fmt.Errorf("schedule %q: the entropy policy decides each generated token's mode at run time "+
 				"(Engine.Generate escalates it; see Escalation)", spec)
 		}
 		return budgetDecodeMode(ps.budget.Fraction, pos), nil
 	}
-	return Linear, fmt.Errorf("schedule %q: random schedules do not define generated-token modes", spec)
+	return oryx.Linear, fmt.Errorf("schedule %q: random schedules do not define generated-token modes", spec)
 }
 
 // modeIf maps a condition to Attention (true) or Linear (false).
-func modeIf(attn bool) Mode {
+func modeIf(attn bool) oryx.Mode {
 	if attn {
-		return Attention
+		return oryx.Attention
 	}
-	return Linear
+	return oryx.Linear
 }
 
 // modeFromRanges applies the range rule at position t: the last range covering t wins, default linear.
-func modeFromRanges(ranges []modeRange, t int) Mode {
-	m := Linear
+func modeFromRanges(ranges []modeRange, t int) oryx.Mode {
+	m := oryx.Linear
 	for _, r := range ranges {
 		if t >= r.from && (r.to < 0 || t <= r.to) {
 			m = r.mode
@@ -711,7 +664,7 @@ func parseRanges(spec string) ([]modeRange, error) {
 		if !ok {
 			return nil, errf("range %q: want MODE:FROM-TO", item)
 		}
-		m, err := ParseMode(modeStr)
+		m, err := oryx.ParseMode(modeStr)
 		if err != nil {
 			return nil, errf("range %q: %v", item, err)
 		}
