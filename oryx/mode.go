@@ -6,7 +6,7 @@ import (
 )
 
 // Mode is the mixer a token runs in. An Oryx model decides it per token, not per layer: the same mode is
-// used by every layer for a given token (the paper's §3.10–3.11), so a schedule is a plain
+// used by every layer for a given token (docs/model.md §3.1), so a schedule is a plain
 // batch × positions grid of modes (package oryx/schedule), fed to the compiled graph as a runtime tensor:
 // modes [B, T] int32, 1 = attention.
 type Mode int8

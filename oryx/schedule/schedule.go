@@ -13,7 +13,7 @@ import (
 	"github.com/oryx-go/oryx/oryx"
 )
 
-// Defaults of the block-wise random schedule used for mixed training (paper.md §3.11 [choice]): blocks of
+// Defaults of the block-wise random schedule used for mixed training (docs/model.md §3.11 [choice]): blocks of
 // 128 tokens — a multiple of the recurrent chunk length, so a mode switch never splits a chunk — each in
 // attention mode with probability one half.
 const (
@@ -73,7 +73,7 @@ func (s *Schedule) At(b, t int) oryx.Mode { return s.rows[b][t] }
 func (s *Schedule) Row(b int) []oryx.Mode { return append([]oryx.Mode(nil), s.rows[b]...) }
 
 // AttentionFraction returns the fraction of all tokens (over every row's own length) in attention mode;
-// it is the quantity behind the paper's "<10 % attention tokens" claims (paper.md §6).
+// it is the quantity behind the paper's "<10 % attention tokens" claims (docs/model.md §6).
 func (s *Schedule) AttentionFraction() float64 {
 	total, attn := 0, 0
 	for _, r := range s.rows {
@@ -230,7 +230,7 @@ func AllLinear(b, t int) (*Schedule, error) {
 	return buildRows(uniformLengths(b, t), 0, func(_ int, row []oryx.Mode, _ *rand.Rand) { fill(row, oryx.Linear) }), nil
 }
 
-// BlockRandom returns the mixed-training schedule of paper.md §3.11: each row is cut into aligned blocks
+// BlockRandom returns the mixed-training schedule of docs/model.md §3.11: each row is cut into aligned blocks
 // of blockLen tokens (the last one may be partial) and each block is in attention mode with probability
 // pAttention, drawn independently per block and per row. Blocks rather than whole sequences, so the model
 // sees mode switches inside a sequence and switching at inference stays in distribution.
@@ -397,7 +397,7 @@ type parsedSpec struct {
 // "A:0-,L:10-19" is attention except 10–19); ranges are absolute positions and the parts beyond a row's
 // end are ignored, so one range spec serves rows of different lengths.
 //
-// The two readings of "<10 % attention tokens" in paper.md §6 are "attention-last:N" (long context in
+// The two readings of "<10 % attention tokens" in docs/model.md §6 are "attention-last:N" (long context in
 // linear mode, the question and the answer in attention mode) and "prefill-attention" (prompt in
 // attention mode, generation in linear mode). Errors name the spec and the bad part, e.g.
 // `schedule "block:0:0.5": block length must be > 0, got 0`.
@@ -467,7 +467,7 @@ func CheckSpec(spec string) error {
 
 // DecodeMode returns the mode of a generated token at absolute position pos (pos ≥ promptLen) under spec:
 //
-//   - attention, attention-last:N → attention (reading (a) of paper.md §6: generated tokens are in
+//   - attention, attention-last:N → attention (reading (a) of docs/model.md §6: generated tokens are in
 //     attention mode with the last N prompt tokens);
 //   - linear, prefill-attention → linear (reading (b): generation in recurrent mode);
 //   - linear-until:P → attention iff pos ≥ P;
