@@ -1,4 +1,4 @@
-package oryx
+package oryx_test
 
 import (
 	"encoding/json"
@@ -10,57 +10,35 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/oryx-go/oryx/internal/testutil"
+	"github.com/oryx-go/oryx/oryx"
+	"github.com/oryx-go/oryx/oryx/oryxtest"
 )
 
 // The attention-key options (Config.AttentionKeyNorm, Config.AttentionKeySource) change what attention
 // reads in every form: the parallel forward (block.go), the decode step (step.go), the chunk step of
-// speculative decoding (chunk.go) and the escalation's linear trial step (escalate.go). The exactness tests
-// of the default model are rerun on models with the options, and property tests show that each option does
-// what it says (an option that changed nothing would pass the exactness tests).
+// speculative decoding (chunk.go) and the escalation's linear trial step (trialstep.go). The exactness tests
+// of the default model are rerun on models with the options (here; the chunk and trial steps in oryx/infer's
+// attentionkey_test.go), and property tests show that each option does what it says (an option that changed
+// nothing would pass the exactness tests).
 
-// attentionKeyCases are Oryx-TG test configs with each option and both.
-func attentionKeyCases() []struct {
-	name string
-	cfg  Config
-} {
-	with := func(norm, source string) Config {
-		c := testConfig(OryxTG)
-		c.AttentionKeyNorm, c.AttentionKeySource = norm, source
-		return c
-	}
-	return []struct {
-		name string
-		cfg  Config
-	}{
-		{"l2", with(AttentionKeyL2, "")},
-		{"projection", with("", AttentionKeyProjection)},
-		{"projection+l2", with(AttentionKeyL2, AttentionKeyProjection)},
-	}
-}
+// attentionKeyCases are Oryx-TG test configs with each option and both (oryxtest.AttentionKeyCases).
+func attentionKeyCases() []oryxtest.Case { return oryxtest.AttentionKeyCases() }
 
-// TestAttentionKeyOptionsExact: with the options, Step == the parallel forward, Prefill + Steps == the
-// parallel forward, the escalation's trial steps == the parallel forward, and speculative decoding (ChunkStep,
-// CommitChunk) == Generate, for Oryx-TG; Step == parallel for the Transformer with the options too.
+// TestAttentionKeyOptionsExact: with the options, Step == the parallel forward and Prefill + Steps == the
+// parallel forward, for Oryx-TG and the Transformer.
 func TestAttentionKeyOptionsExact(t *testing.T) {
 	for _, c := range testutil.Sweep(attentionKeyCases(), 1) {
-		t.Run(c.name, func(t *testing.T) {
-			m, ctx := newTestModel(t, c.cfg)
+		t.Run(c.Name, func(t *testing.T) {
+			m, ctx := oryxtest.NewModel(t, c.Config)
 			checkStepMatchesParallel(t, m, ctx)
 			checkPrefillThenStepsMatchesParallel(t, m, ctx)
-			g := c.cfg
-			g.TiedEmbeddings = false
-			m, ctx = newTestModel(t, g)
-			ctx.SetParam(context.ParamInitialSeed, genTestSeed)
-			checkStepEscalateMatchesParallel(t, m, ctx)
-			m, ctx = specTestModelOf(t, g)
-			checkSpeculativeMatchesGenerate(t, m, ctx, 4, "A:0-3,L:4-13,A:14-")
 		})
 	}
 	for _, c := range testutil.Sweep(attentionKeyCases(), 1) {
-		t.Run("transformer/"+c.name, func(t *testing.T) {
-			cfg := c.cfg
-			cfg.Variant, cfg.LinearMixer, cfg.ConvActivation = Transformer, NoLinear, "none"
-			m, ctx := newTestModel(t, cfg)
+		t.Run("transformer/"+c.Name, func(t *testing.T) {
+			cfg := c.Config
+			cfg.Variant, cfg.LinearMixer, cfg.ConvActivation = oryx.Transformer, oryx.NoLinear, "none"
+			m, ctx := oryxtest.NewModel(t, cfg)
 			checkStepMatchesParallel(t, m, ctx)
 		})
 	}
@@ -69,8 +47,8 @@ func TestAttentionKeyOptionsExact(t *testing.T) {
 // TestAttentionKeyOptionsGradients: gradients == central finite differences (float64) with each option.
 func TestAttentionKeyOptionsGradients(t *testing.T) {
 	for _, c := range testutil.Sweep(attentionKeyCases(), 2) {
-		t.Run(c.name, func(t *testing.T) {
-			cfg := c.cfg
+		t.Run(c.Name, func(t *testing.T) {
+			cfg := c.Config
 			cfg.Layers = 1
 			checkGradientsMatchFiniteDifferences(t, cfg)
 		})
@@ -103,16 +81,16 @@ func scaleWeights(t *testing.T, ctx *context.Context, layers int, name string, f
 //     the option it changes them.
 func TestAttentionKeyOptionsSemantics(t *testing.T) {
 	const b, n = 2, 11
-	tokens := randomTokens(41, b, n, testConfig(OryxTG).Vocab)
-	att, lin := constModes(b, n, Attention), constModes(b, n, Linear)
+	tokens := oryxtest.RandomTokens(41, b, n, oryxtest.Config(oryx.OryxTG).Vocab)
+	att, lin := oryxtest.ConstModes(b, n, oryx.Attention), oryxtest.ConstModes(b, n, oryx.Linear)
 	// changed reports whether scaling weight name by f changes the logits under modes: a relative change above
 	// 1e-2 (the changes below are O(1)); ≤ 1e-5 is no change (the norm's eps, 1e-6 under the square root,
 	// moves the logits by ~1e-7); anything between fails the test.
-	changed := func(t *testing.T, cfg Config, name string, f float64, modes [][]Mode) bool {
-		m, ctx := newTestModel(t, cfg)
-		before := parallelLogits(t, m, ctx, tokens, modes)
+	changed := func(t *testing.T, cfg oryx.Config, name string, f float64, modes [][]oryx.Mode) bool {
+		m, ctx := oryxtest.NewModel(t, cfg)
+		before := oryxtest.ParallelLogits(t, m, ctx, tokens, modes)
 		scaleWeights(t, ctx, cfg.Layers, name, f)
-		after := parallelLogits(t, m, ctx, tokens, modes)
+		after := oryxtest.ParallelLogits(t, m, ctx, tokens, modes)
 		diff := 0.0
 		for r := range before {
 			diff = max(diff, testutil.RelErr(after[r], before[r]))
@@ -121,8 +99,8 @@ func TestAttentionKeyOptionsSemantics(t *testing.T) {
 		require.True(t, diff > 1e-2 || diff <= 1e-5, "%s ×%g: relative change %.3g is neither none nor O(1)", name, f, diff)
 		return diff > 1e-2
 	}
-	with := func(norm, source, act string) Config {
-		c := testConfig(OryxTG)
+	with := func(norm, source, act string) oryx.Config {
+		c := oryxtest.Config(oryx.OryxTG)
 		c.AttentionKeyNorm, c.AttentionKeySource = norm, source
 		if act != "" {
 			c.ConvActivation = act
@@ -131,33 +109,33 @@ func TestAttentionKeyOptionsSemantics(t *testing.T) {
 	}
 	t.Run("source", func(t *testing.T) {
 		require.True(t, changed(t, with("", "", ""), "conv_k", 1.7, att), "default: attention reads the post-conv key")
-		require.False(t, changed(t, with("", AttentionKeyProjection, ""), "conv_k", 1.7, att), "projection: conv_k is off attention's path")
-		require.True(t, changed(t, with("", AttentionKeyProjection, ""), "conv_k", 1.7, lin), "projection: the recurrence still reads the post-conv key")
+		require.False(t, changed(t, with("", oryx.AttentionKeyProjection, ""), "conv_k", 1.7, att), "projection: conv_k is off attention's path")
+		require.True(t, changed(t, with("", oryx.AttentionKeyProjection, ""), "conv_k", 1.7, lin), "projection: the recurrence still reads the post-conv key")
 	})
 	t.Run("l2", func(t *testing.T) {
-		require.True(t, changed(t, with("", AttentionKeyProjection, ""), "wk", 3, att), "no norm: the key's scale matters")
-		require.False(t, changed(t, with(AttentionKeyL2, AttentionKeyProjection, ""), "wk", 3, att), "l2 on the projection: scale-free")
+		require.True(t, changed(t, with("", oryx.AttentionKeyProjection, ""), "wk", 3, att), "no norm: the key's scale matters")
+		require.False(t, changed(t, with(oryx.AttentionKeyL2, oryx.AttentionKeyProjection, ""), "wk", 3, att), "l2 on the projection: scale-free")
 		require.True(t, changed(t, with("", "", "none"), "conv_k", 3, att), "no norm, linear conv: the key's scale matters")
-		require.False(t, changed(t, with(AttentionKeyL2, "", "none"), "conv_k", 3, att), "l2 on the post-conv key: scale-free")
+		require.False(t, changed(t, with(oryx.AttentionKeyL2, "", "none"), "conv_k", 3, att), "l2 on the post-conv key: scale-free")
 	})
 }
 
 // TestAttentionKeyConfig: the options validate, are refused on variants without attention, and leave the
 // JSON (and ConfigHash) of a default config as it was before they existed.
 func TestAttentionKeyConfig(t *testing.T) {
-	c := testConfig(OryxTG)
+	c := oryxtest.Config(oryx.OryxTG)
 	c.AttentionKeyNorm = "l1"
 	require.ErrorContains(t, c.Validate(), "attention_key_norm")
-	c = testConfig(OryxTG)
+	c = oryxtest.Config(oryx.OryxTG)
 	c.AttentionKeySource = "raw"
 	require.ErrorContains(t, c.Validate(), "attention_key_source")
-	c = testConfig(GDN)
-	c.AttentionKeyNorm = AttentionKeyL2
+	c = oryxtest.Config(oryx.GDN)
+	c.AttentionKeyNorm = oryx.AttentionKeyL2
 	require.ErrorContains(t, c.Validate(), "apply to variants with attention")
 	for _, tc := range attentionKeyCases() {
-		require.NoError(t, tc.cfg.Validate(), tc.name)
+		require.NoError(t, tc.Config.Validate(), tc.Name)
 	}
-	p, err := Preset("tiny", OryxTG)
+	p, err := oryx.Preset("tiny", oryx.OryxTG)
 	require.NoError(t, err)
 	data, err := json.Marshal(p)
 	require.NoError(t, err)

@@ -55,7 +55,7 @@ func (v Variant) LinearMixer() LinearMixer {
 func (v Variant) IsMultiMixer() bool { return v.HasAttention() && v.LinearMixer() != NoLinear }
 
 // Config is the architecture of a model. It is saved as JSON with every checkpoint. Fields marked [choice]
-// are this project's reconstruction where the paper is silent (the paper's §2–3).
+// are this project's reconstruction where the paper is silent (docs/model.md §3–4).
 type Config struct {
 	Variant     Variant     `json:"variant"`
 	LinearMixer LinearMixer `json:"linear_mixer"` // must agree with Variant (mamba2 | gdn | "" for transformer)
@@ -82,7 +82,7 @@ type Config struct {
 	InterChunk string `json:"inter_chunk"` // "loop" (CPU) or "scan" (log depth, GPUs)
 
 	// What attention reads as its key (and caches), for variants with attention. Both default ("") to the
-	// shared key k = act(conv_K(x W_K)) as is [choice: paper.md §3.7, "cache the raw post-conv k"]; they are
+	// shared key k = act(conv_K(x W_K)) as is [choice: docs/model.md §3.4]; they are
 	// options so that the recall gap between Oryx-TG and the Transformer can be attributed (recipes/study,
 	// attribution). omitempty: a config that leaves them at their default has the JSON (and ConfigHash) it
 	// had before they existed.

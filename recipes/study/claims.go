@@ -10,12 +10,10 @@ import (
 
 	"github.com/oryx-go/oryx/datasets"
 	"github.com/oryx-go/oryx/evals/evalrun"
-	"github.com/oryx-go/oryx/evals/mqar"
-	"github.com/oryx-go/oryx/evals/oryxlm"
 )
 
-// The criteria, fixed in code before the runs that use them and never tuned to the numbers (issue 12 for
-// the study's first criteria, which stay as they were; the paper's statements were added beside them).
+// The criteria, fixed in code before the runs that use them and never tuned to the numbers (the study's
+// first criteria stay as they were; the paper's statements were added beside them).
 const (
 	// (a), the study's first criterion (ClaimAWithin5): Oryx-TG (p = 0.5) in attention mode against the
 	// Transformer and in linear mode against GDN, at equal tokens: the relative validation-loss gap
@@ -587,7 +585,7 @@ func decideRecovery(cl *Claim, c Config, o, ref []*ModelResult, refName string, 
 	var parts []string
 	measured, failed := 0, 0
 	for _, p := range retrievalProbes(c) {
-		mixed, mfrac := accuracyOverSeeds(o, p.read, oryxlm.Mixed)
+		mixed, mfrac := accuracyOverSeeds(o, p.read, evalrun.Mixed)
 		r, _ := accuracyOverSeeds(ref, p.read, "attention")
 		n, part, ok, holds := recovery(p, mixed, mfrac, r, refName)
 		if linear {
@@ -652,8 +650,8 @@ func claimC(c Config, models []*ModelResult) Claim {
 	}
 	att, _ := accuracyOverSeeds(o, read, "attention")
 	lin, _ := accuracyOverSeeds(o, read, "linear")
-	alSt, _ := accuracyOverSeeds(o, switched, mqar.AttentionToLinear)
-	laSt, _ := accuracyOverSeeds(o, switched, mqar.LinearToAttention)
+	alSt, _ := accuracyOverSeeds(o, switched, evalrun.AttentionToLinear)
+	laSt, _ := accuracyOverSeeds(o, switched, evalrun.LinearToAttention)
 	a, sa, l, sl := att.Mean, att.SE, lin.Mean, lin.SE
 	al, sal, la, sla := alSt.Mean, alSt.SE, laSt.Mean, laSt.SE
 	tol := func(s1, s2 float64) float64 { return math.Max(SwitchTolerance, 3*math.Sqrt(s1*s1+s2*s2)) }

@@ -6,8 +6,8 @@ package study
 //
 // The subset is Config.CurveExamples examples at each of Config.CurvePairs (default 16 at 4 and 8 pairs: 64
 // and 128 queries, one micro-batch of 32), generated from their own seed (disjoint from the training
-// mixture's and the evaluation's), scored on the weights in training (recipe.Run.Probe) through the
-// validation's own compiled graph (recipe.Trainer.EvalGreedy: no graph of its own to compile) and logged as
+// mixture's and the evaluation's), scored on the weights in training (train.Run.Probe) through the
+// validation's own compiled graph (train.Trainer.EvalGreedy: no graph of its own to compile) and logged as
 // "probe" lines of the run's metrics.jsonl (internal/rundir), so that a resumed run keeps them.
 
 import (
@@ -18,10 +18,10 @@ import (
 	"strings"
 
 	"github.com/oryx-go/oryx/datasets"
-	"github.com/oryx-go/oryx/evals/oryxlm"
+	"github.com/oryx-go/oryx/evals/evalrun"
 	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/oryx"
-	"github.com/oryx-go/oryx/recipes/recipe"
+	"github.com/oryx-go/oryx/recipes/train"
 )
 
 // mqarCurveSeed seeds the curve subset's MQAR examples: disjoint from the training mixture's MQAR seeds
@@ -34,7 +34,7 @@ const (
 	CurveLevelHigh = 0.9
 )
 
-// recallProbe measures the curve subset on a model in training (recipe.Run.Probe).
+// recallProbe measures the curve subset on a model in training (train.Run.Probe).
 type recallProbe struct {
 	c   Config
 	set []curveExample // built on the first call
@@ -95,7 +95,7 @@ func (p *recallProbe) subset() ([]curveExample, error) {
 // through the trainer's validation graph (Trainer.EvalGreedy, in micro-batches; the last one padded with
 // copies of the first example, not counted), and returns the accuracies by curveKey, the pooled ones over
 // every query.
-func (p *recallProbe) measure(tr *recipe.Trainer) (map[string]float64, error) {
+func (p *recallProbe) measure(tr *train.Trainer) (map[string]float64, error) {
 	if p.set == nil {
 		set, err := p.subset()
 		if err != nil {
@@ -155,7 +155,7 @@ func curveModes(sched string, query []bool, t int) []oryx.Mode {
 	row := make([]oryx.Mode, t)
 	for i := range row {
 		switch {
-		case sched == "attention", sched == oryxlm.Mixed && query[i]:
+		case sched == "attention", sched == evalrun.Mixed && query[i]:
 			row[i] = oryx.Attention
 		}
 	}
@@ -267,14 +267,14 @@ func firstCrossing(x, y []float64, level float64, rising bool) float64 {
 // curveSchedules lists the schedules of a run's curves in display order.
 func curveSchedules(curves map[string]*RecallCurve) []string {
 	var out []string
-	for _, s := range []string{"attention", "linear", oryxlm.Mixed} {
+	for _, s := range []string{"attention", "linear", evalrun.Mixed} {
 		if _, ok := curves[s]; ok {
 			out = append(out, s)
 		}
 	}
 	var rest []string
 	for s := range curves {
-		if s != "attention" && s != "linear" && s != oryxlm.Mixed {
+		if s != "attention" && s != "linear" && s != evalrun.Mixed {
 			rest = append(rest, s)
 		}
 	}

@@ -11,13 +11,10 @@ import (
 	"github.com/oryx-go/oryx/datasets"
 	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/evals/evalrun"
-	"github.com/oryx-go/oryx/evals/modeswitch"
-	"github.com/oryx-go/oryx/evals/mqar"
-	"github.com/oryx-go/oryx/evals/oryxlm"
 	"github.com/oryx-go/oryx/internal/human"
 	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/oryx"
-	"github.com/oryx-go/oryx/recipes/recipe"
+	"github.com/oryx-go/oryx/recipes/train"
 )
 
 // Evaluation seeds, disjoint from the training mixture's (datasets.MixTrainSeed and up).
@@ -29,7 +26,7 @@ const (
 
 // ScheduleResult is one model read under one schedule.
 type ScheduleResult struct {
-	Schedule string `json:"schedule"` // attention | linear | mixed (oryxlm.Mixed: linear context, attention from the question on)
+	Schedule string `json:"schedule"` // attention | linear | mixed (evalrun.Mixed: linear context, attention from the question on)
 	// ValLoss is the held-out synthetic language's loss in nats/token under the schedule: attention and
 	// linear only (the training's validation modes); null (NaN) for mixed, which has no question to split
 	// text at. The multi-mixer runs' validation in block-random modes is training.val_loss.block_random.
@@ -41,7 +38,7 @@ type ScheduleResult struct {
 	AttentionFraction float64                    `json:"attention_fraction"`
 }
 
-// mqarCell is an MQAR result (mqar.Result) as study.json records it.
+// mqarCell is an MQAR result (evalrun.MQARResult) as study.json records it.
 type mqarCell struct {
 	Accuracy          float64 `json:"accuracy"`
 	StdErr            float64 `json:"stderr"`
@@ -49,7 +46,7 @@ type mqarCell struct {
 	AttentionFraction float64 `json:"attention_fraction"`
 }
 
-func newMQARCell(r mqar.Result) mqarCell {
+func newMQARCell(r evalrun.MQARResult) mqarCell {
 	return mqarCell{r.Accuracy, r.StdErr, r.Queries, r.AttentionFraction}
 }
 
@@ -60,13 +57,13 @@ type ModelResult struct {
 	TrainSeed uint64           `json:"train_seed"` // its TrainConfig.Seed
 	RunDir    string           `json:"run_dir"`    // its run directory, relative to Config.Out
 	Params    int64            `json:"params"`
-	Summary   *recipe.Summary  `json:"training"`
+	Summary   *train.Summary   `json:"training"`
 	Schedules []ScheduleResult `json:"schedules"`
 	// SwitchMQAR is the mode-switch test (multi-mixer models): MQAR with the pairs read in one mode and the
-	// queries in the other, by schedule (mqar.AttentionToLinear, mqar.LinearToAttention) and number of pairs.
+	// queries in the other, by schedule (evalrun.AttentionToLinear, evalrun.LinearToAttention) and number of pairs.
 	SwitchMQAR map[string]map[int]mqarCell `json:"switch_mqar,omitempty"`
 	// Switch is the per-position loss on held-out text around a switch (multi-mixer models): supplementary.
-	Switch *modeswitch.Curves `json:"mode_switch,omitempty"`
+	Switch *evalrun.SwitchCurves `json:"mode_switch,omitempty"`
 	// Curves are the recall learning curves by schedule (curves.go; none without Config.CurveExamples).
 	Curves map[string]*RecallCurve `json:"mqar_curves,omitempty"`
 }
@@ -75,7 +72,7 @@ type ModelResult struct {
 func schedulesOf(v oryx.Variant) []string {
 	switch {
 	case v.IsMultiMixer():
-		return []string{"attention", "linear", oryxlm.Mixed}
+		return []string{"attention", "linear", evalrun.Mixed}
 	case v.HasAttention():
 		return []string{"attention"}
 	}
@@ -85,7 +82,7 @@ func schedulesOf(v oryx.Variant) []string {
 // newScheduleResults starts the results of a variant's schedules, with the validation losses of the training
 // summary: attention and linear under their own names; the mixed schedule has none (the training validates
 // block-random modes, a different schedule, kept in the summary as rundir.ValBlockRandom).
-func newScheduleResults(v oryx.Variant, sum *recipe.Summary) []ScheduleResult {
+func newScheduleResults(v oryx.Variant, sum *train.Summary) []ScheduleResult {
 	var out []ScheduleResult
 	for _, sched := range schedulesOf(v) {
 		sr := ScheduleResult{Schedule: sched, ValLoss: rundir.Float(math.NaN()), MQAR: map[int]float64{}, MQARCells: map[int]mqarCell{},
@@ -102,7 +99,7 @@ func newScheduleResults(v oryx.Variant, sum *recipe.Summary) []ScheduleResult {
 // evaluations of evals/evalrun — MQAR and its switch test, the mini needle and the copy probe under each
 // schedule, and the mode-switch curves; with EvalMQAR MQAR under each schedule; with EvalCurves nothing. The
 // recall curves logged during training are read in every case.
-func evaluate(c Config, j job, dir string, sum *recipe.Summary, log io.Writer) (*ModelResult, error) {
+func evaluate(c Config, j job, dir string, sum *train.Summary, log io.Writer) (*ModelResult, error) {
 	cfg, err := modelConfig(j.Run)
 	if err != nil {
 		return nil, err
@@ -131,7 +128,7 @@ func evaluate(c Config, j job, dir string, sum *recipe.Summary, log io.Writer) (
 		return nil, err
 	}
 	tok := tokenizers.NewByteTokenizer()
-	lm, err := oryxlm.New(m, ctx, tok, oryxlm.Options{Batch: 16, MaxLength: 4096})
+	lm, err := evalrun.NewLM(m, ctx, tok, evalrun.LMOptions{Batch: 16, MaxLength: 4096})
 	if err != nil {
 		return nil, err
 	}
@@ -152,7 +149,7 @@ func evaluate(c Config, j job, dir string, sum *recipe.Summary, log io.Writer) (
 			return nil, err
 		}
 		fmt.Fprintf(log, "  mode switch at %d: recovery attention→linear %d tokens, linear→attention %d tokens\n",
-			res.Switch.SwitchAt, res.Switch.Recovery[modeswitch.AttentionToLinear], res.Switch.Recovery[modeswitch.LinearToAttention])
+			res.Switch.SwitchAt, res.Switch.Recovery[evalrun.AttentionToLinear], res.Switch.Recovery[evalrun.LinearToAttention])
 	}
 	return res, nil
 }
@@ -183,7 +180,7 @@ func tokensOrNever(t float64) string {
 
 // evaluateMQAR scores MQAR under every schedule the variant has and, with withSwitch for multi-mixer
 // variants, the switch test (evalrun.ScoreMQAR, evalrun.SwitchMQAR).
-func evaluateMQAR(c Config, lm *oryxlm.Model, res *ModelResult, withSwitch bool, log io.Writer) error {
+func evaluateMQAR(c Config, lm *evalrun.LM, res *ModelResult, withSwitch bool, log io.Writer) error {
 	task := datasets.MQARConfig{Vocab: datasets.MQARVocab, SeqLen: c.Train.SeqLen, Seed: mqarEvalSeed}
 	scores, err := evalrun.ScoreMQAR(lm, task, c.MQARPairs, c.MQARExamples, datasets.MQARTokenOffset)
 	if err != nil {
@@ -229,7 +226,7 @@ func evaluateGenProbes(c Config, m *oryx.Model, ctx *context.Context, tok tokeni
 	}
 	// One generating model for every schedule and probe: its engines and their compiled graphs are reused
 	// (the schedule only changes the modes fed to them).
-	gen, err := oryxlm.New(m, ctx, tok, oryxlm.Options{Batch: 8, MaxLength: 4096})
+	gen, err := evalrun.NewLM(m, ctx, tok, evalrun.LMOptions{Batch: 8, MaxLength: 4096})
 	if err != nil {
 		return err
 	}
@@ -279,10 +276,10 @@ func attentionFraction(c Config, s ScheduleResult) float64 {
 
 // modeSwitch computes the per-position loss curves around a switch at half the training length on held-out
 // synthetic text (evalrun.HeldOut).
-func modeSwitch(c Config, lm *oryxlm.Model) (*modeswitch.Curves, error) {
+func modeSwitch(c Config, lm *evalrun.LM) (*evalrun.SwitchCurves, error) {
 	seqs, err := evalrun.HeldOut(datasets.DataSpec{Spec: "synth"}, lm.Tokenizer(), c.Train.SeqLen, c.SwitchSequences)
 	if err != nil {
 		return nil, err
 	}
-	return modeswitch.Run(lm, seqs, c.Train.SeqLen/2)
+	return evalrun.ModeSwitch(lm, seqs, c.Train.SeqLen/2)
 }

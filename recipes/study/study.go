@@ -13,11 +13,9 @@ import (
 	"github.com/oryx-go/oryx/datasets"
 	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/evals/evalrun"
-	"github.com/oryx-go/oryx/evals/harness"
-	"github.com/oryx-go/oryx/evals/leaderboard"
 	"github.com/oryx-go/oryx/internal/backend"
 	"github.com/oryx-go/oryx/oryx"
-	"github.com/oryx-go/oryx/recipes/recipe"
+	"github.com/oryx-go/oryx/recipes/train"
 )
 
 // Report is the study's outcome, also written to study.json (scale.json, attribution.json for the other
@@ -32,7 +30,7 @@ type Report struct {
 	Date     string         `json:"date"`
 
 	// Frontier is the attention-budget frontier of the Oryx-TG main model (frontier.go).
-	Frontier *FrontierResult `json:"frontier"`
+	Frontier *evalrun.FrontierSummary `json:"frontier"`
 	// Scale is study-scale's table of the claims' gaps by width and budget (KindScale; scale.go).
 	Scale *ScaleResult `json:"scale,omitempty"`
 	// Attribution is the attribution's table (KindAttribution; attribution.go).
@@ -44,7 +42,7 @@ type Report struct {
 // the last step), so an interrupted study continues where it stopped.
 //
 // Cancelling ctx (SIGINT in the command) stops Run between steps: a run in training is stopped by its own
-// signal handling (recipe.Train saves a checkpoint and returns recipe.ErrInterrupted); the finished runs
+// signal handling (recipe.Train saves a checkpoint and returns train.ErrInterrupted); the finished runs
 // stay in c.Out, so running the study again continues with the next model.
 func Run(ctx context.Context, c Config, log io.Writer) (*Report, error) {
 	start := time.Now()
@@ -148,14 +146,14 @@ func checkConfig(c Config) error {
 // finished run is left as it is), and returns its summary. It is what a training worker runs
 // (Config.TrainWorker). With c.CurveExamples > 0 the recall curves are measured at every validation point
 // (curves.go).
-func TrainRun(c Config, i int, log io.Writer) (*recipe.Summary, error) {
+func TrainRun(c Config, i int, log io.Writer) (*train.Summary, error) {
 	run, err := trainingRun(c, i, log)
 	if err != nil {
 		return nil, err
 	}
 	fmt.Fprintf(log, "\n[%d/%d] training %s (%s) on %s (%d steps × %d tokens, seed %d)\n", i+1, c.Trainings(), run.Name,
 		c.jobs()[i].Run.Role, c.Data, run.Train.Steps, run.Train.TokensPerStep(), run.Train.Seed)
-	sum, err := recipe.Train(run)
+	sum, err := train.Train(run)
 	if err != nil {
 		return nil, fmt.Errorf("training %s: %w", run.Name, err)
 	}
@@ -165,10 +163,10 @@ func TrainRun(c Config, i int, log io.Writer) (*recipe.Summary, error) {
 // trainingRun is the training of job i: the study's training config with the job's seed and its run's
 // changes (mode training, block length, learning rate), the run's architecture, its run directory, and the
 // recall-curve probe.
-func trainingRun(c Config, i int, log io.Writer) (recipe.Run, error) {
+func trainingRun(c Config, i int, log io.Writer) (train.Run, error) {
 	jobs := c.jobs()
 	if i < 0 || i >= len(jobs) {
-		return recipe.Run{}, fmt.Errorf("study: training %d of %d", i, len(jobs))
+		return train.Run{}, fmt.Errorf("study: training %d of %d", i, len(jobs))
 	}
 	j := jobs[i]
 	rs := j.Run
@@ -185,13 +183,13 @@ func trainingRun(c Config, i int, log io.Writer) (recipe.Run, error) {
 	}
 	cfg, err := modelConfig(rs)
 	if err != nil {
-		return recipe.Run{}, err
+		return train.Run{}, err
 	}
-	run := recipe.Run{Name: c.label(j), Model: cfg, Train: tc, Data: datasets.DataSpec{Spec: c.Data}, Tokenizer: "bytes",
+	run := train.Run{Name: c.label(j), Model: cfg, Train: tc, Data: datasets.DataSpec{Spec: c.Data}, Tokenizer: "bytes",
 		Out: c.jobDir(j), Log: log}
 	if c.CurveExamples > 0 {
 		probe := newRecallProbe(c)
-		run.Probe = func(tr *recipe.Trainer, step int) (map[string]float64, error) {
+		run.Probe = func(tr *train.Trainer, step int) (map[string]float64, error) {
 			if !c.curveAt(step) {
 				return nil, nil
 			}
@@ -225,7 +223,7 @@ func modelConfig(rs RunSpec) (oryx.Config, error) {
 func trainAndEvaluateAll(ctx context.Context, c Config, log io.Writer) ([]*ModelResult, error) {
 	jobs := c.jobs()
 	models := make([]*ModelResult, len(jobs))
-	evaluateRun := func(i int, sum *recipe.Summary, log io.Writer) error {
+	evaluateRun := func(i int, sum *train.Summary, log io.Writer) error {
 		name, dir := c.label(jobs[i]), c.jobDir(jobs[i])
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("interrupted before evaluating %s (its run is finished in %s): %w", name, dir, err)
@@ -362,19 +360,17 @@ func writeResults(c Config, rep *Report) error {
 		label := filepath.Base(m.RunDir)
 		for _, s := range m.Schedules {
 			f := filepath.Join(resDir, fmt.Sprintf("%s-%s.json", label, s.Schedule))
-			info := leaderboard.RunInfo{Model: label, Variant: string(m.Variant), Size: m.Size(),
+			info := evalrun.RunInfo{Model: label, Variant: string(m.Variant), Size: m.Size(),
 				Parameters: m.Params, Checkpoint: filepath.Join(c.Out, m.RunDir),
 				CheckpointStep: int64(m.Summary.Steps), TokensSeen: m.Summary.Tokens, Schedule: s.Schedule,
 				Backend: rep.Backend, Tokenizer: "bytes", MaxLength: 4096, Date: rep.Date}
-			run := leaderboard.NewRunFile(info, scheduleResults(s))
-			run.AttentionFraction = s.AttentionFraction
-			if err := run.WriteFile(f); err != nil {
+			if err := evalrun.WriteRunFile(f, info, scheduleResults(s), s.AttentionFraction); err != nil {
 				return err
 			}
 			files = append(files, f)
 		}
 	}
-	lb, err := leaderboard.Merge(files...)
+	lb, err := evalrun.MergeLeaderboard(files...)
 	if err != nil {
 		return err
 	}
@@ -382,10 +378,10 @@ func writeResults(c Config, rep *Report) error {
 }
 
 // scheduleResults turns a schedule's measurements into harness results for the run file.
-func scheduleResults(s ScheduleResult) []*harness.Result {
-	var out []*harness.Result
+func scheduleResults(s ScheduleResult) []*evalrun.Result {
+	var out []*evalrun.Result
 	if !math.IsNaN(float64(s.ValLoss)) {
-		out = append(out, &harness.Result{Task: "val", Metrics: map[string]harness.Metric{"loss": {Value: float64(s.ValLoss), Stderr: math.NaN()}}})
+		out = append(out, &evalrun.Result{Task: "val", Metrics: map[string]evalrun.Metric{"loss": {Value: float64(s.ValLoss), Stderr: math.NaN()}}})
 	}
 	mqar := map[int]evalrun.ProbeScore{}
 	for p, cell := range s.MQARCells {
@@ -397,13 +393,13 @@ func scheduleResults(s ScheduleResult) []*harness.Result {
 }
 
 // cellsResult turns per-size cells into a result with metrics "<metric>@<size>" and their mean "<metric>".
-func cellsResult(task, metric string, cells map[int]evalrun.ProbeScore) *harness.Result {
-	r := &harness.Result{Task: task, Metrics: map[string]harness.Metric{}}
+func cellsResult(task, metric string, cells map[int]evalrun.ProbeScore) *evalrun.Result {
+	r := &evalrun.Result{Task: task, Metrics: map[string]evalrun.Metric{}}
 	var all []float64
 	for k, cell := range cells {
-		r.Metrics[fmt.Sprintf("%s@%d", metric, k)] = harness.Metric{Value: cell.Score, Stderr: cell.StdErr, N: cell.N}
+		r.Metrics[fmt.Sprintf("%s@%d", metric, k)] = evalrun.Metric{Value: cell.Score, Stderr: cell.StdErr, N: cell.N}
 		all = append(all, cell.Score)
 	}
-	r.Metrics[metric] = harness.Metric{Value: harness.Mean(all), Stderr: math.NaN(), N: len(all)}
+	r.Metrics[metric] = evalrun.Metric{Value: evalrun.Mean(all), Stderr: math.NaN(), N: len(all)}
 	return r
 }

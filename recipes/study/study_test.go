@@ -14,10 +14,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/oryx-go/oryx/evals/evalrun"
-	"github.com/oryx-go/oryx/evals/leaderboard"
 	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/oryx"
-	"github.com/oryx-go/oryx/recipes/recipe"
+	"github.com/oryx-go/oryx/recipes/train"
 )
 
 // TestQuickStudyArtefacts runs the quick study (the CI smoke test of the main job) and checks that every
@@ -63,7 +62,7 @@ func TestQuickStudyArtefacts(t *testing.T) {
 	require.Len(t, rep.Controls, 8, "6 comparisons with the Oryx runs, 2 half-token controls")
 	lb, err := os.ReadFile(filepath.Join(c.Out, "leaderboard.json"))
 	require.NoError(t, err)
-	var l leaderboard.Leaderboard
+	var l evalrun.Leaderboard
 	require.NoError(t, json.Unmarshal(lb, &l))
 	require.Len(t, l.Runs, 14, "transformer/attention, gdn/linear, 4 oryx-tg runs × 3 schedules")
 	for _, r := range l.Runs {
@@ -239,7 +238,7 @@ func TestRunCancelled(t *testing.T) {
 // loss (null in study.json, "–" in the report), attention and linear take theirs, and the report gives the
 // block-random loss under its own name — also from a run directory of the old layout, where it was "mixed".
 func TestMixedIsNotBlockRandom(t *testing.T) {
-	var sum recipe.Summary
+	var sum train.Summary
 	require.NoError(t, json.Unmarshal([]byte(`{"val_loss":{"attention":1.25,"linear":1.5,"mixed":1.375}}`), &sum))
 	rows := newScheduleResults(oryx.OryxTG, &sum)
 	require.Len(t, rows, 3)
@@ -384,18 +383,18 @@ func TestQuickAttribution(t *testing.T) {
 // one change, its width, its seed and its run directory — without training.
 func TestTrainingRuns(t *testing.T) {
 	c := AttributionConfig()
-	want := map[string]func(r recipe.Run) bool{
-		"oryx-tg": func(r recipe.Run) bool {
+	want := map[string]func(r train.Run) bool{
+		"oryx-tg": func(r train.Run) bool {
 			return r.Train.BlockLen == 32 && r.Train.AttentionProb == 0.5 && r.Train.LR == 3e-3 && r.Model.AttentionKeyNorm == "" &&
 				r.Model.AttentionKeySource == ""
 		},
-		"oryx-tg-block8":      func(r recipe.Run) bool { return r.Train.BlockLen == 8 },
-		"oryx-tg-block128":    func(r recipe.Run) bool { return r.Train.BlockLen == 128 },
-		"oryx-tg-p025":        func(r recipe.Run) bool { return r.Train.AttentionProb == 0.25 },
-		"oryx-tg-p075":        func(r recipe.Run) bool { return r.Train.AttentionProb == 0.75 },
-		"oryx-tg-key-l2":      func(r recipe.Run) bool { return r.Model.AttentionKeyNorm == oryx.AttentionKeyL2 },
-		"oryx-tg-key-preconv": func(r recipe.Run) bool { return r.Model.AttentionKeySource == oryx.AttentionKeyProjection },
-		"oryx-tg-lr1e-3":      func(r recipe.Run) bool { return r.Train.LR == 1e-3 && r.Train.BlockLen == 32 },
+		"oryx-tg-block8":      func(r train.Run) bool { return r.Train.BlockLen == 8 },
+		"oryx-tg-block128":    func(r train.Run) bool { return r.Train.BlockLen == 128 },
+		"oryx-tg-p025":        func(r train.Run) bool { return r.Train.AttentionProb == 0.25 },
+		"oryx-tg-p075":        func(r train.Run) bool { return r.Train.AttentionProb == 0.75 },
+		"oryx-tg-key-l2":      func(r train.Run) bool { return r.Model.AttentionKeyNorm == oryx.AttentionKeyL2 },
+		"oryx-tg-key-preconv": func(r train.Run) bool { return r.Model.AttentionKeySource == oryx.AttentionKeyProjection },
+		"oryx-tg-lr1e-3":      func(r train.Run) bool { return r.Train.LR == 1e-3 && r.Train.BlockLen == 32 },
 	}
 	require.Len(t, c.Runs, len(want))
 	for i, rs := range c.Runs {
