@@ -171,9 +171,9 @@ func writeCurvesPlot(c Config, rep *Report) error {
 	unit := figure.Axis{Label: "MQAR accuracy (curve subset)", Min: ptr(0), Max: ptr(1.02)}
 	tokens := figure.Axis{Label: "training tokens"}
 	chance := []figure.Ref{{At: 2.0 / datasets.MQARVocab, Label: fmt.Sprintf("chance (1/%d)", datasets.MQARVocab/2)}}
-	comment := fmt.Sprintf("%d examples at each of %v pairs, every %d steps", c.CurveExamples, c.CurvePairs, c.curveSteps())
+	comment := ""
 	if c.seeds() > 1 {
-		comment += fmt.Sprintf("; thin: each of %d seeds, thick: their mean", c.seeds())
+		comment = fmt.Sprintf("thin: each of %d seeds, thick: their mean", c.seeds())
 	}
 	overview := &figure.Panel{Title: "main comparison (mean over seeds)", X: tokens, Y: unit, HRefs: chance, Comment: comment}
 	var panels []*figure.Panel
@@ -220,7 +220,8 @@ func writeCurvesPlot(c Config, rep *Report) error {
 	if len(overview.Lines) > 0 {
 		panels = append([]*figure.Panel{overview}, panels...)
 	}
-	fig := figure.Figure{Title: "recall learning curves: MQAR accuracy during training", Cols: min(len(panels), 3), Panels: panels, ShareY: true}
+	fig := figure.Figure{Title: fmt.Sprintf("recall learning curves: MQAR accuracy during training (%d examples at each of %s pairs, every %d steps)",
+		c.CurveExamples, joinInts(c.CurvePairs), c.curveSteps()), Cols: min(len(panels), 3), Panels: panels, ShareY: true}
 	if err := fig.WritePNG(filepath.Join(c.Out, "mqar_curves.png")); err != nil {
 		return fmt.Errorf("plot mqar_curves.png: %w", err)
 	}

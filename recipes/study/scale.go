@@ -190,7 +190,7 @@ func writeScalePlot(c Config, r *ScaleResult) error {
 			figure.Line{Name: "linear vs GDN, " + size, X: x, Y: gl, YErr: sl, Color: 1, Marker: 1 + i, Dash: figure.Dash(i % 2)})
 		rec.Lines = append(rec.Lines, figure.Line{Name: size, X: x, Y: rr, YErr: sr, Color: 2 + i, Marker: 1 + i, Dash: figure.Dash(i % 2)})
 	}
-	fig := figure.Figure{Title: fmt.Sprintf("study-scale: gaps against width and tokens (±1 SE over %d seeds)", c.seeds()), Cols: 2,
+	fig := figure.Figure{Title: fmt.Sprintf("study-scale: gaps against width and tokens (±1 SE over seeds: %d)", c.seeds()), Cols: 2,
 		Panels: []*figure.Panel{gap, rec}}
 	return fig.WritePNG(filepath.Join(c.Out, "scale.png"))
 }
