@@ -46,7 +46,7 @@ func TestAttentionKeyOptionsExact(t *testing.T) {
 
 // TestAttentionKeyOptionsGradients: gradients == central finite differences (float64) with each option.
 func TestAttentionKeyOptionsGradients(t *testing.T) {
-	for _, c := range testutil.Sweep(attentionKeyCases(), 2) {
+	for _, c := range testutil.Sweep(attentionKeyCases(), 1) {
 		t.Run(c.Name, func(t *testing.T) {
 			cfg := c.Config
 			cfg.Layers = 1
