@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 )
 
-// ProbeRecord is one line of metrics.jsonl for a probe measured at a validation point (recipe.Run.Probe):
+// ProbeRecord is one line of metrics.jsonl for a probe measured at a validation point (train.Run.Probe):
 // named values, e.g. the MQAR accuracy of a fixed subset in each mode the run has. On the line each value is
 // its own number, "probe_<name>" (one type per key, like the validation lines), beside the probe's time.
 // Resuming keeps the lines up to the checkpoint's step as it keeps every other line (OpenMetrics).
