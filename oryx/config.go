@@ -55,7 +55,7 @@ func (v Variant) LinearMixer() LinearMixer {
 func (v Variant) IsMultiMixer() bool { return v.HasAttention() && v.LinearMixer() != NoLinear }
 
 // Config is the architecture of a model. It is saved as JSON with every checkpoint. Fields marked [choice]
-// are this project's reconstruction where the paper is silent (the paper's §2–3).
+// are this project's reconstruction where the paper is silent (docs/model.md §3–4).
 type Config struct {
 	Variant     Variant     `json:"variant"`
 	LinearMixer LinearMixer `json:"linear_mixer"` // must agree with Variant (mamba2 | gdn | "" for transformer)

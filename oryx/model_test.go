@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The equivalence tests (issue 3 §5), for every variant with random weights in float64:
+// The equivalence tests (docs/model.md §5), for every variant with random weights in float64:
 //   (a) the parallel forward with any schedule == Step token by token with that schedule;
 //   (b) Prefill then Steps == the parallel forward;
 //   (c) switching modes back and forth at arbitrary positions, inside chunks too (the schedules below);

@@ -231,7 +231,7 @@ func attentionCorePerQuery(c Config, keys float64) float64 {
 	return 2 * keys * float64(c.Heads) * float64(c.KeyDim+c.ValueDim)
 }
 
-// linearCorePerToken is the chunked linear mixer's core flops per token per layer (mixers.md §8), with C =
+// linearCorePerToken is the chunked linear mixer's core flops per token per layer (docs/mixers.md §8), with C =
 // Chunk: GDN H·[6C·dk + 4C·dv + 6·dk·dv + (2/3)C²] (block solve by batched doubling), SSD
 // 2C·H(dk+dv) + 4·H·dk·dv.
 func linearCorePerToken(c Config) float64 {
@@ -252,7 +252,7 @@ func linearCorePerToken(c Config) float64 {
 // conv (2·W per channel); the linear mixer's gate projections (Mamba-2: Δ, 2·d·H; GDN: α and β, 4·d·H);
 // the SwiGLU MLP (6·d·F); the attention core in dense masked form, 2·T·H·(dk+dv) per token (every query
 // row against all T keys, as the parallel forward computes it; see AttentionCoreFLOPs for the gathered
-// form); the linear core per mixers.md §8 times the chunk padding factor ⌈T/C⌉·C/T. Once per token: the
+// form); the linear core per docs/mixers.md §8 times the chunk padding factor ⌈T/C⌉·C/T. Once per token: the
 // LM head, 2·d·V. Not counted: embedding lookup, norms, activations, softmax, RoPE and other elementwise
 // work.
 //

@@ -12,7 +12,7 @@ import (
 )
 
 // Mode is the mixer a token runs in. An Oryx model decides it per token, not per layer: the same mode is
-// used by every layer for a given token (the paper's §3.10–3.11), so a schedule is a plain
+// used by every layer for a given token (docs/model.md §3.1), so a schedule is a plain
 // batch × positions grid of modes, fed to the compiled graph as a runtime tensor (see Schedule.Tensor).
 type Mode int8
 
@@ -60,7 +60,7 @@ func ParseMode(s string) (Mode, error) {
 	return Linear, fmt.Errorf("unknown mode %q (want A, attention, L or linear)", s)
 }
 
-// Defaults of the block-wise random schedule used for mixed training (paper.md §3.11 [choice]): blocks of
+// Defaults of the block-wise random schedule used for mixed training (docs/model.md §3.11 [choice]): blocks of
 // 128 tokens — a multiple of the recurrent chunk length, so a mode switch never splits a chunk — each in
 // attention mode with probability one half.
 const (
@@ -120,7 +120,7 @@ func (s *Schedule) At(b, t int) Mode { return s.rows[b][t] }
 func (s *Schedule) Row(b int) []Mode { return append([]Mode(nil), s.rows[b]...) }
 
 // AttentionFraction returns the fraction of all tokens (over every row's own length) in attention mode;
-// it is the quantity behind the paper's "<10 % attention tokens" claims (paper.md §6).
+// it is the quantity behind the paper's "<10 % attention tokens" claims (docs/model.md §6).
 func (s *Schedule) AttentionFraction() float64 {
 	total, attn := 0, 0
 	for _, r := range s.rows {
@@ -277,7 +277,7 @@ func AllLinear(b, t int) (*Schedule, error) {
 	return buildRows(uniformLengths(b, t), 0, func(_ int, row []Mode, _ *rand.Rand) { fill(row, Linear) }), nil
 }
 
-// BlockRandom returns the mixed-training schedule of paper.md §3.11: each row is cut into aligned blocks
+// BlockRandom returns the mixed-training schedule of docs/model.md §3.11: each row is cut into aligned blocks
 // of blockLen tokens (the last one may be partial) and each block is in attention mode with probability
 // pAttention, drawn independently per block and per row. Blocks rather than whole sequences, so the model
 // sees mode switches inside a sequence and switching at inference stays in distribution.
@@ -444,7 +444,7 @@ type parsedSpec struct {
 // "A:0-,L:10-19" is attention except 10–19); ranges are absolute positions and the parts beyond a row's
 // end are ignored, so one range spec serves rows of different lengths.
 //
-// The two readings of "<10 % attention tokens" in paper.md §6 are "attention-last:N" (long context in
+// The two readings of "<10 % attention tokens" in docs/model.md §6 are "attention-last:N" (long context in
 // linear mode, the question and the answer in attention mode) and "prefill-attention" (prompt in
 // attention mode, generation in linear mode). Errors name the spec and the bad part, e.g.
 // `schedule "block:0:0.5": block length must be > 0, got 0`.
@@ -514,7 +514,7 @@ func CheckSpec(spec string) error {
 
 // DecodeMode returns the mode of a generated token at absolute position pos (pos ≥ promptLen) under spec:
 //
-//   - attention, attention-last:N → attention (reading (a) of paper.md §6: generated tokens are in
+//   - attention, attention-last:N → attention (reading (a) of docs/model.md §6: generated tokens are in
 //     attention mode with the last N prompt tokens);
 //   - linear, prefill-attention → linear (reading (b): generation in recurrent mode);
 //   - linear-until:P → attention iff pos ≥ P;

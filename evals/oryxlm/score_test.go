@@ -38,7 +38,7 @@ func pairModel(t *testing.T, v oryx.Variant, dt dtypes.DType, opts Options) (chu
 	return chunked, dense
 }
 
-// tolerance of item 2 of issue 14: float64 ≤ 1e-12, float32 ≤ 1e-5, relative.
+// tolerance required of the chunked scoring: float64 ≤ 1e-12, float32 ≤ 1e-5, relative.
 func tolerance(dt dtypes.DType) float64 {
 	if dt == dtypes.Float64 {
 		return 1e-12

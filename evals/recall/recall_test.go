@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Fixture rows in the hazyresearch/based-* column layouts (evals.md §4).
+// Fixture rows in the hazyresearch/based-* column layouts (docs/evals.md §4).
 type (
 	kvRow struct { // based-swde-v2, based-fda
 		DocID string `parquet:"doc_id"`

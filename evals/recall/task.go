@@ -88,7 +88,7 @@ type docOut struct {
 //
 // [choice] TriviaQA, NQ and DROP prompts read "context", so the cutting of "text" cannot change them; it
 // only applies the dropping rule, and only when the file has "text" and the answer-key columns ("key",
-// "value"): without them (the column layout evals.md gives) no document is cut or dropped.
+// "value"): without them (the column layout of docs/evals.md §4) no document is cut or dropped.
 func (t *Task) Build(m harness.Model, opts harness.Options) (*harness.Plan, error) {
 	required, optional := t.columns()
 	tab, err := harness.ReadTable(t.path, required, optional...)

@@ -34,7 +34,7 @@ const (
 	ValLinear    = "linear"    // every token in linear mode
 	// ValBlockRandom is block-wise random modes (oryx.BlockRandom), the training distribution of the
 	// multi-mixer variants. It is not the evaluations' "mixed" schedule (linear context, attention from the
-	// question on, evals/oryxlm.Mixed); runs written before issue 11 called it "mixed" (ValMode reads that).
+	// question on, evals/oryxlm.Mixed); runs written before the rename called it "mixed" (ValMode reads that).
 	ValBlockRandom = "block_random"
 )
 

@@ -37,7 +37,7 @@ type TrainConfig struct {
 	BlockLen      int     `json:"block_len"`
 	AttentionProb float64 `json:"attention_prob"`
 	// ModeTraining is how multi-mixer variants train their two readouts: "mixed" (the default, the paper's
-	// mixed training: each token's loss in its block's mode) or "complementary" (an ablation, issue 12: the
+	// mixed training: each token's loss in its block's mode) or "complementary" (an ablation: the
 	// mean of the loss with the block modes and with every mode flipped, so each token trains both readouts
 	// at twice the FLOPs). Single-mixer variants ignore it. "mixed" here names the training objective (the
 	// paper's word, kept: run.json records it and resume compares it); the modes themselves are block-random

@@ -118,7 +118,7 @@ func MainArgs(name string, args []string, stdout, stderr io.Writer) error {
 	case *plan && *hardware != "cpu-here":
 		// Planning for a GPU: the recipe's own precision, whatever this machine's backend is.
 	case backend.IsPureGo(be):
-		tc.Precision = "f32" // the pure-Go backend has no fast bf16 kernels (gomlx.md §5)
+		tc.Precision = "f32" // the pure-Go backend has no fast bf16 kernels (docs/gomlx.md §5)
 	}
 	hw, err := LookupHardware(*hardware)
 	if err != nil {

@@ -13,7 +13,7 @@ import (
 )
 
 // AdamW, written out in the graph rather than GoMLX's optimizers.Adam, because a language-model recipe needs
-// three things that one lacks (gomlx.md §4): a weight decay that skips some parameters, global-norm gradient
+// three things that one lacks (docs/gomlx.md §4): a weight decay that skips some parameters, global-norm gradient
 // clipping, and skipping an update whose loss or gradient is not finite.
 //
 // For each parameter θ with gradient g (already averaged over micro-batches, unscaled and clipped):

@@ -9,7 +9,7 @@ import (
 	"github.com/gomlx/gomlx/pkg/ml/context"
 )
 
-// Data-parallel training with GoMLX's distributed execution (gomlx.md §4, the AutoSharding path): one mesh
+// Data-parallel training with GoMLX's distributed execution (docs/gomlx.md §4, the AutoSharding path): one mesh
 // axis "data" over the devices; the batch inputs (tokens, targets, modes) are sharded along their batch
 // axis, the scalars (loss scale, lr, micro-step count, ok) replicated, and so are the variables (the
 // context's default spec under AutoSharding): weights, Adam moments and gradient accumulators. XLA's

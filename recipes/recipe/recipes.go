@@ -25,16 +25,16 @@ type Recipe struct {
 	Note                string
 }
 
-// Paper-scale optimisation [choice unless noted; the paper gives no recipe, paper.md §7 gives a GDN-style
+// Paper-scale optimisation [choice unless noted; the paper gives no recipe, docs/model.md §7 gives a GDN-style
 // one for orientation]: AdamW β = (0.9, 0.95), ε 1e-8, weight decay 0.1 (not on norms, A_log, Δ bias, D:
-// DecayParam), gradient clip 1.0 [paper.md §7], cosine decay to 10 % of the peak [§7: 4e-4 → 4e-5], about
+// DecayParam), gradient clip 1.0 [§7], cosine decay to 10 % of the peak [§7: 4e-4 → 4e-5], about
 // 0.5M-token global batches (256 × 2048) [§7], sequence length 2048; token budgets ≈ 20 tokens per
 // parameter (Chinchilla, as the Mamba paper's scaling runs); peak LR 4e-4 at 1.4B [§7] and, at smaller
 // sizes, scaled as GPT-3's learning-rate ladder (125M 6e-4, 350M 3e-4, 760M 2.5e-4, 1.3B 2e-4, i.e. ×3,
 // ×1.5, ×1.25 of the 1.3B value): 1.2e-3, 6e-4, 5e-4; bf16 compute with float32 master weights (XLA);
 // warm-up 500 steps at 130M, 1000 above; mixed-mode training with
-// 128-token blocks (two chunks of 64), each in attention mode with probability 0.5 [paper.md §3.11: 64–256,
-// p e.g. 0.5].
+// 128-token blocks (two chunks of 64), each in attention mode with probability 0.5 [docs/model.md §3.11,
+// choice].
 var paperSizes = []struct {
 	preset      string
 	tokens      int64

@@ -12,7 +12,7 @@ import (
 	"github.com/oryx-go/oryx/evals/mqar"
 )
 
-// The criteria, fixed before any run (issue 12) and never tuned to the numbers:
+// The criteria, fixed before any run and never tuned to the numbers:
 const (
 	// (a) Oryx-TG (p = 0.5) in attention mode against the Transformer and in linear mode against GDN, at equal
 	// tokens: the relative validation-loss gap (L_oryx − L_base)/L_base must be ≤ +5 % in both modes. One-sided:

@@ -1,6 +1,6 @@
 package study
 
-// The attention-budget frontier of the study's Oryx-TG main model (issue 18): MQAR accuracy against forward
+// The attention-budget frontier of the study's Oryx-TG main model: MQAR accuracy against forward
 // FLOPs per token for attention budgets F and the policies that place them (oryx/budget.go), measured by
 // evalrun.RunFrontier after the models are evaluated.
 
