@@ -3,6 +3,7 @@ package harness
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"math"
 	"reflect"
@@ -122,6 +123,8 @@ func pyJSON(b *strings.Builder, v any, indent, depth int) error {
 		b.WriteString(pyJSONFloat(float64(x)))
 	case int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64:
 		fmt.Fprint(b, x)
+	case json.Number: // a number as another encoder wrote it
+		b.WriteString(string(x))
 	case Doc:
 		keys := make([]string, len(x))
 		for i, f := range x {
