@@ -621,7 +621,7 @@ func ReadRunFile(path string) (*RunFile, error) {
 		return nil, fmt.Errorf("leaderboard: %w", err)
 	}
 	var r RunFile
-	if err := json.Unmarshal(b, &r); err != nil {
+	if err := json.Unmarshal(quotePythonNonFinite(b), &r); err != nil { // Python's bare NaN is not JSON
 		return nil, fmt.Errorf("leaderboard: %s: not a results file: %w", path, err)
 	}
 	r.Path = path

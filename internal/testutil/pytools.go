@@ -59,7 +59,10 @@ func lastLines(s string, n int) string {
 func RunPython(t testing.TB, python, dir, source string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command(python, append([]string{"-c", source}, args...)...)
-	cmd.Env = append(os.Environ(), "PYTHONPATH="+dir, "HF_DATASETS_OFFLINE=1", "HF_HUB_OFFLINE=1", "TOKENIZERS_PARALLELISM=false")
+	// Offline, and Hugging Face's caches (datasets writes one for every parquet file it loads) under the
+	// test's temporary directory.
+	cmd.Env = append(os.Environ(), "PYTHONPATH="+dir, "HF_DATASETS_OFFLINE=1", "HF_HUB_OFFLINE=1", "TOKENIZERS_PARALLELISM=false",
+		"HF_HOME="+t.TempDir())
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

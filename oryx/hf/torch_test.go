@@ -429,7 +429,9 @@ func TestTransformersLoadsExport(t *testing.T) {
 		jobs = append(jobs, torchJob{Export: filepath.Join(dir, "export"), DType: "float64", Tokens: tokens,
 			Logits: []torchLogits{c}, Transformers: true})
 	}
-	results, _ := runTorch(t, python, jobs, []string{"PYTHONPATH=" + py, "HF_HUB_OFFLINE=1", "TRANSFORMERS_VERBOSITY=error"})
+	// HF_HOME: transformers copies modeling_oryx.py into its modules cache; keep it in the test directory.
+	results, _ := runTorch(t, python, jobs, []string{"PYTHONPATH=" + py, "HF_HUB_OFFLINE=1", "TRANSFORMERS_VERBOSITY=error",
+		"HF_HOME=" + t.TempDir()})
 	for i, res := range results {
 		require.Equal(t, "OryxForCausalLM", res.TransformersClass)
 		require.Equal(t, res.Logits["default"], res.TransformersLogits, "job %d", i)

@@ -28,6 +28,7 @@ import tempfile
 
 import yaml
 
+import lm_eval
 from lm_eval import simple_evaluate
 from lm_eval.api.model import LM
 from lm_eval.loggers import EvaluationTracker
@@ -107,6 +108,13 @@ def tracker_roundtrip(model_dir, results):
         return {"task_hashes": their["task_hashes"], "lines": lines, "wandb_columns": wandb}
 
 
+# lm-eval 0.4.13's task yamls of the project's LM tasks (lm_eval/tasks/...).
+TASK_YAMLS = {"wikitext": "wikitext/wikitext.yaml", "lambada_openai": "lambada/lambada_openai.yaml",
+              "piqa": "piqa/piqa.yaml", "hellaswag": "hellaswag/hellaswag.yaml", "winogrande": "winogrande/default.yaml",
+              "arc_easy": "arc/arc_easy.yaml", "arc_challenge": "arc/arc_challenge.yaml", "social_iqa": "siqa/siqa.yaml",
+              "boolq": "super_glue/boolq/default.yaml"}
+
+
 class StandIn(LM):
     """A deterministic model: lm-eval's requests are what is compared, not its scores."""
 
@@ -127,15 +135,14 @@ class StandIn(LM):
 def lmeval_records(data):
     """lm-eval's own records for the tasks on the same parquet files: doc_id → the fields compared."""
     with tempfile.TemporaryDirectory() as inc:
-        members = []
         limit = None
-        for task, spec in sorted(data.items()):
-            path = spec["file"]
-            limit = spec["limit"]
-            members.append({"task": task, "dataset_path": "parquet", "dataset_name": None,
-                            "dataset_kwargs": {"data_files": {"train": path, "validation": path, "test": path}}})
-        yaml.safe_dump({"group": "fixture_tasks", "task": members}, open(os.path.join(inc, "g.yaml"), "w"))
-        res = simple_evaluate(model=StandIn(), tasks=["fixture_tasks"], task_manager=TaskManager(include_path=inc),
+        for task, spec in sorted(data.items()):  # lm-eval's own task yaml, on the fixture's parquet file
+            path, limit = spec["file"], spec["limit"]
+            yaml.safe_dump({"include": os.path.join(os.path.dirname(lm_eval.__file__), "tasks", TASK_YAMLS[task]),
+                            "task": task, "dataset_path": "parquet", "dataset_name": None,
+                            "dataset_kwargs": {"data_files": {"train": path, "validation": path, "test": path}}},
+                           open(os.path.join(inc, task + ".yaml"), "w"))
+        res = simple_evaluate(model=StandIn(), tasks=sorted(data), task_manager=TaskManager(include_path=inc, include_defaults=False),
                               log_samples=True, limit=limit, bootstrap_iters=0)
     out = {}
     for task, recs in res["samples"].items():
