@@ -1,7 +1,7 @@
 # Oryx in Go. `make demo` is the main job, `make test` the test suite (what CI runs).
 GO ?= go
 
-.PHONY: demo demo-run demo-quick test test-go test-xla vet fuzz-short xla-cpu xla-cuda py-tools torch bench-mixers \
+.PHONY: demo demo-run demo-quick test test-go test-xla vet fuzz-short xla-cpu xla-cuda py-tools torch lmeval-check bench-mixers \
 	bench-mixers-all bench-model bench-train bench-train-xla bench-xla-vs-go bench-speculative build
 
 # XLA: `make xla-cpu` installs the pinned XLA CPU PJRT plugin from the Python package index into .xla/ (project-local,
@@ -69,6 +69,13 @@ xla-cuda:
 # with a message when absent.
 py-tools:
 	@bash scripts/install-pytools.sh
+
+# lm_eval itself (0.4.13, through the model adapter scripts/lmeval_oryx.py and the export's modeling_oryx.py) against
+# `go run ./evals` on the same float64 checkpoint, the nine LM tasks on the local data with --limit 5, schedules
+# attention and linear: every metric and stderr equal to 1e-6 (scripts/lmeval-check.sh). Not part of `make test`:
+# it needs the evaluation data ($ORYX_DATA or shared/data/hf) and takes minutes (wikitext's 2048-token windows).
+lmeval-check: py-tools torch
+	@bash scripts/lmeval-check.sh
 
 # Debian's python3-torch for /usr/bin/python3 (apt-get when missing and root; scripts/install-torch.sh): the
 # exported modeling_oryx.py is checked against the Go model with it (oryx/hf), and the lm-eval check runs on it.

@@ -334,7 +334,9 @@ class OryxMixer(nn.Module):
         k, v = k.view(b, t, h, dk), v.view(b, t, h, dv)
 
         o_lin = o_att = None
-        if s.linear_mixer:
+        # The linear memory is kept up to date whenever it may be read: a token in linear mode now, or a later
+        # call continuing from this cache (an all-attention forward on a throwaway cache skips it).
+        if s.linear_mixer and (not s.has_attention or cache["keep"] or bool((modes == LINEAR).any())):
             q = (self.linear_q_proj if s.multi_mixer else self.q_proj)(x).view(b, t, h, dk)
             a = torch.exp(self.A_log)
             if s.linear_mixer == "mamba2":
@@ -423,12 +425,15 @@ class OryxCache:
     """What the model remembers after a prefix, per layer: the KV cache (keys after RoPE), the conv inputs
     of the last conv_size − 1 tokens, the linear state [B, H, K, V]; and the prefix length."""
 
-    def __init__(self, spec, batch, dtype, device=None):
+    def __init__(self, spec, batch, dtype, device=None, keep=True):
         h, dk, dv, w = spec.heads, spec.key_dim, spec.value_dim, max(spec.conv_size - 1, 0)
         z = lambda *shape: torch.zeros(shape, dtype=dtype, device=device)  # noqa: E731
         self.length = 0
+        # keep: every memory is kept up to date for later calls (False: a one-off forward, whose unread
+        # linear state need not be computed).
         self.layers = [{"k": z(batch, 0, h, dk), "v": z(batch, 0, h, dv), "conv_k": z(batch, w, h * dk),
-                        "conv_v": z(batch, w, h * dv), "state": z(batch, h, dk, dv)} for _ in range(spec.num_layers)]
+                        "conv_v": z(batch, w, h * dv), "state": z(batch, h, dk, dv), "keep": keep}
+                       for _ in range(spec.num_layers)]
 
 
 class OryxLMMixin:
@@ -441,9 +446,9 @@ class OryxLMMixin:
     def head_weight(self):
         return self.model.embeddings.weight if self.spec.tie_word_embeddings else self.lm_head.weight
 
-    def new_cache(self, batch):
+    def new_cache(self, batch, keep=True):
         w = self.model.embeddings.weight
-        return OryxCache(self.spec, batch, w.dtype, w.device)
+        return OryxCache(self.spec, batch, w.dtype, w.device, keep)
 
     def _modes(self, input_ids, modes):
         if modes is None:
@@ -462,7 +467,7 @@ class OryxLMMixin:
         (None: from the start; the cache is updated in place)."""
         input_ids = torch.as_tensor(input_ids, dtype=torch.long)
         if cache is None:
-            cache = self.new_cache(input_ids.shape[0])
+            cache = self.new_cache(input_ids.shape[0], keep=False)
         return self.model(input_ids, self._modes(input_ids, modes), cache, self.linear_impl, self.chunk)
 
     def logits(self, input_ids, modes=None, cache=None):
