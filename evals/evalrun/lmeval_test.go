@@ -12,65 +12,23 @@ import (
 	"github.com/oryx-go/oryx/datasets/hfparquet"
 	"github.com/oryx-go/oryx/evals/harness"
 	"github.com/oryx-go/oryx/evals/lmeval"
+	"github.com/oryx-go/oryx/evals/lmeval/lmevaltest"
 	"github.com/oryx-go/oryx/internal/testutil"
 	"github.com/oryx-go/oryx/oryx"
 	"github.com/stretchr/testify/require"
 )
 
-// Hugging Face column layouts of the LM tasks' datasets (the columns lm-eval sees, in their order), for
-// the fixtures below.
+// The Hugging Face column layouts of the LM tasks' datasets (the columns lm-eval sees, in their order).
 type (
-	fxPIQA struct {
-		Goal  string `parquet:"goal"`
-		Sol1  string `parquet:"sol1"`
-		Sol2  string `parquet:"sol2"`
-		Label int64  `parquet:"label"`
-	}
-	fxHella struct {
-		Ind           int32    `parquet:"ind"`
-		ActivityLabel string   `parquet:"activity_label"`
-		CtxA          string   `parquet:"ctx_a"`
-		CtxB          string   `parquet:"ctx_b"`
-		Ctx           string   `parquet:"ctx"`
-		Endings       []string `parquet:"endings,list"`
-		Label         string   `parquet:"label"`
-	}
-	fxWino struct {
-		Sentence string `parquet:"sentence"`
-		Option1  string `parquet:"option1"`
-		Option2  string `parquet:"option2"`
-		Answer   string `parquet:"answer"`
-	}
-	fxChoices struct {
-		Text  []string `parquet:"text,list"`
-		Label []string `parquet:"label,list"`
-	}
-	fxARC struct {
-		ID        string    `parquet:"id"`
-		Question  string    `parquet:"question"`
-		Choices   fxChoices `parquet:"choices"`
-		AnswerKey string    `parquet:"answerKey"`
-	}
-	fxSIQA struct {
-		Context  string `parquet:"context"`
-		Question string `parquet:"question"`
-		AnswerA  string `parquet:"answerA"`
-		AnswerB  string `parquet:"answerB"`
-		AnswerC  string `parquet:"answerC"`
-		Label    string `parquet:"label"`
-	}
-	fxBoolQ struct {
-		Question string `parquet:"question"`
-		Passage  string `parquet:"passage"`
-		Idx      int32  `parquet:"idx"`
-		Label    int64  `parquet:"label"`
-	}
-	fxText struct {
-		Text string `parquet:"text"`
-	}
-	fxPage struct {
-		Page string `parquet:"page"`
-	}
+	fxPIQA    = lmevaltest.PIQA
+	fxHella   = lmevaltest.HellaSwag
+	fxWino    = lmevaltest.WinoGrande
+	fxChoices = lmevaltest.ARCChoices
+	fxARC     = lmevaltest.ARC
+	fxSIQA    = lmevaltest.SocialIQA
+	fxBoolQ   = lmevaltest.BoolQ
+	fxText    = lmevaltest.Text
+	fxPage    = lmevaltest.Page
 )
 
 // writeLMFixtures writes small parquet files of the nine LM tasks under root (lmeval.DefaultPaths), with
@@ -103,27 +61,44 @@ func writeLMFixtures(t *testing.T, root string) map[string]string {
 		require.NoError(t, err)
 		files[task] = p
 	}
-	write(lmeval.PIQA, []fxPIQA{{"How do I boil water?", "Heat it in a pot.", "Freeze it.", 0},
-		{"Open a jar \"quickly\"", "Twist the lid\\cap", "Hit it — hard", 1}, {"Clean é glass", "Use\tcloth", "Use sand\u2028", 0},
-		{"Extra", "a", "b", 1}})
-	write(lmeval.HellaSwag, []fxHella{{0, "Removing ice", "A man is", "standing outside [title] with a shovel.", "x",
-		[]string{"he digs [header] the snow.", "  he  flies.", "he sings.", "he runs [step]."}, "0"},
-		{1, "Baking", "She mixes", "FLOUR and sugar.", "y", []string{"she bakes.", "she swims.", "she reads.", "she sleeps."}, "2"},
-		{2, "Running", "They run", "fast.", "z", []string{"a", "b", "c", "d"}, "3"}})
-	write(lmeval.WinoGrande, []fxWino{{"The trophy doesn't fit in the suitcase because the _ is too big.", "trophy", "suitcase", "1"},
-		{"Sarah lent Maria money because _ was generous.", "Sarah", "Maria", "1"}, {"He _ it.", "ate", "saw", "2"}})
-	arc := []fxARC{{"Mercury_1", "Which is a gas?", fxChoices{[]string{"ice", "steam", "rock"}, []string{"A", "B", "C"}}, "B"},
-		{"Mercury_2", "2 + 2 = ?", fxChoices{[]string{"3", "4", "5", "22"}, []string{"1", "2", "3", "4"}}, "2"},
-		{"Mercury_3", "Pick \"the\" one", fxChoices{[]string{"x", "y"}, []string{"A", "B"}}, "A"}}
+	piqa := func(goal, s1, s2 string, label int64) fxPIQA {
+		return fxPIQA{Goal: goal, Sol1: s1, Sol2: s2, Label: label}
+	}
+	write(lmeval.PIQA, []fxPIQA{piqa("How do I boil water?", "Heat it in a pot.", "Freeze it.", 0),
+		piqa("Open a jar \"quickly\"", "Twist the lid\\cap", "Hit it — hard", 1), piqa("Clean é glass", "Use\tcloth", "Use sand\u2028", 0),
+		piqa("Extra", "a", "b", 1)})
+	hella := func(ind int32, act, a, b, ctx string, endings []string, label string) fxHella {
+		return fxHella{Ind: ind, ActivityLabel: act, CtxA: a, CtxB: b, Ctx: ctx, Endings: endings, Label: label}
+	}
+	write(lmeval.HellaSwag, []fxHella{hella(0, "Removing ice", "A man is", "standing outside [title] with a shovel.", "x",
+		[]string{"he digs [header] the snow.", "  he  flies.", "he sings.", "he runs [step]."}, "0"),
+		hella(1, "Baking", "She mixes", "FLOUR and sugar.", "y", []string{"she bakes.", "she swims.", "she reads.", "she sleeps."}, "2"),
+		hella(2, "Running", "They run", "fast.", "z", []string{"a", "b", "c", "d"}, "3")})
+	wino := func(s, o1, o2, a string) fxWino { return fxWino{Sentence: s, Option1: o1, Option2: o2, Answer: a} }
+	write(lmeval.WinoGrande, []fxWino{wino("The trophy doesn't fit in the suitcase because the _ is too big.", "trophy", "suitcase", "1"),
+		wino("Sarah lent Maria money because _ was generous.", "Sarah", "Maria", "1"), wino("He _ it.", "ate", "saw", "2")})
+	arcRow := func(id, q string, text, labels []string, key string) fxARC {
+		return fxARC{ID: id, Question: q, Choices: fxChoices{Text: text, Label: labels}, AnswerKey: key}
+	}
+	arc := []fxARC{arcRow("Mercury_1", "Which is a gas?", []string{"ice", "steam", "rock"}, []string{"A", "B", "C"}, "B"),
+		arcRow("Mercury_2", "2 + 2 = ?", []string{"3", "4", "5", "22"}, []string{"1", "2", "3", "4"}, "2"),
+		arcRow("Mercury_3", "Pick \"the\" one", []string{"x", "y"}, []string{"A", "B"}, "A")}
 	write(lmeval.ARCEasy, arc)
 	write(lmeval.ARCChallenge, append(arc[1:], arc[0]))
-	write(lmeval.SocialIQA, []fxSIQA{{"Tracy walked in.", "What did Tracy do?", "walk", "run", "sit", "1"},
-		{"Kai ate.", "Why?", "hungry", "sad", "late", "3"}, {"A", "B", "c", "d", "e", "2"}})
-	write(lmeval.BoolQ, []fxBoolQ{{"is the sky blue", "The sky -- blue", 0, 1}, {"is ice hot", "Ice is cold.", 1, 0},
-		{"q", "p", 2, 1}})
-	write(lmeval.Lambada, []fxText{{"the cat sat on the mat"}, {"she said \"hello\" to the dog"}, {"über café naïve"}, {"x y"}})
-	write(lmeval.WikiText, []fxPage{{" = Title = \n Hello world @-@ wide . It 's \" quoted \" ( here ) .\n"},
-		{" = = Sub = = \n More text , here ; there : 5 @,@ 000 .\n"}, {" = Third = \n 3 @.@ 5 ° C and N items .\n"}})
+	siqa := func(c, q, a, b, cc, l string) fxSIQA {
+		return fxSIQA{Context: c, Question: q, AnswerA: a, AnswerB: b, AnswerC: cc, Label: l}
+	}
+	write(lmeval.SocialIQA, []fxSIQA{siqa("Tracy walked in.", "What did Tracy do?", "walk", "run", "sit", "1"),
+		siqa("Kai ate.", "Why?", "hungry", "sad", "late", "3"), siqa("A", "B", "c", "d", "e", "2")})
+	boolq := func(q, p string, idx int32, l int64) fxBoolQ {
+		return fxBoolQ{Question: q, Passage: p, Idx: idx, Label: l}
+	}
+	write(lmeval.BoolQ, []fxBoolQ{boolq("is the sky blue", "The sky -- blue", 0, 1), boolq("is ice hot", "Ice is cold.", 1, 0),
+		boolq("q", "p", 2, 1)})
+	write(lmeval.Lambada, []fxText{{Text: "the cat sat on the mat"}, {Text: "she said \"hello\" to the dog"},
+		{Text: "über café naïve"}, {Text: "x y"}})
+	write(lmeval.WikiText, []fxPage{{Page: " = Title = \n Hello world @-@ wide . It 's \" quoted \" ( here ) .\n"},
+		{Page: " = = Sub = = \n More text , here ; there : 5 @,@ 000 .\n"}, {Page: " = Third = \n 3 @.@ 5 ° C and N items .\n"}})
 	return files
 }
 

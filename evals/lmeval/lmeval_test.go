@@ -209,7 +209,7 @@ func TestLambadaByHand(t *testing.T) {
 	c, cont := LambadaSplit("he said  hello")
 	assert.Equal(t, "he said ", c) // split(" ") keeps the empty word
 	assert.Equal(t, " hello", cont)
-	root := writeFixture(t, t.TempDir(), DefaultPaths[Lambada], []textRow{{"a bb"}, {"cc c"}, {"dd"}, {"x  yy"}})
+	root := writeFixture(t, t.TempDir(), DefaultPaths[Lambada], []textRow{{Text: "a bb"}, {Text: "cc c"}, {Text: "dd"}, {Text: "x  yy"}})
 	m := fake()
 	res, err := harness.Run(m, New(Lambada, harness.Config{DataRoot: root}), harness.Options{BootstrapIters: 1000})
 	require.NoError(t, err)
@@ -251,7 +251,7 @@ func TestWikiTextWindowsAndCounts(t *testing.T) {
 	pages := []string{" = A = \n\n x @-@ y , z \n", "  b  c\u00a0d "}
 	assert.Equal(t, 10, harness.PyWordCount(pages[0])) // ['', '=', 'A', '=', 'x', '@-@', 'y', ',', 'z', '']
 	assert.Equal(t, 5, harness.PyWordCount(pages[1]))  // ['', 'b', 'c', 'd', '']
-	root := writeFixture(t, t.TempDir(), DefaultPaths[WikiText], []pageRow{{pages[0]}, {pages[1]}})
+	root := writeFixture(t, t.TempDir(), DefaultPaths[WikiText], []pageRow{{Page: pages[0]}, {Page: pages[1]}})
 	words, nbytes := 15.0, float64(len(pages[0])+len(pages[1]))
 	for _, maxLen := range []int{1, 3, 5, 2048} {
 		m := fake()

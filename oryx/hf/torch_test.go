@@ -102,13 +102,7 @@ func randomCheckpoint(t *testing.T, cfg oryx.Config, dir string, seed uint64) {
 	require.NoError(t, err)
 	exec.Finalize()
 	r := rand.New(rand.NewPCG(seed, 99))
-	for v := range ctx.IterVariables() {
-		if !oryx.IsModelParam(v.ScopeAndName()) {
-			continue
-		}
-		val, err := v.Value()
-		require.NoError(t, err)
-		x := tensors.MustCopyFlatData[float64](val)
+	eachParam(t, ctx, func(v *context.Variable, x []float64, dims []int) {
 		scale := 1.0
 		if strings.Contains(v.ScopeAndName(), "embeddings") {
 			scale = 10
@@ -116,9 +110,21 @@ func randomCheckpoint(t *testing.T, cfg oryx.Config, dir string, seed uint64) {
 		for i := range x {
 			x[i] = scale*x[i]*(1+0.25*r.NormFloat64()) + 0.02*r.NormFloat64()
 		}
-		require.NoError(t, v.SetValue(tensors.FromFlatDataAndDimensions(x, val.Shape().Dimensions...)))
-	}
+		require.NoError(t, v.SetValue(tensors.FromFlatDataAndDimensions(x, dims...)))
+	})
 	require.NoError(t, oryx.SaveCheckpoint(dir, cfg, ctx))
+}
+
+// eachParam calls fn with every model parameter of a float64 context, its values and its shape.
+func eachParam(t *testing.T, ctx *context.Context, fn func(v *context.Variable, x []float64, dims []int)) {
+	for v := range ctx.IterVariables() {
+		if !oryx.IsModelParam(v.ScopeAndName()) {
+			continue
+		}
+		val, err := v.Value()
+		require.NoError(t, err)
+		fn(v, tensors.MustCopyFlatData[float64](val), val.Shape().Dimensions)
+	}
 }
 
 // float32Checkpoint writes the float64 checkpoint src rounded to float32 to dir.
@@ -126,19 +132,13 @@ func float32Checkpoint(t *testing.T, src, dir string) {
 	m, ctx, err := oryx.LoadCheckpoint(src, nil)
 	require.NoError(t, err)
 	ctx32 := context.New()
-	for v := range ctx.IterVariables() {
-		if !oryx.IsModelParam(v.ScopeAndName()) {
-			continue
-		}
-		val, err := v.Value()
-		require.NoError(t, err)
-		x := tensors.MustCopyFlatData[float64](val)
+	eachParam(t, ctx, func(v *context.Variable, x []float64, dims []int) {
 		y := make([]float32, len(x))
 		for i := range x {
 			y[i] = float32(x[i])
 		}
-		ctx32.InAbsPath(v.Scope()).VariableWithValue(v.Name(), tensors.FromFlatDataAndDimensions(y, val.Shape().Dimensions...))
-	}
+		ctx32.InAbsPath(v.Scope()).VariableWithValue(v.Name(), tensors.FromFlatDataAndDimensions(y, dims...))
+	})
 	require.NoError(t, oryx.SaveCheckpoint(dir, m.Config, ctx32))
 }
 
