@@ -87,7 +87,7 @@ torch:
 FUZZTIME ?= 10s
 FUZZ_TARGETS = ./datasets/tokenizers:FuzzByteTokenizer ./datasets/tokenizers:FuzzBPE \
 	./datasets/tokenizers:FuzzSentencePiece ./datasets/hfparquet:FuzzParquetReader ./oryx:FuzzLoadConfig \
-	./oryx:FuzzParseSchedule ./internal/rundir:FuzzRunJSON ./recipes/recipe:FuzzTrainerState
+	./oryx/schedule:FuzzParseSchedule ./internal/rundir:FuzzRunJSON ./recipes/train:FuzzTrainerState
 fuzz-short:
 	@for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; f=$${t#*:}; \
@@ -105,15 +105,15 @@ bench-mixers-all:
 
 # Model benchmarks written up in BENCHMARKS.md: forward tok/s (tiny, 130m) and decode ms/token (130m).
 bench-model:
-	$(GO) test ./oryx -run '^$$' -bench 'Forward|Decode' -benchtime 3x -timeout 90m
+	$(GO) test ./oryx/infer -run '^$$' -bench 'Forward|Decode' -benchtime 3x -timeout 90m
 
-# Self-speculative decoding vs plain attention-mode decoding (oryx BenchmarkSpeculative): tokens/s, acceptance rate and
+# Self-speculative decoding vs plain attention-mode decoding (oryx/infer BenchmarkSpeculative): tokens/s, acceptance rate and
 # the draft / verify / commit ms per round, greedy, batch 1, KV-cache capacities 512 -> 16384, K = 2, 4, 8. Weights:
 # ORYX_BENCH_CHECKPOINT=DIR (a trained Oryx run), else the small Oryx-TG preset with random weights (timings only: its
 # readouts rarely agree). XLA=1 runs it on XLA CPU. More knobs (ORYX_BENCH_CONTEXTS, _K, _TOKENS, _FILL, _PROMPT_FILE):
 # see the benchmark's doc comment. Its duration was not measured (one quick run at context 512 only).
 bench-speculative:
-	$(if $(filter 1,$(XLA)),$(XLA_MALLOC) $(GO) test -tags xla,$(GO) test) ./oryx -run '^$$' -bench 'Speculative' -benchtime 2x -timeout 240m
+	$(if $(filter 1,$(XLA)),$(XLA_MALLOC) $(GO) test -tags xla,$(GO) test) ./oryx/infer -run '^$$' -bench 'Speculative' -benchtime 2x -timeout 240m
 
 # Short XLA training benchmark: tokens/s, model TFLOP/s, MFU (scripts/bench-train-xla.sh). XLA CPU by default
 # (MFU against the measured matmul peak); GPUs: make bench-train-xla PJRT=$$(make -s xla-cuda) PEAK_TFLOPS=989.
@@ -127,7 +127,7 @@ bench-xla-vs-go:
 
 # Training throughput and peak memory per variant (tiny; 130m with BENCH_130M=1), for BENCHMARKS.md.
 bench-train:
-	$(GO) test ./recipes/recipe -run '^$$' -bench 'TrainStep' -benchtime 5x -timeout 90m
+	$(GO) test ./recipes/train -run '^$$' -bench 'TrainStep' -benchtime 5x -timeout 90m
 
 build:
 	$(GO) build ./...

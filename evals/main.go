@@ -18,7 +18,7 @@ import (
 	"github.com/oryx-go/oryx/internal/cli"
 	"github.com/oryx-go/oryx/internal/guard"
 	"github.com/oryx-go/oryx/internal/interrupt"
-	"github.com/oryx-go/oryx/oryx"
+	"github.com/oryx-go/oryx/oryx/schedule"
 )
 
 func main() {
@@ -270,7 +270,7 @@ func frontierCmd(args []string, stdout, stderr io.Writer) error {
 		limit: "documents per harness task, MQAR examples per pair count, needle samples (0: each task's default)"})
 	tasks := fs.String("tasks", "mqar,needle,niah_single_1,lambada_openai,piqa", "comma-separated: mqar, needle (the mini needle), harness tasks or groups (niah_single_1, lambada_openai, piqa, lm, ...)")
 	budgets := fs.String("budgets", "0,0.02,0.05,0.1,0.2,0.5,1", "comma-separated attention fractions F in [0, 1]")
-	policies := fs.String("policies", "last,question,random,entropy", "comma-separated budget policies (oryx/budget.go): last, question, random, entropy")
+	policies := fs.String("policies", "last,question,random,entropy", "comma-separated budget policies (oryx/schedule/budget.go): last, question, random, entropy")
 	pairs := fs.String("pairs", "", "MQAR: comma-separated numbers of key-value pairs (default: 4,8,16 up to the run's mixture pairs)")
 	offset := fs.Int("offset", -1, "MQAR: added to every id (default: the run's, 128 for the study's mixture, else 0)")
 	needleLengths := fs.String("needle-lengths", "", "mini needle prompt lengths in tokens (default: the run's seq_len - 6, else 122)")
@@ -305,8 +305,8 @@ func frontierCmd(args []string, stdout, stderr io.Writer) error {
 		return cli.Usage(err)
 	}
 	for _, p := range strings.Split(*policies, ",") {
-		pol := oryx.Policy(strings.ToLower(strings.TrimSpace(p)))
-		if !slices.Contains(oryx.Policies, pol) {
+		pol := schedule.Policy(strings.ToLower(strings.TrimSpace(p)))
+		if !slices.Contains(schedule.Policies, pol) {
 			return cli.Usagef("--policies: unknown policy %q (want last, question, random or entropy)", p)
 		}
 		o.Policies = append(o.Policies, pol)

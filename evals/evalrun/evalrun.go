@@ -7,6 +7,7 @@
 package evalrun
 
 import (
+	// Task families register themselves with the harness.
 	"context"
 	"errors"
 	"fmt"
@@ -24,16 +25,15 @@ import (
 	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/evals/harness"
 	"github.com/oryx-go/oryx/evals/leaderboard"
+	_ "github.com/oryx-go/oryx/evals/lmeval"
+	_ "github.com/oryx-go/oryx/evals/niahtask"
 	"github.com/oryx-go/oryx/evals/oryxlm"
+	_ "github.com/oryx-go/oryx/evals/recall"
 	"github.com/oryx-go/oryx/internal/backend"
 	"github.com/oryx-go/oryx/internal/cli"
 	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/oryx"
-
-	// Task families register themselves with the harness.
-	_ "github.com/oryx-go/oryx/evals/lmeval"
-	_ "github.com/oryx-go/oryx/evals/niahtask"
-	_ "github.com/oryx-go/oryx/evals/recall"
+	"github.com/oryx-go/oryx/oryx/schedule"
 )
 
 // Options are the flags of an evaluation run.
@@ -140,12 +140,12 @@ func Run(ctx context.Context, o Options) (string, error) {
 			}
 		}
 	}
-	schedule := o.Schedule
+	sched := o.Schedule
 	switch {
 	case o.Mixed:
-		schedule = oryxlm.Mixed
-	case schedule == "":
-		schedule = "attention"
+		sched = oryxlm.Mixed
+	case sched == "":
+		sched = "attention"
 	}
 	model := o.ModelName
 	if model == "" {
@@ -153,7 +153,7 @@ func Run(ctx context.Context, o Options) (string, error) {
 	}
 	out := o.Out
 	if out == "" {
-		out = filepath.Join("results", model+"-"+safeName(schedule)+".json")
+		out = filepath.Join("results", model+"-"+safeName(sched)+".json")
 	}
 	if err := checkWritable(out); err != nil {
 		return "", fmt.Errorf("--out: %w", err)
@@ -170,7 +170,7 @@ func Run(ctx context.Context, o Options) (string, error) {
 	}
 	done := map[string]*harness.Result{}
 	if !o.Force {
-		if done, err = finishedTasks(out, o, schedule, tok.Name(), lengths); err != nil {
+		if done, err = finishedTasks(out, o, sched, tok.Name(), lengths); err != nil {
 			return "", err
 		}
 	}
@@ -178,7 +178,7 @@ func Run(ctx context.Context, o Options) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	lm, err := oryxlm.New(m, mctx, tok, oryxlm.Options{MaxLength: modelMax, Schedule: schedule, Batch: o.Batch,
+	lm, err := oryxlm.New(m, mctx, tok, oryxlm.Options{MaxLength: modelMax, Schedule: sched, Batch: o.Batch,
 		ScoreMemMB: o.ScoreMemMB, GenMemMB: o.GenMemMB, Log: o.Log})
 	if err != nil {
 		return "", err
@@ -197,7 +197,7 @@ func Run(ctx context.Context, o Options) (string, error) {
 	}
 	// budget:F:question reads each task's split: the harness passes it in mixed mode.
 	b, isBudget := lm.Budget()
-	hopts := harness.Options{Limit: o.Limit, Mixed: o.Mixed || (isBudget && b.Policy == oryx.PolicyQuestion),
+	hopts := harness.Options{Limit: o.Limit, Mixed: o.Mixed || (isBudget && b.Policy == schedule.PolicyQuestion),
 		BootstrapIters: o.Bootstrap, GroupMaxLength: lengths, Progress: harness.ProgressBar(o.Log, time.Second)}
 	start := time.Now()
 	stamp := start.Format("2006-01-02T15-04-05.000000") // lm-eval's date_id: isoformat() with ":" → "-"

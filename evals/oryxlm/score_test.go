@@ -16,6 +16,7 @@ import (
 	"github.com/oryx-go/oryx/evals/harness"
 	"github.com/oryx-go/oryx/internal/backend"
 	"github.com/oryx-go/oryx/oryx"
+	"github.com/oryx-go/oryx/oryx/infer"
 )
 
 // pairModel returns the chunked and the dense scorer over one random-weight tiny model (vocabulary 320) in
@@ -190,7 +191,7 @@ func TestGenerationLastPositionMatchesDense(t *testing.T) {
 		if v.IsMultiMixer() {
 			modes = [][]oryx.Mode{{0, 0, 0, 1, 1, 0, 1}, {1, 0, 1}}
 		}
-		e, err := oryx.NewEngine(backend.MustGet(), ctx, m, 2, 16)
+		e, err := infer.NewEngine(backend.MustGet(), ctx, m, 2, 16)
 		require.NoError(t, err)
 		_, err = e.Prefill(prompts, modes)
 		require.NoError(t, err)

@@ -32,7 +32,7 @@ type StepRecord struct {
 const (
 	ValAttention = "attention" // every token in attention mode
 	ValLinear    = "linear"    // every token in linear mode
-	// ValBlockRandom is block-wise random modes (oryx.BlockRandom), the training distribution of the
+	// ValBlockRandom is block-wise random modes (schedule.BlockRandom), the training distribution of the
 	// multi-mixer variants. It is not the evaluations' "mixed" schedule (linear context, attention from the
 	// question on, evals/oryxlm.Mixed); runs written before the rename called it "mixed" (ValMode reads that).
 	ValBlockRandom = "block_random"

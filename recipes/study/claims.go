@@ -9,7 +9,6 @@ import (
 
 	"github.com/oryx-go/oryx/datasets"
 	"github.com/oryx-go/oryx/evals/evalrun"
-	"github.com/oryx-go/oryx/evals/mqar"
 )
 
 // The criteria, fixed before any run and never tuned to the numbers:
@@ -342,8 +341,8 @@ func claimC(c Config, models []*ModelResult) Claim {
 	}
 	a, sa, _, _ := pooled(o.sched("attention").MQARCells, c.ClaimPairs)
 	l, sl, _, _ := pooled(o.sched("linear").MQARCells, c.ClaimPairs)
-	al, sal, _, _ := pooled(o.SwitchMQAR[mqar.AttentionToLinear], c.ClaimPairs)
-	la, sla, _, _ := pooled(o.SwitchMQAR[mqar.LinearToAttention], c.ClaimPairs)
+	al, sal, _, _ := pooled(o.SwitchMQAR[evalrun.AttentionToLinear], c.ClaimPairs)
+	la, sla, _, _ := pooled(o.SwitchMQAR[evalrun.LinearToAttention], c.ClaimPairs)
 	tol := func(s1, s2 float64) float64 { return math.Max(SwitchTolerance, 3*math.Sqrt(s1*s1+s2*s2)) }
 	pre := tol(sa, sl)
 	tAL, tLA := tol(sal, sl), tol(sla, sa)

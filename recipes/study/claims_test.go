@@ -5,8 +5,9 @@ import (
 	"math"
 	"testing"
 
-	"github.com/oryx-go/oryx/evals/mqar"
 	"github.com/stretchr/testify/require"
+
+	"github.com/oryx-go/oryx/evals/evalrun"
 )
 
 func TestCurveInterpolation(t *testing.T) {
@@ -42,7 +43,7 @@ func oryxResult(att, lin, mix, al, la float64) *ModelResult {
 	return &ModelResult{RunSpec: RunSpec{Name: "oryx-tg"}, Schedules: []ScheduleResult{
 		{Schedule: "attention", MQARCells: cell(att, 1)}, {Schedule: "linear", MQARCells: cell(lin, 0)},
 		{Schedule: "mixed", MQARCells: cell(mix, 0.05)}},
-		SwitchMQAR: map[string]map[int]mqarCell{mqar.AttentionToLinear: cell(al, 0.1), mqar.LinearToAttention: cell(la, 0.9)}}
+		SwitchMQAR: map[string]map[int]mqarCell{evalrun.AttentionToLinear: cell(al, 0.1), evalrun.LinearToAttention: cell(la, 0.9)}}
 }
 
 func TestClaimsBAndC(t *testing.T) {

@@ -18,7 +18,8 @@ import (
 
 	"github.com/oryx-go/oryx/evals/evalrun"
 	"github.com/oryx-go/oryx/oryx"
-	"github.com/oryx-go/oryx/recipes/recipe"
+	"github.com/oryx-go/oryx/oryx/schedule"
+	"github.com/oryx-go/oryx/recipes/train"
 )
 
 // RunSpec is one trained model of the study.
@@ -44,20 +45,20 @@ func DefaultRuns() []RunSpec {
 	return []RunSpec{
 		{Name: "transformer", Variant: oryx.Transformer, Role: RoleMain},
 		{Name: "gdn", Variant: oryx.GDN, Role: RoleMain},
-		{Name: "oryx-tg", Variant: oryx.OryxTG, AttentionProb: 0.5, ModeTraining: recipe.ModeTrainingMixed, Role: RoleMain},
-		{Name: "oryx-tg-p1", Variant: oryx.OryxTG, AttentionProb: 1, ModeTraining: recipe.ModeTrainingMixed, Role: RoleControl},
-		{Name: "oryx-tg-p0", Variant: oryx.OryxTG, AttentionProb: 0, ModeTraining: recipe.ModeTrainingMixed, Role: RoleControl},
-		{Name: "oryx-tg-complementary", Variant: oryx.OryxTG, AttentionProb: 0.5, ModeTraining: recipe.ModeTrainingComplementary,
+		{Name: "oryx-tg", Variant: oryx.OryxTG, AttentionProb: 0.5, ModeTraining: train.ModeTrainingMixed, Role: RoleMain},
+		{Name: "oryx-tg-p1", Variant: oryx.OryxTG, AttentionProb: 1, ModeTraining: train.ModeTrainingMixed, Role: RoleControl},
+		{Name: "oryx-tg-p0", Variant: oryx.OryxTG, AttentionProb: 0, ModeTraining: train.ModeTrainingMixed, Role: RoleControl},
+		{Name: "oryx-tg-complementary", Variant: oryx.OryxTG, AttentionProb: 0.5, ModeTraining: train.ModeTrainingComplementary,
 			Role: RoleAblation},
 	}
 }
 
 // Config sizes the study.
 type Config struct {
-	Out   string             `json:"out"`   // everything goes here (runs/, results/, plots, report.md, study.json)
-	Runs  []RunSpec          `json:"runs"`  // models, trained one after the other
-	Data  string             `json:"data"`  // training mixture (datasets mixture spec)
-	Train recipe.TrainConfig `json:"train"` // every run's, but for the runs' mode training
+	Out   string            `json:"out"`   // everything goes here (runs/, results/, plots, report.md, study.json)
+	Runs  []RunSpec         `json:"runs"`  // models, trained one after the other
+	Data  string            `json:"data"`  // training mixture (datasets mixture spec)
+	Train train.TrainConfig `json:"train"` // every run's, but for the runs' mode training
 
 	MQARPairs    []int `json:"mqar_pairs"`    // evaluated numbers of key–value pairs
 	ClaimPairs   []int `json:"claim_pairs"`   // the pair counts the claims pool (those trained on: the mixture's 4..pairs)
@@ -81,9 +82,9 @@ type Config struct {
 	// The attention-budget frontier of the Oryx-TG main model (frontier.go): MQAR over ClaimPairs with the
 	// first FrontierExamples evaluation examples per pair count (0: no frontier), at each budget under each
 	// policy.
-	FrontierBudgets  []float64     `json:"frontier_budgets"`
-	FrontierPolicies []oryx.Policy `json:"frontier_policies"`
-	FrontierExamples int           `json:"frontier_examples"`
+	FrontierBudgets  []float64         `json:"frontier_budgets"`
+	FrontierPolicies []schedule.Policy `json:"frontier_policies"`
+	FrontierExamples int               `json:"frontier_examples"`
 }
 
 // Default is the full study, sized for `make demo` on 2 cores with XLA CPU (the budget is measured in the
@@ -94,9 +95,9 @@ type Config struct {
 // at 500, 98.0 / 98.2 % at 700, 99.2 / 97.5 % at 800; 700 steps leaves a margin over the ≥ 90 % the study
 // needs.
 func Default() Config {
-	tc := recipe.TrainConfig{
+	tc := train.TrainConfig{
 		SeqLen: 128, Batch: 32, MicroBatch: 32, Steps: 700,
-		LR: 3e-3, LRSchedule: recipe.LRConstant, MinLRRatio: 0.1, WarmupSteps: 20, Beta1: 0.9, Beta2: 0.95, Eps: 1e-8,
+		LR: 3e-3, LRSchedule: train.LRConstant, MinLRRatio: 0.1, WarmupSteps: 20, Beta1: 0.9, Beta2: 0.95, Eps: 1e-8,
 		WeightDecay: 0.1, ClipNorm: 1, Precision: "f32", BlockLen: 32, AttentionProb: 0.5, Seed: 1,
 		CheckpointEvery: 100, KeepCheckpoints: 1, EvalEvery: 25, EvalBatches: 2, LogEvery: 1,
 	}
@@ -110,7 +111,7 @@ func Default() Config {
 		SwitchSequences: 32,
 		// The frontier on the evaluation's own MQAR examples (so that F = 0 and 1 repeat the linear and
 		// attention readings): 22 points, 25 s on XLA CPU under load (README).
-		FrontierBudgets: slices.Clone(evalrun.DefaultBudgets), FrontierPolicies: slices.Clone(oryx.Policies), FrontierExamples: 64,
+		FrontierBudgets: slices.Clone(evalrun.DefaultBudgets), FrontierPolicies: slices.Clone(schedule.Policies), FrontierExamples: 64,
 	}
 }
 

@@ -10,12 +10,9 @@ import (
 	"github.com/oryx-go/oryx/datasets"
 	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/evals/evalrun"
-	"github.com/oryx-go/oryx/evals/modeswitch"
-	"github.com/oryx-go/oryx/evals/mqar"
-	"github.com/oryx-go/oryx/evals/oryxlm"
 	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/oryx"
-	"github.com/oryx-go/oryx/recipes/recipe"
+	"github.com/oryx-go/oryx/recipes/train"
 )
 
 // Evaluation seeds, disjoint from the training mixture's (datasets.MixTrainSeed and up).
@@ -27,7 +24,7 @@ const (
 
 // ScheduleResult is one model read under one schedule.
 type ScheduleResult struct {
-	Schedule string `json:"schedule"` // attention | linear | mixed (oryxlm.Mixed: linear context, attention from the question on)
+	Schedule string `json:"schedule"` // attention | linear | mixed (evalrun.Mixed: linear context, attention from the question on)
 	// ValLoss is the held-out synthetic language's loss in nats/token under the schedule: attention and
 	// linear only (the training's validation modes); null (NaN) for mixed, which has no question to split
 	// text at. The multi-mixer runs' validation in block-random modes is training.val_loss.block_random.
@@ -39,7 +36,7 @@ type ScheduleResult struct {
 	AttentionFraction float64                    `json:"attention_fraction"`
 }
 
-// mqarCell is an MQAR result (mqar.Result) as study.json records it.
+// mqarCell is an MQAR result (evalrun.MQARResult) as study.json records it.
 type mqarCell struct {
 	Accuracy          float64 `json:"accuracy"`
 	StdErr            float64 `json:"stderr"`
@@ -47,7 +44,7 @@ type mqarCell struct {
 	AttentionFraction float64 `json:"attention_fraction"`
 }
 
-func newMQARCell(r mqar.Result) mqarCell {
+func newMQARCell(r evalrun.MQARResult) mqarCell {
 	return mqarCell{r.Accuracy, r.StdErr, r.Queries, r.AttentionFraction}
 }
 
@@ -55,20 +52,20 @@ func newMQARCell(r mqar.Result) mqarCell {
 type ModelResult struct {
 	RunSpec
 	Params    int64            `json:"params"`
-	Summary   *recipe.Summary  `json:"training"`
+	Summary   *train.Summary   `json:"training"`
 	Schedules []ScheduleResult `json:"schedules"`
 	// SwitchMQAR is the mode-switch test (multi-mixer models): MQAR with the pairs read in one mode and the
-	// queries in the other, by schedule (mqar.AttentionToLinear, mqar.LinearToAttention) and number of pairs.
+	// queries in the other, by schedule (evalrun.AttentionToLinear, evalrun.LinearToAttention) and number of pairs.
 	SwitchMQAR map[string]map[int]mqarCell `json:"switch_mqar,omitempty"`
 	// Switch is the per-position loss on held-out text around a switch (multi-mixer models): supplementary.
-	Switch *modeswitch.Curves `json:"mode_switch,omitempty"`
+	Switch *evalrun.SwitchCurves `json:"mode_switch,omitempty"`
 }
 
 // schedulesOf lists the schedules a variant is read in.
 func schedulesOf(v oryx.Variant) []string {
 	switch {
 	case v.IsMultiMixer():
-		return []string{"attention", "linear", oryxlm.Mixed}
+		return []string{"attention", "linear", evalrun.Mixed}
 	case v.HasAttention():
 		return []string{"attention"}
 	}
@@ -78,7 +75,7 @@ func schedulesOf(v oryx.Variant) []string {
 // newScheduleResults starts the results of a variant's schedules, with the validation losses of the training
 // summary: attention and linear under their own names; the mixed schedule has none (the training validates
 // block-random modes, a different schedule, kept in the summary as rundir.ValBlockRandom).
-func newScheduleResults(v oryx.Variant, sum *recipe.Summary) []ScheduleResult {
+func newScheduleResults(v oryx.Variant, sum *train.Summary) []ScheduleResult {
 	var out []ScheduleResult
 	for _, sched := range schedulesOf(v) {
 		sr := ScheduleResult{Schedule: sched, ValLoss: rundir.Float(math.NaN()), MQAR: map[int]float64{}, MQARCells: map[int]mqarCell{},
@@ -93,7 +90,7 @@ func newScheduleResults(v oryx.Variant, sum *recipe.Summary) []ScheduleResult {
 
 // evaluate measures a trained model (its checkpoint in dir) with the evaluations of evals/evalrun: MQAR and
 // its switch test, the mini needle and the copy probe under each schedule, and the mode-switch curves.
-func evaluate(c Config, rs RunSpec, dir string, sum *recipe.Summary, log io.Writer) (*ModelResult, error) {
+func evaluate(c Config, rs RunSpec, dir string, sum *train.Summary, log io.Writer) (*ModelResult, error) {
 	m, ctx, err := oryx.LoadCheckpoint(dir, nil)
 	if err != nil {
 		return nil, err
@@ -101,7 +98,7 @@ func evaluate(c Config, rs RunSpec, dir string, sum *recipe.Summary, log io.Writ
 	tok := tokenizers.NewByteTokenizer()
 	res := &ModelResult{RunSpec: rs, Params: oryx.CountParams(m.Config).Total, Summary: sum,
 		Schedules: newScheduleResults(m.Config.Variant, sum)}
-	lm, err := oryxlm.New(m, ctx, tok, oryxlm.Options{Batch: 16, MaxLength: 4096})
+	lm, err := evalrun.NewLM(m, ctx, tok, evalrun.LMOptions{Batch: 16, MaxLength: 4096})
 	if err != nil {
 		return nil, err
 	}
@@ -119,14 +116,14 @@ func evaluate(c Config, rs RunSpec, dir string, sum *recipe.Summary, log io.Writ
 			return nil, err
 		}
 		fmt.Fprintf(log, "  mode switch at %d: recovery attention→linear %d tokens, linear→attention %d tokens\n",
-			res.Switch.SwitchAt, res.Switch.Recovery[modeswitch.AttentionToLinear], res.Switch.Recovery[modeswitch.LinearToAttention])
+			res.Switch.SwitchAt, res.Switch.Recovery[evalrun.AttentionToLinear], res.Switch.Recovery[evalrun.LinearToAttention])
 	}
 	return res, nil
 }
 
 // evaluateMQAR scores MQAR under every schedule the variant has and, for multi-mixer variants, the switch
 // test (evalrun.ScoreMQAR, evalrun.SwitchMQAR).
-func evaluateMQAR(c Config, lm *oryxlm.Model, res *ModelResult, log io.Writer) error {
+func evaluateMQAR(c Config, lm *evalrun.LM, res *ModelResult, log io.Writer) error {
 	task := datasets.MQARConfig{Vocab: datasets.MQARVocab, SeqLen: c.Train.SeqLen, Seed: mqarEvalSeed}
 	scores, err := evalrun.ScoreMQAR(lm, task, c.MQARPairs, c.MQARExamples, datasets.MQARTokenOffset)
 	if err != nil {
@@ -172,7 +169,7 @@ func evaluateGenProbes(c Config, m *oryx.Model, ctx *context.Context, tok tokeni
 	}
 	// One generating model for every schedule and probe: its engines and their compiled graphs are reused
 	// (the schedule only changes the modes fed to them).
-	gen, err := oryxlm.New(m, ctx, tok, oryxlm.Options{Batch: 8, MaxLength: 4096})
+	gen, err := evalrun.NewLM(m, ctx, tok, evalrun.LMOptions{Batch: 8, MaxLength: 4096})
 	if err != nil {
 		return err
 	}
@@ -222,10 +219,10 @@ func attentionFraction(c Config, s ScheduleResult) float64 {
 
 // modeSwitch computes the per-position loss curves around a switch at half the training length on held-out
 // synthetic text (evalrun.HeldOut).
-func modeSwitch(c Config, lm *oryxlm.Model) (*modeswitch.Curves, error) {
+func modeSwitch(c Config, lm *evalrun.LM) (*evalrun.SwitchCurves, error) {
 	seqs, err := evalrun.HeldOut(datasets.DataSpec{Spec: "synth"}, lm.Tokenizer(), c.Train.SeqLen, c.SwitchSequences)
 	if err != nil {
 		return nil, err
 	}
-	return modeswitch.Run(lm, seqs, c.Train.SeqLen/2)
+	return evalrun.ModeSwitch(lm, seqs, c.Train.SeqLen/2)
 }

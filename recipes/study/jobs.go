@@ -6,7 +6,7 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/oryx-go/oryx/recipes/recipe"
+	"github.com/oryx-go/oryx/recipes/train"
 )
 
 // Runs are trained and evaluated Config.Jobs at a time. On XLA CPU a tiny model's step is hundreds of small
@@ -24,9 +24,9 @@ func relativeCost(rs RunSpec) float64 {
 		return 1
 	case !rs.Variant.IsMultiMixer():
 		return 2
-	case rs.ModeTraining == recipe.ModeTrainingComplementary:
+	case rs.ModeTraining == train.ModeTrainingComplementary:
 		return 4.2
-	case rs.AttentionProb == 1: // one readout (recipe's uniform mode training): a Transformer step and the shared paths
+	case rs.AttentionProb == 1: // one readout (the trainer's uniform mode training): a Transformer step and the shared paths
 		return 1.3
 	case rs.AttentionProb == 0:
 		return 2.1

@@ -6,7 +6,7 @@ import (
 	"sort"
 
 	"github.com/oryx-go/oryx/datasets"
-	"github.com/oryx-go/oryx/evals/mqar"
+	"github.com/oryx-go/oryx/evals/evalrun"
 	"github.com/oryx-go/oryx/internal/figure"
 	"github.com/oryx-go/oryx/internal/rundir"
 )
@@ -21,9 +21,9 @@ var scheduleStyle = map[string]figure.Line{
 	"mixed":     {Color: 2, Marker: 3, Dash: figure.Dashed},
 	// The validation loss in block-random modes (loss.png only): the multi-mixer runs' training
 	// distribution, not the mixed schedule, so it has a style of its own.
-	rundir.ValBlockRandom:  {Color: 3, Marker: 7, Dash: figure.Dashed},
-	mqar.LinearToAttention: {Color: 0, Marker: 4, Dash: figure.Dashed},
-	mqar.AttentionToLinear: {Color: 1, Marker: 5, Dash: figure.Dashed},
+	rundir.ValBlockRandom:     {Color: 3, Marker: 7, Dash: figure.Dashed},
+	evalrun.LinearToAttention: {Color: 0, Marker: 4, Dash: figure.Dashed},
+	evalrun.AttentionToLinear: {Color: 1, Marker: 5, Dash: figure.Dashed},
 }
 
 // writePlots draws:
@@ -90,7 +90,7 @@ func writePlots(c Config, rep *Report) error {
 		if m.SwitchMQAR != nil {
 			swP := &figure.Panel{Title: title, X: pairs, Y: unit, HRefs: chance, Dodge: true,
 				Comment: "A → B: the pairs read in A, the queries in B"}
-			for _, k := range []string{"attention", "linear", mqar.LinearToAttention, mqar.AttentionToLinear} {
+			for _, k := range []string{"attention", "linear", evalrun.LinearToAttention, evalrun.AttentionToLinear} {
 				cells := m.SwitchMQAR[k]
 				if k == "attention" || k == "linear" {
 					cells = m.sched(k).MQARCells
@@ -141,9 +141,9 @@ func panelTitle(r RunSpec) string {
 // switchName is the legend entry of a switch-test schedule (the panel's comment says what A → B is).
 func switchName(k string) string {
 	switch k {
-	case mqar.LinearToAttention:
+	case evalrun.LinearToAttention:
 		return "linear → attention"
-	case mqar.AttentionToLinear:
+	case evalrun.AttentionToLinear:
 		return "attention → linear"
 	}
 	return k

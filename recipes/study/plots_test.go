@@ -8,8 +8,6 @@ import (
 	"testing"
 
 	"github.com/oryx-go/oryx/evals/evalrun"
-	"github.com/oryx-go/oryx/evals/modeswitch"
-	"github.com/oryx-go/oryx/evals/mqar"
 	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/stretchr/testify/require"
 )
@@ -54,15 +52,15 @@ func TestWritePlots(t *testing.T) {
 		}
 		if v.IsMultiMixer() {
 			m.SwitchMQAR = map[string]map[int]mqarCell{}
-			for ki, k := range []string{mqar.AttentionToLinear, mqar.LinearToAttention} {
+			for ki, k := range []string{evalrun.AttentionToLinear, evalrun.LinearToAttention} {
 				m.SwitchMQAR[k] = map[int]mqarCell{}
 				for i, p := range c.MQARPairs {
 					acc := math.Max(0, 0.9-0.3*float64(i)-0.2*float64(ki))
 					m.SwitchMQAR[k][p] = mqarCell{Accuracy: acc, StdErr: math.Sqrt(acc*(1-acc)/64) + 0.01}
 				}
 			}
-			sw := &modeswitch.Curves{Variant: v, SwitchAt: 128, Sequences: 64, SeqLen: 256, Window: modeswitch.DefaultWindow, Loss: map[string][]float64{}}
-			for ni, name := range []string{modeswitch.Attention, modeswitch.Linear, modeswitch.AttentionToLinear, modeswitch.LinearToAttention} {
+			sw := &evalrun.SwitchCurves{Variant: v, SwitchAt: 128, Sequences: 64, SeqLen: 256, Window: evalrun.SwitchWindow, Loss: map[string][]float64{}}
+			for ni, name := range []string{evalrun.SwitchAttention, evalrun.SwitchLinear, evalrun.AttentionToLinear, evalrun.LinearToAttention} {
 				y := make([]float64, 256)
 				for p := range y {
 					y[p] = 1 + 3/math.Sqrt(float64(p+1)) + 0.1*float64(ni%2) + 0.05*math.Sin(float64(p))

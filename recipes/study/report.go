@@ -5,7 +5,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/oryx-go/oryx/evals/mqar"
+	"github.com/oryx-go/oryx/evals/evalrun"
 	"github.com/oryx-go/oryx/internal/rundir"
 )
 
@@ -89,10 +89,10 @@ func markdown(c Config, rep *Report) string {
 		if m.SwitchMQAR == nil {
 			continue
 		}
-		for _, p := range sortedKeys(m.SwitchMQAR[mqar.AttentionToLinear]) {
+		for _, p := range sortedKeys(m.SwitchMQAR[evalrun.AttentionToLinear]) {
 			fmt.Fprintf(&b, "| %s | %d | %.1f%% | %.1f%% | %.1f%% | %.1f%% |\n", m.Name, p, 100*m.sched("attention").MQARCells[p].Accuracy,
-				100*m.sched("linear").MQARCells[p].Accuracy, 100*m.SwitchMQAR[mqar.AttentionToLinear][p].Accuracy,
-				100*m.SwitchMQAR[mqar.LinearToAttention][p].Accuracy)
+				100*m.sched("linear").MQARCells[p].Accuracy, 100*m.SwitchMQAR[evalrun.AttentionToLinear][p].Accuracy,
+				100*m.SwitchMQAR[evalrun.LinearToAttention][p].Accuracy)
 		}
 	}
 	b.WriteString(frontierMarkdown(c, rep))

@@ -13,11 +13,9 @@ import (
 	"github.com/oryx-go/oryx/datasets"
 	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/evals/evalrun"
-	"github.com/oryx-go/oryx/evals/harness"
-	"github.com/oryx-go/oryx/evals/leaderboard"
 	"github.com/oryx-go/oryx/internal/backend"
 	"github.com/oryx-go/oryx/oryx"
-	"github.com/oryx-go/oryx/recipes/recipe"
+	"github.com/oryx-go/oryx/recipes/train"
 )
 
 // Report is the study's outcome, also written to study.json.
@@ -31,7 +29,7 @@ type Report struct {
 	Date     string         `json:"date"`
 
 	// Frontier is the attention-budget frontier of the Oryx-TG main model (frontier.go).
-	Frontier *FrontierResult `json:"frontier"`
+	Frontier *evalrun.FrontierSummary `json:"frontier"`
 }
 
 // Run trains and evaluates every model of c, then writes the artefacts. A model whose run directory already
@@ -39,7 +37,7 @@ type Report struct {
 // study continues where it stopped.
 //
 // Cancelling ctx (SIGINT in the command) stops Run between steps: a run in training is stopped by its own
-// signal handling (recipe.Train saves a checkpoint and returns recipe.ErrInterrupted); the finished runs
+// signal handling (train.Train saves a checkpoint and returns train.ErrInterrupted); the finished runs
 // stay in c.Out, so running the study again continues with the next model.
 func Run(ctx context.Context, c Config, log io.Writer) (*Report, error) {
 	start := time.Now()
@@ -77,7 +75,7 @@ func Run(ctx context.Context, c Config, log io.Writer) (*Report, error) {
 
 // TrainRun trains run i of c in this process (or resumes it; a finished run is left as it is) and returns
 // its summary. It is what a training worker runs (Config.TrainWorker).
-func TrainRun(c Config, i int, log io.Writer) (*recipe.Summary, error) {
+func TrainRun(c Config, i int, log io.Writer) (*train.Summary, error) {
 	if i < 0 || i >= len(c.Runs) {
 		return nil, fmt.Errorf("study: run %d of %d", i, len(c.Runs))
 	}
@@ -94,7 +92,7 @@ func TrainRun(c Config, i int, log io.Writer) (*recipe.Summary, error) {
 		return nil, err
 	}
 	cfg.Vocab = 320 // the byte tokenizer's 258 ids, padded to a multiple of 64
-	sum, err := recipe.Train(recipe.Run{Name: name, Model: cfg, Train: tc, Data: datasets.DataSpec{Spec: c.Data},
+	sum, err := train.Train(train.Run{Name: name, Model: cfg, Train: tc, Data: datasets.DataSpec{Spec: c.Data},
 		Tokenizer: "bytes", Out: runDir(c, c.Runs[i].Name), Log: log})
 	if err != nil {
 		return nil, fmt.Errorf("training %s: %w", name, err)
@@ -108,7 +106,7 @@ func TrainRun(c Config, i int, log io.Writer) (*recipe.Summary, error) {
 // summary is read back by TrainRun, which finds the run finished.
 func trainAndEvaluateAll(ctx context.Context, c Config, log io.Writer) ([]*ModelResult, error) {
 	models := make([]*ModelResult, len(c.Runs))
-	evaluateRun := func(i int, sum *recipe.Summary, log io.Writer) error {
+	evaluateRun := func(i int, sum *train.Summary, log io.Writer) error {
 		name := c.Runs[i].Name + "-tiny"
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("interrupted before evaluating %s (its run is finished in %s): %w", name, runDir(c, c.Runs[i].Name), err)
@@ -207,19 +205,17 @@ func writeArtefacts(c Config, rep *Report) error {
 	for _, m := range rep.Models {
 		for _, s := range m.Schedules {
 			f := filepath.Join(resDir, fmt.Sprintf("%s-tiny-%s.json", m.Name, s.Schedule))
-			info := leaderboard.RunInfo{Model: m.Name + "-tiny", Variant: string(m.Variant), Size: "tiny",
+			info := evalrun.RunInfo{Model: m.Name + "-tiny", Variant: string(m.Variant), Size: "tiny",
 				Parameters: m.Params, Checkpoint: filepath.Join(c.Out, "runs", m.Name+"-tiny"),
 				CheckpointStep: int64(m.Summary.Steps), TokensSeen: m.Summary.Tokens, Schedule: s.Schedule,
 				Backend: rep.Backend, Tokenizer: "bytes", MaxLength: 4096, Date: rep.Date}
-			run := leaderboard.NewRunFile(info, scheduleResults(s))
-			run.AttentionFraction = s.AttentionFraction
-			if err := run.WriteFile(f); err != nil {
+			if err := evalrun.WriteRunFile(f, info, scheduleResults(s), s.AttentionFraction); err != nil {
 				return err
 			}
 			files = append(files, f)
 		}
 	}
-	lb, err := leaderboard.Merge(files...)
+	lb, err := evalrun.MergeLeaderboard(files...)
 	if err != nil {
 		return err
 	}
@@ -240,10 +236,10 @@ func writeArtefacts(c Config, rep *Report) error {
 }
 
 // scheduleResults turns a schedule's measurements into harness results for the run file.
-func scheduleResults(s ScheduleResult) []*harness.Result {
-	var out []*harness.Result
+func scheduleResults(s ScheduleResult) []*evalrun.Result {
+	var out []*evalrun.Result
 	if !math.IsNaN(float64(s.ValLoss)) {
-		out = append(out, &harness.Result{Task: "val", Metrics: map[string]harness.Metric{"loss": {Value: float64(s.ValLoss), Stderr: math.NaN()}}})
+		out = append(out, &evalrun.Result{Task: "val", Metrics: map[string]evalrun.Metric{"loss": {Value: float64(s.ValLoss), Stderr: math.NaN()}}})
 	}
 	mqar := map[int]evalrun.ProbeScore{}
 	for p, cell := range s.MQARCells {
@@ -255,13 +251,13 @@ func scheduleResults(s ScheduleResult) []*harness.Result {
 }
 
 // cellsResult turns per-size cells into a result with metrics "<metric>@<size>" and their mean "<metric>".
-func cellsResult(task, metric string, cells map[int]evalrun.ProbeScore) *harness.Result {
-	r := &harness.Result{Task: task, Metrics: map[string]harness.Metric{}}
+func cellsResult(task, metric string, cells map[int]evalrun.ProbeScore) *evalrun.Result {
+	r := &evalrun.Result{Task: task, Metrics: map[string]evalrun.Metric{}}
 	var all []float64
 	for k, cell := range cells {
-		r.Metrics[fmt.Sprintf("%s@%d", metric, k)] = harness.Metric{Value: cell.Score, Stderr: cell.StdErr, N: cell.N}
+		r.Metrics[fmt.Sprintf("%s@%d", metric, k)] = evalrun.Metric{Value: cell.Score, Stderr: cell.StdErr, N: cell.N}
 		all = append(all, cell.Score)
 	}
-	r.Metrics[metric] = harness.Metric{Value: harness.Mean(all), Stderr: math.NaN(), N: len(all)}
+	r.Metrics[metric] = evalrun.Metric{Value: evalrun.Mean(all), Stderr: math.NaN(), N: len(all)}
 	return r
 }

@@ -12,10 +12,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/oryx-go/oryx/evals/evalrun"
-	"github.com/oryx-go/oryx/evals/leaderboard"
 	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/oryx"
-	"github.com/oryx-go/oryx/recipes/recipe"
+	"github.com/oryx-go/oryx/recipes/train"
 )
 
 // TestQuickStudyArtefacts runs the quick study (the CI smoke test of the main job) and checks that every
@@ -62,7 +61,7 @@ func TestQuickStudyArtefacts(t *testing.T) {
 	require.Len(t, rep.Controls, 8, "6 comparisons with the Oryx runs, 2 half-token controls")
 	lb, err := os.ReadFile(filepath.Join(c.Out, "leaderboard.json"))
 	require.NoError(t, err)
-	var l leaderboard.Leaderboard
+	var l evalrun.Leaderboard
 	require.NoError(t, json.Unmarshal(lb, &l))
 	require.Len(t, l.Runs, 14, "transformer/attention, gdn/linear, 4 oryx-tg runs × 3 schedules")
 	for _, r := range l.Runs {
@@ -186,7 +185,7 @@ func TestRunCancelled(t *testing.T) {
 // loss (null in study.json, "–" in the report), attention and linear take theirs, and the report gives the
 // block-random loss under its own name — also from a run directory of the old layout, where it was "mixed".
 func TestMixedIsNotBlockRandom(t *testing.T) {
-	var sum recipe.Summary
+	var sum train.Summary
 	require.NoError(t, json.Unmarshal([]byte(`{"val_loss":{"attention":1.25,"linear":1.5,"mixed":1.375}}`), &sum))
 	rows := newScheduleResults(oryx.OryxTG, &sum)
 	require.Len(t, rows, 3)

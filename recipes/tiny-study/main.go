@@ -31,12 +31,12 @@ import (
 	"github.com/oryx-go/oryx/internal/backend"
 	"github.com/oryx-go/oryx/internal/cli"
 	"github.com/oryx-go/oryx/internal/interrupt"
-	"github.com/oryx-go/oryx/recipes/recipe"
 	"github.com/oryx-go/oryx/recipes/study"
+	"github.com/oryx-go/oryx/recipes/train"
 )
 
 func main() {
-	cli.Exit("tiny-study", run(os.Args[1:], os.Stdout, os.Stderr), recipe.ErrInterrupted)
+	cli.Exit("tiny-study", run(os.Args[1:], os.Stdout, os.Stderr), train.ErrInterrupted)
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
@@ -164,7 +164,7 @@ func trainInChild(ctx context.Context, c study.Config, i int, log io.Writer) err
 	cmd.WaitDelay = 2 * time.Minute // time to save the checkpoint
 	if err := cmd.Run(); err != nil {
 		if ctx.Err() != nil {
-			return fmt.Errorf("training %s (worker process): %w", c.Runs[i].Name+"-tiny", recipe.ErrInterrupted)
+			return fmt.Errorf("training %s (worker process): %w", c.Runs[i].Name+"-tiny", train.ErrInterrupted)
 		}
 		return fmt.Errorf("training %s (worker process %s --train-run %d): %w", c.Runs[i].Name+"-tiny", filepath.Base(self), i, err)
 	}
