@@ -17,6 +17,8 @@ import (
 	"github.com/oryx-go/oryx/internal/backend"
 	"github.com/oryx-go/oryx/internal/testutil"
 	"github.com/oryx-go/oryx/oryx"
+	"github.com/oryx-go/oryx/oryx/infer"
+	"github.com/oryx-go/oryx/oryx/schedule"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -192,9 +194,9 @@ func constModes(b, n int, m oryx.Mode) [][]oryx.Mode {
 func goGenerate(t *testing.T, ckpt string, prompt []int32, spec string, maxTokens int) []int32 {
 	m, ctx, err := oryx.LoadCheckpoint(ckpt, nil)
 	require.NoError(t, err)
-	e, err := oryx.NewEngine(backend.MustGet(), ctx, m, 1, len(prompt)+maxTokens)
+	e, err := infer.NewEngine(backend.MustGet(), ctx, m, 1, len(prompt)+maxTokens)
 	require.NoError(t, err)
-	g, err := e.Generate([][]int32{prompt}, oryx.GenerateOptions{Schedule: spec, MaxTokens: maxTokens})
+	g, err := e.Generate([][]int32{prompt}, infer.GenerateOptions{Schedule: spec, MaxTokens: maxTokens})
 	require.NoError(t, err)
 	return g.Tokens[0]
 }
@@ -202,14 +204,14 @@ func goGenerate(t *testing.T, ckpt string, prompt []int32, spec string, maxToken
 // specModes is the mode of every position fed to the model for a prompt of n tokens and max generated
 // tokens under spec: the prompt's (ParseScheduleRows), then DecodeMode at each generated position.
 func specModes(t *testing.T, spec string, n, maxTokens int) []int {
-	s, err := oryx.ParseScheduleRows(spec, []int{n}, 0)
+	s, err := schedule.ParseScheduleRows(spec, []int{n}, 0)
 	require.NoError(t, err)
 	var out []int
 	for _, m := range s.Row(0) {
 		out = append(out, int(m))
 	}
 	for pos := n; pos < n+maxTokens-1; pos++ {
-		m, err := oryx.DecodeMode(spec, pos, n)
+		m, err := schedule.DecodeMode(spec, pos, n)
 		require.NoError(t, err)
 		out = append(out, int(m))
 	}
@@ -275,7 +277,7 @@ func runTorch(t *testing.T, python string, jobs []torchJob, env []string) ([]tor
 }
 
 func modeRows(t *testing.T, spec string, b, n int) ([][]oryx.Mode, [][]int) {
-	s, err := oryx.ParseSchedule(spec, b, n, 0)
+	s, err := schedule.ParseSchedule(spec, b, n, 0)
 	require.NoError(t, err)
 	var goRows [][]oryx.Mode
 	var pyRows [][]int
