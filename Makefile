@@ -1,7 +1,7 @@
 # Oryx in Go. `make demo` is the main job, `make test` the test suite (what CI runs).
 GO ?= go
 
-.PHONY: demo demo-run demo-quick study-scale study-attribution test test-go test-xla vet fuzz-short xla-cpu xla-cuda py-tools bench-mixers \
+.PHONY: demo demo-run demo-quick study-scale study-attribution test test-go test-xla vet fuzz-short xla-cpu xla-cuda py-tools torch lmeval-check bench-mixers \
 	bench-mixers-all bench-model bench-train bench-train-xla bench-xla-vs-go bench-speculative build
 
 # XLA: `make xla-cpu` installs the pinned XLA CPU PJRT plugin from the Python package index into .xla/ (project-local,
@@ -58,9 +58,11 @@ study-attribution:
 	$(XLA_MALLOC) $(GO) run $(XLA_TAGS) ./recipes/tiny-study --attribution $(ATTRIBUTION_FLAGS)
 
 # The test suite (what CI runs): vet, every package on the pure-Go backend, the same suite again on XLA CPU (the
-# plugin installed first by `make xla-cpu`), then a short run of every fuzz test; `make py-tools` first, so that the
-# safetensors interop test runs. No GPU; the network only for pip.
-test: vet py-tools test-go test-xla fuzz-short
+# plugin installed first by `make xla-cpu`), then a short run of every fuzz test; `make py-tools` and `make torch`
+# first, so that the interop tests run (Python's safetensors, lm-eval's own code on the results and samples files,
+# the exported PyTorch reference against the Go model, transformers loading an export). No GPU; the network only
+# for pip and apt-get.
+test: vet py-tools torch test-go test-xla fuzz-short
 
 # The pure-Go suite alone, for machines without pip.
 test-go:
@@ -81,10 +83,24 @@ xla-cpu:
 xla-cuda:
 	@bash scripts/install-xla.sh cuda
 
-# Python's safetensors (0.8.0) and numpy into .pytools (project-local, git-ignored; scripts/install-pytools.sh):
-# the interop test (oryx/hf) reads `oryx export` files with them, and skips with a message when absent.
+# The pinned Python packages of the interop tests into .pytools (project-local, git-ignored; pip --target;
+# scripts/install-pytools.sh lists them): safetensors, lm-evaluation-harness 0.4.13 (without its dependencies) and
+# what its result and task code imports (datasets, pytablewriter, ...), transformers. The tests that use them skip
+# with a message when absent.
 py-tools:
 	@bash scripts/install-pytools.sh
+
+# lm_eval itself (0.4.13, through the model adapter scripts/lmeval_oryx.py and the export's modeling_oryx.py) against
+# `go run ./evals` on the same float64 checkpoint, the nine LM tasks on the local data with --limit 5, schedules
+# attention and linear: every metric and stderr equal to 1e-6 (scripts/lmeval-check.sh). Not part of `make test`:
+# it needs the evaluation data ($ORYX_DATA or shared/data/hf) and takes minutes (wikitext's 2048-token windows).
+lmeval-check: py-tools torch
+	@bash scripts/lmeval-check.sh
+
+# Debian's python3-torch for /usr/bin/python3 (apt-get when missing and root; scripts/install-torch.sh): the
+# exported modeling_oryx.py is checked against the Go model with it (oryx/hf), and the lm-eval check runs on it.
+torch:
+	@bash scripts/install-torch.sh
 
 # 10 s per fuzz target (seed corpora in each package's testdata/fuzz); longer: FUZZTIME=5m make fuzz-short.
 # Targets are package:FuzzName; one at a time.

@@ -61,10 +61,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.Tasks, "tasks", "lm", "comma-separated tasks or groups (lm, recall, niah, all); unknown names list the known ones")
 	fs.BoolVar(&o.Mixed, "mixed", false, "the paper's mixed setting: context in linear mode, question/answer and generated tokens in attention")
 	fs.StringVar(&o.Schedule, "schedule", "", "schedule spec for every token (attention, linear, attention-last:N, ranges, budget:F:POLICY with POLICY last|question|random|entropy, ...); default attention")
-	fs.StringVar(&o.Out, "out", "", "results file, lm-eval layout (default results/<model>-<schedule>.json; results/ is git-ignored); rerunning with the same file skips its finished tasks")
+	fs.StringVar(&o.Out, "out", "", "results file, lm-eval 0.4.13's layout (default results/<model>-<schedule>.json; results/ is git-ignored), also written as <dir of --out>/<model>/results_<date>.json where lm-eval's tools look; rerunning with the same file skips its finished tasks")
 	fs.BoolVar(&o.Force, "force", false, "rerun the tasks --out already holds (and overwrite a file of another run)")
 	fs.IntVar(&o.Bootstrap, "bootstrap-iters", 0, "bootstrap resamples for LAMBADA perplexity stderr (0: lm-eval's 100000, <0: off)")
-	fs.BoolVar(&o.LogSamples, "log-samples", false, "write samples_<task>_<timestamp>.jsonl (lm-eval's per-document records) next to --out")
+	fs.BoolVar(&o.LogSamples, "log-samples", false, "write samples_<task>_<date>.jsonl (lm-eval's per-document records, its on-disk layout and hashes) into <dir of --out>/<model>/, beside results_<date>.json")
 	fs.StringVar(&o.ModelName, "model", "", "model name in the results (default: the checkpoint directory's name)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: go run ./evals --checkpoint DIR [--tasks LIST] [--mixed | --schedule SPEC] [flags]\n"+
