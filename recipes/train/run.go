@@ -24,7 +24,6 @@ import (
 	"github.com/oryx-go/oryx/internal/backend"
 	"github.com/oryx-go/oryx/internal/human"
 	"github.com/oryx-go/oryx/internal/rundir"
-	"github.com/oryx-go/oryx/internal/runlock"
 	"github.com/oryx-go/oryx/internal/seedrand"
 	"github.com/oryx-go/oryx/oryx"
 	"github.com/oryx-go/oryx/oryx/schedule"
@@ -103,7 +102,7 @@ func Train(r Run) (*Summary, error) {
 	}
 	// One writer per run directory: a second run on the same --out is refused (two at once left a directory
 	// mixing both), and what killed runs left behind is removed.
-	lock, err := runlock.Acquire(r.Out, r.Name, r.Log)
+	lock, err := rundir.AcquireLock(r.Out, r.Name, r.Log)
 	if err != nil {
 		return nil, fmt.Errorf("--out: %w", err)
 	}
@@ -111,7 +110,7 @@ func Train(r Run) (*Summary, error) {
 	if sum, done, err := openRunDir(r); err != nil || done {
 		return sum, err
 	}
-	tokFile, err := copyTokenizer(r.Out, r.Tokenizer, tok.Name())
+	tokFile, err := rundir.CopyTokenizer(r.Out, r.Tokenizer, tok.Name())
 	if err != nil {
 		return nil, fmt.Errorf("--tokenizer: copying it into the run directory: %w", err)
 	}
@@ -179,7 +178,7 @@ func openRunDir(r Run) (*Summary, bool, error) {
 		return sum, true, nil
 	case done:
 		fmt.Fprintf(r.Log, "%s: %s already finished; retraining from scratch (--retrain)\n", r.Name, r.Out)
-		if err := removeRun(r.Out); err != nil {
+		if err := rundir.RemoveRun(r.Out); err != nil {
 			return nil, false, err
 		}
 	}
