@@ -1,7 +1,7 @@
 # Oryx in Go. `make demo` is the main job, `make test` the test suite (what CI runs).
 GO ?= go
 
-.PHONY: demo demo-run demo-quick study-scale study-attribution test test-go test-xla vet fuzz-short xla-cpu xla-cuda py-tools torch lmeval-check bench-mixers \
+.PHONY: demo demo-run demo-quick study-scale study-attribution test test-full test-go test-go-fuzz test-xla vet vet-go vet-xla fuzz-short xla-cpu xla-cuda py-tools torch lmeval-check bench-mixers \
 	bench-mixers-all bench-model bench-train bench-train-xla bench-xla-vs-go bench-speculative build
 
 # XLA: `make xla-cpu` installs the pinned XLA CPU PJRT plugin from the Python package index into .xla/ (project-local,
@@ -57,12 +57,29 @@ study-attribution:
 	-@$(MAKE) -s xla-cpu >/dev/null || echo "make study-attribution: no XLA CPU plugin: running on the pure-Go backend (hours)"
 	$(XLA_MALLOC) $(GO) run $(XLA_TAGS) ./recipes/tiny-study --attribution $(ATTRIBUTION_FLAGS)
 
-# The test suite (what CI runs): vet, every package on the pure-Go backend, the same suite again on XLA CPU (the
-# plugin installed first by `make xla-cpu`), then a short run of every fuzz test; `make py-tools` and `make torch`
-# first, so that the interop tests run (Python's safetensors, lm-eval's own code on the results and samples files,
-# the exported PyTorch reference against the Go model, transformers loading an export). No GPU; the network only
-# for pip and apt-get.
-test: vet py-tools torch test-go test-xla fuzz-short
+# The test suite (what CI runs), ≤ 15 minutes on 2 cores (README "The two commands", BENCHMARKS.md "Test suite"):
+#  1. the set-up, all at once (-j): `go vet` with and without -tags xla, `make py-tools`, `make torch` and
+#     `make xla-cpu` (the installs are no-ops when done; a fresh machine waits on the network while vet computes);
+#  2. the pure-Go suite (`make test-go`, then the fuzz targets for $(FUZZTIME) each) beside the XLA CPU suite
+#     (`make test-xla`, -short): most of either is one core compiling (Go's linker, XLA's LLVM), so the two
+#     side by side fill both cores.
+# py-tools and torch come before the suites, so that the interop tests run (Python's safetensors, lm-eval's own
+# code on the results and samples files, the exported PyTorch reference against the Go model, transformers
+# loading an export). No GPU; the network only for pip and apt-get. TEST_JOBS=1 runs the two suites one after
+# the other.
+TEST_JOBS ?= 2
+test:
+	@$(MAKE) --no-print-directory -j4 vet-go vet-xla py-tools torch xla-cpu
+	@$(MAKE) --no-print-directory -j$(TEST_JOBS) test-go-fuzz test-xla
+
+# The release check: the same, with every sweep and every quick study on both backends (XLA without -short:
+# XLA_FULL=1); README: its time.
+test-full:
+	@$(MAKE) --no-print-directory -j4 vet-go vet-xla py-tools torch xla-cpu
+	@$(MAKE) --no-print-directory -j$(TEST_JOBS) test-go-fuzz test-xla XLA_FULL=1
+
+test-go-fuzz: test-go
+	@$(MAKE) --no-print-directory fuzz-short
 
 # The pure-Go suite alone, for machines without pip.
 test-go:
@@ -71,10 +88,14 @@ test-go:
 # The suite on XLA CPU (cgo, -tags xla): every package whose tests reach a backend, XLA's fast-compile settings,
 # 4 host devices, -short (XLA_FULL=1 for every sweep); see scripts/test-xla.sh.
 test-xla:
-	bash scripts/test-xla.sh
+	XLA_FULL=$(XLA_FULL) bash scripts/test-xla.sh
 
-vet:
+vet: vet-go vet-xla
+
+vet-go:
 	$(GO) vet ./...
+
+vet-xla:
 	$(GO) vet -tags xla ./...
 
 xla-cpu:

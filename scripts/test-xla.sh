@@ -20,9 +20,9 @@ pkgs=$(go list -tags xla -test -f '{{.ImportPath}} {{join .Deps " "}}' ./... |
   awk '{ p = $1; sub(/_test$/, "", p) }
        p ~ /[.]test$/ { next }
        p ~ /\/internal\/backend$/ || / github.com\/oryx-go\/oryx\/internal\/backend( |$)/ { print p }' | sort -u)
-short=-short
-[[ ${XLA_FULL:-0} == 1 ]] && short=
+short=-short timeout=40m
+[[ ${XLA_FULL:-0} == 1 ]] && short= timeout=120m
 echo "test-xla: $GOMLX_BACKEND"
 echo "test-xla: XLA_FLAGS=$XLA_FLAGS"
 # -p 1: XLA CPU compiles with all cores; two test binaries compiling at once only thrash on 2 cores.
-exec go test -tags xla -p 1 -timeout 40m $short "$@" $pkgs
+exec go test -tags xla -p 1 -timeout $timeout $short "$@" $pkgs
