@@ -30,7 +30,8 @@ def load_json(path):
     return tests, pkgs
 
 
-def load_times(path, root):
+def load_times(path, pkgs):
+    """Per package: (wall, user+sys CPU, max RSS MiB); a line's directory ends in its package's path."""
     cpu = {}
     if not os.path.exists(path):
         return cpu
@@ -38,20 +39,21 @@ def load_times(path, root):
         f = line.split()
         if len(f) < 5 or not f[0][0].isdigit():
             continue  # "Command exited with non-zero status" lines
-        pkg = os.path.relpath(f[4], root)
-        cpu[pkg] = (float(f[0]), float(f[1]) + float(f[2]), int(f[3]) // 1024)
+        d = f[4]
+        match = [p for p in pkgs if d.endswith("/" + p)]
+        if match:
+            cpu[max(match, key=len)] = (float(f[0]), float(f[1]) + float(f[2]), int(f[3]) // 1024)
     return cpu
 
 
 def main():
     d = sys.argv[1]
     n = int(sys.argv[2]) if len(sys.argv) > 2 else 20
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     for suite in ("go", "xla"):
         tests, pkgs = load_json(os.path.join(d, suite + ".json"))
         if not pkgs:
             continue
-        cpu = load_times(os.path.join(d, suite + ".times"), root)
+        cpu = load_times(os.path.join(d, suite + ".times"), pkgs)
         wall = sum(p[0] for p in pkgs.values())
         tcpu = sum(c[1] for c in cpu.values())
         print(f"== {suite}: {len(pkgs)} packages, sum of package wall {wall:.0f} s, CPU {tcpu:.0f} s")
