@@ -1,7 +1,7 @@
 # Oryx in Go. `make demo` is the main job, `make test` the test suite (what CI runs).
 GO ?= go
 
-.PHONY: demo demo-run demo-quick study-scale study-attribution test test-full test-go test-go-fuzz test-xla vet vet-go vet-xla fuzz-short xla-cpu xla-cuda py-tools torch lmeval-check bench-mixers \
+.PHONY: demo demo-run demo-quick study-scale study-attribution test test-full test-go test-go-fuzz test-xla vet fuzz-short xla-cpu xla-cuda py-tools torch lmeval-check bench-mixers \
 	bench-mixers-all bench-model bench-train bench-train-xla bench-xla-vs-go bench-speculative build
 
 # XLA: `make xla-cpu` installs the pinned XLA CPU PJRT plugin from the Python package index into .xla/ (project-local,
@@ -57,25 +57,26 @@ study-attribution:
 	-@$(MAKE) -s xla-cpu >/dev/null || echo "make study-attribution: no XLA CPU plugin: running on the pure-Go backend (hours)"
 	$(XLA_MALLOC) $(GO) run $(XLA_TAGS) ./recipes/tiny-study --attribution $(ATTRIBUTION_FLAGS)
 
-# The test suite (what CI runs), ≤ 15 minutes on 2 cores (README "The two commands", BENCHMARKS.md "Test suite"):
-#  1. the set-up, all at once (-j): `go vet` with and without -tags xla, `make py-tools`, `make torch` and
-#     `make xla-cpu` (the installs are no-ops when done; a fresh machine waits on the network while vet computes);
+# The test suite (what CI runs), ≤ 15 minutes on 2 cores (README "The two commands", docs/testing.md):
+#  1. the set-up, at once (-j): `make vet` (`go vet` without, then with -tags xla: one after the other, so that
+#     on a cold build cache the two do not compile GoMLX twice), `make py-tools`, `make torch` and `make xla-cpu`
+#     (the installs are no-ops when done; a fresh machine waits on the network while vet computes);
 #  2. the pure-Go suite (`make test-go`, then the fuzz targets for $(FUZZTIME) each) beside the XLA CPU suite
-#     (`make test-xla`, -short): most of either is one core compiling (Go's linker, XLA's LLVM), so the two
-#     side by side fill both cores.
+#     (`make test-xla`, -short): the XLA suite is mostly XLA compiling graphs on one thread (docs/testing.md), so
+#     the pure-Go suite runs on the core it leaves idle.
 # py-tools and torch come before the suites, so that the interop tests run (Python's safetensors, lm-eval's own
 # code on the results and samples files, the exported PyTorch reference against the Go model, transformers
 # loading an export). No GPU; the network only for pip and apt-get. TEST_JOBS=1 runs the two suites one after
 # the other.
 TEST_JOBS ?= 2
 test:
-	@$(MAKE) --no-print-directory -j4 vet-go vet-xla py-tools torch xla-cpu
+	@$(MAKE) --no-print-directory -j4 vet py-tools torch xla-cpu
 	@$(MAKE) --no-print-directory -j$(TEST_JOBS) test-go-fuzz test-xla
 
 # The release check: the same, with every sweep and every quick study on both backends (XLA without -short:
 # XLA_FULL=1); README: its time.
 test-full:
-	@$(MAKE) --no-print-directory -j4 vet-go vet-xla py-tools torch xla-cpu
+	@$(MAKE) --no-print-directory -j4 vet py-tools torch xla-cpu
 	@$(MAKE) --no-print-directory -j$(TEST_JOBS) test-go-fuzz test-xla XLA_FULL=1
 
 test-go-fuzz: test-go
@@ -90,12 +91,8 @@ test-go:
 test-xla:
 	XLA_FULL=$(XLA_FULL) bash scripts/test-xla.sh
 
-vet: vet-go vet-xla
-
-vet-go:
+vet:
 	$(GO) vet ./...
-
-vet-xla:
 	$(GO) vet -tags xla ./...
 
 xla-cpu:

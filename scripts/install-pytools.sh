@@ -31,10 +31,13 @@ deps=(numpy==1.26.4 safetensors==0.8.0 datasets==3.6.0 pyarrow==19.0.1 pandas==2
 nodeps=(lm_eval==0.4.13 transformers==4.44.2 tokenizers==0.19.1)
 source scripts/toolcache.sh
 key=$(echo "${deps[*]} ${nodeps[*]}" | sha256sum | cut -c1-16)
-dir=$(tool_tree pytools "$key" "$PWD/.pytools")
+tool_tree pytools "$key" "$PWD/.pytools"
+dir=$tool_dir
 stamp=$dir/.installed-$key
-if [[ ! -f $stamp ]]; then
-  python=${PYTHON:-python3}
+python=${PYTHON:-python3}
+# The wheels are for one Python version (.python's second line): another python3 installs again.
+pyver=$("$python" -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null || true)
+if [[ ! -f $stamp || ( -n $pyver && $(sed -n 2p "$dir/.python" 2>/dev/null) != "$pyver" ) ]]; then
   if ! command -v "$python" >/dev/null || ! "$python" -m pip --version >/dev/null 2>&1; then
     echo "scripts/install-pytools.sh: needs python3 with pip to fetch ${deps[*]} ${nodeps[*]} from the Python" \
       "package index; the tests that use them skip without it" >&2

@@ -24,7 +24,8 @@ case "$kind" in
   *) echo "scripts/install-xla.sh: unknown plugin kind '$kind' (want cpu or cuda)" >&2; exit 2 ;;
 esac
 source scripts/toolcache.sh
-dir=$(tool_tree "$pkg" "$version" "$PWD/.xla/$kind")
+tool_tree "$pkg" "$version" "$PWD/.xla/$kind"
+dir=$tool_dir
 plugin=$PWD/.xla/$kind/$so
 stamp=$dir/.installed-$pkg-$version
 if [[ ! -f $stamp || ! -f $plugin ]]; then
