@@ -46,10 +46,19 @@ func denseScores(t *testing.T, m *oryx.Model, logits [][]float64, vocab int, pos
 // TestScorerMatchesDense: the chunked scorer (time chunks, and vocabulary chunks under a tiny budget) equals
 // the dense log-softmax of Model.Logits at every requested position — all positions, and gathered positions
 // with padding — within 1e-12 (float64) and 1e-5 relative (float32).
+//
+// Every variant × dtype × budget compiles its own scorer (XLA: seconds each). -short (the XLA suite) keeps
+// Oryx-TG (the multi-mixer model, modes read) in both dtypes with every budget, and the single-mixer
+// Transformer and GDN in float64 with the two budgets that chunk (time chunks over all positions; gathered,
+// padded positions over vocabulary chunks); the pure-Go suite runs all of them.
 func TestScorerMatchesDense(t *testing.T) {
 	const b, n = 3, 40
 	for _, dt := range []dtypes.DType{dtypes.Float64, dtypes.Float32} {
 		for _, v := range []oryx.Variant{oryx.OryxTG, oryx.Transformer, oryx.GDN} {
+			short := testing.Short() && v != oryx.OryxTG
+			if short && dt != dtypes.Float64 {
+				continue
+			}
 			m, ctx := oryxtest.NewModel(t, oryxtest.Config(v))
 			m.DType = dt
 			vocab := m.Config.Vocab
@@ -99,6 +108,9 @@ func TestScorerMatchesDense(t *testing.T) {
 				{"gathered", 1 << 30, gathered, gtgt},
 				{"gathered vocabulary chunks", oryx.ScoreLiveArrays * elem * int64(b*16*7), gathered, gtgt},
 			} {
+				if short && tc.name != "time chunks" && tc.name != "gathered vocabulary chunks" {
+					continue
+				}
 				s, err := oryx.NewScorer(backend.MustGet(), ctx, m, tc.mem)
 				require.NoError(t, err)
 				k := len(tc.pos[0])
