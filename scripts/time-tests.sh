@@ -7,7 +7,8 @@
 #
 #   scripts/time-tests.sh ./recipes/train:TestResumeIsExact ./oryx:TestScorerMatchesDense ...
 #   BACKEND=go scripts/time-tests.sh ./recipes/study:TestQuickStudyArtefacts
-# Prints one line per test: package, test, seconds (go test's own figure), mean runnable threads, load.
+# Prints one line per test: package, test, seconds (go test's own figure), mean runnable threads and the
+# share of samples with at most one (the time a second core would idle on a quiet machine), load.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 short=-short
@@ -36,16 +37,18 @@ for t in "$@"; do
   # go test runs a test binary in its package's directory.
   (cd "$pkg" && exec "$exe" -test.run "^$name\$" -test.count 1 -test.timeout 60m $([[ -n $short ]] && echo -test.short) -test.v >"$log" 2>&1) &
   pid=$!
-  samples=0 running=0
+  samples=0 running=0 one=0
   while kill -0 $pid 2>/dev/null; do
     n=$(cat /proc/$pid/task/*/stat 2>/dev/null | awk '$3 == "R"' | wc -l)
     samples=$((samples + 1)) running=$((running + n))
+    ((n <= 1)) && one=$((one + 1))
     sleep 0.2
   done
   wait $pid; rc=$?
   secs=$(grep -E "^--- (PASS|FAIL|SKIP): $name " "$log" | sed -E 's/.*\(([0-9.]+)s\).*/\1/' | tail -n 1)
-  printf '%-22s %-44s %8s s  runnable %s  load %s -> %s  rc=%d\n' "$pkg" "$name" "${secs:-?}" \
-    "$(awk -v r=$running -v s=$samples 'BEGIN { printf "%.2f", s ? r / s : 0 }')" "$load0" \
+  printf '%-22s %-44s %8s s  runnable %s (≤ 1: %s)  load %s -> %s  rc=%d\n' "$pkg" "$name" "${secs:-?}" \
+    "$(awk -v r=$running -v s=$samples 'BEGIN { printf "%.2f", s ? r / s : 0 }')" \
+    "$(awk -v o=$one -v s=$samples 'BEGIN { printf "%.0f%%", s ? 100 * o / s : 0 }')" "$load0" \
     "$(cut -d' ' -f1 /proc/loadavg)" $rc
   [[ $rc == 0 ]] || tail -n 30 "$log" >&2
 done
