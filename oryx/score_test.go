@@ -1,6 +1,7 @@
 package oryx_test
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -52,83 +53,88 @@ func denseScores(t *testing.T, m *oryx.Model, logits [][]float64, vocab int, pos
 // Transformer and GDN in float64 with the two budgets that chunk (time chunks over all positions; gathered,
 // padded positions over vocabulary chunks); the pure-Go suite runs all of them.
 func TestScorerMatchesDense(t *testing.T) {
-	const b, n = 3, 40
 	for _, dt := range []dtypes.DType{dtypes.Float64, dtypes.Float32} {
 		for _, v := range []oryx.Variant{oryx.OryxTG, oryx.Transformer, oryx.GDN} {
 			short := testing.Short() && v != oryx.OryxTG
 			if short && dt != dtypes.Float64 {
 				continue
 			}
-			m, ctx := oryxtest.NewModel(t, oryxtest.Config(v))
-			m.DType = dt
-			vocab := m.Config.Vocab
-			tokens := oryxtest.RandomTokens(7, b, n+1, vocab)
-			modes := oryxtest.SwitchingModes(9, b, n)
-			in, tgt := make([][]int32, b), make([][]int32, b)
-			for r := range tokens {
-				in[r], tgt[r] = tokens[r][:n], tokens[r][1:]
+			t.Run(fmt.Sprintf("%s/%s", dt, v), func(t *testing.T) { scorerMatchesDense(t, dt, v, short) })
+		}
+	}
+}
+
+// scorerMatchesDense is TestScorerMatchesDense for one dtype and variant; short: the two chunking budgets only.
+func scorerMatchesDense(t *testing.T, dt dtypes.DType, v oryx.Variant, short bool) {
+	const b, n = 3, 40
+	m, ctx := oryxtest.NewModel(t, oryxtest.Config(v))
+	m.DType = dt
+	vocab := m.Config.Vocab
+	tokens := oryxtest.RandomTokens(7, b, n+1, vocab)
+	modes := oryxtest.SwitchingModes(9, b, n)
+	in, tgt := make([][]int32, b), make([][]int32, b)
+	for r := range tokens {
+		in[r], tgt[r] = tokens[r][:n], tokens[r][1:]
+	}
+	logits := oryxtest.ParallelLogits(t, m, ctx, in, oryxtest.ModesFor(m, modes))
+	var md []int32
+	if v.IsMultiMixer() {
+		md = oryxtest.FlatInt32(modes)
+	}
+	all := make([][]int32, b)
+	for r := range all {
+		for p := range n {
+			all[r] = append(all[r], int32(p))
+		}
+	}
+	// Gathered: a different number of positions per row (the continuation form), −1 padded.
+	gathered := [][]int32{{5, 6, 7, -1, -1}, {39, -1, -1, -1, -1}, {0, 17, 18, 19, 33}}
+	gtgt := make([][]int32, b)
+	for r := range gathered {
+		for _, p := range gathered[r] {
+			if p < 0 {
+				gtgt[r] = append(gtgt[r], 0)
+			} else {
+				gtgt[r] = append(gtgt[r], tgt[r][p])
 			}
-			logits := oryxtest.ParallelLogits(t, m, ctx, in, oryxtest.ModesFor(m, modes))
-			var md []int32
-			if v.IsMultiMixer() {
-				md = oryxtest.FlatInt32(modes)
-			}
-			all := make([][]int32, b)
-			for r := range all {
-				for p := range n {
-					all[r] = append(all[r], int32(p))
-				}
-			}
-			// Gathered: a different number of positions per row (the continuation form), −1 padded.
-			gathered := [][]int32{{5, 6, 7, -1, -1}, {39, -1, -1, -1, -1}, {0, 17, 18, 19, 33}}
-			gtgt := make([][]int32, b)
-			for r := range gathered {
-				for _, p := range gathered[r] {
-					if p < 0 {
-						gtgt[r] = append(gtgt[r], 0)
-					} else {
-						gtgt[r] = append(gtgt[r], tgt[r][p])
-					}
-				}
-			}
-			tol := 1e-12
-			if dt == dtypes.Float32 {
-				tol = 1e-5
-			}
-			elem := int64(oryx.ScoreDType(dt).Size())
-			for _, tc := range []struct {
-				name    string
-				mem     int64
-				pos     [][]int32
-				targets [][]int32
-			}{
-				{"one chunk", 1 << 30, all, tgt},
-				{"time chunks", oryx.ScoreLiveArrays * elem * int64(b*vocab*20), all, tgt}, // 16 positions per chunk
-				{"vocabulary chunks", oryx.ScoreLiveArrays * elem * int64(b*16*7), all, tgt},
-				{"gathered", 1 << 30, gathered, gtgt},
-				{"gathered vocabulary chunks", oryx.ScoreLiveArrays * elem * int64(b*16*7), gathered, gtgt},
-			} {
-				if short && tc.name != "time chunks" && tc.name != "gathered vocabulary chunks" {
-					continue
-				}
-				s, err := oryx.NewScorer(backend.MustGet(), ctx, m, tc.mem)
-				require.NoError(t, err)
-				k := len(tc.pos[0])
-				c, vc := s.Chunks(b, k)
-				switch tc.name {
-				case "time chunks":
-					require.Equal(t, [2]int{16, vocab}, [2]int{c, vc})
-				case "vocabulary chunks", "gathered vocabulary chunks":
-					require.Less(t, vc, vocab, "the budget must split the vocabulary")
-				}
-				lp, gr, err := s.Score(oryxtest.FlatInt32(in), md, b, n, oryxtest.FlatInt32(tc.pos), oryxtest.FlatInt32(tc.targets), k)
-				require.NoError(t, err)
-				wantLP, wantGR := denseScores(t, m, logits, vocab, tc.pos, tc.targets)
-				for r := range b {
-					require.LessOrEqual(t, testutil.RelErr(lp[r*k:(r+1)*k], wantLP[r]), tol, "%s %s %s row %d", dt, v, tc.name, r)
-					require.Equal(t, wantGR[r], gr[r*k:(r+1)*k], "%s %s %s row %d", dt, v, tc.name, r)
-				}
-			}
+		}
+	}
+	tol := 1e-12
+	if dt == dtypes.Float32 {
+		tol = 1e-5
+	}
+	elem := int64(oryx.ScoreDType(dt).Size())
+	for _, tc := range []struct {
+		name    string
+		mem     int64
+		pos     [][]int32
+		targets [][]int32
+	}{
+		{"one chunk", 1 << 30, all, tgt},
+		{"time chunks", oryx.ScoreLiveArrays * elem * int64(b*vocab*20), all, tgt}, // 16 positions per chunk
+		{"vocabulary chunks", oryx.ScoreLiveArrays * elem * int64(b*16*7), all, tgt},
+		{"gathered", 1 << 30, gathered, gtgt},
+		{"gathered vocabulary chunks", oryx.ScoreLiveArrays * elem * int64(b*16*7), gathered, gtgt},
+	} {
+		if short && tc.name != "time chunks" && tc.name != "gathered vocabulary chunks" {
+			continue
+		}
+		s, err := oryx.NewScorer(backend.MustGet(), ctx, m, tc.mem)
+		require.NoError(t, err)
+		k := len(tc.pos[0])
+		c, vc := s.Chunks(b, k)
+		switch tc.name {
+		case "time chunks":
+			require.Equal(t, [2]int{16, vocab}, [2]int{c, vc})
+		case "vocabulary chunks", "gathered vocabulary chunks":
+			require.Less(t, vc, vocab, "the budget must split the vocabulary")
+		}
+		lp, gr, err := s.Score(oryxtest.FlatInt32(in), md, b, n, oryxtest.FlatInt32(tc.pos), oryxtest.FlatInt32(tc.targets), k)
+		require.NoError(t, err)
+		wantLP, wantGR := denseScores(t, m, logits, vocab, tc.pos, tc.targets)
+		for r := range b {
+			require.LessOrEqual(t, testutil.RelErr(lp[r*k:(r+1)*k], wantLP[r]), tol, "%s %s %s row %d", dt, v, tc.name, r)
+			require.Equal(t, wantGR[r], gr[r*k:(r+1)*k], "%s %s %s row %d", dt, v, tc.name, r)
 		}
 	}
 }
