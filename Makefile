@@ -62,8 +62,8 @@ study-attribution:
 #     on a cold build cache the two do not compile GoMLX twice), `make py-tools`, `make torch` and `make xla-cpu`
 #     (the installs are no-ops when done; a fresh machine waits on the network while vet computes);
 #  2. the pure-Go suite (`make test-go`, then the fuzz targets for $(FUZZTIME) each) beside the XLA CPU suite
-#     (`make test-xla`, -short): the XLA suite is mostly XLA compiling graphs on one thread (docs/testing.md), so
-#     the pure-Go suite runs on the core it leaves idle.
+#     (`make test-xla`, -short): the XLA suite, mostly XLA compiling graphs, leaves one core idle about a third
+#     of its time (docs/testing.md §2), where the pure-Go suite runs.
 # py-tools and torch come before the suites, so that the interop tests run (Python's safetensors, lm-eval's own
 # code on the results and samples files, the exported PyTorch reference against the Go model, transformers
 # loading an export). No GPU; the network only for pip and apt-get. TEST_JOBS=1 runs the two suites one after
