@@ -49,8 +49,8 @@ study-scale:
 	$(XLA_MALLOC) $(GO) run $(XLA_TAGS) ./recipes/tiny-study --scale $(SCALE_FLAGS)
 
 # The recall-gap attribution (not in CI): Oryx-TG at the demo's budget and seed with one change each — mode-block
-# length 8 / 128, attention probability 0.25 / 0.75, attention reading the L2-normalised key or the key before the
-# conv and SiLU, learning rate 1e-3 — beside the unchanged model: MQAR per schedule, validation loss per mode,
+# length 8 / 64 / 128, attention probability 0.25 / 0.75, attention reading the L2-normalised key or the key before the
+# conv and SiLU, learning rate 1e-3, complementary mode training (both readouts on every token) — beside the unchanged model: MQAR per schedule, validation loss per mode,
 # tokens to 50 % / 90 % MQAR -> runs/study-attribution/{attribution.json,report.md,mqar_curves.png}.
 ATTRIBUTION_FLAGS ?=
 study-attribution:

@@ -87,7 +87,7 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 	fs.SetOutput(stderr)
 	fs.BoolVar(&f.quick, "quick", false, "smoke variant: a fraction of the budget, every artefact (numbers meaningless)")
 	fs.StringVar(&f.out, "out", "", "output directory (default runs/study or runs/study-quick)")
-	fs.StringVar(&f.runs, "runs", "", "comma-separated runs (default: all of transformer,gdn,oryx-tg,oryx-tg-p1,oryx-tg-p0,oryx-tg-complementary)")
+	fs.StringVar(&f.runs, "runs", "", "comma-separated runs (default: all of transformer,gdn,oryx-tg,oryx-tg-p1,oryx-tg-p0)")
 	fs.IntVar(&f.trainRun, "train-run", -1, "internal: train run N of --config's study and exit (the study's worker processes)")
 	fs.StringVar(&f.configFile, "config", "", "internal: with --train-run, the study configuration (JSON)")
 	fs.IntVar(&f.jobs, "jobs", 0, "runs trained and evaluated at once (0: 2 on XLA with ≥ 2 cores, else 1); results do not depend on it")
