@@ -82,9 +82,10 @@ test-full:
 test-go-fuzz: test-go
 	@$(MAKE) --no-print-directory fuzz-short
 
-# The pure-Go suite alone, for machines without pip.
+# The pure-Go suite alone, for machines without pip. The timeout is per package: beside the XLA suite on 2 cores
+# recipes/study's quick studies took over go test's default 10 minutes (2026-12-03, load 13).
 test-go:
-	$(GO) test ./...
+	$(GO) test -timeout 30m ./...
 
 # The suite on XLA CPU (cgo, -tags xla): every package whose tests reach a backend, XLA's fast-compile settings,
 # 4 host devices, -short (XLA_FULL=1 for every sweep); see scripts/test-xla.sh.
