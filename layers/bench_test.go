@@ -336,8 +336,8 @@ func BenchmarkBatchedMatmul(b *testing.B) {
 func BenchmarkAttentionCached(b *testing.B) {
 	const l, h, dk, dv = 16384, 4, 16, 32
 	be := backend.MustGet()
-	kc := tensors.FromShape(shapes.Make(dtypes.Float32, 1, l, h, dk))
-	vc := tensors.FromShape(shapes.Make(dtypes.Float32, 1, l, h, dv))
+	kc := tensors.FromShape(shapes.Make(dtypes.Float32, 1, h, l, dk))
+	vc := tensors.FromShape(shapes.Make(dtypes.Float32, 1, h, l, dv))
 	for _, t := range []int{0, 1, 5, 9} {
 		name, q := "step", tensors.FromShape(shapes.Make(dtypes.Float32, 1, h, dk))
 		exec := MustNewExec(be, func(q, kc, vc *Node) *Node {
