@@ -10,11 +10,10 @@ GO ?= go
 XLA_PLUGIN = $(shell cat .xla/cpu.plugin 2>/dev/null)
 # -tags xla when the plugin is installed (and cgo works): then the demo runs on XLA CPU, else on pure Go.
 XLA_TAGS = $(if $(XLA_PLUGIN),-tags xla,)
-# glibc's allocator, told to keep freed memory (no mmap per large block, no trimming, one arena): XLA CPU
-# allocates 30–150 MiB of temporaries per execution and by default pays the kernel's page faults every time
-# (a quarter of its CPU time in the mixer benchmarks; BENCHMARKS.md). Only for the commands below that run XLA;
-# it must be in the environment at process start (mallopt() later did not reproduce the effect).
-XLA_MALLOC = GLIBC_TUNABLES=glibc.malloc.arena_max=1:glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=17179869184
+# No allocator variable is needed: XLA CPU allocates 30-150 MiB of temporaries per execution and with glibc's
+# defaults pays the kernel's page faults every time (a quarter of its CPU time in the mixer benchmarks), so every
+# binary built with -tags xla sets glibc's allocator itself when it is loaded (one arena, no mmap for large
+# blocks, no trimming: internal/backend/xla_malloc.go; ORYX_XLA_MALLOC=default keeps glibc's defaults).
 
 # The main job: the set-up self-check, then the tiny study (recipes/study): Transformer, GDN and Oryx-TG with
 # Oryx-TG's controls (p = 1, p = 0) and ablation (complementary mode training), trained on the same synthetic
@@ -28,8 +27,8 @@ demo:
 	$(MAKE) demo-run
 
 demo-run:
-	$(XLA_MALLOC) $(GO) run $(XLA_TAGS) ./cmd/oryx selfcheck
-	$(XLA_MALLOC) $(GO) run $(XLA_TAGS) ./recipes/tiny-study $(DEMO_FLAGS)
+	$(GO) run $(XLA_TAGS) ./cmd/oryx selfcheck
+	$(GO) run $(XLA_TAGS) ./recipes/tiny-study $(DEMO_FLAGS)
 
 # The same pipeline at a fraction of the budget (CI smoke; numbers meaningless): runs/study-quick. On the pure-Go
 # backend: at 8 steps of 8 sequences XLA's compilation is the whole cost (179 s on XLA CPU vs 59 s on pure Go,
@@ -97,7 +96,7 @@ bench-model:
 # readouts rarely agree). XLA=1 runs it on XLA CPU. More knobs (ORYX_BENCH_CONTEXTS, _K, _TOKENS, _FILL, _PROMPT_FILE):
 # see the benchmark's doc comment. Its duration was not measured (one quick run at context 512 only).
 bench-speculative:
-	$(if $(filter 1,$(XLA)),$(XLA_MALLOC) $(GO) test -tags xla,$(GO) test) ./oryx -run '^$$' -bench 'Speculative' -benchtime 2x -timeout 240m
+	$(if $(filter 1,$(XLA)),$(GO) test -tags xla,$(GO) test) ./oryx -run '^$$' -bench 'Speculative' -benchtime 2x -timeout 240m
 
 # Short XLA training benchmark: tokens/s, model TFLOP/s, MFU (scripts/bench-train-xla.sh). XLA CPU by default
 # (MFU against the measured matmul peak); GPUs: make bench-train-xla PJRT=$$(make -s xla-cuda) PEAK_TFLOPS=989.

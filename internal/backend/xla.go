@@ -12,4 +12,5 @@ import (
 func init() {
 	xla.EnableAutoInstall(false)
 	xlaCompiledIn = true
+	xlaMallocTuned = mallocTuned
 }
