@@ -39,3 +39,5 @@ require (
 )
 
 replace github.com/gomlx/gomlx => ./third_party/gomlx
+
+replace github.com/gomlx/go-xla => ./third_party/go-xla

@@ -13,4 +13,5 @@ func init() {
 	xla.EnableAutoInstall(false)
 	xlaCompiledIn = true
 	xlaMallocTuned = mallocTuned
+	setupCompilationCache()
 }
