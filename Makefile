@@ -1,7 +1,7 @@
 # Oryx in Go. `make demo` is the main job, `make test` the test suite (what CI runs).
 GO ?= go
 
-.PHONY: demo demo-run demo-quick test test-go test-xla vet fuzz-short xla-cpu xla-cuda py-tools bench-mixers \
+.PHONY: demo demo-run demo-quick study-scale study-attribution test test-go test-xla vet fuzz-short xla-cpu xla-cuda py-tools torch lmeval-check bench-mixers \
 	bench-mixers-all bench-model bench-train bench-train-xla bench-xla-vs-go bench-speculative build
 
 # XLA: `make xla-cpu` installs the pinned XLA CPU PJRT plugin from the Python package index into .xla/ (project-local,
@@ -36,10 +36,32 @@ demo-run:
 demo-quick:
 	$(GO) run ./recipes/tiny-study --quick
 
+# study-scale (not in CI; sized for ≤ 90 min on XLA CPU with 2 cores, README): the Transformer, GDN and Oryx-TG
+# (p = 0.5) at the tiny width and at tiny2x (d 128) × 3 seeds, each trained for 1.5× the demo's budget (both budgets
+# read from one run: warm-up + constant LR; SCALE_FLAGS="--steps 1400" for 2×, estimated at 85–130 min), nothing
+# evaluated after training: claim (a)'s loss gaps and claim (b)'s
+# recall ratio against width and tokens, over seeds -> runs/study-scale/{scale.json,report.md,scale.png,
+# mqar_curves.png}; it prints the one-seed spread constants for recipes/study/claims.go.
+SCALE_FLAGS ?=
+study-scale:
+	-@$(MAKE) -s xla-cpu >/dev/null || echo "make study-scale: no XLA CPU plugin: running on the pure-Go backend (many hours)"
+	$(GO) run $(XLA_TAGS) ./recipes/tiny-study --scale $(SCALE_FLAGS)
+
+# The recall-gap attribution (not in CI): Oryx-TG at the demo's budget and seed with one change each — mode-block
+# length 8 / 128, attention probability 0.25 / 0.75, attention reading the L2-normalised key or the key before the
+# conv and SiLU, learning rate 1e-3 — beside the unchanged model: MQAR per schedule, validation loss per mode,
+# tokens to 50 % / 90 % MQAR -> runs/study-attribution/{attribution.json,report.md,mqar_curves.png}.
+ATTRIBUTION_FLAGS ?=
+study-attribution:
+	-@$(MAKE) -s xla-cpu >/dev/null || echo "make study-attribution: no XLA CPU plugin: running on the pure-Go backend (hours)"
+	$(GO) run $(XLA_TAGS) ./recipes/tiny-study --attribution $(ATTRIBUTION_FLAGS)
+
 # The test suite (what CI runs): vet, every package on the pure-Go backend, the same suite again on XLA CPU (the
-# plugin installed first by `make xla-cpu`), then a short run of every fuzz test; `make py-tools` first, so that the
-# safetensors interop test runs. No GPU; the network only for pip.
-test: vet py-tools test-go test-xla fuzz-short
+# plugin installed first by `make xla-cpu`), then a short run of every fuzz test; `make py-tools` and `make torch`
+# first, so that the interop tests run (Python's safetensors, lm-eval's own code on the results and samples files,
+# the exported PyTorch reference against the Go model, transformers loading an export). No GPU; the network only
+# for pip and apt-get.
+test: vet py-tools torch test-go test-xla fuzz-short
 
 # The pure-Go suite alone, for machines without pip.
 test-go:
@@ -60,17 +82,31 @@ xla-cpu:
 xla-cuda:
 	@bash scripts/install-xla.sh cuda
 
-# Python's safetensors (0.8.0) and numpy into .pytools (project-local, git-ignored; scripts/install-pytools.sh):
-# the interop test (oryx/hf) reads `oryx export` files with them, and skips with a message when absent.
+# The pinned Python packages of the interop tests into .pytools (project-local, git-ignored; pip --target;
+# scripts/install-pytools.sh lists them): safetensors, lm-evaluation-harness 0.4.13 (without its dependencies) and
+# what its result and task code imports (datasets, pytablewriter, ...), transformers. The tests that use them skip
+# with a message when absent.
 py-tools:
 	@bash scripts/install-pytools.sh
+
+# lm_eval itself (0.4.13, through the model adapter scripts/lmeval_oryx.py and the export's modeling_oryx.py) against
+# `go run ./evals` on the same float64 checkpoint, the nine LM tasks on the local data with --limit 5, schedules
+# attention and linear: every metric and stderr equal to 1e-6 (scripts/lmeval-check.sh). Not part of `make test`:
+# it needs the evaluation data ($ORYX_DATA or shared/data/hf) and takes minutes (wikitext's 2048-token windows).
+lmeval-check: py-tools torch
+	@bash scripts/lmeval-check.sh
+
+# Debian's python3-torch for /usr/bin/python3 (apt-get when missing and root; scripts/install-torch.sh): the
+# exported modeling_oryx.py is checked against the Go model with it (oryx/hf), and the lm-eval check runs on it.
+torch:
+	@bash scripts/install-torch.sh
 
 # 10 s per fuzz target (seed corpora in each package's testdata/fuzz); longer: FUZZTIME=5m make fuzz-short.
 # Targets are package:FuzzName; one at a time.
 FUZZTIME ?= 10s
 FUZZ_TARGETS = ./datasets/tokenizers:FuzzByteTokenizer ./datasets/tokenizers:FuzzBPE \
 	./datasets/tokenizers:FuzzSentencePiece ./datasets/hfparquet:FuzzParquetReader ./oryx:FuzzLoadConfig \
-	./oryx:FuzzParseSchedule ./internal/rundir:FuzzRunJSON ./recipes/recipe:FuzzTrainerState
+	./oryx/schedule:FuzzParseSchedule ./internal/rundir:FuzzRunJSON ./recipes/train:FuzzTrainerState
 fuzz-short:
 	@for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; f=$${t#*:}; \
@@ -88,15 +124,15 @@ bench-mixers-all:
 
 # Model benchmarks written up in BENCHMARKS.md: forward tok/s (tiny, 130m) and decode ms/token (130m).
 bench-model:
-	$(GO) test ./oryx -run '^$$' -bench 'Forward|Decode' -benchtime 3x -timeout 90m
+	$(GO) test ./oryx/infer -run '^$$' -bench 'Forward|Decode' -benchtime 3x -timeout 90m
 
-# Self-speculative decoding vs plain attention-mode decoding (oryx BenchmarkSpeculative): tokens/s, acceptance rate and
+# Self-speculative decoding vs plain attention-mode decoding (oryx/infer BenchmarkSpeculative): tokens/s, acceptance rate and
 # the draft / verify / commit ms per round, greedy, batch 1, KV-cache capacities 512 -> 16384, K = 2, 4, 8. Weights:
 # ORYX_BENCH_CHECKPOINT=DIR (a trained Oryx run), else the small Oryx-TG preset with random weights (timings only: its
 # readouts rarely agree). XLA=1 runs it on XLA CPU. More knobs (ORYX_BENCH_CONTEXTS, _K, _TOKENS, _FILL, _PROMPT_FILE):
 # see the benchmark's doc comment. Its duration was not measured (one quick run at context 512 only).
 bench-speculative:
-	$(if $(filter 1,$(XLA)),$(GO) test -tags xla,$(GO) test) ./oryx -run '^$$' -bench 'Speculative' -benchtime 2x -timeout 240m
+	$(if $(filter 1,$(XLA)),$(GO) test -tags xla,$(GO) test) ./oryx/infer -run '^$$' -bench 'Speculative' -benchtime 2x -timeout 240m
 
 # Short XLA training benchmark: tokens/s, model TFLOP/s, MFU (scripts/bench-train-xla.sh). XLA CPU by default
 # (MFU against the measured matmul peak); GPUs: make bench-train-xla PJRT=$$(make -s xla-cuda) PEAK_TFLOPS=989.
@@ -110,7 +146,7 @@ bench-xla-vs-go:
 
 # Training throughput and peak memory per variant (tiny; 130m with BENCH_130M=1), for BENCHMARKS.md.
 bench-train:
-	$(GO) test ./recipes/recipe -run '^$$' -bench 'TrainStep' -benchtime 5x -timeout 90m
+	$(GO) test ./recipes/train -run '^$$' -bench 'TrainStep' -benchtime 5x -timeout 90m
 
 build:
 	$(GO) build ./...

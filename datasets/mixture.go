@@ -38,8 +38,8 @@ func (s streamBatches) MaskedBatch(n int) ([][]int32, [][]bool, error) {
 // Loss masks (MaskedBatch), loss=answers (the default) or loss=all: with answers, MQAR rows train only on
 // their queried values (MQARExample.TargetMask) and needle rows only on the answer " 4821." — the random
 // keys, values, filler and haystack are unpredictable by construction, and training on them buries the
-// recall signal under noise (issue 12); language rows train on every token. loss=all trains every token
-// of every row (the mixture before issue 12).
+// recall signal under noise; language rows train on every token. loss=all trains every token
+// of every row (the mixture's first version).
 //
 // Training examples are indexed by the sequence index with seeds disjoint from the evaluation ones
 // (MixTrainSeed; the study evaluates with other seeds). The state saved with checkpoints is the sequence

@@ -14,8 +14,8 @@ import (
 	"github.com/oryx-go/oryx/evals/evalrun"
 	"github.com/oryx-go/oryx/evals/harness"
 	"github.com/oryx-go/oryx/internal/testutil"
-	"github.com/oryx-go/oryx/internal/testutil/tinymodel"
 	"github.com/oryx-go/oryx/oryx"
+	"github.com/oryx-go/oryx/oryx/oryxtest"
 )
 
 // TestFrontierEndToEnd: `evals frontier` on a tiny random Oryx-TG with one document per task writes a point
@@ -24,7 +24,7 @@ import (
 // harness tasks (NIAH, two LM tasks; one LM task under -short) need the shared data; without it only MQAR
 // and the mini needle run.
 func TestFrontierEndToEnd(t *testing.T) {
-	ckpt := tinymodel.Checkpoint(t, oryx.OryxTG)
+	ckpt := oryxtest.TinyCheckpoint(t, oryx.OryxTG)
 	out := filepath.Join(t.TempDir(), "frontier")
 	tasks := []string{"mqar", "needle"}
 	wd, _ := os.Getwd()
@@ -99,8 +99,8 @@ func TestFrontierEndToEnd(t *testing.T) {
 
 // TestFrontierBadInput: bad flags are refused before any compute, naming the flag.
 func TestFrontierBadInput(t *testing.T) {
-	ckpt := tinymodel.Checkpoint(t, oryx.OryxTG)
-	tr := tinymodel.Checkpoint(t, oryx.Transformer)
+	ckpt := oryxtest.TinyCheckpoint(t, oryx.OryxTG)
+	tr := oryxtest.TinyCheckpoint(t, oryx.Transformer)
 	for _, c := range []struct {
 		args []string
 		want string

@@ -18,7 +18,7 @@ import (
 	"github.com/oryx-go/oryx/internal/cli"
 	"github.com/oryx-go/oryx/internal/guard"
 	"github.com/oryx-go/oryx/internal/interrupt"
-	"github.com/oryx-go/oryx/oryx"
+	"github.com/oryx-go/oryx/oryx/schedule"
 )
 
 func main() {
@@ -61,10 +61,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.Tasks, "tasks", "lm", "comma-separated tasks or groups (lm, recall, niah, all); unknown names list the known ones")
 	fs.BoolVar(&o.Mixed, "mixed", false, "the paper's mixed setting: context in linear mode, question/answer and generated tokens in attention")
 	fs.StringVar(&o.Schedule, "schedule", "", "schedule spec for every token (attention, linear, attention-last:N, ranges, budget:F:POLICY with POLICY last|question|random|entropy, ...); default attention")
-	fs.StringVar(&o.Out, "out", "", "results file, lm-eval layout (default results/<model>-<schedule>.json; results/ is git-ignored); rerunning with the same file skips its finished tasks")
+	fs.StringVar(&o.Out, "out", "", "results file, lm-eval 0.4.13's layout (default results/<model>-<schedule>.json; results/ is git-ignored), also written as <dir of --out>/<model>/results_<date>.json where lm-eval's tools look; rerunning with the same file skips its finished tasks")
 	fs.BoolVar(&o.Force, "force", false, "rerun the tasks --out already holds (and overwrite a file of another run)")
 	fs.IntVar(&o.Bootstrap, "bootstrap-iters", 0, "bootstrap resamples for LAMBADA perplexity stderr (0: lm-eval's 100000, <0: off)")
-	fs.BoolVar(&o.LogSamples, "log-samples", false, "write samples_<task>_<timestamp>.jsonl (lm-eval's per-document records) next to --out")
+	fs.BoolVar(&o.LogSamples, "log-samples", false, "write samples_<task>_<date>.jsonl (lm-eval's per-document records, its on-disk layout and hashes) into <dir of --out>/<model>/, beside results_<date>.json")
 	fs.StringVar(&o.ModelName, "model", "", "model name in the results (default: the checkpoint directory's name)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: go run ./evals --checkpoint DIR [--tasks LIST] [--mixed | --schedule SPEC] [flags]\n"+
@@ -270,7 +270,7 @@ func frontierCmd(args []string, stdout, stderr io.Writer) error {
 		limit: "documents per harness task, MQAR examples per pair count, needle samples (0: each task's default)"})
 	tasks := fs.String("tasks", "mqar,needle,niah_single_1,lambada_openai,piqa", "comma-separated: mqar, needle (the mini needle), harness tasks or groups (niah_single_1, lambada_openai, piqa, lm, ...)")
 	budgets := fs.String("budgets", "0,0.02,0.05,0.1,0.2,0.5,1", "comma-separated attention fractions F in [0, 1]")
-	policies := fs.String("policies", "last,question,random,entropy", "comma-separated budget policies (oryx/budget.go): last, question, random, entropy")
+	policies := fs.String("policies", "last,question,random,entropy", "comma-separated budget policies (oryx/schedule/budget.go): last, question, random, entropy")
 	pairs := fs.String("pairs", "", "MQAR: comma-separated numbers of key-value pairs (default: 4,8,16 up to the run's mixture pairs)")
 	offset := fs.Int("offset", -1, "MQAR: added to every id (default: the run's, 128 for the study's mixture, else 0)")
 	needleLengths := fs.String("needle-lengths", "", "mini needle prompt lengths in tokens (default: the run's seq_len - 6, else 122)")
@@ -305,8 +305,8 @@ func frontierCmd(args []string, stdout, stderr io.Writer) error {
 		return cli.Usage(err)
 	}
 	for _, p := range strings.Split(*policies, ",") {
-		pol := oryx.Policy(strings.ToLower(strings.TrimSpace(p)))
-		if !slices.Contains(oryx.Policies, pol) {
+		pol := schedule.Policy(strings.ToLower(strings.TrimSpace(p)))
+		if !slices.Contains(schedule.Policies, pol) {
 			return cli.Usagef("--policies: unknown policy %q (want last, question, random or entropy)", p)
 		}
 		o.Policies = append(o.Policies, pol)

@@ -26,7 +26,7 @@ import (
 //	go test ./layers -run '^$' -bench 'Mixer' -benchtime 3x
 //
 // Reported per op (scripts/bench-mixers.sh runs them on pure Go and XLA CPU next to the PyTorch peer):
-//   - tok/s (B·T tokens) and GFLOP/s (analytic forward model of mixers.md §8, ×3 for forward+backward, as the
+//   - tok/s (B·T tokens) and GFLOP/s (analytic forward model of docs/mixers.md §8, ×3 for forward+backward, as the
 //     PyTorch peer figures count) from the fastest steady-state run, compile and first run excluded (ns/op is
 //     the framework's mean of the timed runs);
 //   - cpu-ms: the least process CPU time (all threads) one steady run took: on a loaded machine a steadier
@@ -62,7 +62,7 @@ func envInts(name string, def []int) []int {
 	return out
 }
 
-// flopsPerTokenHead is the forward FLOP count per token per head (mixers.md §8).
+// flopsPerTokenHead is the forward FLOP count per token per head (docs/mixers.md §8).
 func flopsPerTokenHead(mixer string, t int) float64 {
 	c, d := float64(benchChunk), float64(benchD)
 	switch mixer {

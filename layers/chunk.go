@@ -10,7 +10,7 @@ import (
 // layouts, the chunk-local cumulative log decay and the causal decay mask.
 
 // maskedExponent is what masked entries of a decay exponent are set to before Exp: exp of it is exactly 0 in
-// float32 and float64, and its gradient is 0. mixers.md §7: mask the exponent, never the result.
+// float32 and float64, and its gradient is 0. docs/mixers.md §7: mask the exponent, never the result.
 const maskedExponent = -1e30
 
 // chunking describes how T tokens are split into N chunks of C tokens (the last one padded).
@@ -70,7 +70,7 @@ func lowerMask(g *Graph, c int, strict bool) *Node {
 
 // chunkCumsum returns the inclusive cumulative sum along the last axis (the chunk's tokens) of g [..., C]:
 // b_i = Σ_{l≤i} g_l, as a matmul with the lower-ones matrix (GoMLX's CumSum is O(C²) and not
-// differentiable on the pure-Go backend). Sums restart at every chunk, so they stay small (mixers.md §7).
+// differentiable on the pure-Go backend). Sums restart at every chunk, so they stay small (docs/mixers.md §7).
 func chunkCumsum(g *Node) *Node {
 	c := g.Shape().Dim(-1)
 	ones := ConvertDType(LowerTriangular(g.Graph(), c), g.DType()) // [i, l] = 1 for l ≤ i
@@ -78,7 +78,7 @@ func chunkCumsum(g *Node) *Node {
 }
 
 // decayMask returns Γ [..., C, C] with Γ_ij = exp(b_i − b_j) for j ≤ i (j < i when strict), else 0.
-// Only non-positive exponents are ever exponentiated, so nothing overflows (mixers.md §7).
+// Only non-positive exponents are ever exponentiated, so nothing overflows (docs/mixers.md §7).
 func decayMask(b *Node, strict bool) *Node {
 	diff := Sub(ExpandAxes(b, -1), ExpandAxes(b, -2)) // [..., i, j] = b_i − b_j
 	return Exp(Add(diff, maskBias(b.Graph(), b.DType(), b.Shape().Dim(-1), strict, diff.Rank())))

@@ -7,7 +7,7 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/shapes"
 )
 
-// Gated delta rule — Gated DeltaNet's recurrence (mixers.md §4):
+// Gated delta rule — Gated DeltaNet's recurrence (docs/mixers.md §4):
 //
 //	S_t = exp(g_t) · (I − β_t k_t k_tᵀ) · S_{t−1} + β_t k_t v_tᵀ,    o_t = scale · S_tᵀ q_t
 //
@@ -181,7 +181,7 @@ func gdnCarryScan(chunkDecay, w, uTilde, kToEnd, s0 *Node) (entering, final *Nod
 }
 
 // unitLowerInverse returns T = (I + A)⁻¹ for strictly lower-triangular A [..., C, C], by blockwise doubling
-// on batched s×s diagonal blocks (mixers.md §5, method 4):
+// on batched s×s diagonal blocks (docs/mixers.md §5, method 4):
 //
 //	inv([[L11, 0], [L21, L22]]) = [[X11, 0], [−X22 L21 X11, X22]]
 //

@@ -22,7 +22,7 @@ func RMSNorm(x, weight *Node, eps float64) *Node {
 
 // GatedRMSNorm is the shared output path's norm: RMSNorm(x)·weight ⊙ SiLU(gate).
 //
-// The norm comes BEFORE the gate (y_t = W_O(RMSNorm(o_t) ⊙ SiLU(W_G x_t)), paper.md §3.2), as in Mamba-2's
+// The norm comes BEFORE the gate (y_t = W_O(RMSNorm(o_t) ⊙ SiLU(W_G x_t)), docs/model.md §3.8), as in Mamba-2's
 // RMSNormGated with norm_before_gate=True: the mixer output o is normalised on its own, so attention readouts and
 // recurrent readouts — whose scales differ — reach the gate and W_O at the same scale, whichever mode ran.
 //

@@ -19,7 +19,7 @@ const (
 	// the choice for long sequences on GPUs.
 	Scan
 	// Dense (SSD only) computes every chunk's entering state at once as the lower-triangular [N+1, N] matrix
-	// of decays exp(c_n − c_{m+1}) times the stacked chunk contributions (mixers.md §3c, "dense
+	// of decays exp(c_n − c_{m+1}) times the stacked chunk contributions (docs/mixers.md §3c, "dense
 	// chunk-segsum"): one DotGeneral, no sequential steps, about 2·N·K·V extra flops per chunk. Compilers
 	// that fuse elementwise chains (XLA) otherwise recompute the loop's state prefix in every chunk's fusion.
 	// The gated delta rule's transitions are matrices, so it has no such form.

@@ -4,7 +4,7 @@ import (
 	. "github.com/gomlx/gomlx/pkg/core/graph"
 )
 
-// SSD — scalar-decay linear attention, the state-space dual of Mamba-2 (mixers.md §3):
+// SSD — scalar-decay linear attention, the state-space dual of Mamba-2 (docs/mixers.md §3):
 //
 //	S_t = exp(g_t) · S_{t−1} + k_t v_tᵀ,    o_t = S_tᵀ q_t
 //
@@ -152,13 +152,13 @@ func ssdCarryScan(chunkDecay, contrib, s0 *Node) (entering, final *Node) {
 	return entering, final
 }
 
-// ssdCarryDense computes the same states without a loop (mixers.md §3c, dense chunk-segsum). With
+// ssdCarryDense computes the same states without a loop (docs/mixers.md §3c, dense chunk-segsum). With
 // c_n = G_0 + … + G_{n−1} (c_0 = 0), the state entering chunk n, n = 0…N (N: after the last chunk), is
 //
 //	S_n = exp(c_n) s0 + Σ_{m<n} exp(c_n − c_{m+1}) U_m
 //
 // i.e. one [N+1, N] lower-triangular decay matrix times the stacked U: a single DotGeneral. The exponents
-// c_n − c_{m+1} (m < n) are sums of log decays, ≤ 0, and the masked ones are set before Exp (mixers.md §7).
+// c_n − c_{m+1} (m < n) are sums of log decays, ≤ 0, and the masked ones are set before Exp (docs/mixers.md §7).
 func ssdCarryDense(chunkDecay, contrib, s0 *Node) (entering, final *Node) {
 	g := contrib.Graph()
 	dt := contrib.DType()

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The golden strings below are written out from shared/notes/evals.md §5 and RULER's constants.py, not
+// The golden strings below are written out from docs/evals.md §5 and RULER's constants.py, not
 // built from the package's constants.
 
 func TestSingleNeedlePromptGolden(t *testing.T) {

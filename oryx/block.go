@@ -8,6 +8,7 @@ package oryx
 //	x   = RMSNorm(h)                                              [B, T, D]
 //	k   = act(conv_K(x W_K)),  v = act(conv_V(x W_V))              shared: [B, T, H, K], [B, T, H, V]
 //	      every token writes k, v to BOTH memories: the KV cache and the linear state S
+//	      (attention's key is k by default; options: x W_K before the conv, k/‖k‖ — attentionKey)
 //	o^A = softmax attention of q^A = x W_QA over the cache         (RoPE on q^A and the cached k only)
 //	o^R = linear-state readout with q^R = x W_QR                   (Mamba-2 SSD or the gated delta rule)
 //	o_t = o^A_t if mode_t = attention else o^R_t                   per token, the same in every layer
@@ -116,7 +117,8 @@ func (m *Model) block(p blockParams, h *Node, in sequenceInputs) (*Node, blockMe
 
 	// Shared keys and values, written to both memories by every token.
 	var k, v *Node
-	k, mem.convK = m.sharedStream(Einsum("btd,hkd->bthk", x, p.wk), p.convK, in.valid)
+	kProj := Einsum("btd,hkd->bthk", x, p.wk)
+	k, mem.convK = m.sharedStream(kProj, p.convK, in.valid)
 	v, mem.convV = m.sharedStream(Einsum("btd,hvd->bthv", x, p.wv), p.convV, in.valid)
 
 	var oAttn, oLinear *Node
@@ -126,9 +128,9 @@ func (m *Model) block(p blockParams, h *Node, in sequenceInputs) (*Node, blockMe
 	}
 	var o *Node
 	if in.computes(c.Variant, Attention) {
-		kAttn := k
+		kAttn := m.attentionKey(kProj, k)
 		if c.RoPE {
-			kAttn = layers.RoPE(k, in.positions, c.RoPEBase)
+			kAttn = layers.RoPE(kAttn, in.positions, c.RoPEBase)
 		}
 		mem.k, mem.v = kAttn, v
 		if in.attnPos != nil && oLinear != nil {
@@ -146,6 +148,21 @@ func (m *Model) block(p blockParams, h *Node, in sequenceInputs) (*Node, blockMe
 	}
 	h = Add(h, m.output(p, x, o))
 	return Add(h, layers.SwiGLU(layers.RMSNorm(h, p.mlpNorm, c.NormEps), p.mlpGate, p.mlpUp, p.mlpDown)), mem
+}
+
+// attentionKey is the key attention reads and caches (before RoPE), for the shared key k and the projection
+// proj = x W_K it came from (both [B, T, H, K], or [B, H, K] in decoding): k itself by default; proj with
+// Config.AttentionKeySource "projection" (no conv, no activation); L2-normalised per head with
+// Config.AttentionKeyNorm "l2" (as GDN reads its keys, linear.go).
+func (m *Model) attentionKey(proj, k *Node) *Node {
+	c := m.Config
+	if c.AttentionKeySource == AttentionKeyProjection {
+		k = proj
+	}
+	if c.AttentionKeyNorm == AttentionKeyL2 {
+		k = layers.NormalizeL2(k, l2Eps)
+	}
+	return k
 }
 
 // gatheredAttention computes the attention readout only at attnPos [B, N] (−1 = padding) and writes it over

@@ -340,7 +340,7 @@ func InitCheckpoint(dir string, cfg Config, seed int64) error {
 	ctx.SetParam(context.ParamInitialSeed, seed)
 	err = catchPanic(func() error {
 		exec, err := context.NewExec(be, ctx, func(ctx *context.Context, tokens, modes *Node) *Node {
-			return m.Logits(ctx, tokens, m.modesOrNil(modes))
+			return m.Logits(ctx, tokens, m.ModesOrNil(modes))
 		})
 		if err != nil {
 			return err

@@ -1,4 +1,4 @@
-package oryx
+package oryx_test
 
 import (
 	"os"
@@ -14,21 +14,24 @@ import (
 
 	"github.com/oryx-go/oryx/internal/backend"
 	"github.com/oryx-go/oryx/internal/testutil"
+	"github.com/oryx-go/oryx/oryx"
+	"github.com/oryx-go/oryx/oryx/infer"
+	"github.com/oryx-go/oryx/oryx/oryxtest"
 )
 
 // newCheckpointModel builds a float32 tiny model of variant v in a fresh context, materialises its weights
 // with one forward and then perturbs every parameter (x ↦ 1.5·x + 0.01), so that the saved weights are NOT
 // what the initializers would produce again from the same seed: a load that fell back to random
 // initialisation could not reproduce them.
-func newCheckpointModel(t *testing.T, v Variant) (Config, *Model, *context.Context) {
+func newCheckpointModel(t *testing.T, v oryx.Variant) (oryx.Config, *oryx.Model, *context.Context) {
 	t.Helper()
-	cfg, err := Preset("tiny", v)
+	cfg, err := oryx.Preset("tiny", v)
 	require.NoError(t, err)
-	m, err := New(cfg)
+	m, err := oryx.New(cfg)
 	require.NoError(t, err)
 	ctx := context.New()
 	ctx.SetParam(context.ParamInitialSeed, int64(77))
-	_ = parallelLogits(t, m, ctx, [][]int32{{1}}, modesFor(m, [][]Mode{{Attention}}))
+	_ = oryxtest.ParallelLogits(t, m, ctx, [][]int32{{1}}, oryxtest.ModesFor(m, [][]oryx.Mode{{oryx.Attention}}))
 	perturb(t, ctx, 1.5, 0.01)
 	return cfg, m, ctx
 }
@@ -38,7 +41,7 @@ func perturb(t *testing.T, ctx *context.Context, a, b float32) {
 	t.Helper()
 	n := 0
 	for v := range ctx.IterVariables() {
-		if !IsModelParam(v.ScopeAndName()) {
+		if !oryx.IsModelParam(v.ScopeAndName()) {
 			continue
 		}
 		data := tensors.MustCopyFlatData[float32](v.MustValue())
@@ -54,30 +57,30 @@ func perturb(t *testing.T, ctx *context.Context, a, b float32) {
 // checkpointTokens is a fixed batch with switching modes (Oryx variants) for comparing logits.
 var (
 	checkpointTokens = [][]int32{{3, 141, 59, 26, 5, 35, 89, 79, 32, 38}, {255, 0, 1, 2, 3, 4, 5, 6, 7, 8}}
-	checkpointModes  = [][]Mode{{1, 1, 0, 0, 1, 0, 1, 1, 1, 0}, {0, 0, 0, 1, 1, 1, 1, 0, 0, 1}}
+	checkpointModes  = [][]oryx.Mode{{1, 1, 0, 0, 1, 0, 1, 1, 1, 0}, {0, 0, 0, 1, 1, 1, 1, 0, 0, 1}}
 )
 
 // TestCheckpointSaveLoadSameLogits: save → load gives bit-identical logits on fixed tokens, the loaded
 // variables are present at once (eager load) with the saved values, and they are not a fresh random
 // initialisation (which gives different logits).
 func TestCheckpointSaveLoadSameLogits(t *testing.T) {
-	for _, v := range testutil.Sweep([]Variant{OryxTG, Transformer, OryxTM, GDN}, 2) {
+	for _, v := range testutil.Sweep([]oryx.Variant{oryx.OryxTG, oryx.Transformer, oryx.OryxTM, oryx.GDN}, 2) {
 		t.Run(string(v), func(t *testing.T) {
 			cfg, m, ctx := newCheckpointModel(t, v)
-			modes := modesFor(m, checkpointModes)
-			want := parallelLogits(t, m, ctx, checkpointTokens, modes)
+			modes := oryxtest.ModesFor(m, checkpointModes)
+			want := oryxtest.ParallelLogits(t, m, ctx, checkpointTokens, modes)
 			dir := filepath.Join(t.TempDir(), "ckpt")
-			require.NoError(t, SaveCheckpoint(dir, cfg, ctx))
+			require.NoError(t, oryx.SaveCheckpoint(dir, cfg, ctx))
 
-			m2, ctx2, err := LoadCheckpoint(dir, &cfg)
+			m2, ctx2, err := oryx.LoadCheckpoint(dir, &cfg)
 			require.NoError(t, err)
 			assert.Equal(t, cfg, m2.Config)
 			assert.Equal(t, m.DType, m2.DType)
 
 			// Eager: every parameter is in the context before any graph is built, with the saved value.
-			require.Equal(t, CountParams(cfg), ReportFromContext(ctx2))
+			require.Equal(t, oryx.CountParams(cfg), oryx.ReportFromContext(ctx2))
 			for v := range ctx.IterVariables() {
-				if !IsModelParam(v.ScopeAndName()) {
+				if !oryx.IsModelParam(v.ScopeAndName()) {
 					continue
 				}
 				got := ctx2.GetVariableByScopeAndName(v.Scope(), v.Name())
@@ -87,17 +90,17 @@ func TestCheckpointSaveLoadSameLogits(t *testing.T) {
 					tensors.MustCopyFlatData[float32](got.MustValue()), v.ScopeAndName())
 			}
 
-			got := parallelLogits(t, m2, ctx2, checkpointTokens, modes)
+			got := oryxtest.ParallelLogits(t, m2, ctx2, checkpointTokens, modes)
 			require.Equal(t, want, got, "logits after save → load")
 
 			// A fresh random initialisation (same seed) is different: the check above is not vacuous.
 			fresh := context.New()
 			fresh.SetParam(context.ParamInitialSeed, int64(77))
-			random := parallelLogits(t, m2, fresh, checkpointTokens, modes)
+			random := oryxtest.ParallelLogits(t, m2, fresh, checkpointTokens, modes)
 			require.NotEqual(t, want, random)
 
 			// The loaded context drives an Engine: the prefill's last logits match the parallel forward.
-			e, err := NewEngine(backend.MustGet(), ctx2, m2, 2, 16)
+			e, err := infer.NewEngine(backend.MustGet(), ctx2, m2, 2, 16)
 			require.NoError(t, err)
 			last, err := e.Prefill(checkpointTokens, modes)
 			require.NoError(t, err)
@@ -117,53 +120,53 @@ func TestCheckpointSaveLoadSameLogits(t *testing.T) {
 // TestCheckpointKeepsNewest: repeated saves keep the CheckpointKeep most recent checkpoints, and loading
 // gives the newest values.
 func TestCheckpointKeepsNewest(t *testing.T) {
-	cfg, m, ctx := newCheckpointModel(t, OryxTG)
+	cfg, m, ctx := newCheckpointModel(t, oryx.OryxTG)
 	dir := t.TempDir()
 	for i := range 5 {
 		if i > 0 {
 			perturb(t, ctx, 1, 0.125)
 		}
-		require.NoError(t, SaveCheckpoint(dir, cfg, ctx))
+		require.NoError(t, oryx.SaveCheckpoint(dir, cfg, ctx))
 	}
-	names, err := ListCheckpoints(dir)
+	names, err := oryx.ListCheckpoints(dir)
 	require.NoError(t, err)
-	require.Len(t, names, CheckpointKeep)
+	require.Len(t, names, oryx.CheckpointKeep)
 	for i, n := range names {
 		assert.True(t, strings.HasPrefix(n, "checkpoint-n000000"+string(rune('2'+i))), n)
 	}
-	want := parallelLogits(t, m, ctx, checkpointTokens, checkpointModes)
-	m2, ctx2, err := LoadCheckpoint(dir, nil)
+	want := oryxtest.ParallelLogits(t, m, ctx, checkpointTokens, checkpointModes)
+	m2, ctx2, err := oryx.LoadCheckpoint(dir, nil)
 	require.NoError(t, err)
-	require.Equal(t, want, parallelLogits(t, m2, ctx2, checkpointTokens, checkpointModes))
+	require.Equal(t, want, oryxtest.ParallelLogits(t, m2, ctx2, checkpointTokens, checkpointModes))
 
 	// A loaded context saves again (resuming) and reloads to the same values.
-	require.NoError(t, SaveCheckpoint(dir, cfg, ctx2))
-	m3, ctx3, err := LoadCheckpoint(dir, &cfg)
+	require.NoError(t, oryx.SaveCheckpoint(dir, cfg, ctx2))
+	m3, ctx3, err := oryx.LoadCheckpoint(dir, &cfg)
 	require.NoError(t, err)
-	require.Equal(t, want, parallelLogits(t, m3, ctx3, checkpointTokens, checkpointModes))
+	require.Equal(t, want, oryxtest.ParallelLogits(t, m3, ctx3, checkpointTokens, checkpointModes))
 
 	// Keep ≤ 0 keeps everything.
-	require.NoError(t, SaveCheckpointKeep(dir, cfg, ctx, 0))
-	names, err = ListCheckpoints(dir)
+	require.NoError(t, oryx.SaveCheckpointKeep(dir, cfg, ctx, 0))
+	names, err = oryx.ListCheckpoints(dir)
 	require.NoError(t, err)
-	require.Len(t, names, CheckpointKeep+1)
+	require.Len(t, names, oryx.CheckpointKeep+1)
 }
 
 // TestCheckpointOptimizerState: every variable of the context is saved, not only the model's; after the
 // eager load the non-model variables are non-trainable and the model's parameters trainable.
 func TestCheckpointOptimizerState(t *testing.T) {
-	cfg, _, ctx := newCheckpointModel(t, Transformer)
+	cfg, _, ctx := newCheckpointModel(t, oryx.Transformer)
 	moment := ctx.InAbsPath("/AdamOptimizer/embeddings").VariableWithValue("embeddings_1", []float32{1, 2, 3}).
 		SetTrainable(false)
 	optimizers.GetGlobalStepVar(ctx).MustSetValue(tensors.FromValue(int64(42)))
 	dir := t.TempDir()
-	require.NoError(t, SaveCheckpoint(dir, cfg, ctx))
-	names, err := ListCheckpoints(dir)
+	require.NoError(t, oryx.SaveCheckpoint(dir, cfg, ctx))
+	names, err := oryx.ListCheckpoints(dir)
 	require.NoError(t, err)
 	require.Len(t, names, 1)
 	assert.Contains(t, names[0], "-step-00000042")
 
-	_, ctx2, err := LoadCheckpoint(dir, nil)
+	_, ctx2, err := oryx.LoadCheckpoint(dir, nil)
 	require.NoError(t, err)
 	got := ctx2.GetVariableByScopeAndName(moment.Scope(), moment.Name())
 	require.NotNil(t, got)
@@ -172,20 +175,20 @@ func TestCheckpointOptimizerState(t *testing.T) {
 	assert.Equal(t, int64(42), optimizers.GetGlobalStep(ctx2))
 	assert.False(t, optimizers.GetGlobalStepVar(ctx2).Trainable)
 	for v := range ctx2.IterVariables() {
-		assert.Equal(t, IsModelParam(v.ScopeAndName()), v.Trainable, v.ScopeAndName())
+		assert.Equal(t, oryx.IsModelParam(v.ScopeAndName()), v.Trainable, v.ScopeAndName())
 	}
 }
 
 // TestCheckpointConfigMismatch: loading with a different requested config is refused, naming every field.
 func TestCheckpointConfigMismatch(t *testing.T) {
 	dir := t.TempDir()
-	tiny, err := Preset("tiny", OryxTG)
+	tiny, err := oryx.Preset("tiny", oryx.OryxTG)
 	require.NoError(t, err)
-	require.NoError(t, InitCheckpoint(dir, tiny, 1))
+	require.NoError(t, oryx.InitCheckpoint(dir, tiny, 1))
 
-	small, err := Preset("small", OryxTG)
+	small, err := oryx.Preset("small", oryx.OryxTG)
 	require.NoError(t, err)
-	_, _, err = LoadCheckpoint(dir, &small)
+	_, _, err = oryx.LoadCheckpoint(dir, &small)
 	require.Error(t, err)
 	msg := err.Error()
 	assert.Contains(t, msg, "checkpoint "+dir+": config differs from the requested one")
@@ -198,30 +201,30 @@ func TestCheckpointConfigMismatch(t *testing.T) {
 	}
 	assert.NotContains(t, msg, "key_dim") // equal fields are not named
 
-	other, err := Preset("tiny", OryxTM)
+	other, err := oryx.Preset("tiny", oryx.OryxTM)
 	require.NoError(t, err)
-	_, _, err = LoadCheckpoint(dir, &other)
+	_, _, err = oryx.LoadCheckpoint(dir, &other)
 	require.ErrorContains(t, err, "variant: oryx-tg vs oryx-tm")
 	require.ErrorContains(t, err, "linear_mixer: gdn vs mamba2")
 
 	// Saving a different config into a directory with checkpoints is refused too.
-	_, _, ctx := newCheckpointModel(t, OryxTM)
-	err = SaveCheckpoint(dir, other, ctx)
+	_, _, ctx := newCheckpointModel(t, oryx.OryxTM)
+	err = oryx.SaveCheckpoint(dir, other, ctx)
 	require.ErrorContains(t, err, "different config")
 	require.ErrorContains(t, err, "variant: oryx-tg vs oryx-tm")
 	// And saving a context that does not match the config.
-	err = SaveCheckpoint(t.TempDir(), tiny, ctx)
+	err = oryx.SaveCheckpoint(t.TempDir(), tiny, ctx)
 	require.ErrorContains(t, err, "do not match the config")
 }
 
 // TestCheckpointBadDirectories: missing, corrupted or invalid config.json, empty and missing directories,
 // a directory with a config but no checkpoint files: each gives a clear error.
 func TestCheckpointBadDirectories(t *testing.T) {
-	cfg, err := Preset("tiny", Transformer)
+	cfg, err := oryx.Preset("tiny", oryx.Transformer)
 	require.NoError(t, err)
 	good := t.TempDir()
-	require.NoError(t, InitCheckpoint(good, cfg, 5))
-	names, err := ListCheckpoints(good)
+	require.NoError(t, oryx.InitCheckpoint(good, cfg, 5))
+	names, err := oryx.ListCheckpoints(good)
 	require.NoError(t, err)
 	require.Len(t, names, 1)
 
@@ -241,31 +244,31 @@ func TestCheckpointBadDirectories(t *testing.T) {
 	}
 
 	t.Run("missing config.json", func(t *testing.T) {
-		dir := copyDir(t, ConfigFileName)
-		_, _, err := LoadCheckpoint(dir, nil)
+		dir := copyDir(t, oryx.ConfigFileName)
+		_, _, err := oryx.LoadCheckpoint(dir, nil)
 		require.ErrorContains(t, err, "checkpoint "+dir+": missing config.json")
 	})
 	t.Run("corrupted config.json", func(t *testing.T) {
 		dir := copyDir(t, "")
-		require.NoError(t, os.WriteFile(filepath.Join(dir, ConfigFileName), []byte(`{"variant": "oryx-tg", "voc`), 0o644))
-		_, _, err := LoadCheckpoint(dir, nil)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, oryx.ConfigFileName), []byte(`{"variant": "oryx-tg", "voc`), 0o644))
+		_, _, err := oryx.LoadCheckpoint(dir, nil)
 		require.ErrorContains(t, err, "invalid config.json")
-		require.ErrorContains(t, err, filepath.Join(dir, ConfigFileName))
+		require.ErrorContains(t, err, filepath.Join(dir, oryx.ConfigFileName))
 	})
 	t.Run("invalid config.json", func(t *testing.T) {
 		dir := copyDir(t, "")
 		bad := cfg
 		bad.DModel = -1
-		require.NoError(t, SaveConfig(bad, filepath.Join(dir, ConfigFileName)))
-		_, _, err := LoadCheckpoint(dir, nil)
+		require.NoError(t, oryx.SaveConfig(bad, filepath.Join(dir, oryx.ConfigFileName)))
+		_, _, err := oryx.LoadCheckpoint(dir, nil)
 		require.ErrorContains(t, err, "config field d_model")
 	})
 	t.Run("config of another model", func(t *testing.T) {
 		dir := copyDir(t, "")
-		other, err := Preset("tiny", OryxTG)
+		other, err := oryx.Preset("tiny", oryx.OryxTG)
 		require.NoError(t, err)
-		require.NoError(t, SaveConfig(other, filepath.Join(dir, ConfigFileName)))
-		_, _, err = LoadCheckpoint(dir, nil)
+		require.NoError(t, oryx.SaveConfig(other, filepath.Join(dir, oryx.ConfigFileName)))
+		_, _, err = oryx.LoadCheckpoint(dir, nil)
 		// The config recorded in the checkpoint names the difference before the weights are counted.
 		require.ErrorContains(t, err, "config.json differs from the config the weights were saved with")
 		require.ErrorContains(t, err, "variant: oryx-tg vs transformer")
@@ -276,38 +279,38 @@ func TestCheckpointBadDirectories(t *testing.T) {
 		data, err := os.ReadFile(bin)
 		require.NoError(t, err)
 		require.NoError(t, os.WriteFile(bin, data[:len(data)/2], 0o644))
-		_, _, err = LoadCheckpoint(dir, nil)
+		_, _, err = oryx.LoadCheckpoint(dir, nil)
 		require.ErrorContains(t, err, "loading "+names[0])
 	})
 	t.Run("empty directory", func(t *testing.T) {
 		dir := t.TempDir()
-		_, _, err := LoadCheckpoint(dir, nil)
+		_, _, err := oryx.LoadCheckpoint(dir, nil)
 		require.ErrorContains(t, err, "missing config.json")
 	})
 	t.Run("no checkpoint files", func(t *testing.T) {
 		dir := t.TempDir()
-		require.NoError(t, SaveConfig(cfg, filepath.Join(dir, ConfigFileName)))
-		_, _, err := LoadCheckpoint(dir, nil)
+		require.NoError(t, oryx.SaveConfig(cfg, filepath.Join(dir, oryx.ConfigFileName)))
+		_, _, err := oryx.LoadCheckpoint(dir, nil)
 		require.ErrorContains(t, err, "no checkpoint files")
 	})
 	t.Run("no directory", func(t *testing.T) {
 		dir := filepath.Join(t.TempDir(), "nope")
-		_, _, err := LoadCheckpoint(dir, nil)
+		_, _, err := oryx.LoadCheckpoint(dir, nil)
 		require.ErrorContains(t, err, "checkpoint "+dir+": directory does not exist")
 	})
 	t.Run("init refuses a directory with checkpoints", func(t *testing.T) {
 		dir := copyDir(t, "")
-		require.ErrorContains(t, InitCheckpoint(dir, cfg, 5), "already holds 1 checkpoint")
+		require.ErrorContains(t, oryx.InitCheckpoint(dir, cfg, 5), "already holds 1 checkpoint")
 	})
 }
 
 // TestCheckpointCrashSafety: config.json is written through a temporary file that never stays behind, the
 // GoMLX files are staged outside the listing, and a failed save leaves no trace.
 func TestCheckpointCrashSafety(t *testing.T) {
-	cfg, _, ctx := newCheckpointModel(t, OryxTG)
+	cfg, _, ctx := newCheckpointModel(t, oryx.OryxTG)
 	dir := t.TempDir()
-	require.NoError(t, SaveCheckpoint(dir, cfg, ctx))
-	require.NoError(t, SaveCheckpoint(dir, cfg, ctx))
+	require.NoError(t, oryx.SaveCheckpoint(dir, cfg, ctx))
+	require.NoError(t, oryx.SaveCheckpoint(dir, cfg, ctx))
 	onlyCheckpointFiles := func() {
 		t.Helper()
 		entries, err := os.ReadDir(dir)
@@ -316,19 +319,19 @@ func TestCheckpointCrashSafety(t *testing.T) {
 			n := e.Name()
 			assert.False(t, e.IsDir(), "left-over folder %s", n)
 			assert.NotContains(t, n, ".tmp", "left-over temporary file %s", n)
-			assert.True(t, n == ConfigFileName || strings.HasPrefix(n, "checkpoint-") &&
+			assert.True(t, n == oryx.ConfigFileName || strings.HasPrefix(n, "checkpoint-") &&
 				(strings.HasSuffix(n, ".json") || strings.HasSuffix(n, ".bin")), "unexpected file %s", n)
 		}
 	}
 	onlyCheckpointFiles()
-	got, err := LoadConfig(filepath.Join(dir, ConfigFileName))
+	got, err := oryx.LoadConfig(filepath.Join(dir, oryx.ConfigFileName))
 	require.NoError(t, err)
 	require.Equal(t, cfg, got)
 
 	// A failed save (a context without the model) writes nothing.
 	before, err := os.ReadDir(dir)
 	require.NoError(t, err)
-	require.Error(t, SaveCheckpoint(dir, cfg, context.New()))
+	require.Error(t, oryx.SaveCheckpoint(dir, cfg, context.New()))
 	after, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	require.Equal(t, len(before), len(after))
@@ -336,27 +339,27 @@ func TestCheckpointCrashSafety(t *testing.T) {
 
 	// A checkpoint whose .json is not there yet (a save interrupted between the two renames) is not listed,
 	// and loading picks the complete one.
-	names, err := ListCheckpoints(dir)
+	names, err := oryx.ListCheckpoints(dir)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "checkpoint-n9999999-20990101-000000-initial.bin"), []byte("partial"), 0o644))
-	names2, err := ListCheckpoints(dir)
+	names2, err := oryx.ListCheckpoints(dir)
 	require.NoError(t, err)
 	require.Equal(t, names, names2)
-	_, _, err = LoadCheckpoint(dir, &cfg)
+	_, _, err = oryx.LoadCheckpoint(dir, &cfg)
 	require.NoError(t, err)
 }
 
 // TestInitCheckpointDeterministic: the same seed gives the same weights.
 func TestInitCheckpointDeterministic(t *testing.T) {
-	cfg, err := Preset("tiny", OryxTG)
+	cfg, err := oryx.Preset("tiny", oryx.OryxTG)
 	require.NoError(t, err)
 	a, b := t.TempDir(), t.TempDir()
-	require.NoError(t, InitCheckpoint(a, cfg, 9))
-	require.NoError(t, InitCheckpoint(b, cfg, 9))
-	ma, ca, err := LoadCheckpoint(a, &cfg)
+	require.NoError(t, oryx.InitCheckpoint(a, cfg, 9))
+	require.NoError(t, oryx.InitCheckpoint(b, cfg, 9))
+	ma, ca, err := oryx.LoadCheckpoint(a, &cfg)
 	require.NoError(t, err)
-	mb, cb, err := LoadCheckpoint(b, &cfg)
+	mb, cb, err := oryx.LoadCheckpoint(b, &cfg)
 	require.NoError(t, err)
-	require.Equal(t, parallelLogits(t, ma, ca, checkpointTokens, checkpointModes),
-		parallelLogits(t, mb, cb, checkpointTokens, checkpointModes))
+	require.Equal(t, oryxtest.ParallelLogits(t, ma, ca, checkpointTokens, checkpointModes),
+		oryxtest.ParallelLogits(t, mb, cb, checkpointTokens, checkpointModes))
 }

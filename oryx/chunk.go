@@ -112,14 +112,15 @@ func (m *Model) blockChunk(p blockParams, h, modes, positions, valid *Node, st L
 	var out ChunkLayer
 	x := layers.RMSNorm(h, p.attnNorm, c.NormEps)
 	var k, v *Node
-	k, out.ConvK = m.sharedStreamChunk(Einsum("btd,hkd->bthk", x, p.wk), p.convK, st.ConvK)
+	kProj := Einsum("btd,hkd->bthk", x, p.wk)
+	k, out.ConvK = m.sharedStreamChunk(kProj, p.convK, st.ConvK)
 	v, out.ConvV = m.sharedStreamChunk(Einsum("btd,hvd->bthv", x, p.wv), p.convV, st.ConvV)
 
 	var oAttn, oLinear *Node
 	if c.Variant.HasAttention() {
-		q, kAttn := Einsum("btd,hkd->bthk", x, p.wqAttn), k
+		q, kAttn := Einsum("btd,hkd->bthk", x, p.wqAttn), m.attentionKey(kProj, k)
 		if c.RoPE {
-			q, kAttn = layers.RoPE(q, positions, c.RoPEBase), layers.RoPE(k, positions, c.RoPEBase)
+			q, kAttn = layers.RoPE(q, positions, c.RoPEBase), layers.RoPE(kAttn, positions, c.RoPEBase)
 		}
 		zero := ScalarZero(h.Graph(), h.DType())
 		out.KRows, out.VRows = Where(valid, kAttn, zero), Where(valid, v, zero)

@@ -55,7 +55,7 @@ func (v Variant) LinearMixer() LinearMixer {
 func (v Variant) IsMultiMixer() bool { return v.HasAttention() && v.LinearMixer() != NoLinear }
 
 // Config is the architecture of a model. It is saved as JSON with every checkpoint. Fields marked [choice]
-// are this project's reconstruction where the paper is silent (the paper's §2–3).
+// are this project's reconstruction where the paper is silent (docs/model.md §3–4).
 type Config struct {
 	Variant     Variant     `json:"variant"`
 	LinearMixer LinearMixer `json:"linear_mixer"` // must agree with Variant (mamba2 | gdn | "" for transformer)
@@ -80,7 +80,26 @@ type Config struct {
 
 	Chunk      int    `json:"chunk"`       // chunk length of the chunked linear mixers
 	InterChunk string `json:"inter_chunk"` // "auto" (layers' per-backend choice), "loop" or "scan" (log depth, GPUs)
+
+	// What attention reads as its key (and caches), for variants with attention. Both default ("") to the
+	// shared key k = act(conv_K(x W_K)) as is [choice: docs/model.md §3.4]; they are
+	// options so that the recall gap between Oryx-TG and the Transformer can be attributed (recipes/study,
+	// attribution). omitempty: a config that leaves them at their default has the JSON (and ConfigHash) it
+	// had before they existed.
+	//
+	// AttentionKeyNorm "l2" makes attention read k/‖k‖ per head, the key GDN's recurrence reads (both
+	// memories then hold the same keys up to GDN's own normalisation).
+	AttentionKeyNorm string `json:"attention_key_norm,omitempty"` // "" (the key as is) | "l2"
+	// AttentionKeySource "projection" makes attention read the projection x W_K before the causal conv and
+	// its activation (the linear mixer still reads the post-conv key).
+	AttentionKeySource string `json:"attention_key_source,omitempty"` // "" (post-conv shared key) | "projection"
 }
+
+// Values of Config.AttentionKeyNorm and Config.AttentionKeySource other than the default "".
+const (
+	AttentionKeyL2         = "l2"
+	AttentionKeyProjection = "projection"
+)
 
 // Validate checks the config and returns every problem found, each naming the field.
 func (c *Config) Validate() error {
@@ -143,6 +162,15 @@ func (c *Config) Validate() error {
 	}
 	if c.InterChunk != "auto" && c.InterChunk != "loop" && c.InterChunk != "scan" {
 		bad("inter_chunk", "must be \"auto\", \"loop\" or \"scan\", got %q", c.InterChunk)
+	}
+	if c.AttentionKeyNorm != "" && c.AttentionKeyNorm != AttentionKeyL2 {
+		bad("attention_key_norm", "must be \"\" (the shared key as is) or %q, got %q", AttentionKeyL2, c.AttentionKeyNorm)
+	}
+	if c.AttentionKeySource != "" && c.AttentionKeySource != AttentionKeyProjection {
+		bad("attention_key_source", "must be \"\" (the post-conv shared key) or %q, got %q", AttentionKeyProjection, c.AttentionKeySource)
+	}
+	if (c.AttentionKeyNorm != "" || c.AttentionKeySource != "") && known && !c.Variant.HasAttention() {
+		bad("attention_key_norm", "attention_key_norm and attention_key_source apply to variants with attention, not %q", c.Variant)
 	}
 	return errors.Join(errs...)
 }

@@ -18,6 +18,8 @@ import (
 	. "github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/gomlx/gomlx/pkg/ml/context"
+
+	"github.com/oryx-go/oryx/internal/tensordata"
 )
 
 // newEntropyExec compiles (lazily, per shape) the entropy fold of one chunk of positions and vocabulary ids.
@@ -104,7 +106,7 @@ func (s *Scorer) entropyAll(h *tensors.Tensor, b, t int) ([]float64, error) {
 				ids[i] = int32(vlo + i)
 			}
 			outs, err := s.entropy.Exec(h, pt, tensors.FromFlatDataAndDimensions(ids, vc), state[0], state[1], state[2])
-			finalizeAll(state)
+			tensordata.FinalizeAll(state)
 			if err != nil {
 				pt.FinalizeAll()
 				return nil, fmt.Errorf("oryx.Scorer: entropy at positions %d..%d, vocabulary ids %d..%d: %w", lo, min(lo+c, t)-1, vlo, min(vlo+vc, v)-1, err)
@@ -112,8 +114,8 @@ func (s *Scorer) entropyAll(h *tensors.Tensor, b, t int) ([]float64, error) {
 			state = outs
 		}
 		pt.FinalizeAll()
-		mx, sum, w := flatFloat64(state[0]), flatFloat64(state[1]), flatFloat64(state[2])
-		finalizeAll(state)
+		mx, sum, w := tensordata.Float64s(state[0]), tensordata.Float64s(state[1]), tensordata.Float64s(state[2])
+		tensordata.FinalizeAll(state)
 		for r := range b {
 			for j := range c {
 				if p := lo + j; p < t {

@@ -1,4 +1,4 @@
-package oryx
+package oryx_test
 
 import (
 	"math"
@@ -11,17 +11,21 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/oryx-go/oryx/internal/backend"
+	"github.com/oryx-go/oryx/internal/tensordata"
 	"github.com/oryx-go/oryx/internal/testutil"
+	"github.com/oryx-go/oryx/oryx"
+	"github.com/oryx-go/oryx/oryx/infer"
+	"github.com/oryx-go/oryx/oryx/oryxtest"
 )
 
 // lossAndGrads builds loss = mean cross-entropy of next-token prediction over the parallel forward with the
 // given modes, and returns the loss and its gradients with respect to the named parameters (scope paths).
-func lossAndGrads(t *testing.T, m *Model, ctx *context.Context, tokens [][]int32, modes [][]Mode, params []string) (float64, [][]float64) {
+func lossAndGrads(t *testing.T, m *oryx.Model, ctx *context.Context, tokens [][]int32, modes [][]oryx.Mode, params []string) (float64, [][]float64) {
 	return lossAndGradsOf(t, m, ctx, tokens, modes, params, nil)
 }
 
 // lossAndGradsOf is lossAndGrads with the forward LogitsInMode(*only) when only is set (modes then unread).
-func lossAndGradsOf(t *testing.T, m *Model, ctx *context.Context, tokens [][]int32, modes [][]Mode, params []string, only *Mode) (float64, [][]float64) {
+func lossAndGradsOf(t *testing.T, m *oryx.Model, ctx *context.Context, tokens [][]int32, modes [][]oryx.Mode, params []string, only *oryx.Mode) (float64, [][]float64) {
 	t.Helper()
 	b, n := len(tokens), len(tokens[0])
 	exec, err := context.NewExec(backend.MustGet(), ctx, func(ctx *context.Context, tok, md *Node) []*Node {
@@ -29,7 +33,7 @@ func lossAndGradsOf(t *testing.T, m *Model, ctx *context.Context, tokens [][]int
 		if only != nil {
 			logits = m.LogitsInMode(ctx, tok, *only)
 		} else {
-			logits = m.Logits(ctx, tok, m.modesOrNil(md))
+			logits = m.Logits(ctx, tok, m.ModesOrNil(md))
 		}
 		inputs := SliceAxis(logits, 1, AxisRange(0, n-1))
 		targets := SliceAxis(tok, 1, AxisRange(1, n))
@@ -46,63 +50,69 @@ func lossAndGradsOf(t *testing.T, m *Model, ctx *context.Context, tokens [][]int
 	require.NoError(t, err)
 	defer exec.Finalize()
 	if modes == nil {
-		modes = constModes(b, n, Linear)
+		modes = oryxtest.ConstModes(b, n, oryx.Linear)
 	}
-	outs, err := exec.Exec(tensors.FromFlatDataAndDimensions(flatInt32(tokens), b, n),
-		tensors.FromFlatDataAndDimensions(flatInt32(modes), b, n))
+	outs, err := exec.Exec(tensors.FromFlatDataAndDimensions(oryxtest.FlatInt32(tokens), b, n),
+		tensors.FromFlatDataAndDimensions(oryxtest.FlatInt32(modes), b, n))
 	require.NoError(t, err)
 	grads := make([][]float64, len(params))
 	for i := range params {
-		grads[i] = flatFloat64(outs[i+1])
+		grads[i] = tensordata.Float64s(outs[i+1])
 	}
-	return flatFloat64(outs[0])[0], grads
+	return tensordata.Float64s(outs[0])[0], grads
 }
 
 // TestGradientsMatchFiniteDifferences (float64, tiny model, switching modes): the gradient of the LM loss with
 // respect to parameters on every path — shared K/V, both queries, the linear gates, the output and MLP —
 // equals central finite differences of the loss.
 func TestGradientsMatchFiniteDifferences(t *testing.T) {
-	for _, v := range testutil.Sweep([]Variant{OryxTG, OryxTM}, 1) {
+	for _, v := range testutil.Sweep([]oryx.Variant{oryx.OryxTG, oryx.OryxTM}, 1) {
 		t.Run(string(v), func(t *testing.T) {
-			cfg := testConfig(v)
+			cfg := oryxtest.Config(v)
 			cfg.Layers = 1
-			m, ctx := newTestModel(t, cfg)
-			tokens := randomTokens(11, 2, 9, cfg.Vocab)
-			modes := switchingModes(12, 2, 9)
-			params := []string{"/layer_000/wk", "/layer_000/wv", "/layer_000/wq_attn", "/layer_000/wq_linear",
-				"/layer_000/conv_k", "/layer_000/a_log", "/layer_000/dt_bias", "/layer_000/wo", "/layer_000/mlp_up"}
-			loss, grads := lossAndGrads(t, m, ctx, tokens, modes, params)
-			require.False(t, math.IsNaN(loss))
-			for i, p := range params {
-				v := ctx.GetVariableByScopeAndName(p, "weight")
-				value, err := v.Value()
-				require.NoError(t, err)
-				flat := tensors.MustCopyFlatData[float64](value)
-				dims := value.Shape().Clone().Dimensions // SetValue below finalizes value
-				// A few entries per parameter keep the test fast.
-				for _, j := range []int{0, len(flat) / 2, len(flat) - 1} {
-					const eps = 1e-6
-					perturb := func(delta float64) float64 {
-						x := append([]float64(nil), flat...)
-						x[j] += delta
-						require.NoError(t, v.SetValue(tensors.FromFlatDataAndDimensions(x, dims...)))
-						l, _ := lossAndGrads(t, m, ctx, tokens, modes, nil)
-						return l
-					}
-					fd := testutil.CentralDiff(perturb, eps)
-					require.NoError(t, v.SetValue(tensors.FromFlatDataAndDimensions(flat, dims...)))
-					require.InDelta(t, fd, grads[i][j], 1e-6*max(1, math.Abs(fd)), "d loss / d %s[%d]", p, j)
-				}
-			}
+			checkGradientsMatchFiniteDifferences(t, cfg)
 		})
+	}
+}
+
+// checkGradientsMatchFiniteDifferences is TestGradientsMatchFiniteDifferences on a model of cfg (a
+// multi-mixer variant).
+func checkGradientsMatchFiniteDifferences(t *testing.T, cfg oryx.Config) {
+	m, ctx := oryxtest.NewModel(t, cfg)
+	tokens := oryxtest.RandomTokens(11, 2, 9, cfg.Vocab)
+	modes := oryxtest.SwitchingModes(12, 2, 9)
+	params := []string{"/layer_000/wk", "/layer_000/wv", "/layer_000/wq_attn", "/layer_000/wq_linear",
+		"/layer_000/conv_k", "/layer_000/a_log", "/layer_000/dt_bias", "/layer_000/wo", "/layer_000/mlp_up"}
+	loss, grads := lossAndGrads(t, m, ctx, tokens, modes, params)
+	require.False(t, math.IsNaN(loss))
+	for i, p := range params {
+		v := ctx.GetVariableByScopeAndName(p, "weight")
+		value, err := v.Value()
+		require.NoError(t, err)
+		flat := tensors.MustCopyFlatData[float64](value)
+		dims := value.Shape().Clone().Dimensions // SetValue below finalizes value
+		// A few entries per parameter keep the test fast.
+		for _, j := range []int{0, len(flat) / 2, len(flat) - 1} {
+			const eps = 1e-6
+			perturb := func(delta float64) float64 {
+				x := append([]float64(nil), flat...)
+				x[j] += delta
+				require.NoError(t, v.SetValue(tensors.FromFlatDataAndDimensions(x, dims...)))
+				l, _ := lossAndGrads(t, m, ctx, tokens, modes, nil)
+				return l
+			}
+			fd := testutil.CentralDiff(perturb, eps)
+			require.NoError(t, v.SetValue(tensors.FromFlatDataAndDimensions(flat, dims...)))
+			require.InDelta(t, fd, grads[i][j], 1e-6*max(1, math.Abs(fd)), "d loss / d %s[%d]", p, j)
+		}
 	}
 }
 
 // TestQueryGradientsFollowModes: W_QA gets no gradient when no token is in attention mode, and W_QR none when
 // no token is in linear mode; the shared K/V get gradients in both cases.
 func TestQueryGradientsFollowModes(t *testing.T) {
-	m, ctx := newTestModel(t, testConfig(OryxTG))
-	tokens := randomTokens(13, 2, 9, m.Config.Vocab)
+	m, ctx := oryxtest.NewModel(t, oryxtest.Config(oryx.OryxTG))
+	tokens := oryxtest.RandomTokens(13, 2, 9, m.Config.Vocab)
 	params := []string{"/layer_000/wq_attn", "/layer_000/wq_linear", "/layer_000/wk"}
 	norm := func(x []float64) (s float64) {
 		for _, v := range x {
@@ -110,11 +120,11 @@ func TestQueryGradientsFollowModes(t *testing.T) {
 		}
 		return math.Sqrt(s)
 	}
-	_, linear := lossAndGrads(t, m, ctx, tokens, constModes(2, 9, Linear), params)
+	_, linear := lossAndGrads(t, m, ctx, tokens, oryxtest.ConstModes(2, 9, oryx.Linear), params)
 	require.Zero(t, norm(linear[0]), "W_QA gradient with all-linear modes")
 	require.Positive(t, norm(linear[1]))
 	require.Positive(t, norm(linear[2]))
-	_, attn := lossAndGrads(t, m, ctx, tokens, constModes(2, 9, Attention), params)
+	_, attn := lossAndGrads(t, m, ctx, tokens, oryxtest.ConstModes(2, 9, oryx.Attention), params)
 	require.Positive(t, norm(attn[0]))
 	require.Zero(t, norm(attn[1]), "W_QR gradient with all-attention modes")
 	require.Positive(t, norm(attn[2]))
@@ -124,12 +134,12 @@ func TestQueryGradientsFollowModes(t *testing.T) {
 // forward and on token-by-token decoding.
 func TestFloat32MatchesFloat64(t *testing.T) {
 	const b, n = 2, 12
-	for _, v := range sweepVariants() {
+	for _, v := range oryxtest.SweepVariants() {
 		t.Run(string(v), func(t *testing.T) {
-			m64, ctx := newTestModel(t, testConfig(v))
-			tokens := randomTokens(21, b, n, m64.Config.Vocab)
-			modes := modesFor(m64, switchingModes(22, b, n))
-			want := parallelLogits(t, m64, ctx, tokens, modes)
+			m64, ctx := oryxtest.NewModel(t, oryxtest.Config(v))
+			tokens := oryxtest.RandomTokens(21, b, n, m64.Config.Vocab)
+			modes := oryxtest.ModesFor(m64, oryxtest.SwitchingModes(22, b, n))
+			want := oryxtest.ParallelLogits(t, m64, ctx, tokens, modes)
 
 			// Same weights in float32.
 			ctx32 := context.New()
@@ -147,19 +157,19 @@ func TestFloat32MatchesFloat64(t *testing.T) {
 				ctx32.InAbsPath(variable.Scope()).VariableWithValue(variable.Name(),
 					tensors.FromFlatDataAndDimensions(f, value.Shape().Dimensions...))
 			}
-			m32, err := New(m64.Config)
+			m32, err := oryx.New(m64.Config)
 			require.NoError(t, err)
 			require.Equal(t, dtypes.Float32, m32.DType)
-			got := parallelLogits(t, m32, ctx32, tokens, modes)
+			got := oryxtest.ParallelLogits(t, m32, ctx32, tokens, modes)
 			for r := range b {
 				require.LessOrEqual(t, testutil.RelErr(got[r], want[r]), 1e-4, "parallel, row %d", r)
 			}
-			e, err := NewEngine(backend.MustGet(), ctx32, m32, b, n)
+			e, err := infer.NewEngine(backend.MustGet(), ctx32, m32, b, n)
 			require.NoError(t, err)
 			for i := range n {
-				var md []Mode
+				var md []oryx.Mode
 				if modes != nil {
-					md = []Mode{modes[0][i], modes[1][i]}
+					md = []oryx.Mode{modes[0][i], modes[1][i]}
 				}
 				_, err := e.Step([]int32{tokens[0][i], tokens[1][i]}, md)
 				require.NoError(t, err)
@@ -173,13 +183,13 @@ func TestFloat32MatchesFloat64(t *testing.T) {
 
 // TestModelParamsMatchReport: the variables the model creates are exactly what CountParams predicts.
 func TestModelParamsMatchReport(t *testing.T) {
-	for _, v := range sweepVariants() {
+	for _, v := range oryxtest.SweepVariants() {
 		for _, preset := range testutil.Sweep([]string{"tiny", "small"}, 1) {
-			cfg, err := Preset(preset, v)
+			cfg, err := oryx.Preset(preset, v)
 			require.NoError(t, err)
-			m, ctx := newTestModel(t, cfg)
-			_ = parallelLogits(t, m, ctx, [][]int32{{1, 2}}, modesFor(m, [][]Mode{{0, 1}}))
-			require.Equal(t, CountParams(cfg), ReportFromContext(ctx), "%s %s", preset, v)
+			m, ctx := oryxtest.NewModel(t, cfg)
+			_ = oryxtest.ParallelLogits(t, m, ctx, [][]int32{{1, 2}}, oryxtest.ModesFor(m, [][]oryx.Mode{{0, 1}}))
+			require.Equal(t, oryx.CountParams(cfg), oryx.ReportFromContext(ctx), "%s %s", preset, v)
 		}
 	}
 }
@@ -188,11 +198,11 @@ func TestModelParamsMatchReport(t *testing.T) {
 // the gradients — every parameter's, the other readout's query included (zero both ways) — of the full
 // forward with every token in that mode.
 func TestLogitsInModeEqualsUniformModes(t *testing.T) {
-	for _, v := range testutil.Sweep([]Variant{OryxTG, OryxTM}, 1) {
-		for _, mode := range []Mode{Attention, Linear} {
+	for _, v := range testutil.Sweep([]oryx.Variant{oryx.OryxTG, oryx.OryxTM}, 1) {
+		for _, mode := range []oryx.Mode{oryx.Attention, oryx.Linear} {
 			t.Run(string(v)+"/"+mode.String(), func(t *testing.T) {
-				m, ctx := newTestModel(t, testConfig(v))
-				tokens := randomTokens(21, 2, 11, m.Config.Vocab)
+				m, ctx := oryxtest.NewModel(t, oryxtest.Config(v))
+				tokens := oryxtest.RandomTokens(21, 2, 11, m.Config.Vocab)
 				lossAndGrads(t, m, ctx, tokens, nil, nil) // creates the variables
 				var params []string
 				ctx.EnumerateVariables(func(v *context.Variable) {
@@ -201,11 +211,11 @@ func TestLogitsInModeEqualsUniformModes(t *testing.T) {
 					}
 				})
 				require.Greater(t, len(params), 10)
-				want, wantGrads := lossAndGradsOf(t, m, ctx, tokens, constModes(2, 11, mode), params, nil)
+				want, wantGrads := lossAndGradsOf(t, m, ctx, tokens, oryxtest.ConstModes(2, 11, mode), params, nil)
 				got, gotGrads := lossAndGradsOf(t, m, ctx, tokens, nil, params, &mode)
 				require.InDelta(t, want, got, 1e-12*want)
 				unused := "/layer_000/wq_linear"
-				if mode == Linear {
+				if mode == oryx.Linear {
 					unused = "/layer_000/wq_attn"
 				}
 				require.Contains(t, params, unused)
@@ -220,9 +230,9 @@ func TestLogitsInModeEqualsUniformModes(t *testing.T) {
 			})
 		}
 	}
-	m, _ := newTestModel(t, testConfig(GDN))
+	m, _ := oryxtest.NewModel(t, oryxtest.Config(oryx.GDN))
 	require.Panics(t, func() {
 		g := NewGraph(backend.MustGet(), "x")
-		m.LogitsInMode(context.New(), Parameter(g, "t", shapeInt(1, 3)), Attention)
+		m.LogitsInMode(context.New(), Parameter(g, "t", oryx.ShapeInt(1, 3)), oryx.Attention)
 	}, "GDN has no attention readout")
 }

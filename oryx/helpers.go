@@ -6,7 +6,6 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	. "github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/core/shapes"
-	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/gomlx/gomlx/pkg/ml/context"
 	"github.com/gomlx/gomlx/pkg/ml/context/initializers"
 )
@@ -29,25 +28,4 @@ const EmbeddingInitStd = 0.02
 // embeddingInit is the embedding initialiser: N(0, EmbeddingInitStd²).
 func embeddingInit(s scope) context.VariableInitializer {
 	return initializers.RandomNormalFn(s.ctx, EmbeddingInitStd)
-}
-
-// flatFloat64 copies any numeric tensor to float64.
-func flatFloat64(t *tensors.Tensor) []float64 {
-	switch t.DType() {
-	case dtypes.Float64:
-		return tensors.MustCopyFlatData[float64](t)
-	case dtypes.Float32:
-		return convertSlice(tensors.MustCopyFlatData[float32](t))
-	case dtypes.Int32:
-		return convertSlice(tensors.MustCopyFlatData[int32](t))
-	}
-	panic(fmt.Errorf("oryx: unexpected dtype %s", t.DType()))
-}
-
-func convertSlice[T float32 | int32](x []T) []float64 {
-	out := make([]float64, len(x))
-	for i, v := range x {
-		out[i] = float64(v)
-	}
-	return out
 }

@@ -1,4 +1,4 @@
-package oryx
+package oryx_test
 
 import (
 	"encoding/json"
@@ -6,14 +6,17 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/oryx-go/oryx/internal/guard"
 	"github.com/stretchr/testify/require"
+
+	"github.com/oryx-go/oryx/internal/guard"
+	"github.com/oryx-go/oryx/oryx"
+	"github.com/oryx-go/oryx/oryx/infer"
 )
 
 // writeConfigJSON writes the tiny preset's config with edits (field → JSON value) and extra trailing text.
 func writeConfigJSON(t *testing.T, dir string, edits map[string]any, trailing string) string {
 	t.Helper()
-	cfg, err := Preset("tiny", OryxTG)
+	cfg, err := oryx.Preset("tiny", oryx.OryxTG)
 	require.NoError(t, err)
 	data, err := json.Marshal(cfg)
 	require.NoError(t, err)
@@ -24,7 +27,7 @@ func writeConfigJSON(t *testing.T, dir string, edits map[string]any, trailing st
 	}
 	data, err = json.Marshal(m)
 	require.NoError(t, err)
-	path := filepath.Join(dir, ConfigFileName)
+	path := filepath.Join(dir, oryx.ConfigFileName)
 	require.NoError(t, os.WriteFile(path, append(data, trailing...), 0o644))
 	return path
 }
@@ -51,13 +54,13 @@ func TestLoadConfigHostile(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			path := writeConfigJSON(t, t.TempDir(), c.edits, c.trailing)
-			_, err := LoadConfig(path)
+			_, err := oryx.LoadConfig(path)
 			require.ErrorContains(t, err, c.want)
 			require.ErrorContains(t, err, path)
 		})
 	}
 	// Whitespace after the object is fine.
-	_, err := LoadConfig(writeConfigJSON(t, t.TempDir(), nil, "\n\n  \t\n"))
+	_, err := oryx.LoadConfig(writeConfigJSON(t, t.TempDir(), nil, "\n\n  \t\n"))
 	require.NoError(t, err)
 }
 
@@ -66,12 +69,12 @@ func TestLoadConfigHostile(t *testing.T) {
 // loads.
 func TestCheckpointRefusesEditedConfig(t *testing.T) {
 	dir := t.TempDir()
-	cfg, err := Preset("tiny", OryxTG)
+	cfg, err := oryx.Preset("tiny", oryx.OryxTG)
 	require.NoError(t, err)
-	require.NoError(t, InitCheckpoint(dir, cfg, 5))
-	_, _, err = LoadCheckpoint(dir, nil)
+	require.NoError(t, oryx.InitCheckpoint(dir, cfg, 5))
+	_, _, err = oryx.LoadCheckpoint(dir, nil)
 	require.NoError(t, err)
-	orig, err := os.ReadFile(filepath.Join(dir, ConfigFileName))
+	orig, err := os.ReadFile(filepath.Join(dir, oryx.ConfigFileName))
 	require.NoError(t, err)
 	for _, c := range []struct {
 		edits map[string]any
@@ -82,12 +85,12 @@ func TestCheckpointRefusesEditedConfig(t *testing.T) {
 		{map[string]any{"norm_eps": 1e-6, "output_norm": "full"}, "norm_eps: 1e-06 vs 1e-05"},
 	} {
 		writeConfigJSON(t, dir, c.edits, "")
-		_, _, err := LoadCheckpoint(dir, nil)
+		_, _, err := oryx.LoadCheckpoint(dir, nil)
 		require.ErrorContains(t, err, "config.json differs from the config the weights were saved with")
 		require.ErrorContains(t, err, c.want)
 	}
-	require.NoError(t, os.WriteFile(filepath.Join(dir, ConfigFileName), orig, 0o644))
-	_, _, err = LoadCheckpoint(dir, nil)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, oryx.ConfigFileName), orig, 0o644))
+	_, _, err = oryx.LoadCheckpoint(dir, nil)
 	require.NoError(t, err)
 }
 
@@ -95,32 +98,32 @@ func TestCheckpointRefusesEditedConfig(t *testing.T) {
 // whose .json never arrived) is removed; the complete checkpoints stay and load.
 func TestCleanLeftovers(t *testing.T) {
 	dir := t.TempDir()
-	cfg, err := Preset("tiny", Transformer)
+	cfg, err := oryx.Preset("tiny", oryx.Transformer)
 	require.NoError(t, err)
-	require.NoError(t, InitCheckpoint(dir, cfg, 1))
-	names, err := ListCheckpoints(dir)
+	require.NoError(t, oryx.InitCheckpoint(dir, cfg, 1))
+	names, err := oryx.ListCheckpoints(dir)
 	require.NoError(t, err)
 	require.Len(t, names, 1)
 
-	staging := filepath.Join(dir, stagingPrefix+"123")
+	staging := filepath.Join(dir, oryx.StagingPrefix+"123")
 	require.NoError(t, os.MkdirAll(staging, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(staging, "checkpoint-n0000000-x.bin"), []byte("data"), 0o644))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, ConfigFileName+".tmp-99"), []byte("{"), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, oryx.ConfigFileName+".tmp-99"), []byte("{"), 0o600))
 	orphan := "checkpoint-n0000009-20260101-000000-step-00000009.bin"
 	require.NoError(t, os.WriteFile(filepath.Join(dir, orphan), []byte("data"), 0o644))
 	other := filepath.Join(dir, "notes.txt") // not ours: kept
 	require.NoError(t, os.WriteFile(other, []byte("x"), 0o644))
 
-	removed, err := CleanLeftovers(dir)
+	removed, err := oryx.CleanLeftovers(dir)
 	require.NoError(t, err)
-	require.ElementsMatch(t, []string{stagingPrefix + "123", ConfigFileName + ".tmp-99", orphan}, removed)
+	require.ElementsMatch(t, []string{oryx.StagingPrefix + "123", oryx.ConfigFileName + ".tmp-99", orphan}, removed)
 	require.NoDirExists(t, staging)
 	require.FileExists(t, other)
 	require.FileExists(t, filepath.Join(dir, names[0]+".bin"))
-	_, _, err = LoadCheckpoint(dir, nil)
+	_, _, err = oryx.LoadCheckpoint(dir, nil)
 	require.NoError(t, err)
 
-	removed, err = CleanLeftovers(dir)
+	removed, err = oryx.CleanLeftovers(dir)
 	require.NoError(t, err)
 	require.Empty(t, removed, "nothing left to clean")
 }
@@ -128,21 +131,21 @@ func TestCleanLeftovers(t *testing.T) {
 // TestDecodeMemoryGuard: `oryx generate --capacity 2000000000` and friends are refused before any
 // allocation, naming the size.
 func TestDecodeMemoryGuard(t *testing.T) {
-	cfg, err := Preset("tiny", OryxTG)
+	cfg, err := oryx.Preset("tiny", oryx.OryxTG)
 	require.NoError(t, err)
-	require.NoError(t, CheckDecodeMemory(cfg, 4, 4096))
-	err = CheckDecodeMemory(cfg, 1, 2_000_000_000)
+	require.NoError(t, oryx.CheckDecodeMemory(cfg, 4, 4096))
+	err = oryx.CheckDecodeMemory(cfg, 1, 2_000_000_000)
 	require.ErrorContains(t, err, "capacity (KV-cache tokens): 2000000000 is out of range")
-	err = CheckDecodeMemory(cfg, 1<<30, 16)
+	err = oryx.CheckDecodeMemory(cfg, 1<<30, 16)
 	require.ErrorContains(t, err, "batch (rows)")
-	big, err := Preset("1.4b", OryxTG)
+	big, err := oryx.Preset("1.4b", oryx.OryxTG)
 	require.NoError(t, err)
 	// 24 layers × 16 heads × (64 + 128) × 4 bytes = 288 KiB per token: 16M tokens × 64 rows is ~300 TiB.
-	err = CheckDecodeMemory(big, 64, 1<<24)
+	err = oryx.CheckDecodeMemory(big, 64, 1<<24)
 	if guard.HostMemory() > 0 {
 		require.ErrorContains(t, err, "the decode state of 64 row(s) × 16777216 tokens needs ~")
 		require.ErrorContains(t, err, "of memory, this machine has")
 	}
-	_, err = NewEngine(nil, nil, &Model{Config: cfg}, 1, 2_000_000_000)
+	_, err = infer.NewEngine(nil, nil, &oryx.Model{Config: cfg}, 1, 2_000_000_000)
 	require.ErrorContains(t, err, "capacity")
 }

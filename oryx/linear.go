@@ -9,7 +9,7 @@ import (
 	"github.com/oryx-go/oryx/layers"
 )
 
-// The linear readout of the block on the shared keys and values (paper.md §3.6–3.7):
+// The linear readout of the block on the shared keys and values (docs/model.md §3.5–3.7):
 //
 //	Mamba-2: Δ = softplus(x w_Δ + b_Δ), g = −Δ·exp(A_log), S_t = e^{g} S + k (Δ v)ᵀ, o = Sᵀ q^R + D·v
 //	GDN:     g = −exp(A_log)·softplus(x w_α + b_Δ), β = σ(x w_β), k̂ = k/‖k‖, q̂ = q^R/‖q^R‖,

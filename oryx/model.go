@@ -120,6 +120,15 @@ func headSplit(h, w *Node, n int) *Node {
 	return Reshape(TransposeAllAxes(logits, 1, 0, 2), b, v)
 }
 
+// ModesOrNil drops the modes input of single-mixer variants (they have one readout): the modes to pass to Logits,
+// Hidden, Prefill, Step and ChunkStep from a graph that takes them for every variant.
+func (m *Model) ModesOrNil(modes *Node) *Node {
+	if m.Config.Variant.IsMultiMixer() {
+		return modes
+	}
+	return nil
+}
+
 // checkTokens validates tokens [B, T] (int) and modes ([B, T] int32, or nil for single-mixer variants).
 func (m *Model) checkTokens(fn string, tokens, modes *Node) {
 	checkTokenShape(fn, tokens)

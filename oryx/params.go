@@ -231,7 +231,7 @@ func attentionCorePerQuery(c Config, keys float64) float64 {
 	return 2 * keys * float64(c.Heads) * float64(c.KeyDim+c.ValueDim)
 }
 
-// linearCorePerToken is the chunked linear mixer's core flops per token per layer (mixers.md §8), with C =
+// linearCorePerToken is the chunked linear mixer's core flops per token per layer (docs/mixers.md §8), with C =
 // Chunk: GDN H·[6C·dk + 4C·dv + 6·dk·dv + (2/3)C²] (block solve by batched doubling), SSD
 // 2C·H(dk+dv) + 4·H·dk·dv.
 func linearCorePerToken(c Config) float64 {
@@ -252,7 +252,7 @@ func linearCorePerToken(c Config) float64 {
 // conv (2·W per channel); the linear mixer's gate projections (Mamba-2: Δ, 2·d·H; GDN: α and β, 4·d·H);
 // the SwiGLU MLP (6·d·F); the attention core in dense masked form, 2·T·H·(dk+dv) per token (every query
 // row against all T keys, as the parallel forward computes it; see AttentionCoreFLOPs for the gathered
-// form); the linear core per mixers.md §8 times the chunk padding factor ⌈T/C⌉·C/T. Once per token: the
+// form); the linear core per docs/mixers.md §8 times the chunk padding factor ⌈T/C⌉·C/T. Once per token: the
 // LM head, 2·d·V. Not counted: embedding lookup, norms, activations, softmax, RoPE and other elementwise
 // work.
 //
@@ -326,27 +326,4 @@ func AttentionCoreFLOPs(c Config, seqLen int, attnTokens []int) float64 {
 		}
 	}
 	return layers * float64(len(attnTokens)) * attentionCorePerQuery(c, float64(seqLen))
-}
-
-// ScheduleFLOPs returns the forward flops of one row of a schedule (a sequence of s.RowLen(row) tokens), as
-// the graphs compute them: the dense parallel forward (Logits), which for an Oryx model runs both readouts
-// for every token whatever the schedule (one compiled graph serves every schedule), or with gathered = true
-// the evaluation form (LogitsGathered), whose attention query projection and core run only at the row's
-// attention positions.
-func ScheduleFLOPs(c Config, s *Schedule, row int, gathered bool) float64 {
-	t := s.RowLen(row)
-	attn := s.AttentionPositions(row)
-	if !c.Variant.IsMultiMixer() {
-		return float64(t) * FLOPsPerToken(c, t, 0)
-	}
-	if !gathered { // the modes are a runtime input: the graph computes both readouts for every token
-		return float64(t) * FLOPsPerToken(c, t, 0.5)
-	}
-	// Everything but attention, for all tokens; then W_QA and the core at the attention positions only.
-	total := float64(t) * FLOPsPerToken(c, t, 0)
-	if len(attn) == 0 { // (a nil list would mean "dense" to AttentionCoreFLOPs)
-		return total
-	}
-	total += float64(c.Layers) * float64(len(attn)) * 2 * float64(c.DModel*c.Heads*c.KeyDim)
-	return total + AttentionCoreFLOPs(c, t, attn)
 }

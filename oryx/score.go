@@ -26,6 +26,8 @@ import (
 	. "github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/gomlx/gomlx/pkg/ml/context"
+
+	"github.com/oryx-go/oryx/internal/tensordata"
 )
 
 // DefaultScoreMemBytes is the default budget for one chunk's vocabulary projection and log-softmax
@@ -145,7 +147,7 @@ func NewScorer(be backends.Backend, ctx *context.Context, m *Model, memBytes int
 	s := &Scorer{model: m, memBytes: memBytes}
 	var err error
 	if s.hidden, err = context.NewExec(be, ctx, func(ctx *context.Context, tok, md *Node) *Node {
-		return m.Hidden(ctx, tok, m.modesOrNil(md))
+		return m.Hidden(ctx, tok, m.ModesOrNil(md))
 	}); err != nil {
 		return nil, err
 	}
@@ -286,8 +288,8 @@ func (s *Scorer) scoreChunk(h *tensors.Tensor, pos, targets []int32, b, c, vc in
 		if err != nil {
 			return nil, nil, err
 		}
-		defer finalizeAll(outs)
-		return flatFloat64(outs[0]), tensors.MustCopyFlatData[bool](outs[1]), nil
+		defer tensordata.FinalizeAll(outs)
+		return tensordata.Float64s(outs[0]), tensors.MustCopyFlatData[bool](outs[1]), nil
 	}
 	sd := ScoreDType(s.model.computeDType())
 	fill := func(x float64) *tensors.Tensor { return filledScores(sd, x, b, c) }
@@ -303,14 +305,14 @@ func (s *Scorer) scoreChunk(h *tensors.Tensor, pos, targets []int32, b, c, vc in
 			args = append(args, x)
 		}
 		outs, err := s.vchunk.Exec(args...)
-		finalizeAll(state)
+		tensordata.FinalizeAll(state)
 		if err != nil {
 			return nil, nil, fmt.Errorf("vocabulary ids %d..%d: %w", lo, min(lo+vc, v)-1, err)
 		}
 		state = outs
 	}
-	defer finalizeAll(state)
-	mx, sum, picked := flatFloat64(state[0]), flatFloat64(state[1]), flatFloat64(state[2])
+	defer tensordata.FinalizeAll(state)
+	mx, sum, picked := tensordata.Float64s(state[0]), tensordata.Float64s(state[1]), tensordata.Float64s(state[2])
 	best := tensors.MustCopyFlatData[int32](state[4])
 	logp, greedy := make([]float64, b*c), make([]bool, b*c)
 	for i := range logp {
@@ -318,12 +320,6 @@ func (s *Scorer) scoreChunk(h *tensors.Tensor, pos, targets []int32, b, c, vc in
 		greedy[i] = best[i] == targets[i]
 	}
 	return logp, greedy, nil
-}
-
-func finalizeAll(ts []*tensors.Tensor) {
-	for _, t := range ts {
-		t.FinalizeAll()
-	}
 }
 
 // filledScores is a [b, c] tensor of the scorer's dtype sd (float64 or float32) holding x everywhere: the

@@ -1,4 +1,4 @@
-package oryx
+package oryx_test
 
 import (
 	"math"
@@ -9,11 +9,14 @@ import (
 
 	"github.com/oryx-go/oryx/internal/backend"
 	"github.com/oryx-go/oryx/internal/testutil"
+	"github.com/oryx-go/oryx/oryx"
+	"github.com/oryx-go/oryx/oryx/infer"
+	"github.com/oryx-go/oryx/oryx/oryxtest"
 )
 
 // denseScores is the oracle: the dense logits (Model.Logits) → log-softmax of each target and argmax (lowest
 // id on ties), on the host in float64.
-func denseScores(t *testing.T, m *Model, logits [][]float64, vocab int, pos, targets [][]int32) ([][]float64, [][]bool) {
+func denseScores(t *testing.T, m *oryx.Model, logits [][]float64, vocab int, pos, targets [][]int32) ([][]float64, [][]bool) {
 	t.Helper()
 	lp, gr := make([][]float64, len(pos)), make([][]bool, len(pos))
 	for r := range pos {
@@ -46,20 +49,20 @@ func denseScores(t *testing.T, m *Model, logits [][]float64, vocab int, pos, tar
 func TestScorerMatchesDense(t *testing.T) {
 	const b, n = 3, 40
 	for _, dt := range []dtypes.DType{dtypes.Float64, dtypes.Float32} {
-		for _, v := range []Variant{OryxTG, Transformer, GDN} {
-			m, ctx := newTestModel(t, testConfig(v))
+		for _, v := range []oryx.Variant{oryx.OryxTG, oryx.Transformer, oryx.GDN} {
+			m, ctx := oryxtest.NewModel(t, oryxtest.Config(v))
 			m.DType = dt
 			vocab := m.Config.Vocab
-			tokens := randomTokens(7, b, n+1, vocab)
-			modes := switchingModes(9, b, n)
+			tokens := oryxtest.RandomTokens(7, b, n+1, vocab)
+			modes := oryxtest.SwitchingModes(9, b, n)
 			in, tgt := make([][]int32, b), make([][]int32, b)
 			for r := range tokens {
 				in[r], tgt[r] = tokens[r][:n], tokens[r][1:]
 			}
-			logits := parallelLogits(t, m, ctx, in, modesFor(m, modes))
+			logits := oryxtest.ParallelLogits(t, m, ctx, in, oryxtest.ModesFor(m, modes))
 			var md []int32
 			if v.IsMultiMixer() {
-				md = flatInt32(modes)
+				md = oryxtest.FlatInt32(modes)
 			}
 			all := make([][]int32, b)
 			for r := range all {
@@ -83,7 +86,7 @@ func TestScorerMatchesDense(t *testing.T) {
 			if dt == dtypes.Float32 {
 				tol = 1e-5
 			}
-			elem := int64(ScoreDType(dt).Size())
+			elem := int64(oryx.ScoreDType(dt).Size())
 			for _, tc := range []struct {
 				name    string
 				mem     int64
@@ -91,12 +94,12 @@ func TestScorerMatchesDense(t *testing.T) {
 				targets [][]int32
 			}{
 				{"one chunk", 1 << 30, all, tgt},
-				{"time chunks", scoreLiveArrays * elem * int64(b*vocab*20), all, tgt}, // 16 positions per chunk
-				{"vocabulary chunks", scoreLiveArrays * elem * int64(b*16*7), all, tgt},
+				{"time chunks", oryx.ScoreLiveArrays * elem * int64(b*vocab*20), all, tgt}, // 16 positions per chunk
+				{"vocabulary chunks", oryx.ScoreLiveArrays * elem * int64(b*16*7), all, tgt},
 				{"gathered", 1 << 30, gathered, gtgt},
-				{"gathered vocabulary chunks", scoreLiveArrays * elem * int64(b*16*7), gathered, gtgt},
+				{"gathered vocabulary chunks", oryx.ScoreLiveArrays * elem * int64(b*16*7), gathered, gtgt},
 			} {
-				s, err := NewScorer(backend.MustGet(), ctx, m, tc.mem)
+				s, err := oryx.NewScorer(backend.MustGet(), ctx, m, tc.mem)
 				require.NoError(t, err)
 				k := len(tc.pos[0])
 				c, vc := s.Chunks(b, k)
@@ -106,7 +109,7 @@ func TestScorerMatchesDense(t *testing.T) {
 				case "vocabulary chunks", "gathered vocabulary chunks":
 					require.Less(t, vc, vocab, "the budget must split the vocabulary")
 				}
-				lp, gr, err := s.Score(flatInt32(in), md, b, n, flatInt32(tc.pos), flatInt32(tc.targets), k)
+				lp, gr, err := s.Score(oryxtest.FlatInt32(in), md, b, n, oryxtest.FlatInt32(tc.pos), oryxtest.FlatInt32(tc.targets), k)
 				require.NoError(t, err)
 				wantLP, wantGR := denseScores(t, m, logits, vocab, tc.pos, tc.targets)
 				for r := range b {
@@ -120,26 +123,26 @@ func TestScorerMatchesDense(t *testing.T) {
 
 func TestScoreChunks(t *testing.T) {
 	// NeoX vocabulary, batch 8, float32, the default budget: whole vocabulary, a multiple of 16 positions.
-	c, vc := ScoreChunks(8, 2048, 50304, 4, DefaultScoreMemBytes)
+	c, vc := oryx.ScoreChunks(8, 2048, 50304, 4, oryx.DefaultScoreMemBytes)
 	require.Equal(t, 50304, vc)
-	require.Equal(t, 0, c%minScoreChunk)
-	require.LessOrEqual(t, int64(scoreLiveArrays*4*8*c*vc), DefaultScoreMemBytes)
+	require.Equal(t, 0, c%oryx.MinScoreChunk)
+	require.LessOrEqual(t, int64(oryx.ScoreLiveArrays*4*8*c*vc), oryx.DefaultScoreMemBytes)
 	// Few positions: no more than needed (rounded up to 16).
-	c, _ = ScoreChunks(8, 3, 50304, 4, DefaultScoreMemBytes)
+	c, _ = oryx.ScoreChunks(8, 3, 50304, 4, oryx.DefaultScoreMemBytes)
 	require.Equal(t, 16, c)
 	// A budget below 16 positions × vocabulary splits the vocabulary into equal parts within the budget.
-	c, vc = ScoreChunks(8, 2048, 50304, 4, 8<<20)
+	c, vc = oryx.ScoreChunks(8, 2048, 50304, 4, 8<<20)
 	require.Equal(t, 16, c)
 	require.Less(t, vc, 50304)
-	require.LessOrEqual(t, int64(scoreLiveArrays*4*8*c*vc), int64(8<<20))
-	require.Panics(t, func() { ScoreChunks(0, 1, 1, 4, 1) })
+	require.LessOrEqual(t, int64(oryx.ScoreLiveArrays*4*8*c*vc), int64(8<<20))
+	require.Panics(t, func() { oryx.ScoreChunks(0, 1, 1, 4, 1) })
 }
 
 func TestScorerBadInput(t *testing.T) {
-	m, ctx := newTestModel(t, testConfig(OryxTG))
-	s, err := NewScorer(backend.MustGet(), ctx, m, 0)
+	m, ctx := oryxtest.NewModel(t, oryxtest.Config(oryx.OryxTG))
+	s, err := oryx.NewScorer(backend.MustGet(), ctx, m, 0)
 	require.NoError(t, err)
-	require.Equal(t, DefaultScoreMemBytes, s.MemBytes())
+	require.Equal(t, oryx.DefaultScoreMemBytes, s.MemBytes())
 	tok := []int32{1, 2, 3, 4}
 	_, _, err = s.Score(tok, nil, 1, 4, []int32{0}, []int32{1}, 1)
 	require.ErrorContains(t, err, "needs a mode")
@@ -158,18 +161,18 @@ func TestScorerBadInput(t *testing.T) {
 // gives the dense logits (float64, 1e-12), and so does the engine's prefill built on it.
 func TestAttentionMemBytesMatchesDense(t *testing.T) {
 	const b, n = 2, 29
-	for _, v := range []Variant{OryxTG, Transformer} {
-		m, ctx := newTestModel(t, testConfig(v))
-		tokens := randomTokens(3, b, n, m.Config.Vocab)
-		modes := modesFor(m, switchingModes(4, b, n))
-		want := parallelLogits(t, m, ctx, tokens, modes)
+	for _, v := range []oryx.Variant{oryx.OryxTG, oryx.Transformer} {
+		m, ctx := oryxtest.NewModel(t, oryxtest.Config(v))
+		tokens := oryxtest.RandomTokens(3, b, n, m.Config.Vocab)
+		modes := oryxtest.ModesFor(m, oryxtest.SwitchingModes(4, b, n))
+		want := oryxtest.ParallelLogits(t, m, ctx, tokens, modes)
 		chunked := *m
-		chunked.AttentionMemBytes = int64(attentionLiveArrays * b * m.Config.Heads * n * 8 * 5) // 5 queries per chunk
-		got := parallelLogits(t, &chunked, ctx, tokens, modes)
+		chunked.AttentionMemBytes = int64(oryx.AttentionLiveArrays * b * m.Config.Heads * n * 8 * 5) // 5 queries per chunk
+		got := oryxtest.ParallelLogits(t, &chunked, ctx, tokens, modes)
 		for r := range b {
 			require.LessOrEqual(t, testutil.RelErr(got[r], want[r]), 1e-12, "%s row %d", v, r)
 		}
-		e, err := NewEngine(backend.MustGet(), ctx, &chunked, b, n)
+		e, err := infer.NewEngine(backend.MustGet(), ctx, &chunked, b, n)
 		require.NoError(t, err)
 		_, err = e.Prefill(tokens, modes)
 		require.NoError(t, err)

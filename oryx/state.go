@@ -62,9 +62,9 @@ func (m *Model) StateSize() int {
 // Unflatten rebuilds a State from the nodes Flatten produced.
 func (m *Model) Unflatten(nodes []*Node) *State { return m.unflatten(nodes, true) }
 
-// draftStateIndices lists the positions, in State.Flatten order, of the state without its KV caches (Pos,
+// DraftStateIndices lists the positions, in State.Flatten order, of the state without its KV caches (Pos,
 // then per layer Linear, ConvK, ConvV): the memory a linear-mode draft reads and writes.
-func (m *Model) draftStateIndices() []int {
+func (m *Model) DraftStateIndices() []int {
 	cache, linear, conv := m.stateFields()
 	idx, i := []int{0}, 1
 	for range m.Config.Layers {
@@ -81,13 +81,17 @@ func (m *Model) draftStateIndices() []int {
 	return idx
 }
 
-// unflatten is Unflatten, or with withCache false its inverse for a State without KV caches.
+// UnflattenDraft rebuilds a State without KV caches (nil KCache, VCache) from the nodes of DraftStateIndices,
+// in that order: the memory a linear-mode draft or trial step reads and writes. Its Flatten inverts it.
+func (m *Model) UnflattenDraft(nodes []*Node) *State { return m.unflatten(nodes, false) }
+
+// unflatten is Unflatten, or with withCache false UnflattenDraft.
 func (m *Model) unflatten(nodes []*Node, withCache bool) *State {
 	cache, linear, conv := m.stateFields()
 	cache = cache && withCache
 	want := m.StateSize()
 	if !withCache {
-		want = len(m.draftStateIndices())
+		want = len(m.DraftStateIndices())
 	}
 	if len(nodes) != want {
 		panic(fmt.Errorf("oryx: state has %d tensors, the model needs %d", len(nodes), want))

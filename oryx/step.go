@@ -50,14 +50,15 @@ func (m *Model) blockStep(p blockParams, h, modes, pos *Node, st LayerState, all
 	var next LayerState
 	x := layers.RMSNorm(h, p.attnNorm, c.NormEps)
 	var k, v *Node
-	k, next.ConvK = m.sharedStreamStep(Einsum("bd,hkd->bhk", x, p.wk), p.convK, st.ConvK)
+	kProj := Einsum("bd,hkd->bhk", x, p.wk)
+	k, next.ConvK = m.sharedStreamStep(kProj, p.convK, st.ConvK)
 	v, next.ConvV = m.sharedStreamStep(Einsum("bd,hvd->bhv", x, p.wv), p.convV, st.ConvV)
 
 	var oAttn, oLinear *Node
 	if c.Variant.HasAttention() && (st.KCache != nil || !allLinear) {
-		q, kAttn := Einsum("bd,hkd->bhk", x, p.wqAttn), k
+		q, kAttn := Einsum("bd,hkd->bhk", x, p.wqAttn), m.attentionKey(kProj, k)
 		if c.RoPE {
-			q, kAttn = layers.RoPEStep(q, pos, c.RoPEBase), layers.RoPEStep(k, pos, c.RoPEBase)
+			q, kAttn = layers.RoPEStep(q, pos, c.RoPEBase), layers.RoPEStep(kAttn, pos, c.RoPEBase)
 		}
 		next.KCache = layers.CacheAppend(st.KCache, kAttn, pos)
 		next.VCache = layers.CacheAppend(st.VCache, v, pos)

@@ -12,7 +12,7 @@ import (
 
 // Parameters and their initialisation [choice unless noted]: projections N(0, 1/fan_in) with fan_in the
 // contracted width; embeddings N(0, 0.02²) (EmbeddingInitStd); norm weights 1; conv taps N(0, 1/W); the Mamba-2 / GDN gates as in
-// the reference layers (paper.md §3.6–3.7) [background]: dt_bias = softplus⁻¹(dt) with
+// the reference layers (docs/model.md §3.12) [background]: dt_bias = softplus⁻¹(dt) with
 // dt ~ logU[1e-3, 1e-1] (floor 1e-4), A = exp(A_log) ~ U[1, 16], D = 1.
 //
 // Every parameter is the variable "weight" of its own scope (e.g. "/layer_003/wq_attn/weight"), so the

@@ -11,8 +11,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 plugin=$(bash scripts/install-xla.sh cpu | tail -n 1)
 mkdir -p bin
-go test -tags xla -c -o bin/recipe-bench.test ./recipes/recipe
-go test -tags xla -c -o bin/oryx-bench.test ./oryx
+go test -tags xla -c -o bin/recipe-bench.test ./recipes/train
+go test -tags xla -c -o bin/oryx-bench.test ./oryx/infer
 out=${OUT_DIR:-$(mktemp -d)}
 export BENCH_130M=${BENCH_130M:-1}
 for be in go xla; do

@@ -1,29 +1,52 @@
 #!/usr/bin/env bash
-# Installs the pinned Python packages the interoperability tests read the project's exports with — the
-# safetensors package and numpy — into the project-local, git-ignored directory .pytools (pip --target:
-# nothing system-wide, no venv), the same mechanism as the XLA plugin (scripts/install-xla.sh). Prints the
-# directory as the last line; tests find it there (walking up from their working directory) and put it on
-# PYTHONPATH. Idempotent: when the pinned versions are there it installs nothing.
+# Installs the pinned Python packages the interoperability tests use into the project-local, git-ignored
+# directory .pytools (pip --target: nothing system-wide, no venv), the same mechanism as the XLA plugin
+# (scripts/install-xla.sh). Prints the directory as the last line; tests find it there (walking up from
+# their working directory) and put it on PYTHONPATH. Idempotent: when the pinned set is there it installs
+# nothing.
 #
 #   scripts/install-pytools.sh     # make py-tools
+#
+# What is in it, and which tests use it:
+#   - safetensors (the reference reader of the format): oryx/hf reads `oryx export` files with it;
+#   - lm-evaluation-harness 0.4.13, installed without its dependencies (it would pull torch and
+#     transformers), and the packages its result, sample and task code imports (datasets with pyarrow and
+#     pandas, pytablewriter, sqlitedict, sacrebleu, ...): evals/leaderboard and evals/evalrun check the
+#     project's results and samples files with lm-eval's own code (make_table, EvaluationTracker, the
+#     Zeno loaders), and generate lm-eval results files for `evals merge`; scripts/lmeval-check.sh runs
+#     lm_eval itself;
+#   - transformers 4.44 and tokenizers (without dependencies: the ones above serve): oryx/hf checks that
+#     AutoModelForCausalLM loads an export through its modeling_oryx.py.
+# numpy is pinned to 1.26: Debian's python3-torch 1.13 (the torch the tests run, `make torch`) is built
+# against numpy 1.x and fails with numpy 2 on its path. The wheels are for the Python version of the
+# python3 that runs pip (PYTHON, default python3); use one with the same major.minor version as
+# /usr/bin/python3 (Debian's, with torch), which the torch tests run with this directory on PYTHONPATH.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# safetensors 0.8.0 (the reference reader of the format) and numpy 2.2.6 (its numpy framework; wheels for
-# CPython 3.10–3.13).
-pkgs=(safetensors==0.8.0 numpy==2.2.6)
+deps=(numpy==1.26.4 safetensors==0.8.0 datasets==3.6.0 pyarrow==19.0.1 pandas==2.2.3 huggingface_hub==0.30.2
+  pytablewriter==1.2.1 sqlitedict==2.1.0 more_itertools==10.7.0 jinja2==3.1.6 pyyaml==6.0.2 sacrebleu==2.5.1
+  word2number==1.1 dill==0.3.8 tqdm==4.67.1 regex==2024.11.6)
+nodeps=(lm_eval==0.4.13 transformers==4.44.2 tokenizers==0.19.1)
 dir=$PWD/.pytools
-stamp=$dir/.installed-$(IFS=-; echo "${pkgs[*]}")
+stamp=$dir/.installed-$(echo "${deps[*]} ${nodeps[*]}" | sha256sum | cut -c1-16)
 if [[ ! -f $stamp ]]; then
   python=${PYTHON:-python3}
   if ! command -v "$python" >/dev/null || ! "$python" -m pip --version >/dev/null 2>&1; then
-    echo "scripts/install-pytools.sh: needs python3 with pip to fetch ${pkgs[*]} from the Python package index;" \
-      "the tests that use them skip without it" >&2
+    echo "scripts/install-pytools.sh: needs python3 with pip to fetch ${deps[*]} ${nodeps[*]} from the Python" \
+      "package index; the tests that use them skip without it" >&2
     exit 3
   fi
-  echo "installing ${pkgs[*]} into $dir (pip --target, project-local) ..." >&2
-  rm -rf "$dir.tmp"
-  PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_ROOT_USER_ACTION=ignore \
-    "$python" -m pip install --quiet --no-compile --target "$dir.tmp" "${pkgs[@]}" >&2
+  echo "installing ${nodeps[*]} (without dependencies) and ${deps[*]} into $dir (pip --target, project-local) ..." >&2
+  rm -rf "$dir.tmp" "$dir.nodeps"
+  export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_ROOT_USER_ACTION=ignore
+  "$python" -m pip install --quiet --no-compile --target "$dir.tmp" "${deps[@]}" >&2
+  "$python" -m pip install --quiet --no-compile --no-deps --target "$dir.nodeps" "${nodeps[@]}" >&2
+  for f in "$dir.nodeps"/*; do
+    [[ $(basename "$f") == bin ]] || mv "$f" "$dir.tmp/"
+  done
+  mkdir -p "$dir.tmp/bin" && cp -r "$dir.nodeps/bin/." "$dir.tmp/bin/" 2>/dev/null || true
+  rm -rf "$dir.nodeps"
+  "$python" -c 'import sys; print(sys.executable); print("%d.%d" % sys.version_info[:2])' >"$dir.tmp/.python"
   rm -rf "$dir"
   mv "$dir.tmp" "$dir"
   touch "$stamp"

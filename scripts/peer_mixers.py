@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 """PyTorch CPU peer of the mixer-core benchmarks (layers/bench_test.go), as described in
-../shared/notes/mixers.md §10: float32, torch.set_num_threads(2), B = 4, H = 4, head dims 64, chunk 64,
+docs/mixers.md §10: float32, torch.set_num_threads(2), B = 4, H = 4, head dims 64, chunk 64,
 mixer cores only (no projections).
 
 Algorithms (the same math as layers/, written with torch ops):
   attention[sdpa]      torch 1.13's F._scaled_dot_product_attention(is_causal=True) (its math path on CPU)
   attention[explicit]  masked softmax(scale·QKᵀ)·V, dense T×T
   gdn[blocks,loop]     chunked WY form, T = (I + A)⁻¹ by blockwise doubling on batched s×s blocks
-                       (mixers.md §5 method 4), inter-chunk state by an unrolled Python loop
+                       (docs/mixers.md §5, method 4), inter-chunk state by an unrolled Python loop
   gdn[trsm,loop]       the same with one LAPACK triangular solve (I + A)[W | Ũ] = [K⊙βγ | V⊙β]
   ssd[loop]            chunked scalar decay, inter-chunk state by an unrolled loop
   ssd[dense]           the same with the loop-free dense chunk-segsum (an (N+1)×(N+1) matrix)
@@ -130,7 +130,7 @@ def ssd(q, k, v, g, inter, c=CHUNK):
 
 def unit_lower_inverse(a):
     """(I + A)⁻¹ for strictly lower-triangular A [..., C, C], C a power of two: blockwise doubling on batched
-    s×s diagonal blocks, inv([[L11, 0], [L21, L22]]) = [[X11, 0], [−X22 L21 X11, X22]] (mixers.md §5, 4)."""
+    s×s diagonal blocks, inv([[L11, 0], [L21, L22]]) = [[X11, 0], [−X22 L21 X11, X22]] (docs/mixers.md §5, method 4)."""
     *lead, c, _ = a.shape
     if c & (c - 1):
         raise ValueError(f"chunk {c} is not a power of two")
@@ -352,7 +352,7 @@ def main():
     blas = blas_library()
     print(f"peer: torch {torch.__version__}, {torch.get_num_threads()} threads, BLAS {blas}", file=sys.stderr)
     if not any("openblas" in x for x in blas) and not a.any_blas:
-        sys.exit("peer_mixers.py: torch is not running on OpenBLAS (the peer's setup, mixers.md §10) but on "
+        sys.exit("peer_mixers.py: torch is not running on OpenBLAS (the peer's setup, docs/mixers.md §10) but on "
                  f"{blas}: `apt-get install libopenblas0-pthread` (Debian switches libblas.so.3 to it), "
                  "or pass --any-blas")
     if not a.no_check and not check(only):

@@ -18,6 +18,8 @@ import (
 	"github.com/oryx-go/oryx/internal/guard"
 	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/oryx"
+	"github.com/oryx-go/oryx/oryx/infer"
+	"github.com/oryx-go/oryx/oryx/schedule"
 )
 
 // Prompt is one prompt: Text (encoded with the tokenizer) when IDs is nil, else the token ids IDs.
@@ -79,7 +81,7 @@ func (o *Options) Check() error {
 	if math.IsNaN(o.TopP) || o.TopP < 0 || o.TopP > 1 {
 		return fmt.Errorf("--top-p must be in [0, 1] (0 or 1 = off), got %v", o.TopP)
 	}
-	if _, err := oryx.NewSampler(o.Temperature, o.TopK, o.TopP, o.Seed); err != nil {
+	if _, err := infer.NewSampler(o.Temperature, o.TopK, o.TopP, o.Seed); err != nil {
 		return fmt.Errorf("sampler flags: %w", err)
 	}
 	for _, id := range o.Stop {
@@ -90,8 +92,8 @@ func (o *Options) Check() error {
 	if o.Capacity < 0 || o.Capacity > guard.MaxSeqLen {
 		return fmt.Errorf("--capacity must be in [0, %d] (0 = automatic), got %d", guard.MaxSeqLen, o.Capacity)
 	}
-	if o.Speculative < 0 || o.Speculative > oryx.MaxDraft {
-		return fmt.Errorf("--speculative must be in [0, %d] (0 = off), got %d", oryx.MaxDraft, o.Speculative)
+	if o.Speculative < 0 || o.Speculative > infer.MaxDraft {
+		return fmt.Errorf("--speculative must be in [0, %d] (0 = off), got %d", infer.MaxDraft, o.Speculative)
 	}
 	return nil
 }
@@ -102,9 +104,9 @@ func CheckSchedule(spec string) error {
 	if spec == "" {
 		spec = "attention"
 	}
-	err := oryx.CheckSpec(spec)
+	err := schedule.CheckSpec(spec)
 	if err == nil {
-		err = oryx.CheckDecodeSpec(spec)
+		err = schedule.CheckDecodeSpec(spec)
 	}
 	if err == nil {
 		return nil
@@ -120,7 +122,7 @@ func CheckSchedule(spec string) error {
 type Result struct {
 	Prompts    []Prompt
 	Rows       [][]int32 // the prompts' tokens
-	Generation *oryx.Generation
+	Generation *infer.Generation
 	Schedule   string // the schedule spec used
 	Variant    oryx.Variant
 	tok        tokenizers.Tokenizer
@@ -135,7 +137,7 @@ func Run(o Options) (*Result, error) {
 	if spec == "" {
 		spec = "attention"
 	}
-	sampler, err := oryx.NewSampler(o.Temperature, o.TopK, o.TopP, o.Seed)
+	sampler, err := infer.NewSampler(o.Temperature, o.TopK, o.TopP, o.Seed)
 	if err != nil {
 		return nil, fmt.Errorf("sampler flags: %w", err)
 	}
@@ -188,12 +190,12 @@ func Run(o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	engine, err := oryx.NewEngine(be, ctx, m, len(rows), capacity)
+	engine, err := infer.NewEngine(be, ctx, m, len(rows), capacity)
 	if err != nil {
 		return nil, err
 	}
-	opts := oryx.GenerateOptions{Schedule: spec, MaxTokens: o.MaxTokens, Stop: o.Stop, Sampler: sampler, Progress: o.Progress}
-	var gen *oryx.Generation
+	opts := infer.GenerateOptions{Schedule: spec, MaxTokens: o.MaxTokens, Stop: o.Stop, Sampler: sampler, Progress: o.Progress}
+	var gen *infer.Generation
 	if o.Speculative > 0 {
 		gen, err = engine.GenerateSpeculative(rows, o.Speculative, opts)
 	} else {

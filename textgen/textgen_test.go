@@ -8,8 +8,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/oryx-go/oryx/internal/testutil/tinymodel"
 	"github.com/oryx-go/oryx/oryx"
+	"github.com/oryx-go/oryx/oryx/oryxtest"
 )
 
 // report runs o and returns its report without the timings.
@@ -27,7 +27,7 @@ var timings = regexp.MustCompile(`in [0-9.]+ s \([0-9.]+ tokens/s decode\); pref
 // TestRunSpeculative: with a greedy sampler, --speculative K prints the continuations and the summary line
 // of plain generation, plus a line on the rounds; it is refused for a single-mixer checkpoint and out of range.
 func TestRunSpeculative(t *testing.T) {
-	dir := tinymodel.Checkpoint(t, oryx.OryxTG)
+	dir := oryxtest.TinyCheckpoint(t, oryx.OryxTG)
 	o := Options{Checkpoint: dir, Prompts: []Prompt{{Text: "Hello, Oryx"}, {IDs: []int32{1, 2, 3}}},
 		Schedule: "attention-last:2", MaxTokens: 10}
 	plain := report(t, o)
@@ -46,7 +46,7 @@ func TestRunSpeculative(t *testing.T) {
 		_, err := Run(o)
 		require.ErrorContains(t, err, c.want)
 	}
-	o.Checkpoint, o.Speculative = tinymodel.Checkpoint(t, oryx.Transformer), 2
+	o.Checkpoint, o.Speculative = oryxtest.TinyCheckpoint(t, oryx.Transformer), 2
 	_, err := Run(o)
 	require.ErrorContains(t, err, "--speculative: the checkpoint's variant transformer has one readout")
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/oryx-go/oryx/internal/cli"
 	"github.com/oryx-go/oryx/internal/guard"
 	"github.com/oryx-go/oryx/oryx"
+	"github.com/oryx-go/oryx/oryx/schedule"
 )
 
 // infoCmd prints what a model costs without building it: parameters (shared, mixer-specific, tied
@@ -63,14 +64,14 @@ func infoCmd(args []string, stdout, stderr io.Writer) error {
 		float64(perToken)/1024, float64(fixed)/1024)
 	fmt.Fprintf(stdout, "forward GFLOP per token at T = %d:\n", *seqLen)
 	for _, spec := range specs {
-		sched, err := oryx.ParseSchedule(spec, 1, *seqLen, 1)
+		sched, err := schedule.ParseSchedule(spec, 1, *seqLen, 1)
 		if err != nil {
 			return cli.Usagef("--schedule: %w", err)
 		}
-		dense := oryx.ScheduleFLOPs(cfg, sched, 0, false) / float64(*seqLen) / 1e9
+		dense := schedule.ScheduleFLOPs(cfg, sched, 0, false) / float64(*seqLen) / 1e9
 		line := fmt.Sprintf("  %-22s attention %5.1f%%   dense %.3f", spec, 100*sched.AttentionFraction(), dense)
 		if cfg.Variant.IsMultiMixer() {
-			line += fmt.Sprintf("   gathered %.3f", oryx.ScheduleFLOPs(cfg, sched, 0, true)/float64(*seqLen)/1e9)
+			line += fmt.Sprintf("   gathered %.3f", schedule.ScheduleFLOPs(cfg, sched, 0, true)/float64(*seqLen)/1e9)
 		}
 		fmt.Fprintln(stdout, line)
 	}

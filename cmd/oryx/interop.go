@@ -20,8 +20,10 @@ func exportCmd(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "", "output directory (created if needed)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: oryx export --checkpoint DIR --format safetensors --out DIR\n\n"+
-			"Writes model.safetensors (Hugging Face / fla-style names, the mapping is in `go doc ./oryx/hf`) and an\n"+
-			"HF-style config.json; `oryx import` reads it back bit for bit.")
+			"Writes model.safetensors (Hugging Face / fla-style names, the mapping is in `go doc ./oryx/hf`), a\n"+
+			"config.json that states every architectural choice, and modeling_oryx.py, the PyTorch reference\n"+
+			"(AutoModelForCausalLM.from_pretrained(DIR, trust_remote_code=True) with transformers); `oryx import`\n"+
+			"reads it back bit for bit.")
 		fs.PrintDefaults()
 	}
 	if err := cli.Parse(fs, args); err != nil {
@@ -40,7 +42,8 @@ func exportCmd(args []string, stdout, stderr io.Writer) error {
 	if err := hf.Export(*ckpt, *out); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "exported %s to %s and %s\n", *ckpt, filepath.Join(*out, hf.WeightsFile), filepath.Join(*out, hf.ConfigFile))
+	fmt.Fprintf(stdout, "exported %s to %s, %s and %s\n", *ckpt, filepath.Join(*out, hf.WeightsFile), filepath.Join(*out, hf.ConfigFile),
+		filepath.Join(*out, hf.ModelingFile))
 	return nil
 }
 
@@ -53,7 +56,8 @@ func importCmd(args []string, stdout, stderr io.Writer) error {
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: oryx import --from DIR --out CHECKPOINT_DIR\n\n"+
 			"Reads an `oryx export --format safetensors` directory into a checkpoint that generate, evals and\n"+
-			"training read.")
+			"training read. config.json must be exactly what export writes for its oryx_config; bfloat16 and\n"+
+			"float16 weights are converted to float32 (exactly), float32 and float64 kept.")
 		fs.PrintDefaults()
 	}
 	if err := cli.Parse(fs, args); err != nil {
@@ -67,10 +71,15 @@ func importCmd(args []string, stdout, stderr io.Writer) error {
 	case *out == "":
 		return usageErr(fs, "--out is required")
 	}
-	if err := hf.Import(*in, *out); err != nil {
+	info, err := hf.Import(*in, *out)
+	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "imported %s into the checkpoint %s\n", *in, *out)
+	if info.ConvertedTo != "" {
+		fmt.Fprintf(stdout, "converted the %d %s tensors to %s (exactly: every %s value is a %s value); the model runs in %s\n",
+			info.Tensors, hf.TorchDTypes[info.DType], info.ConvertedTo, hf.TorchDTypes[info.DType], info.ConvertedTo, info.ConvertedTo)
+	}
+	fmt.Fprintf(stdout, "imported %s (%s, %s) into the checkpoint %s\n", *in, info.Config.Variant, hf.TorchDTypes[info.DType], *out)
 	return nil
 }
 

@@ -2,10 +2,15 @@ package main
 
 import (
 	"bytes"
+	"encoding/binary"
+	"math"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/oryx-go/oryx/internal/cli"
+	"github.com/oryx-go/oryx/oryx/hf"
 	"github.com/stretchr/testify/require"
 )
 
@@ -45,4 +50,72 @@ func continuation(t *testing.T, s string) string {
 	}
 	t.Fatalf("no continuation line in %q", s)
 	return ""
+}
+
+// TestImportedHalfPrecisionExportsGenerate runs the exact hostile input: an export converted to bfloat16
+// (or float16, or float64) by a Hugging Face tool, imported, then generate. bf16 used to panic in generate
+// ("unexpected dtype BFloat16") and f16 to fail inside GoMLX; now 16-bit weights are converted to float32
+// on import (saying so) and every case generates.
+func TestImportedHalfPrecisionExportsGenerate(t *testing.T) {
+	dir := t.TempDir()
+	ckpt, exp := filepath.Join(dir, "ckpt"), filepath.Join(dir, "hf")
+	var out, errOut bytes.Buffer
+	require.NoError(t, initCmd([]string{"--preset", "tiny", "--variant", "oryx-tg", "--out", ckpt, "--seed", "5"}, &out, &errOut))
+	require.NoError(t, exportCmd([]string{"--checkpoint", ckpt, "--out", exp}, &out, &errOut))
+	ts, meta, err := hf.ReadSafetensors(filepath.Join(exp, hf.WeightsFile))
+	require.NoError(t, err)
+	cfgData, err := os.ReadFile(filepath.Join(exp, hf.ConfigFile))
+	require.NoError(t, err)
+	for _, c := range []struct{ st, torch string }{{"BF16", "bfloat16"}, {"F16", "float16"}, {"F64", "float64"}} {
+		t.Run(c.torch, func(t *testing.T) {
+			conv := filepath.Join(t.TempDir(), "hf-"+c.torch)
+			require.NoError(t, os.MkdirAll(conv, 0o755))
+			var cts []hf.Tensor
+			for _, x := range ts {
+				cts = append(cts, convertTensor(t, x, c.st))
+			}
+			require.NoError(t, hf.WriteSafetensors(filepath.Join(conv, hf.WeightsFile), cts, meta))
+			cfg := strings.Replace(string(cfgData), `"torch_dtype": "float32"`, `"torch_dtype": "`+c.torch+`"`, 1)
+			require.NoError(t, os.WriteFile(filepath.Join(conv, hf.ConfigFile), []byte(cfg), 0o644))
+			back := filepath.Join(t.TempDir(), "back")
+			var o, e bytes.Buffer
+			require.NoError(t, importCmd([]string{"--from", conv, "--out", back}, &o, &e))
+			if c.st != "F64" {
+				require.Contains(t, o.String(), "converted the")
+				require.Contains(t, o.String(), c.torch+" tensors to float32")
+			} else {
+				require.NotContains(t, o.String(), "converted")
+			}
+			o.Reset()
+			require.NoError(t, generateCmd([]string{"--checkpoint", back, "--prompt", "ab", "--max-tokens", "5"}, &o, &e))
+			continuation(t, o.String())
+		})
+	}
+}
+
+// convertTensor converts an F32 tensor to BF16 (truncated), F16 (truncated; the tiny model's weights are in
+// its normal range) or F64.
+func convertTensor(t *testing.T, x hf.Tensor, dtype string) hf.Tensor {
+	require.Equal(t, "F32", x.DType)
+	n := len(x.Data) / 4
+	size := map[string]int{"BF16": 2, "F16": 2, "F64": 8}[dtype]
+	data := make([]byte, size*n)
+	for i := range n {
+		bits := binary.LittleEndian.Uint32(x.Data[4*i:])
+		f := math.Float32frombits(bits)
+		switch dtype {
+		case "BF16":
+			binary.LittleEndian.PutUint16(data[2*i:], uint16(bits>>16))
+		case "F16":
+			sign, exp, mant := uint16(bits>>16)&0x8000, int(bits>>23&0xff)-112, bits&0x7fffff
+			h := sign
+			if exp > 0 && exp < 31 {
+				h |= uint16(exp)<<10 | uint16(mant>>13)
+			}
+			binary.LittleEndian.PutUint16(data[2*i:], h)
+		case "F64":
+			binary.LittleEndian.PutUint64(data[8*i:], math.Float64bits(float64(f)))
+		}
+	}
+	return hf.Tensor{Name: x.Name, DType: dtype, Shape: x.Shape, Data: data}
 }

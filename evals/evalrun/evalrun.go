@@ -7,6 +7,7 @@
 package evalrun
 
 import (
+	// Task families register themselves with the harness.
 	"context"
 	"errors"
 	"fmt"
@@ -24,16 +25,15 @@ import (
 	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/evals/harness"
 	"github.com/oryx-go/oryx/evals/leaderboard"
+	_ "github.com/oryx-go/oryx/evals/lmeval"
+	_ "github.com/oryx-go/oryx/evals/niahtask"
 	"github.com/oryx-go/oryx/evals/oryxlm"
+	_ "github.com/oryx-go/oryx/evals/recall"
 	"github.com/oryx-go/oryx/internal/backend"
 	"github.com/oryx-go/oryx/internal/cli"
 	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/oryx"
-
-	// Task families register themselves with the harness.
-	_ "github.com/oryx-go/oryx/evals/lmeval"
-	_ "github.com/oryx-go/oryx/evals/niahtask"
-	_ "github.com/oryx-go/oryx/evals/recall"
+	"github.com/oryx-go/oryx/oryx/schedule"
 )
 
 // Options are the flags of an evaluation run.
@@ -61,7 +61,8 @@ type Options struct {
 	// GenMemMB bounds the memory of a generation batch (oryxlm.Options.GenMemMB; 0 = default): the batch is
 	// cut below Batch to fit.
 	GenMemMB int
-	// LogSamples writes samples_<task>_<timestamp>.jsonl (lm-eval's per-document records) next to Out.
+	// LogSamples writes samples_<task>_<timestamp>.jsonl (lm-eval's per-document records) into the
+	// lm-eval folder next to Out (LMEvalDir).
 	LogSamples bool
 	// Force reruns the tasks Out already holds (by default a rerun with the same Out skips them).
 	Force     bool
@@ -139,12 +140,12 @@ func Run(ctx context.Context, o Options) (string, error) {
 			}
 		}
 	}
-	schedule := o.Schedule
+	sched := o.Schedule
 	switch {
 	case o.Mixed:
-		schedule = oryxlm.Mixed
-	case schedule == "":
-		schedule = "attention"
+		sched = oryxlm.Mixed
+	case sched == "":
+		sched = "attention"
 	}
 	model := o.ModelName
 	if model == "" {
@@ -152,7 +153,7 @@ func Run(ctx context.Context, o Options) (string, error) {
 	}
 	out := o.Out
 	if out == "" {
-		out = filepath.Join("results", model+"-"+safeName(schedule)+".json")
+		out = filepath.Join("results", model+"-"+safeName(sched)+".json")
 	}
 	if err := checkWritable(out); err != nil {
 		return "", fmt.Errorf("--out: %w", err)
@@ -169,7 +170,7 @@ func Run(ctx context.Context, o Options) (string, error) {
 	}
 	done := map[string]*harness.Result{}
 	if !o.Force {
-		if done, err = finishedTasks(out, o, schedule, tok.Name(), lengths); err != nil {
+		if done, err = finishedTasks(out, o, sched, tok.Name(), lengths); err != nil {
 			return "", err
 		}
 	}
@@ -177,7 +178,7 @@ func Run(ctx context.Context, o Options) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	lm, err := oryxlm.New(m, mctx, tok, oryxlm.Options{MaxLength: modelMax, Schedule: schedule, Batch: o.Batch,
+	lm, err := oryxlm.New(m, mctx, tok, oryxlm.Options{MaxLength: modelMax, Schedule: sched, Batch: o.Batch,
 		ScoreMemMB: o.ScoreMemMB, GenMemMB: o.GenMemMB, Log: o.Log})
 	if err != nil {
 		return "", err
@@ -196,10 +197,11 @@ func Run(ctx context.Context, o Options) (string, error) {
 	}
 	// budget:F:question reads each task's split: the harness passes it in mixed mode.
 	b, isBudget := lm.Budget()
-	hopts := harness.Options{Limit: o.Limit, Mixed: o.Mixed || (isBudget && b.Policy == oryx.PolicyQuestion),
+	hopts := harness.Options{Limit: o.Limit, Mixed: o.Mixed || (isBudget && b.Policy == schedule.PolicyQuestion),
 		BootstrapIters: o.Bootstrap, GroupMaxLength: lengths, Progress: harness.ProgressBar(o.Log, time.Second)}
 	start := time.Now()
-	stamp := start.Format("2006-01-02T15-04-05.000000")
+	stamp := start.Format("2006-01-02T15-04-05.000000") // lm-eval's date_id: isoformat() with ":" → "-"
+	lmDir := LMEvalDir(out, model)
 	results := map[string]*harness.Result{}
 	maps.Copy(results, done)
 	failed := map[string]string{}
@@ -217,7 +219,15 @@ func Run(ctx context.Context, o Options) (string, error) {
 			}
 		}
 		info.FLOPs = flops
-		return leaderboard.NewRunFile(info, rs).WriteFile(out)
+		rf := leaderboard.NewRunFile(info, rs)
+		if err := rf.WriteFile(out); err != nil {
+			return err
+		}
+		// The same file where lm-eval's tools look for it: <dir>/<model_name_sanitized>/results_<date>.json.
+		if err := os.MkdirAll(lmDir, 0o755); err != nil {
+			return fmt.Errorf("lm-eval results folder: %w", err)
+		}
+		return rf.WriteFile(filepath.Join(lmDir, "results_"+stamp+".json"))
 	}
 	for _, t := range tasks {
 		name := t.Name()
@@ -228,7 +238,7 @@ func Run(ctx context.Context, o Options) (string, error) {
 		if err := ctx.Err(); err != nil {
 			return out, interrupted(name, out, len(results), err)
 		}
-		r, err := o.runTaskCtx(ctx, lm, t, hopts, filepath.Dir(out), stamp)
+		r, err := o.runTaskCtx(ctx, lm, t, hopts, lmDir, stamp)
 		if cerr := ctx.Err(); cerr != nil {
 			return out, interrupted(name, out, len(results), cerr)
 		}
@@ -256,6 +266,14 @@ func Run(ctx context.Context, o Options) (string, error) {
 		return out, fmt.Errorf("%d of %d tasks failed (the others are in %s):\n%w", len(errs), len(tasks), out, errors.Join(errs...))
 	}
 	return out, nil
+}
+
+// LMEvalDir is the folder where a run whose results file is out writes lm-eval's files, as lm-eval's
+// EvaluationTracker lays them out for --output_path dir(out): <dir(out)>/<model_name_sanitized>/ holding
+// results_<date>.json (the results file again) and, with --log-samples, samples_<task>_<date>.jsonl. lm-eval's
+// tools (the Zeno uploader, the loaders that find the latest results file of a model) read that folder.
+func LMEvalDir(out, model string) string {
+	return filepath.Join(filepath.Dir(out), leaderboard.SanitizeModelName(model))
 }
 
 // interrupted is Run's error when ctx was cancelled before or during task name.
@@ -292,6 +310,9 @@ func (o *Options) runTaskCtx(ctx context.Context, lm *oryxlm.Model, t harness.Ta
 func (o *Options) runTask(lm *oryxlm.Model, t harness.Task, hopts harness.Options, dir, stamp string) (*harness.Result, error) {
 	var samplesPath string
 	if o.LogSamples {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("--log-samples: %w", err)
+		}
 		samplesPath = filepath.Join(dir, fmt.Sprintf("samples_%s_%s.jsonl", t.Name(), stamp))
 		w, err := harness.CreateSampleFile(samplesPath)
 		if err != nil {

@@ -57,20 +57,24 @@ func TestRunAndMergeOnRealData(t *testing.T) {
 				Out: filepath.Join(out, string(v)+map[bool]string{true: "-mixed", false: ""}[mixed]+".json"),
 				Log: testWriter{t}, Stdout: &table})
 			require.NoError(t, err)
-			assert.Contains(t, table.String(), "|lambada_openai|      1|none  |     0|acc       |↑  |")
+			assert.Contains(t, table.String(), "| - lambada_openai|      1|none  |     0|acc       |↑  |")
 			files = append(files, f)
 		}
 	}
-	samples, err := filepath.Glob(filepath.Join(out, "samples_piqa_*.jsonl"))
+	samples, err := filepath.Glob(filepath.Join(out, "*", "samples_piqa_*.jsonl")) // lm-eval's folder per model
 	require.NoError(t, err)
 	require.Len(t, samples, 3) // one per run
+	results, err := filepath.Glob(filepath.Join(out, "*", "results_*.json"))
+	require.NoError(t, err)
+	require.Len(t, results, 3)
 	data, err := os.ReadFile(samples[0])
 	require.NoError(t, err)
 	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
 	require.Len(t, lines, 3) // --limit 3: three documents
 	var rec map[string]any
 	require.NoError(t, json.Unmarshal([]byte(lines[0]), &rec))
-	for _, k := range []string{"doc_id", "doc", "target", "arguments", "resps", "filtered_resps", "acc", "acc_norm"} {
+	for _, k := range []string{"doc_id", "doc", "target", "arguments", "resps", "filtered_resps", "filter", "metrics",
+		"doc_hash", "prompt_hash", "target_hash", "acc", "acc_norm"} {
 		assert.Contains(t, rec, k)
 	}
 	_, err = Merge(out, files, false)

@@ -1,7 +1,7 @@
 package evalrun
 
 // `evals frontier`: accuracy against FLOPs for attention budgets and the policies that place them
-// (oryx/budget.go), on MQAR, the mini needle, and harness tasks (NIAH, LM tasks).
+// (oryx/schedule/budget.go), on MQAR, the mini needle, and harness tasks (NIAH, LM tasks).
 
 import (
 	"encoding/json"
@@ -32,6 +32,7 @@ import (
 	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/niah"
 	"github.com/oryx-go/oryx/oryx"
+	"github.com/oryx-go/oryx/oryx/schedule"
 )
 
 // The frontier's own tasks (the others are harness tasks or groups).
@@ -55,7 +56,7 @@ type FrontierOptions struct {
 	Tokenizer  string   // "" = the training run's
 	Tasks      []string // "mqar", "needle", harness task names and groups
 	Budgets    []float64
-	Policies   []oryx.Policy
+	Policies   []schedule.Policy
 	// Harness, DataRootSource: the harness tasks' data (as Options).
 	Harness        harness.Config
 	DataRootSource string
@@ -157,7 +158,7 @@ type Frontier struct {
 
 // frontierNotes explain the file's quantities.
 var frontierNotes = []string{
-	"budget F: exactly round(F*T) of each request's T input tokens in attention (oryx/budget.go); generated tokens spend the budget as it accrues",
+	"budget F: exactly round(F*T) of each request's T input tokens in attention (oryx/schedule/budget.go); generated tokens spend the budget as it accrues",
 	"entropy: a linear pass scores every position by the entropy of the linear readout, the top round(F*T) are recomputed in attention by a second full pass; both passes are in the FLOPs",
 	"flops: as the graphs compute them (the parallel forward runs both readouts at every token); flops_gathered: the same passes with attention only at the attention tokens (Model.LogitsGathered), the cost that falls with the budget; the plots use flops_gathered per token",
 	"budgets 0 and 1 are the same schedule under every policy (all linear, all attention): measured once (shared)",
@@ -352,7 +353,7 @@ func (o *FrontierOptions) runTask(lm *oryxlm.Model, f *Frontier, task string, ru
 				f.add(pt)
 				continue
 			}
-			spec := oryx.BudgetSpec(b, p)
+			spec := schedule.BudgetSpec(b, p)
 			if err := lm.SetSchedule(spec); err != nil {
 				return err
 			}
@@ -539,7 +540,7 @@ func frontierNeedle(lm *oryxlm.Model, needles []datasets.MiniNeedle) (FrontierPo
 // reads its accuracy metric.
 func frontierHarness(lm *oryxlm.Model, t harness.Task, hopts harness.Options) (FrontierPoint, error) {
 	b, _ := lm.Budget()
-	hopts.Mixed = b.Policy == oryx.PolicyQuestion
+	hopts.Mixed = b.Policy == schedule.PolicyQuestion
 	r, err := harness.Run(lm, t, hopts)
 	if err != nil {
 		return FrontierPoint{}, err

@@ -7,7 +7,7 @@ import (
 )
 
 // EncodePair returns the context and continuation ids of lm-eval's loglikelihood(context, continuation)
-// request (HF causal-LM path, lm-eval ≤ 0.4.9, evals.md §2):
+// request (HF causal-LM path, lm-eval ≤ 0.4.9, docs/evals.md §2):
 //
 //  1. An empty context gives ctx = [prefix] and cont = enc(continuation) (the prefix token is BOS if the
 //     tokenizer has one, else EOS: Model.PrefixToken).

@@ -98,7 +98,7 @@ func sharedDataOrEmpty() string {
 
 func TestEncodePairNeoX(t *testing.T) {
 	tok := neox(t)
-	// "Hello world" → [12092, 1533] (evals.md §6): the context's trailing space joins " world".
+	// "Hello world" → [12092, 1533] (docs/evals.md §6): the context's trailing space joins " world".
 	ctx, cont := EncodePair(tok, 0, "Hello ", "world")
 	assert.Equal(t, []int{12092}, ctx)
 	assert.Equal(t, []int{1533}, cont)

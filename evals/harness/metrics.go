@@ -2,7 +2,7 @@ package harness
 
 import "math"
 
-// lm-eval's aggregations (lm_eval/api/metrics.py, evals.md §2).
+// lm-eval's aggregations (lm_eval/api/metrics.py, docs/evals.md §2).
 
 // Mean is lm-eval's mean: sum(arr)/len(arr) (left-to-right summation). NaN for an empty slice.
 func Mean(xs []float64) float64 {

@@ -6,7 +6,7 @@ import (
 	"unicode/utf8"
 )
 
-// Python string semantics the lm-eval and JRT task code relies on (evals.md §8). Go's strings and regexp
+// Python string semantics the lm-eval and JRT task code relies on (docs/evals.md §8). Go's strings and regexp
 // differ: Go's regexp \s is ASCII-only, unicode.IsSpace misses U+001C–U+001F, and Go has no
 // str.capitalize. Case mappings use Go's simple (one rune to one rune) mappings; Python's full mappings
 // differ only for a handful of characters (ß, ŉ, İ, ligatures), which no evaluation text here depends on.

@@ -172,3 +172,26 @@ func GroupOf(task string) string {
 	}
 	return ""
 }
+
+var configs = struct {
+	sync.RWMutex
+	m map[string]Doc
+}{m: map[string]Doc{}}
+
+// RegisterConfig records task name's lm-eval task configuration: its task YAML's fields in their order
+// (task, dataset_path = the Hugging Face dataset, dataset_name, splits, doc_to_text, doc_to_target,
+// doc_to_choice, generation_kwargs, ...; !function fields as "!function module.name"), which the results
+// file writes under "configs" with the metric list, the version and the local data file. Task packages
+// call it from init next to Register.
+func RegisterConfig(name string, cfg Doc) {
+	configs.Lock()
+	defer configs.Unlock()
+	configs.m[name] = cfg
+}
+
+// ConfigOf returns the configuration RegisterConfig recorded for task name (a copy; nil when none).
+func ConfigOf(name string) Doc {
+	configs.RLock()
+	defer configs.RUnlock()
+	return slices.Clone(configs.m[name])
+}

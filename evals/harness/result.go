@@ -137,6 +137,9 @@ type Result struct {
 	Policy           string   `json:"policy,omitempty"`
 	Budget           *float64 `json:"budget,omitempty"`
 	LinearPassTokens int64    `json:"linear_pass_tokens,omitempty"`
+	// TaskHash is lm-eval's task hash of the logged samples (SHA-256 of every record's doc, prompt and target
+	// hashes, concatenated in document order), when samples were logged.
+	TaskHash string `json:"task_hash,omitempty"`
 	// Data is the parquet file (or pattern) read; Notes are the task's caveats (approximate data, ...).
 	Data  string   `json:"data,omitempty"`
 	Notes []string `json:"notes,omitempty"`

@@ -3,7 +3,7 @@ package harness
 import "fmt"
 
 // RollingWindows returns the requests of lm-eval's loglikelihood_rolling over tokens: disjoint windows
-// with context length 1 (utils.get_rolling_token_windows followed by make_disjoint_window, evals.md §2):
+// with context length 1 (utils.get_rolling_token_windows followed by make_disjoint_window, docs/evals.md §2):
 //
 //   - the first window has Context [prefix] and Continuation tokens[:min(maxLen, len)] (its model input is
 //     [prefix] + tokens[:maxLen-1]);

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sort"
+	"strings"
 	"time"
 )
 
@@ -142,11 +144,18 @@ func Run(m Model, t Task, opts Options) (*Result, error) {
 	res.Metrics = scores.Metrics
 	if opts.Samples != nil {
 		recs := docSamples(plan, scores, llReqs, llRes, llTrunc, genReqs, genRes, genTrunc)
+		var hashes strings.Builder
 		for _, s := range recs {
+			d, p, t, err := s.Hashes()
+			if err != nil {
+				return nil, fmt.Errorf("harness: %s: log-samples: %w", name, err)
+			}
+			hashes.WriteString(d + p + t)
 			if err := opts.Samples.Write(s); err != nil {
 				return nil, err
 			}
 		}
+		res.TaskHash = HashString(hashes.String())
 		if err := opts.Samples.Flush(); err != nil {
 			return nil, err
 		}
@@ -179,9 +188,8 @@ func docSamples(plan *Plan, scores Scores, llReqs []LLRequest, llRes []LLResult,
 			Truncated: llTrunc[i], AttentionFrom: r.AttentionFrom})
 		if rolling {
 			if len(s.Resps) == 0 {
-				args := plan.SampleDocs[it.Doc].Arguments
-				s.Arguments = []any{args}
-				s.Resps = []any{[]any{0.0}}
+				s.Arguments = [][]any{plan.SampleDocs[it.Doc].Arguments}
+				s.Resps = [][]any{{0.0}}
 				s.FilteredResps = []any{0.0}
 			}
 			sum := s.FilteredResps[0].(float64) + llRes[i].LogLikelihood
@@ -203,10 +211,11 @@ func docSamples(plan *Plan, scores Scores, llReqs []LLRequest, llRes []LLResult,
 		if until == nil {
 			until = []string{}
 		}
-		s.Arguments = append(s.Arguments, []any{it.Prompt, map[string]any{"until": until, "max_gen_toks": r.MaxTokens, "do_sample": false}})
+		s.Arguments = append(s.Arguments, []any{it.Prompt, Doc{{"until", until}, {"max_gen_toks", r.MaxTokens}, {"do_sample", false}}})
 		s.Resps = append(s.Resps, []any{genRes[i].Text})
 		s.FilteredResps = append(s.FilteredResps, genRes[i].Text)
 	}
+	sort.SliceStable(order, func(i, j int) bool { return order[i].DocID < order[j].DocID })
 	return order
 }
 

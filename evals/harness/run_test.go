@@ -3,7 +3,6 @@ package harness_test
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -44,18 +43,18 @@ func (tt toyTask) Build(m harness.Model, opts harness.Options) (*harness.Plan, e
 		}
 		out := harness.Scores{Metrics: map[string]harness.Metric{"sum": {Value: -harness.Perplexity(lls), Stderr: math.NaN(), N: len(ll)}}, Gen: sc}
 		if opts.Samples != nil {
-			out.PerDoc = map[int]map[string]any{}
+			out.PerDoc = map[int]harness.Doc{}
 			for i, x := range lls {
-				out.PerDoc[i] = map[string]any{"ll": x}
+				out.PerDoc[i] = harness.Doc{{Key: "ll", Value: x}}
 			}
 			for i, x := range sc {
-				out.PerDoc[len(tt.docs)+i] = map[string]any{"contains": x}
+				out.PerDoc[len(tt.docs)+i] = harness.Doc{{Key: "contains", Value: x}}
 			}
 		}
 		return out, nil
 	}
 	if opts.Samples != nil {
-		p.SampleDocs = map[int]harness.SampleDoc{0: {Doc: map[string]any{"text": tt.docs[0][0]}, Target: 0}}
+		p.SampleDocs = map[int]harness.SampleDoc{0: {Doc: harness.Doc{{Key: "text", Value: tt.docs[0][0]}}, Target: 0}}
 	}
 	return p, nil
 }
@@ -93,16 +92,22 @@ func TestRunTruncatesCountsAndLogs(t *testing.T) {
 		GeneratedAttention: 3, AttentionKnown: true}, res.Segments)
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
 	require.Len(t, lines, 3) // one record per document
-	assert.Equal(t, `{"doc_id":0,"doc":{"text":"abcdefghij"},"target":0,"arguments":[["abcdefghij","kl"]],`+
-		`"resps":[[[`+fmt.Sprint(m.LogProb(tok.Encode("j")[0], tok.Encode("k")[0])+m.LogProb(tok.Encode("k")[0], tok.Encode("l")[0]))+`,false]]],`+
-		`"filtered_resps":[[`+fmt.Sprint(m.LogProb(tok.Encode("j")[0], tok.Encode("k")[0])+m.LogProb(tok.Encode("k")[0], tok.Encode("l")[0]))+`,false]],`+
-		`"ll":`+fmt.Sprint(m.LogProb(tok.Encode("j")[0], tok.Encode("k")[0])+m.LogProb(tok.Encode("k")[0], tok.Encode("l")[0]))+`,`+
-		`"oryx":{"requests":[{"context_tokens":7,"continuation_tokens":2,"truncated":true,"attention_from":7}]}}`, lines[0])
+	ll0 := harness.PyFloatRepr(m.LogProb(tok.Encode("j")[0], tok.Encode("k")[0]) + m.LogProb(tok.Encode("k")[0], tok.Encode("l")[0]))
+	docJSON := "{\n  \"text\": \"abcdefghij\"\n}"
+	// lm-eval's on-disk record: str() of every response, the three hashes, the metric values, then ours.
+	assert.Equal(t, `{"doc_id": 0, "doc": {"text": "abcdefghij"}, "target": "0", `+
+		`"arguments": {"gen_args_0": {"arg_0": "abcdefghij", "arg_1": "kl"}}, `+
+		`"resps": [[["`+ll0+`", "False"]]], "filtered_resps": [["`+ll0+`", "False"]], "filter": "none", "metrics": ["ll"], `+
+		`"doc_hash": "`+harness.HashString(docJSON)+`", "prompt_hash": "`+harness.HashString("abcdefghij")+`", `+
+		`"target_hash": "`+harness.HashString("0")+`", "ll": `+ll0+`, `+
+		`"oryx": {"requests": [{"context_tokens": 7, "continuation_tokens": 2, "truncated": true, "attention_from": 7}]}}`, lines[0])
+	assert.Equal(t, harness.HashString(harness.HashString(docJSON)+harness.HashString("abcdefghij")+harness.HashString("0")+hashesOf(t, lines[1:])), res.TaskHash)
 	var g map[string]any
 	require.NoError(t, json.Unmarshal([]byte(lines[2]), &g))
 	assert.Equal(t, 2.0, g["doc_id"])
 	assert.Nil(t, g["doc"]) // no harness.SampleDoc for it
-	assert.Equal(t, []any{[]any{"0123456789", map[string]any{"until": []any{"\n"}, "max_gen_toks": 4.0, "do_sample": false}}}, g["arguments"])
+	assert.Equal(t, map[string]any{"gen_args_0": map[string]any{"arg_0": "0123456789",
+		"arg_1": map[string]any{"until": []any{"\n"}, "max_gen_toks": 4.0, "do_sample": false}}}, g["arguments"])
 	assert.Equal(t, []any{[]any{"qq"}}, g["resps"]) // cut at "\n"
 	assert.Equal(t, []any{"qq"}, g["filtered_resps"])
 	assert.Equal(t, 1.0, g["contains"])
@@ -119,6 +124,17 @@ func TestRunTruncatesCountsAndLogs(t *testing.T) {
 	assert.Equal(t, int64(0), res2.AttentionTokens)
 	assert.Equal(t, harness.Segments{ContextTokens: 12, QuestionTokens: 3, GeneratedTokens: 3, AttentionKnown: true}, res2.Segments)
 	assert.Contains(t, res.Summary(), "truncated 2")
+}
+
+// hashesOf concatenates the doc, prompt and target hashes of sample lines.
+func hashesOf(t *testing.T, lines []string) string {
+	var out string
+	for _, l := range lines {
+		var g map[string]any
+		require.NoError(t, json.Unmarshal([]byte(l), &g))
+		out += g["doc_hash"].(string) + g["prompt_hash"].(string) + g["target_hash"].(string)
+	}
+	return out
 }
 
 func TestRegistry(t *testing.T) {

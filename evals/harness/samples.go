@@ -7,32 +7,38 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
 	"sync"
 )
 
-// DocSample is one --log-samples record: lm-eval 0.4's per-document sample (doc_id, doc, target,
-// arguments, resps, filtered_resps, then each metric's per-document value under its name), plus the
-// project's per-request details under "oryx". Arguments, resps and filtered_resps have one entry per
-// request of the document, in order, as lm-eval 0.4.2 writes them:
+// DocSample is one --log-samples record, in lm-eval 0.4's on-disk layout (what its EvaluationTracker writes
+// to samples_<task>_<date>.jsonl), byte for byte as Python's json.dumps(…, ensure_ascii=False) writes it:
 //
-//   - loglikelihood, multiple_choice: arguments [context, continuation], resps [[ll, is_greedy]],
-//     filtered_resps [ll, is_greedy];
-//   - loglikelihood_rolling: arguments [text], resps [[ll]], filtered_resps ll (the document's windows
-//     summed, as lm-eval's loglikelihood_rolling returns one number per document);
-//   - generate_until: arguments [context, {"until": [...], "max_gen_toks": n, "do_sample": false}], resps
-//     [[text]], filtered_resps text (cut at the first stop string).
-//
-// [choice] lm-eval's doc_hash, prompt_hash and target_hash are left out: they hash Python's json.dumps
-// text, which Go's encoder does not reproduce byte for byte.
+//	doc_id, doc            the document as lm-eval sees it (Doc: the dataset row, plus what the task's
+//	                       process_docs adds)
+//	target                 str(doc_to_target(doc)): the gold index, the target string, the label list
+//	arguments              {"gen_args_<i>": {"arg_<j>": …}}: request i's arguments — (context,
+//	                       continuation) for loglikelihood and multiple_choice, (text,) for
+//	                       loglikelihood_rolling, (context, generation kwargs) for generate_until
+//	resps, filtered_resps  every response as str(): [[["-1.5", "False"]], …] per loglikelihood request,
+//	                       [["-75.6"]] for a rolling document (its windows summed: one number, as lm-eval
+//	                       returns), [["text"]] per generation
+//	filter, metrics        "none"; the names of the per-document metrics
+//	doc_hash, prompt_hash, target_hash   SHA-256 of json.dumps(doc, indent=2, ensure_ascii=False), of
+//	                       the first request's context, of str(target) (lm-eval's hash_string)
+//	<metric>…              each metric's per-document value (process_results: a number, or [ll, weight] for
+//	                       the weighted perplexities)
+//	oryx                   the project's per-request details (SampleRequest)
 type DocSample struct {
-	DocID         int
-	Doc           any
-	Target        any
-	Arguments     []any
-	Resps         []any
+	DocID  int
+	Doc    any
+	Target any
+	// Arguments, Resps and FilteredResps have one entry per request of the document, in order: its
+	// arguments, its responses (each a value or a tuple as []any), its filtered response.
+	Arguments     [][]any
+	Resps         [][]any
 	FilteredResps []any
-	Metrics       map[string]any
+	// Metrics are the per-document values in process_results' order.
+	Metrics Doc
 	// Requests are the project's details of each request (token counts after truncation, truncation,
 	// split point), written under "oryx".
 	Requests []SampleRequest
@@ -48,85 +54,82 @@ type SampleRequest struct {
 	AttentionFrom int `json:"attention_from"`
 }
 
-// MarshalJSON writes the fields in lm-eval's order, metrics sorted by name, then "oryx".
-func (d DocSample) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	field := func(name string, v any) error {
-		if b.Len() > 1 {
-			b.WriteByte(',')
-		}
-		k, _ := json.Marshal(name)
-		b.Write(k)
-		b.WriteByte(':')
-		enc, err := marshalValue(v)
-		if err != nil {
-			return fmt.Errorf("sample field %s: %w", name, err)
-		}
-		b.Write(enc)
-		return nil
+// Hashes returns lm-eval's doc_hash, prompt_hash and target_hash of the record.
+func (d *DocSample) Hashes() (doc, prompt, target string, err error) {
+	dj, err := PyJSON(d.Doc, 2)
+	if err != nil {
+		return "", "", "", fmt.Errorf("sample doc %d: %w", d.DocID, err)
 	}
-	b.WriteByte('{')
-	nonNil := func(xs []any) []any {
-		if xs == nil {
-			return []any{}
-		}
-		return xs
+	var context any = ""
+	if len(d.Arguments) > 0 && len(d.Arguments[0]) > 0 {
+		context = d.Arguments[0][0]
 	}
-	for _, f := range []struct {
-		k string
-		v any
-	}{{"doc_id", d.DocID}, {"doc", d.Doc}, {"target", d.Target}, {"arguments", nonNil(d.Arguments)},
-		{"resps", nonNil(d.Resps)}, {"filtered_resps", nonNil(d.FilteredResps)}} {
-		if err := field(f.k, f.v); err != nil {
-			return nil, err
-		}
-	}
-	names := make([]string, 0, len(d.Metrics))
-	for k := range d.Metrics {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for _, k := range names {
-		if err := field(k, d.Metrics[k]); err != nil {
-			return nil, err
-		}
-	}
-	if err := field("oryx", map[string]any{"requests": d.Requests}); err != nil {
-		return nil, err
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
+	return HashString(string(dj)), HashString(PyStr(context)), HashString(PyStr(d.Target)), nil
 }
 
-// marshalValue is json.Marshal without HTML escaping, with non-finite floats (also inside slices and
-// maps) written as jsonFloat writes them.
-func marshalValue(v any) ([]byte, error) {
-	switch x := v.(type) {
-	case float64:
-		return jsonFloat(x), nil
-	case []any:
-		var b bytes.Buffer
-		b.WriteByte('[')
-		for i, e := range x {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			enc, err := marshalValue(e)
-			if err != nil {
-				return nil, err
-			}
-			b.Write(enc)
+// sanitized is lm-eval's sanitize_list: every leaf of nested lists (and tuples) as str().
+func sanitized(v any) any {
+	if xs, ok := v.([]any); ok {
+		out := make([]any, len(xs))
+		for i, x := range xs {
+			out[i] = sanitized(x)
 		}
-		b.WriteByte(']')
-		return b.Bytes(), nil
+		return out
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	return PyStr(v)
+}
+
+// Record returns the record as the ordered dict lm-eval writes (see DocSample).
+func (d *DocSample) Record() (Doc, error) {
+	dh, ph, th, err := d.Hashes()
+	if err != nil {
 		return nil, err
 	}
-	return bytes.TrimRight(b.Bytes(), "\n"), nil
+	args := Doc{}
+	for i, a := range d.Arguments {
+		arg := Doc{}
+		for j, x := range a {
+			arg = append(arg, DocField{fmt.Sprintf("arg_%d", j), x})
+		}
+		args = append(args, DocField{fmt.Sprintf("gen_args_%d", i), arg})
+	}
+	resps := make([]any, len(d.Resps))
+	for i, r := range d.Resps {
+		resps[i] = sanitized(r)
+	}
+	filtered := sanitized(d.FilteredResps)
+	if d.FilteredResps == nil {
+		filtered = []any{}
+	}
+	names := make([]string, len(d.Metrics))
+	for i, m := range d.Metrics {
+		names[i] = m.Key
+	}
+	rec := Doc{{"doc_id", d.DocID}, {"doc", d.Doc}, {"target", PyStr(d.Target)}, {"arguments", args},
+		{"resps", resps}, {"filtered_resps", filtered}, {"filter", "none"}, {"metrics", names},
+		{"doc_hash", dh}, {"prompt_hash", ph}, {"target_hash", th}}
+	rec = append(rec, d.Metrics...)
+	reqs := make([]any, len(d.Requests))
+	for i, r := range d.Requests {
+		q := Doc{{"context_tokens", r.ContextTokens}}
+		if r.ContinuationTokens != 0 {
+			q = append(q, DocField{"continuation_tokens", r.ContinuationTokens})
+		}
+		if r.GeneratedTokens != 0 {
+			q = append(q, DocField{"generated_tokens", r.GeneratedTokens})
+		}
+		reqs[i] = append(q, DocField{"truncated", r.Truncated}, DocField{"attention_from", r.AttentionFrom})
+	}
+	return append(rec, DocField{"oryx", Doc{{"requests", reqs}}}), nil
+}
+
+// MarshalJSON writes the record on one line as lm-eval's json.dumps does (see DocSample).
+func (d DocSample) MarshalJSON() ([]byte, error) {
+	rec, err := d.Record()
+	if err != nil {
+		return nil, err
+	}
+	return PyJSON(rec, -1)
 }
 
 // SampleWriter writes samples as JSON lines (no HTML escaping, so prompts read as they are). It is safe for
@@ -147,20 +150,31 @@ func NewSampleWriter(w io.Writer) *SampleWriter {
 	return sw
 }
 
-// Write appends one sample (any JSON-marshalable value, normally a DocSample) as a line.
+// Write appends one sample as a line: a *DocSample in lm-eval's form (DocSample.MarshalJSON, which
+// encoding/json would re-escape), anything else JSON-encoded without HTML escaping.
 func (s *SampleWriter) Write(sample any) error {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(sample); err != nil {
-		return fmt.Errorf("harness: log-samples: %w", err)
+	var line []byte
+	if d, ok := sample.(*DocSample); ok {
+		b, err := d.MarshalJSON()
+		if err != nil {
+			return fmt.Errorf("harness: log-samples: %w", err)
+		}
+		line = append(b, '\n')
+	} else {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(sample); err != nil {
+			return fmt.Errorf("harness: log-samples: %w", err)
+		}
+		line = buf.Bytes()
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.err != nil {
 		return s.err
 	}
-	if _, err := s.w.Write(buf.Bytes()); err != nil {
+	if _, err := s.w.Write(line); err != nil {
 		s.err = fmt.Errorf("harness: log-samples: %w", err)
 	}
 	return s.err

@@ -74,16 +74,17 @@ type Scores struct {
 	// Gen holds the per-request score of each GenItem (e.g. contains ∈ {0, 1}); nil when the plan has no
 	// generation requests.
 	Gen []float64
-	// PerDoc holds each document's metric values as lm-eval's process_results returns them (doc id →
-	// metric → value: a number, or [ll, weight] for the weighted perplexities), for --log-samples; nil
-	// when samples are not logged.
-	PerDoc map[int]map[string]any
+	// PerDoc holds each document's metric values as lm-eval's process_results returns them, in its order
+	// (doc id → metric → value: a number, or [ll, weight] for the weighted perplexities), for
+	// --log-samples; nil when samples are not logged.
+	PerDoc map[int]Doc
 }
 
 // SampleDoc is what a --log-samples record says about one document besides the requests: lm-eval's "doc"
-// (the document's fields) and "target" (doc_to_target: a gold index, a target string, the labels), and for
-// loglikelihood_rolling tasks the one request lm-eval makes per document (Arguments, e.g. the detokenized
-// page; Run sums the document's windows into its one response).
+// (a Doc: the dataset row as lm-eval sees it, ReadDocs, plus what the task's process_docs adds) and
+// "target" (doc_to_target: a gold index, a target string, the labels), and for loglikelihood_rolling tasks
+// the one request lm-eval makes per document (Arguments, e.g. the detokenized page; Run sums the
+// document's windows into its one response).
 type SampleDoc struct {
 	Doc       any
 	Target    any

@@ -10,5 +10,5 @@ import (
 // "n-shot" and "n-samples" (the results layout lm-eval writes and reads; its "<metric>,none" keys are map
 // keys, not field names).
 func TestJSONKeysSnakeCase(t *testing.T) {
-	testutil.CheckSnakeCaseJSON(t, []string{"n-shot", "n-samples"}, lmevalFile{}, Leaderboard{}, averageJSON{}, RunInfo{})
+	testutil.CheckSnakeCaseJSON(t, nil, Leaderboard{}, averageJSON{}, RunInfo{})
 }

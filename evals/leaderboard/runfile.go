@@ -1,6 +1,7 @@
 package leaderboard
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -8,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -120,62 +122,208 @@ func (r *RunFile) taskNames() []string {
 	return names
 }
 
-// lm-eval's results layout, top level.
-type lmevalFile struct {
-	Results            map[string]map[string]any  `json:"results"`
-	Groups             map[string]map[string]any  `json:"groups"`
-	GroupSubtasks      map[string][]string        `json:"group_subtasks"`
-	Configs            map[string]taskConfig      `json:"configs"`
-	Versions           map[string]float64         `json:"versions"`
-	NShot              map[string]int             `json:"n-shot"`
-	HigherIsBetter     map[string]map[string]bool `json:"higher_is_better"`
-	NSamples           map[string]nSamples        `json:"n-samples"`
-	Config             runConfig                  `json:"config"`
-	Date               *float64                   `json:"date,omitempty"`
-	ModelName          string                     `json:"model_name"`
-	ModelNameSanitized string                     `json:"model_name_sanitized"`
-	TotalSeconds       string                     `json:"total_evaluation_time_seconds,omitempty"`
-	Oryx               *oryxSection               `json:"oryx,omitempty"`
-}
-
-type taskConfig struct {
-	Task        string       `json:"task"`
-	Group       string       `json:"group,omitempty"`
-	DatasetPath string       `json:"dataset_path,omitempty"`
-	OutputType  string       `json:"output_type,omitempty"`
-	NumFewshot  int          `json:"num_fewshot"`
-	Limit       *int         `json:"limit"`
-	MaxLength   int          `json:"max_length,omitempty"`
-	MetricList  []metricSpec `json:"metric_list"`
-	Metadata    struct {
-		Version float64 `json:"version"`
-	} `json:"metadata"`
-}
-
-type metricSpec struct {
-	Metric         string `json:"metric"`
-	Aggregation    string `json:"aggregation"`
-	HigherIsBetter bool   `json:"higher_is_better"`
-}
-
 type nSamples struct {
 	Original  int `json:"original"`
 	Effective int `json:"effective"`
 }
 
-type runConfig struct {
-	Model              string  `json:"model"`
-	ModelArgs          string  `json:"model_args"`
-	ModelNumParameters int64   `json:"model_num_parameters,omitempty"`
-	BatchSize          int     `json:"batch_size,omitempty"`
-	BatchSizes         []int   `json:"batch_sizes"`
-	Device             string  `json:"device,omitempty"`
-	UseCache           *string `json:"use_cache"`
-	Limit              *int    `json:"limit"`
-	BootstrapIters     int     `json:"bootstrap_iters"`
-	GenKwargs          *string `json:"gen_kwargs"`
-	Backend            string  `json:"backend"`
-	Schedule           string  `json:"schedule"`
+// MarshalJSON writes lm-evaluation-harness 0.4.13's results layout (what its EvaluationTracker writes to
+// results_<date>.json), on one line (WriteFile indents it as lm-eval does):
+//
+//   - results: per task "name", "alias", "sample_len" (the documents scored), "<metric>,none" and
+//     "<metric>_stderr,none" ("N/A" where lm-eval has no stderr); per task group of the run ("lm",
+//     "recall", "niah") a row too, with its averages as fractions ("gdn_lm_avg,none", ...) and
+//     "sample_count" when every member is present;
+//   - groups: the group rows that have averages; group_subtasks: each group's tasks in the run;
+//   - configs: each task's lm-eval task YAML fields (harness.RegisterConfig: dataset_path is the Hugging
+//     Face dataset), num_fewshot 0, the metric list with aggregation and higher_is_better, metadata.version,
+//     and "data_file", the local parquet file read;
+//   - versions (tasks as numbers, groups "N/A": they have no version), n-shot (0: every task is zero-shot),
+//     higher_is_better, n-samples (original: the protocol's documents, effective: the ones scored);
+//   - config: model "oryx", model_args, parameters, batch size, device (= backend), limit,
+//     bootstrap_iters, and the backend and schedule;
+//   - date (Unix seconds), task_hashes (of the logged samples), model_source, model_name,
+//     model_name_sanitized (lm-eval's sanitize_model_name), total_evaluation_time_seconds, and
+//     EvaluationTracker's other keys;
+//   - oryx: the run metadata (RunInfo), partial, the attention fraction (null when the run spans several
+//     task groups) and per group, every task's full record (harness.Result: metrics with n, counts,
+//     effective max length, token segments, FLOPs, notes) and the papers' averages (percent).
+//
+// Numbers are written as Python writes them (1.0, not 1); non-finite values as the strings "NaN", "+Inf",
+// "-Inf".
+func (r *RunFile) MarshalJSON() ([]byte, error) {
+	d, err := r.layout()
+	if err != nil {
+		return nil, err
+	}
+	return harness.PyJSON(d, -1)
+}
+
+// results is a run's results rows by task or group (the "results" and "groups" objects).
+type results map[string]harness.Doc
+
+// layout builds the lm-eval layout of the run (see MarshalJSON).
+func (r *RunFile) layout() (harness.Doc, error) {
+	var limit any
+	if r.Limit > 0 {
+		limit = r.Limit
+	}
+	res, configs, versions, nShot := harness.Doc{}, harness.Doc{}, harness.Doc{}, harness.Doc{}
+	hib, nSamp, hashes := harness.Doc{}, harness.Doc{}, harness.Doc{}
+	subtasks := map[string][]string{}
+	groupHib := map[string]map[string]bool{}
+	for _, name := range r.taskNames() {
+		t := r.Tasks[name]
+		row := harness.Doc{{Key: "name", Value: name}, {Key: "alias", Value: name}, {Key: "sample_len", Value: t.Docs}}
+		metrics := make([]string, 0, len(t.Metrics))
+		for m := range t.Metrics {
+			metrics = append(metrics, m)
+		}
+		sort.Strings(metrics)
+		th := harness.Doc{}
+		var metricList []any
+		for _, m := range metrics {
+			v := t.Metrics[m]
+			var se any = "N/A"
+			if !math.IsNaN(v.Stderr) {
+				se = number(v.Stderr)
+			}
+			row = append(row, harness.DocField{Key: m + ",none", Value: number(v.Value)},
+				harness.DocField{Key: m + "_stderr,none", Value: se})
+			agg, higher, _ := metricKind(m)
+			th = append(th, harness.DocField{Key: m, Value: higher})
+			metricList = append(metricList, harness.Doc{{Key: "metric", Value: m}, {Key: "aggregation", Value: agg},
+				{Key: "higher_is_better", Value: higher}})
+		}
+		res = append(res, harness.DocField{Key: name, Value: row})
+		cfg := harness.ConfigOf(name)
+		if cfg == nil {
+			cfg = harness.Doc{{Key: "task", Value: name}}
+			if t.OutputType != "" {
+				cfg = append(cfg, harness.DocField{Key: "output_type", Value: t.OutputType})
+			}
+		}
+		for _, f := range (harness.Doc{{Key: "target_delimiter", Value: " "}, {Key: "fewshot_delimiter", Value: "\n\n"},
+			{Key: "num_fewshot", Value: 0}, {Key: "metric_list", Value: metricList}, {Key: "repeats", Value: 1},
+			{Key: "metadata", Value: harness.Doc{{Key: "version", Value: t.Version}}}}) {
+			if _, ok := cfg.Get(f.Key); !ok { // lm-eval's defaults, where the task's YAML has none
+				cfg = append(cfg, f)
+			}
+		}
+		if t.Data != "" {
+			cfg = append(cfg, harness.DocField{Key: "data_file", Value: t.Data})
+		}
+		if t.MaxLength > 0 {
+			cfg = append(cfg, harness.DocField{Key: "max_length", Value: t.MaxLength})
+		}
+		configs = append(configs, harness.DocField{Key: name, Value: cfg})
+		versions = append(versions, harness.DocField{Key: name, Value: t.Version})
+		nShot = append(nShot, harness.DocField{Key: name, Value: 0})
+		hib = append(hib, harness.DocField{Key: name, Value: th})
+		nSamp = append(nSamp, harness.DocField{Key: name, Value: harness.Doc{{Key: "original", Value: t.TotalDocs - t.Dropped},
+			{Key: "effective", Value: t.Docs}}})
+		if t.TaskHash != "" {
+			hashes = append(hashes, harness.DocField{Key: name, Value: t.TaskHash})
+		}
+		if t.Group != "" {
+			subtasks[t.Group] = append(subtasks[t.Group], name)
+			if groupHib[t.Group] == nil {
+				groupHib[t.Group] = map[string]bool{}
+			}
+			for _, f := range th {
+				groupHib[t.Group][f.Key] = f.Value.(bool)
+			}
+		}
+	}
+	groups := harness.Doc{}
+	groupNames := make([]string, 0, len(subtasks))
+	for g := range subtasks {
+		groupNames = append(groupNames, g)
+	}
+	sort.Strings(groupNames)
+	gs := harness.Doc{}
+	for _, g := range groupNames {
+		row := harness.Doc{{Key: "name", Value: g}, {Key: "alias", Value: g}}
+		count := harness.Doc{}
+		docs := 0
+		for _, t := range subtasks[g] {
+			docs += r.Tasks[t].Docs
+		}
+		for _, d := range Averages {
+			if a, ok := r.Averages[d.Name]; ok && d.Group == g && !math.IsNaN(a.Value) {
+				row = append(row, harness.DocField{Key: d.Name + ",none", Value: a.Value / 100},
+					harness.DocField{Key: d.Name + "_stderr,none", Value: "N/A"})
+				count = append(count, harness.DocField{Key: d.Name + ",none", Value: docs})
+				groupHib[g][d.Name] = true
+			}
+		}
+		if len(count) > 0 {
+			row = append(row[:2], append(harness.Doc{{Key: "sample_len", Value: docs}}, row[2:]...)...)
+			row = append(row, harness.DocField{Key: "sample_count", Value: count})
+			groups = append(groups, harness.DocField{Key: g, Value: row})
+		}
+		res = append(res, harness.DocField{Key: g, Value: row})
+		versions = append(versions, harness.DocField{Key: g, Value: "N/A"})
+		nShot = append(nShot, harness.DocField{Key: g, Value: 0})
+		gh := harness.Doc{}
+		for _, m := range sortedKeys(groupHib[g]) {
+			gh = append(gh, harness.DocField{Key: m, Value: groupHib[g][m]})
+		}
+		hib = append(hib, harness.DocField{Key: g, Value: gh})
+		gs = append(gs, harness.DocField{Key: g, Value: subtasks[g]})
+	}
+	sortDoc(versions)
+	sortDoc(nShot)
+	sortDoc(hib)
+	f := harness.Doc{{Key: "results", Value: res}}
+	if len(groups) > 0 {
+		f = append(f, harness.DocField{Key: "groups", Value: groups})
+	}
+	var date any
+	if t, err := time.Parse(time.RFC3339, r.Date); err == nil {
+		date = float64(t.UnixNano()) / 1e9
+	}
+	var params any
+	if r.Parameters > 0 {
+		params = r.Parameters
+	}
+	var batch any
+	if r.BatchSize > 0 {
+		batch = r.BatchSize
+	}
+	var device any
+	if r.Backend != "" {
+		device = r.Backend
+	}
+	config := harness.Doc{{Key: "model", Value: "oryx"}, {Key: "model_args", Value: r.modelArgs()},
+		{Key: "model_num_parameters", Value: params}, {Key: "batch_size", Value: batch}, {Key: "batch_sizes", Value: []any{}},
+		{Key: "device", Value: device}, {Key: "use_cache", Value: nil}, {Key: "limit", Value: limit},
+		{Key: "bootstrap_iters", Value: r.BootstrapIters}, {Key: "gen_kwargs", Value: nil},
+		{Key: "backend", Value: r.Backend}, {Key: "schedule", Value: r.Schedule}}
+	var seconds any
+	if r.Seconds > 0 {
+		seconds = harness.PyFloatRepr(r.Seconds)
+	}
+	f = append(f, harness.DocField{Key: "group_subtasks", Value: gs}, harness.DocField{Key: "configs", Value: configs},
+		harness.DocField{Key: "versions", Value: versions}, harness.DocField{Key: "n-shot", Value: nShot},
+		harness.DocField{Key: "higher_is_better", Value: hib}, harness.DocField{Key: "n-samples", Value: nSamp},
+		harness.DocField{Key: "config", Value: config}, harness.DocField{Key: "git_hash", Value: nil},
+		harness.DocField{Key: "date", Value: date}, harness.DocField{Key: "task_hashes", Value: hashes},
+		harness.DocField{Key: "model_source", Value: "oryx"}, harness.DocField{Key: "model_name", Value: r.Model},
+		harness.DocField{Key: "model_name_sanitized", Value: SanitizeModelName(r.Model)},
+		harness.DocField{Key: "system_instruction", Value: nil}, harness.DocField{Key: "system_instruction_sha", Value: nil},
+		harness.DocField{Key: "fewshot_as_multiturn", Value: false}, harness.DocField{Key: "chat_template", Value: nil},
+		harness.DocField{Key: "chat_template_sha", Value: nil}, harness.DocField{Key: "total_evaluation_time_seconds", Value: seconds})
+	o := &oryxSection{RunInfo: r.RunInfo, Partial: r.Partial(), AttentionFraction: json.RawMessage("null"),
+		AttentionByGroup: r.AttentionByGroup, Tasks: r.Tasks, Averages: r.Averages}
+	if !math.IsNaN(r.AttentionFraction) {
+		o.AttentionFraction, _ = json.Marshal(r.AttentionFraction)
+	}
+	od, err := asDoc(o)
+	if err != nil {
+		return nil, err
+	}
+	return append(f, harness.DocField{Key: "oryx", Value: od}), nil
 }
 
 // oryxSection is the project's own part of the file.
@@ -188,100 +336,31 @@ type oryxSection struct {
 	Averages          map[string]Average         `json:"averages"`
 }
 
-// MarshalJSON writes lm-evaluation-harness 0.4's results layout:
-//
-//   - results: per task "<metric>,none" and "<metric>_stderr,none" ("N/A" where lm-eval has no stderr) and
-//     "alias";
-//   - groups: per task group of the run ("lm", "recall", "niah") its averages as fractions
-//     ("gdn_lm_avg,none", ...) when every member is present, and "alias"; group_subtasks: each group's
-//     tasks in the run (a task of no group maps to []);
-//   - configs (task, dataset_path = the file read, output_type, num_fewshot 0, limit, max_length,
-//     metric_list with aggregation and higher_is_better, metadata.version), versions, n-shot (0: every
-//     task is zero-shot), higher_is_better, n-samples (original: the protocol's documents, effective: the
-//     ones scored);
-//   - config: model "oryx", model_args, parameters, batch size, device (= backend), limit, bootstrap_iters,
-//     and the backend and schedule;
-//   - date (Unix seconds), model_name, model_name_sanitized, total_evaluation_time_seconds;
-//   - oryx: the run metadata (RunInfo), partial, the attention fraction (null when the run spans several
-//     task groups) and per group, every task's full record (harness.Result: metrics with n, counts,
-//     effective max length, token segments, FLOPs, notes) and the papers' averages (percent).
-//
-// Non-finite values are written as the strings "NaN", "+Inf", "-Inf".
-func (r *RunFile) MarshalJSON() ([]byte, error) { return json.Marshal(r.layout()) }
+// asDoc turns a JSON-marshalable value into the values harness.PyJSON writes, numbers kept as Go wrote
+// them (json.Number), objects in Go's key order.
+func asDoc(v any) (any, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var x any
+	if err := dec.Decode(&x); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
 
-// layout builds the lm-eval layout of the run (see MarshalJSON).
-func (r *RunFile) layout() lmevalFile {
-	f := lmevalFile{Results: map[string]map[string]any{}, Groups: map[string]map[string]any{},
-		GroupSubtasks: map[string][]string{}, Configs: map[string]taskConfig{}, Versions: map[string]float64{},
-		NShot: map[string]int{}, HigherIsBetter: map[string]map[string]bool{}, NSamples: map[string]nSamples{},
-		ModelName: r.Model, ModelNameSanitized: sanitize(r.Model)}
-	var limit *int
-	if r.Limit > 0 {
-		limit = &r.Limit
+func sortDoc(d harness.Doc) { sort.SliceStable(d, func(i, j int) bool { return d[i].Key < d[j].Key }) }
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
 	}
-	for _, name := range r.taskNames() {
-		res := r.Tasks[name]
-		row := map[string]any{"alias": name}
-		cfg := taskConfig{Task: name, Group: res.Group, DatasetPath: res.Data, OutputType: res.OutputType, Limit: limit, MaxLength: res.MaxLength}
-		cfg.Metadata.Version = res.Version
-		hib := map[string]bool{}
-		metrics := make([]string, 0, len(res.Metrics))
-		for m := range res.Metrics {
-			metrics = append(metrics, m)
-		}
-		sort.Strings(metrics)
-		for _, m := range metrics {
-			v := res.Metrics[m]
-			row[m+",none"] = number(v.Value)
-			row[m+"_stderr,none"] = "N/A"
-			if !math.IsNaN(v.Stderr) {
-				row[m+"_stderr,none"] = number(v.Stderr)
-			}
-			agg, higher, _ := metricKind(m)
-			hib[m] = higher
-			cfg.MetricList = append(cfg.MetricList, metricSpec{Metric: m, Aggregation: agg, HigherIsBetter: higher})
-		}
-		f.Results[name] = row
-		f.Configs[name] = cfg
-		f.Versions[name] = res.Version
-		f.NShot[name] = 0
-		f.HigherIsBetter[name] = hib
-		f.NSamples[name] = nSamples{Original: res.TotalDocs - res.Dropped, Effective: res.Docs}
-		if res.Group == "" {
-			f.GroupSubtasks[name] = []string{}
-		} else {
-			f.GroupSubtasks[res.Group] = append(f.GroupSubtasks[res.Group], name)
-		}
-	}
-	for g := range f.GroupSubtasks {
-		if r.Tasks[g] != nil {
-			continue // a task of no group
-		}
-		row := map[string]any{"alias": g}
-		for _, d := range Averages {
-			if a, ok := r.Averages[d.Name]; ok && d.Group == g && !math.IsNaN(a.Value) {
-				row[d.Name+",none"] = a.Value / 100
-				row[d.Name+"_stderr,none"] = "N/A"
-			}
-		}
-		f.Groups[g] = row
-	}
-	f.Config = runConfig{Model: "oryx", ModelArgs: r.modelArgs(), ModelNumParameters: r.Parameters, BatchSize: r.BatchSize,
-		BatchSizes: []int{}, Device: r.Backend, Limit: limit, BootstrapIters: r.BootstrapIters, Backend: r.Backend, Schedule: r.Schedule}
-	if t, err := time.Parse(time.RFC3339, r.Date); err == nil {
-		d := float64(t.UnixNano()) / 1e9
-		f.Date = &d
-	}
-	if r.Seconds > 0 {
-		f.TotalSeconds = fmt.Sprint(r.Seconds)
-	}
-	o := &oryxSection{RunInfo: r.RunInfo, Partial: r.Partial(), AttentionFraction: json.RawMessage("null"),
-		AttentionByGroup: r.AttentionByGroup, Tasks: r.Tasks, Averages: r.Averages}
-	if !math.IsNaN(r.AttentionFraction) {
-		o.AttentionFraction, _ = json.Marshal(r.AttentionFraction)
-	}
-	f.Oryx = o
-	return f
+	sort.Strings(out)
+	return out
 }
 
 // modelArgs renders lm-eval's model_args string for the run.
@@ -314,22 +393,30 @@ func number(v float64) any {
 	return v
 }
 
-var unsanitaryRE = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+var unsanitaryRE = regexp.MustCompile(`["<>:/|\\?*\[\]]+`)
 
-// sanitize is lm-eval's model_name_sanitized: the name with path separators and odd characters replaced.
-func sanitize(s string) string { return unsanitaryRE.ReplaceAllString(s, "__") }
+// SanitizeModelName is lm-eval 0.4.13's sanitize_model_name: runs of the characters "<>:/|\?*[] and '"'
+// replaced by "__" (the folder name of its results and samples files).
+func SanitizeModelName(s string) string { return unsanitaryRE.ReplaceAllString(s, "__") }
 
-// UnmarshalJSON reads what MarshalJSON writes; a results file written by lm-evaluation-harness itself (no
-// "oryx" part) is read from its results, n-samples and config ("none" filter only).
+// UnmarshalJSON reads what MarshalJSON writes, and results files written by lm-evaluation-harness itself
+// (no "oryx" part), 0.4.0 to 0.4.13: the tasks' "<metric>,none" values and stderrs ("N/A" and non-finite
+// values accepted, also as Python's bare NaN and Infinity), n-samples when present (0.4.0 had none),
+// versions as numbers, numeric strings or anything else ("N/A", 0.4.0's "Yaml": no version, 0), the rows of
+// groups (the keys of "groups", and of "group_subtasks" with members) left out — they aggregate the tasks
+// beside them —, model_name (else model_args, a string or a dict), config.limit and date.
 func (r *RunFile) UnmarshalJSON(b []byte) error {
 	var f struct {
-		Results   map[string]map[string]json.RawMessage `json:"results"`
-		NSamples  map[string]nSamples                   `json:"n-samples"`
-		Versions  map[string]float64                    `json:"versions"`
-		ModelName string                                `json:"model_name"`
-		Config    struct {
-			ModelArgs string `json:"model_args"`
-			Limit     *float64
+		Results       map[string]map[string]json.RawMessage `json:"results"`
+		Groups        map[string]json.RawMessage            `json:"groups"`
+		GroupSubtasks map[string][]string                   `json:"group_subtasks"`
+		NSamples      map[string]nSamples                   `json:"n-samples"`
+		Versions      map[string]json.RawMessage            `json:"versions"`
+		ModelName     string                                `json:"model_name"`
+		Date          json.RawMessage                       `json:"date"`
+		Config        struct {
+			ModelArgs json.RawMessage `json:"model_args"`
+			Limit     json.RawMessage `json:"limit"`
 		} `json:"config"`
 		Oryx *struct {
 			RunInfo
@@ -338,7 +425,7 @@ func (r *RunFile) UnmarshalJSON(b []byte) error {
 			Tasks             map[string]*harness.Result `json:"tasks"`
 		} `json:"oryx"`
 	}
-	if err := json.Unmarshal(b, &f); err != nil {
+	if err := json.Unmarshal(quotePythonNonFinite(b), &f); err != nil {
 		return err
 	}
 	if f.Results == nil {
@@ -363,16 +450,27 @@ func (r *RunFile) UnmarshalJSON(b []byte) error {
 	}
 	r.Model = f.ModelName
 	if r.Model == "" {
-		r.Model = f.Config.ModelArgs
+		r.Model = modelArgsText(f.Config.ModelArgs)
 	}
-	if f.Config.Limit != nil {
-		r.Limit = int(*f.Config.Limit)
+	if l, err := parseNumber(f.Config.Limit); err == nil && !math.IsNaN(l) {
+		r.Limit = int(l)
+	}
+	if d, err := parseNumber(f.Date); err == nil && !math.IsNaN(d) && !math.IsInf(d, 0) {
+		r.Date = time.Unix(0, int64(d*1e9)).UTC().Format(time.RFC3339)
+	}
+	isGroup := func(name string) bool {
+		_, g := f.Groups[name]
+		return g || len(f.GroupSubtasks[name]) > 0
 	}
 	for name, row := range f.Results {
+		if isGroup(name) {
+			continue
+		}
 		if row == nil {
 			return fmt.Errorf("results: task %q is null", name)
 		}
-		res := &harness.Result{Task: name, Metrics: map[string]harness.Metric{}, Version: f.Versions[name], Group: harness.GroupOf(name)}
+		version, _ := parseVersion(f.Versions[name])
+		res := &harness.Result{Task: name, Metrics: map[string]harness.Metric{}, Version: version, Group: harness.GroupOf(name)}
 		ns := f.NSamples[name]
 		res.Docs, res.TotalDocs = ns.Effective, ns.Original
 		for k, raw := range row {
@@ -398,8 +496,91 @@ func (r *RunFile) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// parseVersion reads a task version as lm-eval writes it: a number (1.0), a numeric string ("1.0", as
+// 0.4.13 writes groups'), or a word ("N/A", "Yaml"): ok false and 0.
+func parseVersion(raw json.RawMessage) (float64, bool) {
+	var f float64
+	if json.Unmarshal(raw, &f) == nil {
+		return f, true
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		if f, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err == nil && !math.IsNaN(f) {
+			return f, true
+		}
+	}
+	return 0, false
+}
+
+// modelArgsText is config.model_args as a string: as written, or a dict (newer lm-eval versions, when
+// called from Python) as "k=v,..." sorted by key.
+func modelArgsText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var m map[string]any
+	if json.Unmarshal(raw, &m) != nil {
+		return ""
+	}
+	var parts []string
+	for _, k := range sortedKeys(m) {
+		parts = append(parts, fmt.Sprintf("%s=%v", k, m[k]))
+	}
+	return strings.Join(parts, ",")
+}
+
+// quotePythonNonFinite turns Python's bare NaN, Infinity and -Infinity (json.dumps writes them; they are
+// not JSON) into the strings parseNumber reads; everything inside strings is left as it is.
+func quotePythonNonFinite(b []byte) []byte {
+	if !bytes.Contains(b, []byte("NaN")) && !bytes.Contains(b, []byte("Infinity")) {
+		return b
+	}
+	var out []byte
+	inString := false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if inString {
+			out = append(out, c)
+			switch c {
+			case '\\':
+				if i+1 < len(b) {
+					i++
+					out = append(out, b[i])
+				}
+			case '"':
+				inString = false
+			}
+			continue
+		}
+		if c == '"' {
+			inString = true
+			out = append(out, c)
+			continue
+		}
+		matched := false
+		for _, tok := range []string{"-Infinity", "Infinity", "NaN"} {
+			if bytes.HasPrefix(b[i:], []byte(tok)) {
+				out = append(out, '"')
+				out = append(out, tok...)
+				out = append(out, '"')
+				i += len(tok) - 1
+				matched = true
+				break
+			}
+		}
+		if !matched {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // parseNumber reads a JSON number, or one of "NaN", "N/A" (NaN), "+Inf", "Infinity", "-Inf", "-Infinity".
 func parseNumber(raw json.RawMessage) (float64, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return math.NaN(), nil
+	}
 	var f float64
 	if err := json.Unmarshal(raw, &f); err == nil {
 		return f, nil
@@ -419,13 +600,17 @@ func parseNumber(raw json.RawMessage) (float64, error) {
 	return 0, fmt.Errorf("not a number: %q", s)
 }
 
-// WriteFile writes the run file as indented JSON, atomically (internal/atomicfile).
+// WriteFile writes the run file as lm-eval writes its results files (json.dumps with indent 2),
+// atomically (internal/atomicfile).
 func (r *RunFile) WriteFile(path string) error {
-	b, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return fmt.Errorf("leaderboard: %s: %w", path, err)
+	d, err := r.layout()
+	if err == nil {
+		var b []byte
+		if b, err = harness.PyJSON(d, 2); err == nil {
+			return writeAtomic(path, append(b, '\n'))
+		}
 	}
-	return writeAtomic(path, append(b, '\n'))
+	return fmt.Errorf("leaderboard: %s: %w", path, err)
 }
 
 // ReadRunFile reads a run file written by WriteFile (or an lm-evaluation-harness results file); errors
@@ -436,7 +621,7 @@ func ReadRunFile(path string) (*RunFile, error) {
 		return nil, fmt.Errorf("leaderboard: %w", err)
 	}
 	var r RunFile
-	if err := json.Unmarshal(b, &r); err != nil {
+	if err := json.Unmarshal(quotePythonNonFinite(b), &r); err != nil { // Python's bare NaN is not JSON
 		return nil, fmt.Errorf("leaderboard: %s: not a results file: %w", path, err)
 	}
 	r.Path = path

@@ -8,66 +8,26 @@ import (
 	"github.com/oryx-go/oryx/datasets/hfparquet"
 	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/evals/harness/harnesstest"
+	"github.com/oryx-go/oryx/evals/lmeval/lmevaltest"
 	"github.com/stretchr/testify/require"
 )
 
-// Row types in the HF column layouts (shared/data/hf/README.md), for writing fixtures.
+// Row types in the HF column layouts (lmevaltest), for writing fixtures.
 type (
-	piqaRow struct {
-		Goal  string `parquet:"goal"`
-		Sol1  string `parquet:"sol1"`
-		Sol2  string `parquet:"sol2"`
-		Label int64  `parquet:"label"`
-	}
+	piqaRow    = lmevaltest.PIQA
+	hellaRow   = lmevaltest.HellaSwag
+	winoRow    = lmevaltest.WinoGrande
+	arcChoices = lmevaltest.ARCChoices
+	arcRow     = lmevaltest.ARC
+	siqaRow    = lmevaltest.SocialIQA
+	boolqRow   = lmevaltest.BoolQ
+	textRow    = lmevaltest.Text
+	pageRow    = lmevaltest.Page
+	// piqaNoSol2Row is PIQA without its sol2 column (a missing-column test).
 	piqaNoSol2Row struct {
 		Goal  string `parquet:"goal"`
 		Sol1  string `parquet:"sol1"`
 		Label int64  `parquet:"label"`
-	}
-	hellaRow struct {
-		Ind           int32    `parquet:"ind"`
-		ActivityLabel string   `parquet:"activity_label"`
-		CtxA          string   `parquet:"ctx_a"`
-		CtxB          string   `parquet:"ctx_b"`
-		Ctx           string   `parquet:"ctx"`
-		Endings       []string `parquet:"endings,list"`
-		Label         string   `parquet:"label"`
-	}
-	winoRow struct {
-		Sentence string `parquet:"sentence"`
-		Option1  string `parquet:"option1"`
-		Option2  string `parquet:"option2"`
-		Answer   string `parquet:"answer"`
-	}
-	arcChoices struct {
-		Text  []string `parquet:"text,list"`
-		Label []string `parquet:"label,list"`
-	}
-	arcRow struct {
-		ID        string     `parquet:"id"`
-		Question  string     `parquet:"question"`
-		Choices   arcChoices `parquet:"choices"`
-		AnswerKey string     `parquet:"answerKey"`
-	}
-	siqaRow struct {
-		Context  string `parquet:"context"`
-		Question string `parquet:"question"`
-		AnswerA  string `parquet:"answerA"`
-		AnswerB  string `parquet:"answerB"`
-		AnswerC  string `parquet:"answerC"`
-		Label    string `parquet:"label"`
-	}
-	boolqRow struct {
-		Question string `parquet:"question"`
-		Passage  string `parquet:"passage"`
-		Idx      int32  `parquet:"idx"`
-		Label    int64  `parquet:"label"`
-	}
-	textRow struct {
-		Text string `parquet:"text"`
-	}
-	pageRow struct {
-		Page string `parquet:"page"`
 	}
 )
 

@@ -54,6 +54,15 @@ func newHellaSwag(path string, defaultData bool) *mcTask {
 				choices[i] = HellaSwagPreprocess(e)
 			}
 			return choiceDoc(HellaSwagQuery(f[0], f[1], f[2]), choices, gold), nil
+		},
+		// lm-eval's process_docs adds query, choices and gold after the dataset's columns.
+		sampleDoc: func(row harness.Doc, d mcDoc) harness.Doc {
+			choices := make([]string, len(d.conts))
+			for i, c := range d.conts {
+				choices[i] = c[1:]
+			}
+			return append(append(harness.Doc{}, row...), harness.DocField{Key: "query", Value: d.contexts[0]},
+				harness.DocField{Key: "choices", Value: choices}, harness.DocField{Key: "gold", Value: d.gold})
 		}}
 	if defaultData {
 		t.notes = []string{"hellaswag: the shared/data/hf copy is approximate (ctx_a/ctx_b and endings rebuilt from " +

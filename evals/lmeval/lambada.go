@@ -50,9 +50,13 @@ func (t *lambadaTask) Build(m harness.Model, opts harness.Options) (*harness.Pla
 	plan := &harness.Plan{LL: items, Docs: n, TotalDocs: len(tab.Rows), Data: t.path,
 		OutputType: harness.OutputLoglikelihood, Version: Versions[Lambada]}
 	if opts.Samples != nil {
+		docs, err := harness.ReadDocs(t.path, n)
+		if err != nil {
+			return nil, fmt.Errorf("lmeval: %s: %w", Lambada, err)
+		}
 		plan.SampleDocs = map[int]harness.SampleDoc{}
 		for i, it := range items {
-			plan.SampleDocs[i] = harness.SampleDoc{Doc: tab.Rows[i].Values, Target: it.Continuation}
+			plan.SampleDocs[i] = harness.SampleDoc{Doc: docs[i], Target: it.Continuation}
 		}
 	}
 	plan.Score = func(ll []harness.LLResult, _ []harness.GenResult) (harness.Scores, error) {
@@ -65,10 +69,10 @@ func (t *lambadaTask) Build(m harness.Model, opts harness.Options) (*harness.Pla
 			"perplexity": {Value: harness.Perplexity(lls), Stderr: harness.BootstrapStderr(harness.Perplexity, lls, iters), N: n},
 			"acc":        {Value: harness.Mean(acc), Stderr: harness.MeanStderr(acc), N: n},
 		}}
-		if opts.Samples != nil { // lm-eval's process_results: {"perplexity": ll, "acc": is_greedy}
-			sc.PerDoc = map[int]map[string]any{}
+		if opts.Samples != nil { // lm-eval's process_results: {"perplexity": ll, "acc": int(is_greedy)}
+			sc.PerDoc = map[int]harness.Doc{}
 			for i := range ll {
-				sc.PerDoc[i] = map[string]any{"perplexity": lls[i], "acc": acc[i]}
+				sc.PerDoc[i] = harness.Doc{{Key: "perplexity", Value: lls[i]}, {Key: "acc", Value: int(acc[i])}}
 			}
 		}
 		return sc, nil

@@ -3,7 +3,9 @@ package lmeval
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -35,34 +37,38 @@ func TestAccVersusAccNorm(t *testing.T) {
 	var buf bytes.Buffer
 	res, err := harness.Run(fake(), task, harness.Options{Samples: harness.NewSampleWriter(&buf)})
 	require.NoError(t, err)
-	// One lm-eval sample record per document: the row as "doc", the gold index as "target", one
-	// [context, " choice"] argument and one [ll, is_greedy] response per choice, acc and acc_norm per doc.
+	// One lm-eval sample record per document (its on-disk layout): the row as "doc", str(gold index) as
+	// "target", one {arg_0: context, arg_1: " choice"} argument and one [str(ll), str(is_greedy)] response
+	// per choice, acc and acc_norm per doc.
 	var lls []float64
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
 	require.Len(t, lines, 2)
 	wantAcc := [][2]float64{{0, 1}, {1, 1}}
 	for d, line := range lines {
 		var s struct {
-			DocID         int            `json:"doc_id"`
-			Doc           map[string]any `json:"doc"`
-			Target        int            `json:"target"`
-			Arguments     [][2]string    `json:"arguments"`
-			Resps         [][][2]any     `json:"resps"`
-			FilteredResps [][2]any       `json:"filtered_resps"`
-			Acc           float64        `json:"acc"`
-			AccNorm       float64        `json:"acc_norm"`
+			DocID         int                          `json:"doc_id"`
+			Doc           map[string]any               `json:"doc"`
+			Target        string                       `json:"target"`
+			Arguments     map[string]map[string]string `json:"arguments"`
+			Resps         [][][2]string                `json:"resps"`
+			FilteredResps [][2]string                  `json:"filtered_resps"`
+			Acc           float64                      `json:"acc"`
+			AccNorm       float64                      `json:"acc_norm"`
 		}
 		require.NoError(t, json.Unmarshal([]byte(line), &s))
 		assert.Equal(t, d, s.DocID)
 		assert.Equal(t, []string{"g", "h"}[d], s.Doc["goal"])
-		assert.Equal(t, d, s.Target)
+		assert.Equal(t, fmt.Sprint(d), s.Target)
 		require.Len(t, s.Arguments, 2)
 		require.Len(t, s.FilteredResps, 2)
-		for c, arg := range s.Arguments {
-			assert.Equal(t, "Question: "+[]string{"g", "h"}[d]+"\nAnswer:", arg[0])
-			assert.Equal(t, " "+[][]string{{"aaaa", "b"}, {"éé", "xyz"}}[d][c], arg[1])
+		for c := range 2 {
+			arg := s.Arguments[fmt.Sprintf("gen_args_%d", c)]
+			assert.Equal(t, "Question: "+[]string{"g", "h"}[d]+"\nAnswer:", arg["arg_0"])
+			assert.Equal(t, " "+[][]string{{"aaaa", "b"}, {"éé", "xyz"}}[d][c], arg["arg_1"])
 			assert.Equal(t, s.Resps[c][0], s.FilteredResps[c])
-			lls = append(lls, s.FilteredResps[c][0].(float64))
+			ll, err := strconv.ParseFloat(s.FilteredResps[c][0], 64)
+			require.NoError(t, err)
+			lls = append(lls, ll)
 		}
 		assert.Equal(t, wantAcc[d], [2]float64{s.Acc, s.AccNorm})
 	}
@@ -203,7 +209,7 @@ func TestLambadaByHand(t *testing.T) {
 	c, cont := LambadaSplit("he said  hello")
 	assert.Equal(t, "he said ", c) // split(" ") keeps the empty word
 	assert.Equal(t, " hello", cont)
-	root := writeFixture(t, t.TempDir(), DefaultPaths[Lambada], []textRow{{"a bb"}, {"cc c"}, {"dd"}, {"x  yy"}})
+	root := writeFixture(t, t.TempDir(), DefaultPaths[Lambada], []textRow{{Text: "a bb"}, {Text: "cc c"}, {Text: "dd"}, {Text: "x  yy"}})
 	m := fake()
 	res, err := harness.Run(m, New(Lambada, harness.Config{DataRoot: root}), harness.Options{BootstrapIters: 1000})
 	require.NoError(t, err)
@@ -245,7 +251,7 @@ func TestWikiTextWindowsAndCounts(t *testing.T) {
 	pages := []string{" = A = \n\n x @-@ y , z \n", "  b  c\u00a0d "}
 	assert.Equal(t, 10, harness.PyWordCount(pages[0])) // ['', '=', 'A', '=', 'x', '@-@', 'y', ',', 'z', '']
 	assert.Equal(t, 5, harness.PyWordCount(pages[1]))  // ['', 'b', 'c', 'd', '']
-	root := writeFixture(t, t.TempDir(), DefaultPaths[WikiText], []pageRow{{pages[0]}, {pages[1]}})
+	root := writeFixture(t, t.TempDir(), DefaultPaths[WikiText], []pageRow{{Page: pages[0]}, {Page: pages[1]}})
 	words, nbytes := 15.0, float64(len(pages[0])+len(pages[1]))
 	for _, maxLen := range []int{1, 3, 5, 2048} {
 		m := fake()

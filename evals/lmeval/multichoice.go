@@ -52,6 +52,10 @@ type mcTask struct {
 	metrics []string
 	notes   []string
 	doc     func(r hfparquet.Row) (mcDoc, error)
+	// sampleDoc, when set, turns the dataset row into lm-eval's doc (the fields process_docs adds; default:
+	// the row) and target gives doc_to_target (default: the gold index), for --log-samples.
+	sampleDoc func(row harness.Doc, d mcDoc) harness.Doc
+	target    func(row harness.Doc, d mcDoc) any
 }
 
 func (t *mcTask) Name() string { return t.name }
@@ -100,9 +104,20 @@ func (t *mcTask) Build(m harness.Model, opts harness.Options) (*harness.Plan, er
 		plan.LL = append(plan.LL, its...)
 	}
 	if opts.Samples != nil {
+		rows, err := harness.ReadDocs(t.path, n)
+		if err != nil {
+			return nil, fmt.Errorf("lmeval: %s: %w", t.name, err)
+		}
 		plan.SampleDocs = map[int]harness.SampleDoc{}
 		for i := range n {
-			plan.SampleDocs[i] = harness.SampleDoc{Doc: tab.Rows[i].Values, Target: docs[i].gold}
+			sd := harness.SampleDoc{Doc: rows[i], Target: docs[i].gold}
+			if t.sampleDoc != nil {
+				sd.Doc = t.sampleDoc(rows[i], docs[i])
+			}
+			if t.target != nil {
+				sd.Target = t.target(rows[i], docs[i])
+			}
+			plan.SampleDocs[i] = sd
 		}
 	}
 	plan.Score = func(ll []harness.LLResult, _ []harness.GenResult) (harness.Scores, error) {
@@ -125,8 +140,9 @@ func llItem(doc int, context, cont string, ctxIDs, contIDs []int) harness.LLItem
 }
 
 // scoreMC computes acc and acc_norm (whichever metrics asks for) from the per-choice log-likelihoods, in
-// document order, with lm-eval's mean stderr, and each document's values (doc index → metric → 0 or 1).
-func scoreMC(docs []mcDoc, ll []harness.LLResult, metrics []string) (map[string]harness.Metric, map[int]map[string]any) {
+// document order, with lm-eval's mean stderr, and each document's values (doc index → metric → 0.0 or 1.0,
+// in the order of metrics: lm-eval's acc, then acc_norm).
+func scoreMC(docs []mcDoc, ll []harness.LLResult, metrics []string) (map[string]harness.Metric, map[int]harness.Doc) {
 	acc := make([]float64, len(docs))
 	accNorm := make([]float64, len(docs))
 	k := 0
@@ -147,7 +163,7 @@ func scoreMC(docs []mcDoc, ll []harness.LLResult, metrics []string) (map[string]
 		accNorm[i] = harness.Bool01(harness.Argmax(norm) == d.gold)
 	}
 	out := map[string]harness.Metric{}
-	perDoc := make(map[int]map[string]any, len(docs))
+	perDoc := make(map[int]harness.Doc, len(docs))
 	for _, m := range metrics {
 		xs := acc
 		if m == "acc_norm" {
@@ -155,10 +171,7 @@ func scoreMC(docs []mcDoc, ll []harness.LLResult, metrics []string) (map[string]
 		}
 		out[m] = harness.Metric{Value: harness.Mean(xs), Stderr: harness.MeanStderr(xs), N: len(xs)}
 		for i, x := range xs {
-			if perDoc[i] == nil {
-				perDoc[i] = map[string]any{}
-			}
-			perDoc[i][m] = x
+			perDoc[i] = append(perDoc[i], harness.DocField{Key: m, Value: x})
 		}
 	}
 	return out, perDoc

@@ -13,7 +13,7 @@ import (
 )
 
 // TestRealData builds requests from the shared HF-layout files with the GPT-NeoX tokenizer: document
-// counts (evals.md §3), choices per document, the WikiText word and byte totals, and a full run of
+// counts (docs/evals.md §3), choices per document, the WikiText word and byte totals, and a full run of
 // wikitext and lambada_openai through the FakeModel (no truncation at max_length 2048). Skipped when
 // shared/data is absent.
 func TestRealData(t *testing.T) {

@@ -71,6 +71,7 @@ func New(name string, cfg harness.Config) harness.Task {
 func init() {
 	for _, n := range Names {
 		harness.Register(n, func(cfg harness.Config) (harness.Task, error) { return New(n, cfg), nil })
+		harness.RegisterConfig(n, configs[n])
 	}
 	harness.RegisterGroup(Group, Names...)
 }

@@ -65,9 +65,13 @@ func (t *wikiTextTask) Build(m harness.Model, opts harness.Options) (*harness.Pl
 		plan.LL = append(plan.LL, its...)
 	}
 	if opts.Samples != nil { // lm-eval: doc_to_target is the detokenized page, the one rolling request's text
+		rows, err := harness.ReadDocs(t.path, n)
+		if err != nil {
+			return nil, fmt.Errorf("lmeval: %s: %w", WikiText, err)
+		}
 		plan.SampleDocs = map[int]harness.SampleDoc{}
 		for i, d := range docs {
-			plan.SampleDocs[i] = harness.SampleDoc{Doc: tab.Rows[i].Values, Target: d.text, Arguments: []any{d.text}}
+			plan.SampleDocs[i] = harness.SampleDoc{Doc: rows[i], Target: d.text, Arguments: []any{d.text}}
 		}
 	}
 	plan.Score = func(ll []harness.LLResult, _ []harness.GenResult) (harness.Scores, error) {
@@ -86,11 +90,12 @@ func (t *wikiTextTask) Build(m harness.Model, opts harness.Options) (*harness.Pl
 			"byte_perplexity": na(harness.WeightedPerplexity(lls, bytes)),
 			"bits_per_byte":   na(harness.BitsPerByte(lls, bytes)),
 		}}
-		if opts.Samples != nil { // lm-eval's process_results: (loglikelihood, weight) pairs
-			sc.PerDoc = map[int]map[string]any{}
+		if opts.Samples != nil { // lm-eval's process_results: (loglikelihood, weight) pairs, weights counted as ints
+			sc.PerDoc = map[int]harness.Doc{}
 			for i := range docs {
-				sc.PerDoc[i] = map[string]any{"word_perplexity": []any{lls[i], words[i]},
-					"byte_perplexity": []any{lls[i], bytes[i]}, "bits_per_byte": []any{lls[i], bytes[i]}}
+				w, b := int(words[i]), int(bytes[i])
+				sc.PerDoc[i] = harness.Doc{{Key: "word_perplexity", Value: []any{lls[i], w}},
+					{Key: "byte_perplexity", Value: []any{lls[i], b}}, {Key: "bits_per_byte", Value: []any{lls[i], b}}}
 			}
 		}
 		return sc, nil

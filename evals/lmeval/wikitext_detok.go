@@ -23,7 +23,7 @@ var (
 	}
 )
 
-// WikiTextDetokenize is lm-eval's wikitext_detokenizer (evals.md §3), applied in this order:
+// WikiTextDetokenize is lm-eval's wikitext_detokenizer (docs/evals.md §3), applied in this order:
 //
 //  1. "s '" → "s'"; then re.sub(r"/' [0-9]/", r"/'[0-9]/"), whose pattern has literal slashes (effectively
 //     a no-op on WikiText, kept for exactness);

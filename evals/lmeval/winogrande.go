@@ -47,5 +47,7 @@ func newWinoGrande(path string) *mcTask {
 				return mcDoc{}, fmt.Errorf("%s: row %d: column \"answer\": %q is not \"1\" or \"2\"", r.File, r.Pos.Row, f[3])
 			}
 			return mcDoc{contexts: ctxs, conts: []string{cont}, gold: g}, nil
-		}}
+		},
+		// lm-eval's doc_to_target is the shared continuation without the target delimiter.
+		target: func(_ harness.Doc, d mcDoc) any { return d.conts[0][1:] }}
 }

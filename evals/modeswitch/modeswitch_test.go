@@ -6,15 +6,16 @@ import (
 	"testing"
 
 	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/stretchr/testify/require"
+
 	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/evals/oryxlm"
-	"github.com/oryx-go/oryx/internal/testutil/tinymodel"
 	"github.com/oryx-go/oryx/oryx"
-	"github.com/stretchr/testify/require"
+	"github.com/oryx-go/oryx/oryx/oryxtest"
 )
 
 func TestCurves(t *testing.T) {
-	m := tinymodel.New(t, oryx.OryxTG)
+	m := oryxtest.TinyModel(t, oryx.OryxTG)
 	lm, err := oryxlm.New(m, context.New(), tokenizers.NewByteTokenizer(), oryxlm.Options{Batch: 4})
 	require.NoError(t, err)
 	rng := rand.New(rand.NewPCG(1, 1))

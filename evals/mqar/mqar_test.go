@@ -4,16 +4,17 @@ import (
 	"testing"
 
 	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/stretchr/testify/require"
+
 	"github.com/oryx-go/oryx/datasets"
 	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/evals/oryxlm"
-	"github.com/oryx-go/oryx/internal/testutil/tinymodel"
 	"github.com/oryx-go/oryx/oryx"
-	"github.com/stretchr/testify/require"
+	"github.com/oryx-go/oryx/oryx/oryxtest"
 )
 
 func TestEvaluateRandomModel(t *testing.T) {
-	m := tinymodel.New(t, oryx.OryxTM)
+	m := oryxtest.TinyModel(t, oryx.OryxTM)
 	lm, err := oryxlm.New(m, context.New(), tokenizers.NewByteTokenizer(), oryxlm.Options{Batch: 4})
 	require.NoError(t, err)
 	task := datasets.MQARConfig{Vocab: 64, SeqLen: 64, NumPairs: 4, Seed: 9}
@@ -38,7 +39,7 @@ func TestEvaluateRandomModel(t *testing.T) {
 // TestSwitch: the switched schedules read the pairs (the first 2P positions) in one mode and the rest in
 // the other; their accuracy is what the model's greedy predictions under exactly those modes give.
 func TestSwitch(t *testing.T) {
-	m := tinymodel.New(t, oryx.OryxTG)
+	m := oryxtest.TinyModel(t, oryx.OryxTG)
 	lm, err := oryxlm.New(m, context.New(), tokenizers.NewByteTokenizer(), oryxlm.Options{Batch: 4})
 	require.NoError(t, err)
 	task := datasets.MQARConfig{Vocab: 64, SeqLen: 64, NumPairs: 4, Seed: 9}
@@ -73,7 +74,7 @@ func TestSwitch(t *testing.T) {
 	require.Equal(t, n, res[1].Queries)
 	require.Equal(t, float64(correct)/float64(n), res[1].Accuracy)
 	_, err = Switch(func() *oryxlm.Model {
-		l, err := oryxlm.New(tinymodel.New(t, oryx.Transformer), context.New(), tokenizers.NewByteTokenizer(), oryxlm.Options{Batch: 4})
+		l, err := oryxlm.New(oryxtest.TinyModel(t, oryx.Transformer), context.New(), tokenizers.NewByteTokenizer(), oryxlm.Options{Batch: 4})
 		require.NoError(t, err)
 		return l
 	}(), task, 2, 0)

@@ -53,6 +53,12 @@ func init() {
 	var names []string
 	for _, t := range niah.Tasks() {
 		harness.Register(string(t), func(cfg harness.Config) (harness.Task, error) { return &task{t: t, cfg: cfg}, nil })
+		// lm-eval 0.4.13's RULER task yaml (its documents are generated, dataset_path is empty).
+		harness.RegisterConfig(string(t), harness.Doc{{Key: "tag", Value: []string{"longcxt"}}, {Key: "task", Value: string(t)},
+			{Key: "dataset_path", Value: ""}, {Key: "dataset_name", Value: ""}, {Key: "output_type", Value: harness.OutputGenerateUntil},
+			{Key: "test_split", Value: "test"}, {Key: "doc_to_text", Value: "{{input}}"}, {Key: "doc_to_target", Value: "{{outputs}}"},
+			{Key: "target_delimiter", Value: " "}, {Key: "generation_kwargs", Value: harness.Doc{{Key: "do_sample", Value: false},
+				{Key: "temperature", Value: 0.0}, {Key: "max_gen_toks", Value: 128}, {Key: "until", Value: []string{}}}}})
 		names = append(names, string(t))
 	}
 	harness.RegisterGroup(Group, names...)
@@ -190,15 +196,15 @@ func (k *task) Build(m harness.Model, opts harness.Options) (*harness.Plan, erro
 		plan.Gen = append(plan.Gen, harness.GenItem{Doc: i, Prompt: s.Prompt, Labels: s.Answers,
 			Req: harness.GenRequest{Context: s.PromptTokens, AttentionFrom: s.QuestionStart, MaxTokens: c.MaxGenTokens}})
 		if plan.SampleDocs != nil {
-			plan.SampleDocs[i] = harness.SampleDoc{Target: s.Answers, Doc: map[string]any{"length": s.Length, "depth": s.Depth,
-				"index": s.Index, "query": s.Query, "needles": s.Needles, "haystack_size": s.HaystackSize, "total_length": s.TotalLength}}
+			plan.SampleDocs[i] = harness.SampleDoc{Target: s.Answers, Doc: harness.Doc{{Key: "index", Value: s.Index},
+				{Key: "length", Value: s.Length}, {Key: "depth", Value: s.Depth}, {Key: "query", Value: s.Query},
+				{Key: "needles", Value: s.Needles}, {Key: "haystack_size", Value: s.HaystackSize},
+				{Key: "total_length", Value: s.TotalLength}}}
 		}
 	}
 	plan.Score = func(_ []harness.LLResult, gen []harness.GenResult) (harness.Scores, error) {
 		sc := harness.Scores{Metrics: map[string]harness.Metric{}, Gen: make([]float64, len(gen))}
-		if opts.Samples != nil {
-			sc.PerDoc = map[int]map[string]any{}
-		}
+
 		byLen := map[int][]float64{}
 		byDepth := map[string][]float64{}
 		var all []float64
@@ -210,9 +216,6 @@ func (k *task) Build(m harness.Model, opts harness.Options) (*harness.Plan, erro
 				byDepth[labels[samples[i].Depth]] = append(byDepth[labels[samples[i].Depth]], x)
 			}
 			all = append(all, x)
-			if sc.PerDoc != nil {
-				sc.PerDoc[i] = map[string]any{"score": x}
-			}
 		}
 		metric := func(xs []float64) harness.Metric {
 			return harness.Metric{Value: harness.Mean(xs), Stderr: harness.MeanStderr(xs), N: len(xs)}
@@ -224,9 +227,43 @@ func (k *task) Build(m harness.Model, opts harness.Options) (*harness.Plan, erro
 		for d, xs := range byDepth {
 			sc.Metrics["score@d"+d] = metric(xs)
 		}
+		if opts.Samples != nil {
+			sc.PerDoc = perDocScores(samples, sc.Gen, sc.Metrics, labels)
+		}
 		return sc, nil
 	}
 	return plan, nil
+}
+
+// perDocScores is each sample's value of every metric, as lm-eval's RULER tasks log them: "score", then
+// "score@<length>" and "score@d<depth>" (sorted), the sample's score for its own length and depth and −1
+// for the others (lm-eval's marker of "not this length"; the aggregates leave it out). Every metric of the
+// task is in every record, so that readers going through the metric list (W&B's sample tables) find it.
+func perDocScores(samples []niah.Sample, scores []float64, metrics map[string]harness.Metric, labels map[float64]string) map[int]harness.Doc {
+	names := make([]string, 0, len(metrics))
+	for m := range metrics {
+		if m != "score" {
+			names = append(names, m)
+		}
+	}
+	sort.Strings(names)
+	out := make(map[int]harness.Doc, len(samples))
+	for i, s := range samples {
+		d := harness.Doc{{Key: "score", Value: scores[i]}}
+		own := map[string]bool{fmt.Sprintf("score@%d", s.Length): true}
+		if labels != nil {
+			own["score@d"+labels[s.Depth]] = true
+		}
+		for _, m := range names {
+			v := -1.0
+			if own[m] {
+				v = scores[i]
+			}
+			d = append(d, harness.DocField{Key: m, Value: v})
+		}
+		out[i] = d
+	}
+	return out
 }
 
 // sortedLabels lists the depth labels in increasing depth.

@@ -7,6 +7,8 @@ import (
 
 	"github.com/oryx-go/oryx/evals/harness"
 	"github.com/oryx-go/oryx/oryx"
+	"github.com/oryx-go/oryx/oryx/infer"
+	"github.com/oryx-go/oryx/oryx/schedule"
 )
 
 // capacityBucket rounds KV-cache capacities up so that engines (and their compiled graphs) are reused.
@@ -16,7 +18,7 @@ const capacityBucket = 256
 // (sorted by prompt length), fewer where the batch would not fit Options.GenMemMB (genBatch). Each row's
 // prompt is prefilled in its schedule's modes and every generated token fed back in its decode mode (under
 // Mixed: attention from AttentionFrom on; under a budget the running budget, and under budget:F:entropy the
-// escalation rule of oryx.Escalation through Engine.StepEscalate). A row stops at EOS, when its decoded text
+// escalation rule of schedule.Escalation through Engine.StepEscalate). A row stops at EOS, when its decoded text
 // contains a stop string, or after MaxTokens; the text is returned up to there (the harness cuts at the stop
 // string). A row's tokens do not depend on the batch it runs in.
 func (m *Model) GenerateUntil(reqs []harness.GenRequest, progress func(done int)) ([]harness.GenResult, error) {
@@ -40,7 +42,7 @@ func (m *Model) GenerateUntil(reqs []harness.GenRequest, progress func(done int)
 
 // genBatch returns how many of the candidate requests cand (the next Options.Batch, longest prompt first)
 // to generate together: all of them, or as many rows as Options.GenMemMB holds for the longest prompt and
-// the largest KV capacity among them (oryx.GenerationBatch). Each new choice is reported to Options.Log.
+// the largest KV capacity among them (infer.GenerationBatch). Each new choice is reported to Options.Log.
 func (m *Model) genBatch(reqs []harness.GenRequest, cand []int) int {
 	t, capacity := 1, 1
 	for _, i := range cand {
@@ -49,7 +51,7 @@ func (m *Model) genBatch(reqs []harness.GenRequest, cand []int) int {
 		capacity = max(capacity, len(r.Context)+r.MaxTokens)
 	}
 	capacity = max(bucketCapacity(capacity), t)
-	b, row := oryx.GenerationBatch(m.model.Config, t, capacity, len(cand), m.computeDType().Size(), int64(m.opts.GenMemMB)<<20)
+	b, row := infer.GenerationBatch(m.model.Config, t, capacity, len(cand), m.computeDType().Size(), int64(m.opts.GenMemMB)<<20)
 	if plan := [2]int{b, capacity}; m.opts.Log != nil && plan != m.genPlan {
 		m.genPlan = plan
 		fmt.Fprintf(m.opts.Log, "generation batch %d (of --batch %d): prompts up to %d tokens, KV capacity %d, ≈ %.1f MiB per row of --gen-mem-mb %d MiB\n",
@@ -71,13 +73,13 @@ const maxEngines = 4
 // keyedEngine is an engine and its (batch, bucketed capacity).
 type keyedEngine struct {
 	key [2]int
-	eng *oryx.Engine
+	eng *infer.Engine
 }
 
 // engineFor returns an engine of batch rows and (bucketed) capacity, reusing a kept one of that shape. The
 // engine used before it gives back its KV caches (Free: one engine's caches alive at a time); beyond
 // maxEngines the least recently used is finalized.
-func (m *Model) engineFor(batch, capacity int) (*oryx.Engine, error) {
+func (m *Model) engineFor(batch, capacity int) (*infer.Engine, error) {
 	key := [2]int{batch, bucketCapacity(capacity)}
 	if n := len(m.engines); n > 0 {
 		if m.engines[n-1].key == key {
@@ -95,7 +97,7 @@ func (m *Model) engineFor(batch, capacity int) (*oryx.Engine, error) {
 		m.engines[0].eng.Finalize()
 		m.engines = m.engines[1:]
 	}
-	e, err := oryx.NewEngine(m.backend, m.ctx, m.model, key[0], key[1])
+	e, err := infer.NewEngine(m.backend, m.ctx, m.model, key[0], key[1])
 	if err != nil {
 		return nil, err
 	}
@@ -127,7 +129,7 @@ func (m *Model) generateBatch(reqs []harness.GenRequest, idx []int, out []harnes
 	}
 	// The prompts' modes; under an entropy budget the linear pass first, and the escalation rule for the
 	// generated tokens (none to decide at F = 0 or 1).
-	var esc *oryx.Escalation
+	var esc *schedule.Escalation
 	if m.entropyPolicy() {
 		md, ent, err := m.entropyModes(prompts)
 		if err != nil {
@@ -135,7 +137,7 @@ func (m *Model) generateBatch(reqs []harness.GenRequest, idx []int, out []harnes
 		}
 		modes = md
 		if f := m.budget.Fraction; f != 0 && f != 1 { // else every generated token's mode is fixed (DecodeMode's rule)
-			esc = oryx.NewEscalation(*m.budget, md, ent)
+			esc = schedule.NewEscalation(*m.budget, md, ent)
 		}
 	} else {
 		for row, i := range idx {

@@ -18,22 +18,23 @@ import (
 	"github.com/oryx-go/oryx/evals/harness"
 	"github.com/oryx-go/oryx/internal/backend"
 	"github.com/oryx-go/oryx/oryx"
+	"github.com/oryx-go/oryx/oryx/schedule"
 )
 
 // Mixed is the Schedule value of the paper's mixed setting: every request runs in linear mode up to its
 // AttentionFrom token (set by the task: the question suffix, or the continuation) and in attention mode from
 // there on, generated tokens included (oryx spec "linear-until:P" per request). It is not the block-random
-// modes of training and validation (oryx.BlockRandom, rundir.ValBlockRandom).
+// modes of training and validation (schedule.BlockRandom, rundir.ValBlockRandom).
 const Mixed = "mixed"
 
 // Options configures a Model.
 type Options struct {
 	// MaxLength is lm-eval's max_length (0 = 2048, the mamba_ssm wrapper's).
 	MaxLength int
-	// Schedule is Mixed or an oryx schedule spec (oryx.ParseSchedule grammar: "attention", "linear",
+	// Schedule is Mixed or an oryx schedule spec (schedule.ParseSchedule grammar: "attention", "linear",
 	// "attention-last:N", ranges, "budget:F:POLICY"...); "" means "attention" [choice: the Transformer
 	// reading]. Single-mixer variants run their only mixer whatever it says. Random specs (block, sequence)
-	// are accepted for loglikelihood tasks (seed 0) but not for generation. Budgets (oryx/budget.go) place
+	// are accepted for loglikelihood tasks (seed 0) but not for generation. Budgets (oryx/schedule/budget.go) place
 	// exactly BudgetCount(F, T) attention tokens in each request of T tokens: budget:F:question reads the
 	// task's split (AttentionFrom, passed by the harness in mixed mode), budget:F:random one seeded stream
 	// per request, budget:F:entropy runs a linear pass first (policy.go).
@@ -47,7 +48,7 @@ type Options struct {
 	// (oryx.Model.AttentionMemBytes).
 	ScoreMemMB int
 	// GenMemMB bounds, in MiB, the memory of one generation batch: the KV caches and states of its rows at the
-	// batch's capacity plus the prefill's activations (oryx.GenerationRowBytes per row). GenerateUntil cuts
+	// batch's capacity plus the prefill's activations (infer.GenerationRowBytes per row). GenerateUntil cuts
 	// its batches below Batch to fit, down to one row (0 = DefaultGenMemMB). The weights and the attention
 	// chunk (ScoreMemMB) come on top.
 	GenMemMB int
@@ -76,9 +77,9 @@ type Model struct {
 	engines []keyedEngine // engines by (batch, capacity), last used last; only the last one holds KV caches
 	genPlan [2]int        // the last (batch, capacity) reported to Options.Log
 
-	budget *oryx.Budget // the schedule when it is a budget:F:POLICY spec
+	budget *schedule.Budget // the schedule when it is a budget:F:POLICY spec
 
-	// FLOPs accumulates the forward FLOPs spent (oryx.ScheduleFLOPs of every sequence run, dense form; for
+	// FLOPs accumulates the forward FLOPs spent (schedule.ScheduleFLOPs of every sequence run, dense form; for
 	// generation the prefill plus one token per step; both passes of an entropy budget). FLOPsGathered is
 	// the same work in the gathered form (attention only at attention tokens; policy.go). LinearPassTokens
 	// counts the tokens the entropy budget read in its extra linear pass and trial steps. Callers reset
@@ -96,12 +97,12 @@ func (m *Model) SetSchedule(spec string) error {
 	if spec == "" {
 		spec = "attention"
 	}
-	var budget *oryx.Budget
+	var budget *schedule.Budget
 	if spec != Mixed {
-		if err := oryx.CheckSpec(spec); err != nil {
+		if err := schedule.CheckSpec(spec); err != nil {
 			return fmt.Errorf("oryxlm: schedule: %w", err)
 		}
-		if b, ok, _ := oryx.ParseBudget(spec); ok {
+		if b, ok, _ := schedule.ParseBudget(spec); ok {
 			budget = &b
 		}
 	}
@@ -207,7 +208,7 @@ func (m *Model) decodeMode(spec string, pos, promptLen int) (oryx.Mode, error) {
 		}
 		return oryx.Linear, nil
 	}
-	return oryx.DecodeMode(spec, pos, promptLen)
+	return schedule.DecodeMode(spec, pos, promptLen)
 }
 
 func shapeInt(dims ...int) shapes.Shape { return shapes.Make(dtypes.Int32, dims...) }

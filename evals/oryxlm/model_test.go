@@ -14,6 +14,7 @@ import (
 	"github.com/oryx-go/oryx/internal/backend"
 	"github.com/oryx-go/oryx/internal/testutil"
 	"github.com/oryx-go/oryx/oryx"
+	"github.com/oryx-go/oryx/oryx/infer"
 )
 
 // tinyModel is a random-weight tiny model over the byte tokenizer.
@@ -34,7 +35,7 @@ func tinyModel(t *testing.T, v oryx.Variant, opts Options) (*Model, *oryx.Model,
 // the given modes and returns log p(seq[i+1] | seq[:i+1]) and whether it is the argmax — an independent path
 // to the same numbers (the engine's equivalence with the parallel forward is tested in package oryx).
 func engineLogProbs(t *testing.T, m *oryx.Model, ctx *context.Context, seq []int32, modes []oryx.Mode) ([]float64, []bool) {
-	e, err := oryx.NewEngine(backend.MustGet(), ctx, m, 1, len(seq))
+	e, err := infer.NewEngine(backend.MustGet(), ctx, m, 1, len(seq))
 	require.NoError(t, err)
 	var md [][]oryx.Mode
 	if m.Config.Variant.IsMultiMixer() {
@@ -132,13 +133,13 @@ func TestGenerateUntilMatchesEngineGenerate(t *testing.T) {
 	res, err := lm.GenerateUntil(reqs, nil)
 	require.NoError(t, err)
 	for i, r := range reqs {
-		e, err := oryx.NewEngine(backend.MustGet(), ctx, m, 1, len(r.Context)+r.MaxTokens)
+		e, err := infer.NewEngine(backend.MustGet(), ctx, m, 1, len(r.Context)+r.MaxTokens)
 		require.NoError(t, err)
 		p := make([]int32, len(r.Context))
 		for j, id := range r.Context {
 			p[j] = int32(id)
 		}
-		g, err := e.Generate([][]int32{p}, oryx.GenerateOptions{Schedule: lm.specFor(r.AttentionFrom), MaxTokens: r.MaxTokens,
+		g, err := e.Generate([][]int32{p}, infer.GenerateOptions{Schedule: lm.specFor(r.AttentionFrom), MaxTokens: r.MaxTokens,
 			Stop: []int32{int32(tok.EOS())}})
 		require.NoError(t, err)
 		var want []int
@@ -202,7 +203,7 @@ func TestGenerateUntilSameAtAnyBatch(t *testing.T) {
 		require.Equal(t, want, got, "%+v", opts)
 		require.InDelta(t, flops, fl, 1e-9*flops, "%+v", opts)
 		if opts.GenMemMB == 2 {
-			// ≈ 0.8 MiB per row for the 92-byte prompts (oryx.GenerationRowBytes): 2 rows, not 8.
+			// ≈ 0.8 MiB per row for the 92-byte prompts (infer.GenerationRowBytes): 2 rows, not 8.
 			require.Contains(t, log, "generation batch 2 (of --batch 8): prompts up to 92 tokens, KV capacity 256, ≈ 0.8 MiB per row")
 			require.NotContains(t, log, "generation batch 8")
 		} else {

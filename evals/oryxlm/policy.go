@@ -1,14 +1,14 @@
 package oryxlm
 
-// Modes per request under the model's schedule — Mixed, a plain spec, or a budget (oryx/budget.go) — and
+// Modes per request under the model's schedule — Mixed, a plain spec, or a budget (oryx/schedule/budget.go) — and
 // the two passes of the entropy budget, with the FLOPs they cost.
 //
 // FLOPs are counted per request row (padding rows and length padding are not counted), in two accountings:
 //
 //   - Model.FLOPs, as the graphs compute them: the parallel forward of a multi-mixer model runs both readouts
-//     at every token whatever the modes (oryx.ScheduleFLOPs, dense), so every pass costs the same;
+//     at every token whatever the modes (schedule.ScheduleFLOPs, dense), so every pass costs the same;
 //   - Model.FLOPsGathered, the same passes in the gathered form (oryx.Model.LogitsGathered: attention query
-//     and core only at the attention positions; oryx.ScheduleFLOPs, gathered), the cost that falls with the
+//     and core only at the attention positions; schedule.ScheduleFLOPs, gathered), the cost that falls with the
 //     budget — the frontier's axis.
 //
 // The entropy budget's linear pass is counted for every request that needs it (fewer than all tokens in
@@ -23,6 +23,7 @@ import (
 
 	"github.com/oryx-go/oryx/internal/seedrand"
 	"github.com/oryx-go/oryx/oryx"
+	"github.com/oryx-go/oryx/oryx/schedule"
 )
 
 // rowSpec is one request row of a batch: its real length and what its schedule reads.
@@ -35,16 +36,16 @@ type rowSpec struct {
 }
 
 // Budget returns the model's budget schedule, if it has one.
-func (m *Model) Budget() (oryx.Budget, bool) {
+func (m *Model) Budget() (schedule.Budget, bool) {
 	if m.budget == nil {
-		return oryx.Budget{}, false
+		return schedule.Budget{}, false
 	}
 	return *m.budget, true
 }
 
 // entropyPolicy reports whether requests without explicit modes run the entropy budget's two passes.
 func (m *Model) entropyPolicy() bool {
-	return m.budget != nil && m.budget.Policy == oryx.PolicyEntropy && m.model.Config.Variant.IsMultiMixer()
+	return m.budget != nil && m.budget.Policy == schedule.PolicyEntropy && m.model.Config.Variant.IsMultiMixer()
 }
 
 // requestSeed is the random stream of request i under budget:F:random (one stream per request, so that
@@ -62,7 +63,7 @@ func (m *Model) modesOf(r rowSpec) ([]oryx.Mode, error) {
 	}
 	if b := m.budget; b != nil {
 		q := r.question
-		if q == nil && b.Policy == oryx.PolicyQuestion {
+		if q == nil && b.Policy == schedule.PolicyQuestion {
 			q = make([]bool, r.n)
 			for p := max(r.attnFrom, 0); p < r.n; p++ {
 				q[p] = true
@@ -70,7 +71,7 @@ func (m *Model) modesOf(r rowSpec) ([]oryx.Mode, error) {
 		}
 		return b.Modes(r.n, q, nil, rand.New(rand.NewPCG(r.seed, 0x6f727978)))
 	}
-	s, err := oryx.ParseScheduleRows(m.specFor(r.attnFrom), []int{r.n}, 0)
+	s, err := schedule.ParseScheduleRows(m.specFor(r.attnFrom), []int{r.n}, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -90,12 +91,12 @@ func (m *Model) count(modes []oryx.Mode, n int) (attn int) {
 		}
 		return 0
 	}
-	s, err := oryx.NewSchedule([][]oryx.Mode{modes})
+	s, err := schedule.NewSchedule([][]oryx.Mode{modes})
 	if err != nil {
 		panic(err) // modes come from a schedule: a programming error
 	}
-	m.FLOPs += oryx.ScheduleFLOPs(c, s, 0, false)
-	m.FLOPsGathered += oryx.ScheduleFLOPs(c, s, 0, true)
+	m.FLOPs += schedule.ScheduleFLOPs(c, s, 0, false)
+	m.FLOPsGathered += schedule.ScheduleFLOPs(c, s, 0, true)
 	return len(s.AttentionPositions(0))
 }
 
@@ -145,8 +146,8 @@ func (m *Model) scorePadded(tok []int32, b, t int, rows []rowSpec, pos, tgt []in
 	pass1, pass2 := false, false
 	for _, r := range rows {
 		if r.n > 0 {
-			pass1 = pass1 || oryx.BudgetCount(f, r.n) < r.n
-			pass2 = pass2 || oryx.BudgetCount(f, r.n) > 0
+			pass1 = pass1 || schedule.BudgetCount(f, r.n) < r.n
+			pass2 = pass2 || schedule.BudgetCount(f, r.n) > 0
 		}
 	}
 	var lp1 []float64
@@ -163,10 +164,10 @@ func (m *Model) scorePadded(tok []int32, b, t int, rows []rowSpec, pos, tgt []in
 			continue
 		}
 		var err error
-		if oryx.BudgetCount(f, r.n) == r.n {
+		if schedule.BudgetCount(f, r.n) == r.n {
 			modes[i], err = m.budget.Modes(r.n, nil, make([]float64, r.n), nil) // all attention
 		} else {
-			m.countLinearPass(r.n, oryx.BudgetCount(f, r.n) > 0)
+			m.countLinearPass(r.n, schedule.BudgetCount(f, r.n) > 0)
 			modes[i], err = m.budget.Modes(r.n, nil, ent[i*t:i*t+r.n], nil)
 		}
 		if err != nil {
@@ -187,7 +188,7 @@ func (m *Model) scorePadded(tok []int32, b, t int, rows []rowSpec, pos, tgt []in
 		if r.n == 0 {
 			continue
 		}
-		if oryx.BudgetCount(f, r.n) == 0 { // the linear pass is this row's answer: no second pass counted
+		if schedule.BudgetCount(f, r.n) == 0 { // the linear pass is this row's answer: no second pass counted
 			copy(lp[i*k:(i+1)*k], lp1[i*k:(i+1)*k])
 			copy(gr[i*k:(i+1)*k], gr1[i*k:(i+1)*k])
 			continue
@@ -258,7 +259,7 @@ func (m *Model) entropyModes(prompts [][]int32) ([][]oryx.Mode, [][]float64, err
 	ent := make([][]float64, len(prompts))
 	for i, p := range prompts {
 		ent[i] = all[i*t : i*t+len(p)]
-		if oryx.BudgetCount(b.Fraction, len(p)) < len(p) {
+		if schedule.BudgetCount(b.Fraction, len(p)) < len(p) {
 			m.countLinearPass(len(p), true) // the prefill follows
 		}
 		if modes[i], err = b.Modes(len(p), nil, ent[i], nil); err != nil {

@@ -13,6 +13,8 @@ import (
 	"github.com/oryx-go/oryx/internal/backend"
 	"github.com/oryx-go/oryx/internal/testutil"
 	"github.com/oryx-go/oryx/oryx"
+	"github.com/oryx-go/oryx/oryx/infer"
+	"github.com/oryx-go/oryx/oryx/schedule"
 )
 
 // policyModel is a float64 random-weight tiny Oryx-TG (no near-ties between entropies to flip a placement).
@@ -46,12 +48,12 @@ func TestBudgetLogLikelihoodCounts(t *testing.T) {
 	lm, _, _ := policyModel(t, "attention")
 	reqs := policyRequests(lm.Tokenizer())
 	for _, f := range testutil.Sweep([]float64{0.1, 0.3}, 1) {
-		for _, p := range oryx.Policies {
-			require.NoError(t, lm.SetSchedule(oryx.BudgetSpec(f, p)))
+		for _, p := range schedule.Policies {
+			require.NoError(t, lm.SetSchedule(schedule.BudgetSpec(f, p)))
 			res, err := lm.LogLikelihood(reqs, nil)
 			require.NoError(t, err)
 			for i, r := range res {
-				require.Equal(t, oryx.BudgetCount(f, r.Tokens), r.AttentionTokens, "%s request %d", lm.Schedule(), i)
+				require.Equal(t, schedule.BudgetCount(f, r.Tokens), r.AttentionTokens, "%s request %d", lm.Schedule(), i)
 			}
 		}
 	}
@@ -111,7 +113,7 @@ func TestEntropyBudgetExtremes(t *testing.T) {
 // those modes, and counts both passes' FLOPs.
 func TestEntropyBudgetTwoPasses(t *testing.T) {
 	const f = 0.25
-	lm, m, ctx := policyModel(t, oryx.BudgetSpec(f, oryx.PolicyEntropy))
+	lm, m, ctx := policyModel(t, schedule.BudgetSpec(f, schedule.PolicyEntropy))
 	seqs := [][]int32{{5, 9, 2, 77, 31, 9, 4, 8, 100, 3, 44, 12, 200}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13}}
 	lp, gr, modes, attn, err := lm.PolicyScores(seqs, nil)
 	require.NoError(t, err)
@@ -124,7 +126,7 @@ func TestEntropyBudgetTwoPasses(t *testing.T) {
 		want, err := b.Modes(n, nil, ent, nil)
 		require.NoError(t, err)
 		require.Equal(t, want, modes[i], "row %d", i)
-		require.Equal(t, oryx.BudgetCount(f, n), attn[i])
+		require.Equal(t, schedule.BudgetCount(f, n), attn[i])
 	}
 	require.NoError(t, lm.SetSchedule("linear"))
 	lm.ResetCounters()
@@ -146,15 +148,15 @@ func TestEntropyBudgetTwoPasses(t *testing.T) {
 // position's next-token distribution.
 func engineEntropies(t *testing.T, m *oryx.Model, ctx *context.Context, seq []int32) []float64 {
 	t.Helper()
-	e, err := oryx.NewEngine(backend.MustGet(), ctx, m, 1, len(seq))
+	e, err := infer.NewEngine(backend.MustGet(), ctx, m, 1, len(seq))
 	require.NoError(t, err)
 	_, err = e.Prefill([][]int32{seq[:1]}, [][]oryx.Mode{{oryx.Linear}})
 	require.NoError(t, err)
-	out := []float64{oryx.Entropy(e.LastLogits()[0])}
+	out := []float64{schedule.Entropy(e.LastLogits()[0])}
 	for _, x := range seq[1:] {
 		_, err = e.Step([]int32{x}, []oryx.Mode{oryx.Linear})
 		require.NoError(t, err)
-		out = append(out, oryx.Entropy(e.LastLogits()[0]))
+		out = append(out, schedule.Entropy(e.LastLogits()[0]))
 	}
 	return out
 }
@@ -174,13 +176,13 @@ func TestBudgetGenerateMatchesEngine(t *testing.T) {
 		res, err := lm.GenerateUntil(reqs, nil)
 		require.NoError(t, err)
 		for i, r := range reqs {
-			e, err := oryx.NewEngine(backend.MustGet(), ctx, m, 1, len(r.Context)+r.MaxTokens)
+			e, err := infer.NewEngine(backend.MustGet(), ctx, m, 1, len(r.Context)+r.MaxTokens)
 			require.NoError(t, err)
 			p := make([]int32, len(r.Context))
 			for j, id := range r.Context {
 				p[j] = int32(id)
 			}
-			g, err := e.Generate([][]int32{p}, oryx.GenerateOptions{Schedule: spec, MaxTokens: r.MaxTokens, Stop: []int32{int32(tok.EOS())}})
+			g, err := e.Generate([][]int32{p}, infer.GenerateOptions{Schedule: spec, MaxTokens: r.MaxTokens, Stop: []int32{int32(tok.EOS())}})
 			require.NoError(t, err)
 			var want []int
 			for _, id := range g.Tokens[0] {
@@ -202,7 +204,7 @@ func TestBudgetGenerateMatchesEngine(t *testing.T) {
 				}
 			}
 			b, _ := lm.Budget()
-			require.Equal(t, oryx.BudgetCount(b.Fraction, len(r.Context))+attn, res[i].AttentionTokens, "%s request %d", spec, i)
+			require.Equal(t, schedule.BudgetCount(b.Fraction, len(r.Context))+attn, res[i].AttentionTokens, "%s request %d", spec, i)
 		}
 	}
 	for _, c := range testutil.Sweep([][2]string{{"budget:1:entropy", "attention"}, {"budget:0:entropy", "linear"}}, 1) {
@@ -218,7 +220,7 @@ func TestBudgetGenerateMatchesEngine(t *testing.T) {
 	lm.ResetCounters()
 	res, err := lm.GenerateUntil(reqs[:1], nil)
 	require.NoError(t, err)
-	require.GreaterOrEqual(t, res[0].AttentionTokens, oryx.BudgetCount(0.2, len(reqs[0].Context)))
+	require.GreaterOrEqual(t, res[0].AttentionTokens, schedule.BudgetCount(0.2, len(reqs[0].Context)))
 	require.Greater(t, lm.FLOPsGathered, 0.0)
 	require.False(t, math.IsNaN(lm.FLOPs))
 }

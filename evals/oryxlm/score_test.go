@@ -16,6 +16,7 @@ import (
 	"github.com/oryx-go/oryx/evals/harness"
 	"github.com/oryx-go/oryx/internal/backend"
 	"github.com/oryx-go/oryx/oryx"
+	"github.com/oryx-go/oryx/oryx/infer"
 )
 
 // pairModel returns the chunked and the dense scorer over one random-weight tiny model (vocabulary 320) in
@@ -38,7 +39,7 @@ func pairModel(t *testing.T, v oryx.Variant, dt dtypes.DType, opts Options) (chu
 	return chunked, dense
 }
 
-// tolerance of item 2 of issue 14: float64 ≤ 1e-12, float32 ≤ 1e-5, relative.
+// tolerance required of the chunked scoring: float64 ≤ 1e-12, float32 ≤ 1e-5, relative.
 func tolerance(dt dtypes.DType) float64 {
 	if dt == dtypes.Float64 {
 		return 1e-12
@@ -190,7 +191,7 @@ func TestGenerationLastPositionMatchesDense(t *testing.T) {
 		if v.IsMultiMixer() {
 			modes = [][]oryx.Mode{{0, 0, 0, 1, 1, 0, 1}, {1, 0, 1}}
 		}
-		e, err := oryx.NewEngine(backend.MustGet(), ctx, m, 2, 16)
+		e, err := infer.NewEngine(backend.MustGet(), ctx, m, 2, 16)
 		require.NoError(t, err)
 		_, err = e.Prefill(prompts, modes)
 		require.NoError(t, err)

@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Fixture rows in the hazyresearch/based-* column layouts (evals.md §4).
+// Fixture rows in the hazyresearch/based-* column layouts (docs/evals.md §4).
 type (
 	kvRow struct { // based-swde-v2, based-fda
 		DocID string `parquet:"doc_id"`
@@ -209,8 +209,8 @@ func TestSWDETaskEndToEnd(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
 	require.Len(t, lines, 3)
 	var s struct {
-		DocID         int      `json:"doc_id"`
-		Target        []string `json:"target"`
+		DocID         int    `json:"doc_id"`
+		Target        string `json:"target"`
 		Resps         [][]string
 		FilteredResps []string `json:"filtered_resps"`
 		Contains      float64  `json:"contains"`
@@ -222,7 +222,7 @@ func TestSWDETaskEndToEnd(t *testing.T) {
 	assert.Equal(t, 2, s.DocID) // doc 1 was dropped
 	assert.Equal(t, []string{" 19"}, s.FilteredResps)
 	assert.Equal(t, [][]string{{" 19"}}, s.Resps)
-	assert.Equal(t, []string{"1983"}, s.Target)
+	assert.Equal(t, "['1983']", s.Target) // str() of the label list, as lm-eval writes it
 	assert.Equal(t, 0.0, s.Contains)
 	assert.True(t, s.Oryx.Requests[0].Truncated)
 }

@@ -1,6 +1,10 @@
 package recall
 
-import "github.com/oryx-go/oryx/evals/harness"
+import (
+	"strings"
+
+	"github.com/oryx-go/oryx/evals/harness"
+)
 
 // Group is the harness group of the GDN paper's recall table: SWDE, FDA, SQuAD, TriviaQA, NQ, DROP.
 // [choice] NQ is based_nq_2048, the variant sized for the 2K-token inputs of the GDN runs.
@@ -62,6 +66,14 @@ func New(name string, cfg harness.Config) *Task {
 func init() {
 	for _, s := range specs {
 		harness.Register(s.name, func(cfg harness.Config) (harness.Task, error) { return New(s.name, cfg), nil })
+		// The JRT fork's tasks: the Hugging Face dataset and the generation settings; the prompts are
+		// functions of the fork (prompts.go here), not templates.
+		repo, _, _ := strings.Cut(s.rel, "/")
+		harness.RegisterConfig(s.name, harness.Doc{{Key: "task", Value: s.name},
+			{Key: "dataset_path", Value: "hazyresearch/" + repo}, {Key: "output_type", Value: harness.OutputGenerateUntil},
+			{Key: "validation_split", Value: "validation"},
+			{Key: "generation_kwargs", Value: harness.Doc{{Key: "until", Value: []string{"\n"}},
+				{Key: "max_gen_toks", Value: MaxGenTokens}, {Key: "do_sample", Value: false}}}})
 	}
 	harness.RegisterGroup(Group, GroupTasks...)
 }

@@ -88,7 +88,7 @@ type docOut struct {
 //
 // [choice] TriviaQA, NQ and DROP prompts read "context", so the cutting of "text" cannot change them; it
 // only applies the dropping rule, and only when the file has "text" and the answer-key columns ("key",
-// "value"): without them (the column layout evals.md gives) no document is cut or dropped.
+// "value"): without them (the column layout of docs/evals.md §4) no document is cut or dropped.
 func (t *Task) Build(m harness.Model, opts harness.Options) (*harness.Plan, error) {
 	required, optional := t.columns()
 	tab, err := harness.ReadTable(t.path, required, optional...)
@@ -130,9 +130,13 @@ func (t *Task) Build(m harness.Model, opts harness.Options) (*harness.Plan, erro
 	}
 	gens := plan.Gen
 	if opts.Samples != nil {
+		rows, err := harness.ReadDocs(t.path, n)
+		if err != nil {
+			return nil, fmt.Errorf("recall: %s: %w", t.name, err)
+		}
 		plan.SampleDocs = map[int]harness.SampleDoc{}
 		for _, g := range gens {
-			plan.SampleDocs[g.Doc] = harness.SampleDoc{Doc: tab.Rows[g.Doc].Values, Target: g.Labels}
+			plan.SampleDocs[g.Doc] = harness.SampleDoc{Doc: rows[g.Doc], Target: g.Labels}
 		}
 	}
 	plan.Score = func(_ []harness.LLResult, gen []harness.GenResult) (harness.Scores, error) {
@@ -144,9 +148,9 @@ func (t *Task) Build(m harness.Model, opts harness.Options) (*harness.Plan, erro
 			"contains": {Value: harness.Mean(sc), Stderr: harness.MeanStderr(sc), N: len(sc)},
 		}}
 		if opts.Samples != nil {
-			out.PerDoc = map[int]map[string]any{}
+			out.PerDoc = map[int]harness.Doc{}
 			for i, g := range gens {
-				out.PerDoc[g.Doc] = map[string]any{"contains": sc[i]}
+				out.PerDoc[g.Doc] = harness.Doc{{Key: "contains", Value: sc[i]}}
 			}
 		}
 		return out, nil

@@ -1,4 +1,4 @@
-// Package progress is the project's one progress reporter, used by training (recipes/recipe), evaluation
+// Package progress is the project's one progress reporter, used by training (recipes/train), evaluation
 // (evals/harness) and `oryx tokenize`. On a terminal it redraws one line in place ("\r" + text + "\033[K")
 // at most every Interval, with messages printed above it without breaking it; anywhere else (a log file,
 // CI, a pipe) it writes whole lines only — at most one every LogInterval, and/or one each time another

@@ -32,9 +32,9 @@ type StepRecord struct {
 const (
 	ValAttention = "attention" // every token in attention mode
 	ValLinear    = "linear"    // every token in linear mode
-	// ValBlockRandom is block-wise random modes (oryx.BlockRandom), the training distribution of the
+	// ValBlockRandom is block-wise random modes (schedule.BlockRandom), the training distribution of the
 	// multi-mixer variants. It is not the evaluations' "mixed" schedule (linear context, attention from the
-	// question on, evals/oryxlm.Mixed); runs written before issue 11 called it "mixed" (ValMode reads that).
+	// question on, evals/oryxlm.Mixed); runs written before the rename called it "mixed" (ValMode reads that).
 	ValBlockRandom = "block_random"
 )
 
@@ -115,13 +115,18 @@ func (r *ValRecord) UnmarshalJSON(b []byte) error {
 	if r.Loss == nil {
 		r.Loss = ValLosses{}
 	}
+	return readPrefixed(raw, valLossPrefix, func(mode string, f Float) { r.Loss[ValMode(mode)] = f })
+}
+
+// readPrefixed reads the numbers of raw whose keys start with prefix, passing each with the key's rest to set.
+func readPrefixed(raw map[string]json.RawMessage, prefix string, set func(name string, f Float)) error {
 	for k, v := range raw {
-		if mode, ok := strings.CutPrefix(k, valLossPrefix); ok {
+		if name, ok := strings.CutPrefix(k, prefix); ok {
 			var f Float
 			if err := json.Unmarshal(v, &f); err != nil {
 				return fmt.Errorf("%s: %w", k, err)
 			}
-			r.Loss[ValMode(mode)] = f
+			set(name, f)
 		}
 	}
 	return nil

@@ -100,7 +100,7 @@ func TestValRecordFlatKeys(t *testing.T) {
 	require.NotContains(t, old.Loss, "mixed")
 }
 
-// TestLegacyBlockRandomKey: run directories written before issue 11 called the block-random validation
+// TestLegacyBlockRandomKey: run directories written before the rename called the block-random validation
 // mode "mixed" (val_loss_mixed in metrics.jsonl, "mixed" in summary.json's val_loss); they read as
 // block_random, and new files write block_random.
 func TestLegacyBlockRandomKey(t *testing.T) {

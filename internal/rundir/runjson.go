@@ -1,5 +1,5 @@
 // Package rundir owns the run directory's format: the names of its files and the reading and writing of
-// run.json, the trainer-state files, metrics.jsonl and summary.json. The training loop (recipes/recipe) writes
+// run.json, the trainer-state files, metrics.jsonl and summary.json. The trainer (recipes/train) writes
 // them; evaluation (evals/evalrun), the study and `oryx generate` read them. The checkpoints themselves
 // (config.json, checkpoint-*) are oryx's (oryx.SaveCheckpoint); this package only reads their step.
 //

@@ -14,7 +14,7 @@ import (
 )
 
 // Trainer state: what a checkpoint needs besides the weights and optimizer state to resume a run exactly
-// (the step, the data stream's cursor, the counters; the trainer's type, recipe.RunState). It is written to
+// (the step, the data stream's cursor, the counters; the trainer's type, train.RunState). It is written to
 // the run directory as "trainer-state-SSSSSSSS.json" (S = the step) before the checkpoint of that step,
 // atomically (temporary file, fsync, rename), so the newest checkpoint always finds its state file; files of
 // pruned checkpoints are removed after them. Every state file has the fields of StateHeader.

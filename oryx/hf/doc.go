@@ -1,15 +1,19 @@
 // Package hf moves oryx checkpoints to and from the Hugging Face world: Export writes a checkpoint as
-// model.safetensors with Hugging Face / fla-style tensor names and an HF-style config.json; Import reads
-// such a directory back into a checkpoint, bit for bit. The safetensors reader and writer are here too
-// (the format is a length, a JSON header and raw little-endian bytes).
+// model.safetensors with Hugging Face / fla-style tensor names, a config.json that states every semantic
+// choice of the architecture (Config), and modeling_oryx.py, a PyTorch reference implementation of every
+// variant (ModelingPy: torch only; a transformers PreTrainedModel through config.json's auto_map when
+// transformers is importable). Import reads such a directory back into a checkpoint, bit for bit, and
+// refuses anything it could not run exactly. The safetensors reader and writer are here too (the format is
+// a length, a JSON header and raw little-endian bytes). The Go code never runs Python; the tests check
+// modeling_oryx.py against the Go model when torch is installed.
 //
 // The names follow flash-linear-attention (fla) and transformers conventions — model.embeddings,
 // model.layers.N.{attn_norm, attn.*, mlp_norm, mlp.*}, model.norm, lm_head — so that scripts that look
 // weights up by name find them, and projections are stored as PyTorch Linear weights [out, in]. The
 // architecture is this project's (one shared K/V/G/O set read by both mixers, convolutions on K and V
-// only), so an export is not a drop-in checkpoint for fla's classes; config.json carries the exact
-// oryx.Config under "oryx_config" next to the usual keys (hidden_size, num_hidden_layers, num_heads,
-// head_dim, head_v_dim, intermediate_size, norm_eps, tie_word_embeddings, conv_size, rope_theta).
+// only), so an export is not a checkpoint for fla's classes: its model_type is its own (oryx_transformer,
+// oryx_mamba2, oryx_gdn, oryx_tm, oryx_tg) and architectures names modeling_oryx.py's OryxForCausalLM.
+// config.json carries the exact oryx.Config under "oryx_config" next to the keys of NewConfig.
 //
 // The mapping (N = layer, h = heads, dk/dv = key/value dims per head, d = d_model, F = MLP width, W = conv
 // width). Every conversion is a reshape: the bytes are copied unchanged.
@@ -42,7 +46,8 @@
 //
 // Per variant: transformer has q_proj (attention) and no linear-mixer tensors; mamba2 and gdn have
 // q_proj (their linear query) and their mixer's tensors; oryx-tm and oryx-tg have q_proj (attention),
-// linear_q_proj and the Mamba-2 or GDN tensors. model_type is "transformer", "mamba2", "gated_deltanet"
-// or "oryx". The weights keep the checkpoint's dtype (float32 for the checkpoints the project writes);
-// optimizer state and counters are not exported. Params(config) lists the mapping for a config.
+// linear_q_proj and the Mamba-2 or GDN tensors. The weights keep the checkpoint's dtype (float32 for the
+// checkpoints the project writes); optimizer state and counters are not exported. Params(config) lists the
+// mapping for a config. Import converts bfloat16 and float16 weights to float32 (exactly) and keeps float32
+// and float64.
 package hf

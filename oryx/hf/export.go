@@ -1,8 +1,10 @@
 package hf
 
 import (
+	_ "embed"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,9 +20,18 @@ import (
 
 // File names of an export directory.
 const (
-	WeightsFile = "model.safetensors"
-	ConfigFile  = "config.json"
+	WeightsFile  = "model.safetensors"
+	ConfigFile   = "config.json"
+	ModelingFile = "modeling_oryx.py" // the PyTorch reference (ModelingPy)
 )
+
+// ModelingPy is modeling_oryx.py, the PyTorch reference implementation of every variant that Export writes
+// beside the weights: torch only (1.13 and 2.x), float32 or float64, the parallel forward with a mode per
+// token, the cached step for generation, and a transformers PreTrainedModel wrapper (auto_map in
+// config.json) when transformers is importable. The Go library never runs it; tests do.
+//
+//go:embed modeling_oryx.py
+var ModelingPy []byte
 
 // safetensors and torch names of the float dtypes a checkpoint can hold.
 var dtypeNames = map[dtypes.DType][2]string{
@@ -31,7 +42,8 @@ var dtypeNames = map[dtypes.DType][2]string{
 }
 
 // Export writes the newest checkpoint of ckptDir to outDir (created if needed) as model.safetensors
-// under the Hugging Face / fla-style names of Params and a config.json (Config). The bytes are copied
+// under the Hugging Face / fla-style names of Params, a config.json (Config) and modeling_oryx.py
+// (ModelingPy). The bytes are copied
 // unchanged, in the checkpoint's dtype; optimizer state and counters are not exported. It checks that the
 // checkpoint holds exactly the parameters the config implies.
 func Export(ckptDir, outDir string) error {
@@ -68,6 +80,9 @@ func Export(ckptDir, outDir string) error {
 	}
 	meta := map[string]string{"format": "pt", "oryx_variant": string(m.Config.Variant)}
 	if err := WriteSafetensors(filepath.Join(outDir, WeightsFile), ts, meta); err != nil {
+		return err
+	}
+	if err := atomicfile.WriteFile(filepath.Join(outDir, ModelingFile), ModelingPy); err != nil {
 		return err
 	}
 	return writeJSON(filepath.Join(outDir, ConfigFile), NewConfig(m.Config, names[1]))
@@ -107,60 +122,69 @@ func checkVariables(ctx *context.Context, ps []Param) error {
 	return nil
 }
 
+// Imported says what Import read.
+type Imported struct {
+	Config  oryx.Config
+	Tensors int
+	// DType is the safetensors dtype of the export's tensors ("F32", "BF16", ...); ConvertedTo is
+	// "float32" when they were bfloat16 or float16 and were converted (exactly: every 16-bit float is a
+	// float32), "" when they were stored as they are.
+	DType, ConvertedTo string
+}
+
 // Import reads an export directory (config.json with "oryx_config", model.safetensors) and writes it to
-// ckptDir as an oryx checkpoint that LoadCheckpoint, generate and evals read. Every tensor of the mapping
-// must be present with its HF shape and one float dtype; an unknown tensor is an error. It refuses a
-// ckptDir that already holds checkpoints.
-func Import(exportDir, ckptDir string) error {
+// ckptDir as an oryx checkpoint that LoadCheckpoint, generate and evals read. It accepts only what it can
+// run exactly: config.json must be exactly what Export writes for its oryx_config (ReadConfig: no unknown,
+// missing or disagreeing key), every tensor of the mapping must be present once with its HF shape and the
+// dtype torch_dtype states, and no other tensor may be there. float32 and float64 weights are stored as
+// they are; bfloat16 and float16 weights (Hugging Face's usual conversions) are converted to float32, which
+// holds them exactly, because the model runs in float32 or float64. It refuses a ckptDir that already holds
+// checkpoints.
+func Import(exportDir, ckptDir string) (*Imported, error) {
 	if binary.NativeEndian.Uint16([]byte{1, 0}) != 1 {
-		return errBigEndian
+		return nil, errBigEndian
 	}
-	cfg, err := ReadConfig(filepath.Join(exportDir, ConfigFile))
+	cfg, torchDType, err := ReadConfig(filepath.Join(exportDir, ConfigFile))
 	if err != nil {
-		return fmt.Errorf("import %s: %w", exportDir, err)
+		return nil, fmt.Errorf("import %s: %w", exportDir, err)
 	}
 	weights := filepath.Join(exportDir, WeightsFile)
 	ts, _, err := ReadSafetensors(weights)
 	if err != nil {
-		return fmt.Errorf("import %s: %w", exportDir, err)
+		return nil, fmt.Errorf("import %s: %w", exportDir, err)
 	}
 	if names, err := oryx.ListCheckpoints(ckptDir); err == nil && len(names) > 0 {
-		return fmt.Errorf("import into %s: the directory already holds %d checkpoint(s); choose another one", ckptDir, len(names))
+		return nil, fmt.Errorf("import into %s: the directory already holds %d checkpoint(s); choose another one", ckptDir, len(names))
 	}
 	byName := map[string]Tensor{}
 	for _, t := range ts {
 		byName[t.Name] = t
 	}
 	ctx := context.New()
-	var dtypeName string
+	info := &Imported{Config: cfg}
 	for _, p := range Params(cfg) {
 		t, ok := byName[p.HF]
 		if !ok {
-			return fmt.Errorf("import %s: %s has no tensor %q (the config's %s model needs it)", exportDir, weights, p.HF, cfg.Variant)
+			return nil, fmt.Errorf("import %s: %s has no tensor %q (the config's %s model needs it)", exportDir, weights, p.HF, cfg.Variant)
 		}
 		delete(byName, p.HF)
 		if !slices.Equal(t.Shape, p.HFShape) {
-			return fmt.Errorf("import %s: tensor %q has shape %v, the config implies %v", exportDir, p.HF, t.Shape, p.HFShape)
+			return nil, fmt.Errorf("import %s: tensor %q has shape %v, the config implies %v", exportDir, p.HF, t.Shape, p.HFShape)
 		}
-		if dtypeName == "" {
-			dtypeName = t.DType
-		} else if t.DType != dtypeName {
-			return fmt.Errorf("import %s: tensor %q is %s, others are %s: mixed dtypes", exportDir, p.HF, t.DType, dtypeName)
+		if TorchDTypes[t.DType] != torchDType {
+			return nil, fmt.Errorf("import %s: tensor %q is %s, but config.json says torch_dtype %q (every tensor must have it)",
+				exportDir, p.HF, t.DType, torchDType)
 		}
-		dt := dtypes.InvalidDType
-		for d, n := range dtypeNames {
-			if n[0] == t.DType {
-				dt = d
-			}
+		info.DType = t.DType
+		val, converted, err := paramValue(t, p.Shape)
+		if err != nil {
+			return nil, fmt.Errorf("import %s: %q: %w", exportDir, p.HF, err)
 		}
-		if dt == dtypes.InvalidDType {
-			return fmt.Errorf("import %s: tensor %q has dtype %s; want one of F32, F64, BF16, F16", exportDir, p.HF, t.DType)
-		}
-		val := tensors.FromShape(shapes.Make(dt, p.Shape...))
-		if err := val.MutableBytes(func(b []byte) { copy(b, t.Data) }); err != nil {
-			return fmt.Errorf("import %s: %q: %w", exportDir, p.HF, err)
+		if converted {
+			info.ConvertedTo = "float32"
 		}
 		ctx.InAbsPath(p.Scope).VariableWithValue(p.Name, val)
+		info.Tensors++
 	}
 	if len(byName) > 0 {
 		var extra []string
@@ -168,8 +192,54 @@ func Import(exportDir, ckptDir string) error {
 			extra = append(extra, n)
 		}
 		slices.Sort(extra)
-		return fmt.Errorf("import %s: %s has tensors the %s mapping does not know: %s", exportDir, weights, cfg.Variant,
+		return nil, fmt.Errorf("import %s: %s has tensors the %s mapping does not know: %s", exportDir, weights, cfg.Variant,
 			strings.Join(extra, ", "))
 	}
-	return oryx.SaveCheckpoint(ckptDir, cfg, ctx)
+	if err := oryx.SaveCheckpoint(ckptDir, cfg, ctx); err != nil {
+		return nil, err
+	}
+	return info, nil
+}
+
+// paramValue turns an export tensor into a parameter of shape (same elements): float32 and float64 as
+// they are, bfloat16 and float16 converted to float32 (exact). converted tells which.
+func paramValue(t Tensor, shape []int) (val *tensors.Tensor, converted bool, err error) {
+	switch t.DType {
+	case "F32", "F64":
+		dt := dtypes.Float32
+		if t.DType == "F64" {
+			dt = dtypes.Float64
+		}
+		val = tensors.FromShape(shapes.Make(dt, shape...))
+		err = val.MutableBytes(func(b []byte) { copy(b, t.Data) })
+		return val, false, err
+	case "BF16", "F16":
+		n := len(t.Data) / 2
+		out := make([]float32, n)
+		for i := range n {
+			h := binary.LittleEndian.Uint16(t.Data[2*i:])
+			if t.DType == "BF16" {
+				out[i] = math.Float32frombits(uint32(h) << 16)
+			} else {
+				out[i] = float16ToFloat32(h)
+			}
+		}
+		return tensors.FromFlatDataAndDimensions(out, shape...), true, nil
+	}
+	return nil, false, fmt.Errorf("dtype %s: want one of F32, F64, BF16, F16", t.DType)
+}
+
+// float16ToFloat32 converts an IEEE 754 half-precision value (its bits) to float32, exactly.
+func float16ToFloat32(h uint16) float32 {
+	sign := uint32(h>>15) << 31
+	exp := uint32(h>>10) & 0x1f
+	frac := uint32(h) & 0x3ff
+	switch exp {
+	case 0x1f: // infinities and NaNs keep their payload
+		return math.Float32frombits(sign | 0x7f800000 | frac<<13)
+	case 0: // zero and subnormals: frac · 2^−24
+		v := float32(frac) / (1 << 24)
+		return math.Float32frombits(sign | math.Float32bits(v))
+	}
+	return math.Float32frombits(sign | (exp+127-15)<<23 | frac<<13)
 }

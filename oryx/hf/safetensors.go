@@ -1,6 +1,7 @@
 package hf
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -116,8 +117,8 @@ func WriteSafetensors(path string, tensors []Tensor, metadata map[string]string)
 }
 
 // ReadSafetensors reads every tensor of a safetensors file (sorted by name) and its metadata. A file that
-// is truncated, has a header out of bounds, overlapping or gapped data offsets, an unknown dtype or a
-// shape that disagrees with its byte range is an error naming the file and the tensor.
+// is truncated, has a header out of bounds, a tensor name twice, overlapping or gapped data offsets, an
+// unknown dtype or a shape that disagrees with its byte range is an error naming the file and the tensor.
 func ReadSafetensors(path string) ([]Tensor, map[string]string, error) {
 	errf := func(format string, args ...any) error {
 		return fmt.Errorf("safetensors %s: %s", path, fmt.Sprintf(format, args...))
@@ -136,6 +137,10 @@ func ReadSafetensors(path string) ([]Tensor, map[string]string, error) {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(data[8:8+n], &raw); err != nil {
 		return nil, nil, errf("header is not a JSON object: %v", err)
+	}
+	// encoding/json keeps the last of two equal keys: a tensor named twice would silently lose one.
+	if err := checkUniqueKeys(bytes.TrimRight(data[8:8+n], " ")); err != nil {
+		return nil, nil, errf("header: %v (tensor names must be unique)", err)
 	}
 	body := data[8+n:]
 	var meta map[string]string

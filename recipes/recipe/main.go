@@ -15,6 +15,7 @@ import (
 	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/internal/backend"
 	"github.com/oryx-go/oryx/internal/cli"
+	"github.com/oryx-go/oryx/recipes/train"
 )
 
 // Main is the whole command of a recipe directory (recipes/<name>/main.go): it parses the flags, prints the
@@ -22,7 +23,7 @@ import (
 // finished run is left as it is unless --retrain). A usage error exits 2, an interrupted run 130 (its
 // checkpoint saved), any other failure 1 (internal/cli).
 func Main(name string) {
-	cli.Exit(name, MainArgs(name, os.Args[1:], os.Stdout, os.Stderr), ErrInterrupted)
+	cli.Exit(name, MainArgs(name, os.Args[1:], os.Stdout, os.Stderr), train.ErrInterrupted)
 }
 
 func hardwareNames() string {
@@ -118,7 +119,7 @@ func MainArgs(name string, args []string, stdout, stderr io.Writer) error {
 	case *plan && *hardware != "cpu-here":
 		// Planning for a GPU: the recipe's own precision, whatever this machine's backend is.
 	case backend.IsPureGo(be):
-		tc.Precision = "f32" // the pure-Go backend has no fast bf16 kernels (gomlx.md §5)
+		tc.Precision = "f32" // the pure-Go backend has no fast bf16 kernels (docs/gomlx.md §5)
 	}
 	hw, err := LookupHardware(*hardware)
 	if err != nil {
@@ -172,7 +173,7 @@ func MainArgs(name string, args []string, stdout, stderr io.Writer) error {
 		return cli.Usagef("%s needs --data (a pre-tokenized directory from `oryx tokenize`, or parquet files with a "+
 			"%q column) and --tokenizer (e.g. the GPT-NeoX-20B tokenizer.json)", name, *column)
 	}
-	sum, err := Train(Run{
+	sum, err := train.Train(train.Run{
 		Name: name, Model: cfg, Train: tc, Data: datasets.DataSpec{Spec: *data, Column: *column},
 		ValData: datasets.DataSpec{Spec: *valData, Column: *column}, Tokenizer: *tokenizer, Out: *out, Log: stderr,
 		Retrain: *retrain,

@@ -13,6 +13,7 @@ import (
 	"github.com/oryx-go/oryx/internal/backend"
 	"github.com/oryx-go/oryx/internal/human"
 	"github.com/oryx-go/oryx/oryx"
+	"github.com/oryx-go/oryx/recipes/train"
 )
 
 func TestRecipeTable(t *testing.T) {
@@ -99,21 +100,25 @@ func TestPlanJSON(t *testing.T) {
 
 func TestMainErrors(t *testing.T) {
 	var out, errb bytes.Buffer
-	err := MainArgs("oryx-tg-1.4b", []string{"--data", "x", "--tokenizer", "bytes"}, &out, &errb)
+	// Every call names a run directory under the test's temporary directory: a call that trained by mistake
+	// (as one did on a backend with more devices) would otherwise write runs/<recipe> into the package.
+	run := filepath.Join(t.TempDir(), "run")
+	err := MainArgs("oryx-tg-1.4b", []string{"--out", run, "--data", "x", "--tokenizer", "bytes"}, &out, &errb)
 	require.ErrorContains(t, err, "does not fit this machine")
 	require.ErrorContains(t, err, "xla")
-	err = MainArgs("oryx-tg-130m", []string{"--steps", "1", "--batch", "1", "--seq-len", "64"}, &out, &errb)
+	err = MainArgs("oryx-tg-130m", []string{"--out", run, "--steps", "1", "--batch", "1", "--seq-len", "64"}, &out, &errb)
 	require.ErrorContains(t, err, "needs --data")
 	// More devices than the backend has (a power of two, so that it divides the micro-batch as asked).
 	n := backend.MustGet().NumDevices()
-	err = MainArgs("oryx-tg-tiny", []string{"--devices", fmt.Sprint(2 * n), "--batch", fmt.Sprint(2 * n)}, &out, &errb)
+	err = MainArgs("oryx-tg-tiny", []string{"--out", run, "--devices", fmt.Sprint(2 * n), "--batch", fmt.Sprint(2 * n)}, &out, &errb)
 	require.ErrorContains(t, err, fmt.Sprintf("has %d device", n))
-	err = MainArgs("oryx-tg-tiny", []string{"--micro-batch", "5"}, &out, &errb)
+	err = MainArgs("oryx-tg-tiny", []string{"--out", run, "--micro-batch", "5"}, &out, &errb)
 	require.ErrorContains(t, err, "micro_batch")
-	err = MainArgs("oryx-tg-tiny", []string{"--tokenizer", "nope.txt"}, &out, &errb)
+	err = MainArgs("oryx-tg-tiny", []string{"--out", run, "--tokenizer", "nope.txt"}, &out, &errb)
 	require.ErrorContains(t, err, "--tokenizer")
-	err = MainArgs("oryx-tg-tiny", []string{"extra"}, &out, &errb)
+	err = MainArgs("oryx-tg-tiny", []string{"--out", run, "extra"}, &out, &errb)
 	require.ErrorContains(t, err, "unexpected arguments")
+	require.NoDirExists(t, run, "a refused run creates nothing")
 }
 
 func TestMainTrainsTinyRecipe(t *testing.T) {
@@ -121,7 +126,7 @@ func TestMainTrainsTinyRecipe(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "run")
 	require.NoError(t, MainArgs("mamba2-tiny", []string{"--out", dir, "--steps", "3", "--batch", "2", "--seq-len", "32",
 		"--eval-batches", "1"}, &out, &errb), errb.String())
-	var s Summary
+	var s train.Summary
 	require.NoError(t, json.Unmarshal(out.Bytes(), &s))
 	require.Equal(t, 3, s.Steps)
 	require.Contains(t, s.ValLoss, "linear")
@@ -163,5 +168,24 @@ func TestPlanHardware(t *testing.T) {
 	require.ErrorContains(t, MainArgs("gdn-tiny", []string{"--plan", "--hardware", "h200", "--mfu", "2"}, &out, &errb), "--mfu")
 	for _, h := range Hardwares {
 		require.NotEmpty(t, h.Source, h.Name)
+	}
+}
+
+// TestMainHostileFlags: the campaign's flag values are errors naming the flag, before anything runs.
+func TestMainHostileFlags(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--steps", "9223372036854775807", "--plan"}, "steps: 9223372036854775807 × 4096 tokens per step overflows the token count"},
+		{[]string{"--tokens", "-5", "--plan"}, "--tokens must be > 0, got -5"},
+		{[]string{"--tokens", "0", "--plan"}, "--tokens must be > 0, got 0"},
+		{[]string{"--tokens", "100", "--plan"}, "--tokens 100 is less than one step"},
+		{[]string{"--seq-len", "2000000000", "--plan"}, "seq_len: 2000000000, must be in [1, 16777216]"},
+		{[]string{"--batch", "2000000000", "--plan"}, "batch: 2000000000, must be in [1, 1048576]"},
+	} {
+		var out, errb bytes.Buffer
+		err := MainArgs("oryx-tg-tiny", append([]string{"--out", filepath.Join(t.TempDir(), "run")}, c.args...), &out, &errb)
+		require.ErrorContains(t, err, c.want, c.args)
 	}
 }

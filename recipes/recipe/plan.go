@@ -15,35 +15,36 @@ import (
 	"github.com/oryx-go/oryx/internal/backend"
 	"github.com/oryx-go/oryx/internal/guard"
 	"github.com/oryx-go/oryx/oryx"
+	"github.com/oryx-go/oryx/recipes/train"
 )
 
 // Plan is what --plan prints: the run's size, cost and whether it fits this machine, before anything is
 // allocated.
 type Plan struct {
-	Recipe         string      `json:"recipe"`
-	Variant        string      `json:"variant"`
-	Preset         string      `json:"preset"`
-	Model          oryx.Config `json:"model"`
-	Params         int64       `json:"params"`
-	NonEmbedding   int64       `json:"non_embedding_params"`
-	TiedFraction   string      `json:"tied_fraction"`
-	Train          TrainConfig `json:"train"`
-	Tokens         int64       `json:"tokens"`
-	TokensPerStep  int64       `json:"tokens_per_step"`
-	AccumSteps     int         `json:"grad_accumulation_steps"`
-	FLOPsPerToken  float64     `json:"train_flops_per_token"` // forward + backward (3× the forward)
-	TotalFLOPs     float64     `json:"total_flops"`
-	MemoryBytes    int64       `json:"memory_estimate_bytes"` // expected peak on this backend (see pureGoMemory)
-	MemoryModel    int64       `json:"memory_model_bytes"`    // weights, optimizer, gradients, one micro-batch's activations
-	MemoryDetail   MemoryPlan  `json:"memory_detail"`
-	Backend        string      `json:"backend"`
-	Devices        int         `json:"devices"`
-	ProbeGFLOPs    float64     `json:"probe_matmul_gflops"`       // measured now on this backend
-	AssumedMFU     float64     `json:"assumed_matmul_efficiency"` // fraction of the probe rate training reaches
-	EstimatedHours float64     `json:"estimated_hours"`
-	HostMemory     int64       `json:"host_memory_bytes,omitempty"`
-	Fits           bool        `json:"fits"`
-	Advice         string      `json:"advice,omitempty"`
+	Recipe         string            `json:"recipe"`
+	Variant        string            `json:"variant"`
+	Preset         string            `json:"preset"`
+	Model          oryx.Config       `json:"model"`
+	Params         int64             `json:"params"`
+	NonEmbedding   int64             `json:"non_embedding_params"`
+	TiedFraction   string            `json:"tied_fraction"`
+	Train          train.TrainConfig `json:"train"`
+	Tokens         int64             `json:"tokens"`
+	TokensPerStep  int64             `json:"tokens_per_step"`
+	AccumSteps     int               `json:"grad_accumulation_steps"`
+	FLOPsPerToken  float64           `json:"train_flops_per_token"` // forward + backward (3× the forward)
+	TotalFLOPs     float64           `json:"total_flops"`
+	MemoryBytes    int64             `json:"memory_estimate_bytes"` // expected peak on this backend (see pureGoMemory)
+	MemoryModel    int64             `json:"memory_model_bytes"`    // weights, optimizer, gradients, one micro-batch's activations
+	MemoryDetail   MemoryPlan        `json:"memory_detail"`
+	Backend        string            `json:"backend"`
+	Devices        int               `json:"devices"`
+	ProbeGFLOPs    float64           `json:"probe_matmul_gflops"`       // measured now on this backend
+	AssumedMFU     float64           `json:"assumed_matmul_efficiency"` // fraction of the probe rate training reaches
+	EstimatedHours float64           `json:"estimated_hours"`
+	HostMemory     int64             `json:"host_memory_bytes,omitempty"`
+	Fits           bool              `json:"fits"`
+	Advice         string            `json:"advice,omitempty"`
 	// Hardware sizes the run for --hardware (default cpu-here) and --devices: memory per device, step and
 	// total time at a stated MFU, and whether it fits.
 	Hardware *HardwarePlan `json:"hardware,omitempty"`
@@ -78,19 +79,6 @@ func activationElemsPerToken(c oryx.Config, seqLen int) float64 {
 	return float64(c.Layers)*layer + 3*float64(c.Vocab)
 }
 
-// trainFLOPsPerToken is the model FLOPs of a training token: 3× the forward's (oryx.FLOPsPerToken), the
-// forward computing both readouts of a multi-mixer model whenever the schedule mixes modes.
-func trainFLOPsPerToken(c oryx.Config, tc TrainConfig) float64 {
-	frac := 0.0
-	switch {
-	case c.Variant.IsMultiMixer():
-		frac = tc.AttentionProb
-	case c.Variant.HasAttention():
-		frac = 1
-	}
-	return 3 * oryx.FLOPsPerToken(c, tc.SeqLen, frac)
-}
-
 // pureGoMemory turns the memory model into the expected peak RSS on the pure-Go backend, which materialises
 // every intermediate (no fusion), keeps per-shape buffer pools and adds the Go runtime: peak ≈ 2.63 × model
 // + 223 MiB, a line through two measured training steps (BENCHMARKS.md: tiny 16 × 256 tokens, model 97 MiB,
@@ -100,14 +88,14 @@ func pureGoMemory(model int64) int64 { return saturate(2.63*float64(model) + 223
 
 // MakePlan computes the plan of recipe r with model c and training tc on backend be (probing its matmul
 // speed for about a second).
-func MakePlan(name string, c oryx.Config, tc TrainConfig, be backends.Backend, devices int) Plan {
+func MakePlan(name string, c oryx.Config, tc train.TrainConfig, be backends.Backend, devices int) Plan {
 	tc = tc.WithDefaults()
 	rep := oryx.CountParams(c)
 	p := Plan{
 		Recipe: name, Variant: string(c.Variant), Model: c, Params: rep.Total, NonEmbedding: rep.NonEmbedding(),
 		TiedFraction: rep.TiedFractionString(), Train: tc, TokensPerStep: tc.TokensPerStep(),
 		Tokens: int64(tc.Steps) * tc.TokensPerStep(), AccumSteps: tc.Batch / tc.MicroBatch,
-		FLOPsPerToken: trainFLOPsPerToken(c, tc), Backend: be.Name(), Devices: max(devices, 1),
+		FLOPsPerToken: train.FLOPsPerToken(c, tc), Backend: be.Name(), Devices: max(devices, 1),
 	}
 	for _, n := range oryx.PresetNames {
 		if cc, err := oryx.Preset(n, c.Variant); err == nil && cc.DModel == c.DModel && cc.Layers == c.Layers {

@@ -5,7 +5,9 @@ import (
 	"math"
 	"testing"
 
-	"github.com/oryx-go/oryx/evals/mqar"
+	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/evals/evalrun"
+	"github.com/oryx-go/oryx/oryx"
 	"github.com/stretchr/testify/require"
 )
 
@@ -19,6 +21,13 @@ func TestCurveInterpolation(t *testing.T) {
 	require.Equal(t, 100.0, cv.tokensTo(3.5))
 	require.InDelta(t, 300, cv.tokensTo(1.5), 1e-12)
 	require.True(t, math.IsNaN(cv.tokensTo(1.4)), "never reached")
+	// Rising: the recall curves' tokens to an accuracy.
+	x, acc := []float64{100, 200, 300}, []float64{0.1, 0.4, 0.8}
+	require.InDelta(t, 225, firstCrossing(x, acc, 0.5, true), 1e-12)
+	require.Equal(t, 100.0, firstCrossing(x, acc, 0.05, true))
+	require.Equal(t, 300.0, firstCrossing(x, acc, 0.8, true))
+	require.True(t, math.IsNaN(firstCrossing(x, acc, 0.9, true)))
+	require.InDelta(t, 100+100*0.4/0.85, firstCrossing(x, []float64{0.1, 0.95, 0.3}, 0.5, true), 1e-12, "the first crossing, whatever follows")
 }
 
 func TestPooledAndRatio(t *testing.T) {
@@ -34,47 +43,166 @@ func TestPooledAndRatio(t *testing.T) {
 	require.InDelta(t, 0.5*math.Sqrt(math.Pow(0.01/0.45, 2)+math.Pow(0.02/0.9, 2)), sr, 1e-12)
 }
 
-// oryxResult is a hand-made oryx-tg result: MQAR accuracy per schedule at 4 and 8 pairs (400 queries each).
+// oryxResult is a hand-made oryx-tg result of seed 1: MQAR accuracy per schedule at 4 and 8 pairs (400
+// queries each).
 func oryxResult(att, lin, mix, al, la float64) *ModelResult {
-	cell := func(a, f float64) map[int]mqarCell {
-		return map[int]mqarCell{4: {Accuracy: a, Queries: 400, AttentionFraction: f}, 8: {Accuracy: a, Queries: 400, AttentionFraction: f}}
-	}
-	return &ModelResult{RunSpec: RunSpec{Name: "oryx-tg"}, Schedules: []ScheduleResult{
-		{Schedule: "attention", MQARCells: cell(att, 1)}, {Schedule: "linear", MQARCells: cell(lin, 0)},
-		{Schedule: "mixed", MQARCells: cell(mix, 0.05)}},
-		SwitchMQAR: map[string]map[int]mqarCell{mqar.AttentionToLinear: cell(al, 0.1), mqar.LinearToAttention: cell(la, 0.9)}}
+	return oryxSeed(1, att, lin, mix, al, la, 0.05)
 }
 
-func TestClaimsBAndC(t *testing.T) {
+func cells(a, f float64) map[int]mqarCell {
+	return map[int]mqarCell{4: {Accuracy: a, Queries: 400, AttentionFraction: f}, 8: {Accuracy: a, Queries: 400, AttentionFraction: f}}
+}
+
+// oryxSeed is oryxResult for seed k, with the mixed schedule's attention fraction mfrac.
+func oryxSeed(k int, att, lin, mix, al, la, mfrac float64) *ModelResult {
+	return &ModelResult{RunSpec: RunSpec{Name: "oryx-tg"}, Seed: k, Schedules: []ScheduleResult{
+		{Schedule: "attention", MQARCells: cells(att, 1)}, {Schedule: "linear", MQARCells: cells(lin, 0)},
+		{Schedule: "mixed", MQARCells: cells(mix, mfrac)}},
+		SwitchMQAR: map[string]map[int]mqarCell{evalrun.AttentionToLinear: cells(al, 0.1), evalrun.LinearToAttention: cells(la, 0.9)}}
+}
+
+// transformerSeed is a hand-made transformer result of seed k (MQAR accuracy acc at 4 and 8 pairs).
+func transformerSeed(k int, acc float64) *ModelResult {
+	return &ModelResult{RunSpec: RunSpec{Name: "transformer"}, Seed: k, Schedules: []ScheduleResult{{Schedule: "attention", MQARCells: cells(acc, 1)}}}
+}
+
+func TestOverSeeds(t *testing.T) {
+	st := overSeeds([]float64{0.3}, 0.02, seFromBinomial)
+	require.Equal(t, 0.3, st.Mean)
+	require.Equal(t, 0.02, st.SE)
+	require.Equal(t, seFromBinomial, st.SEFrom)
+	st = overSeeds([]float64{1, 2, 6}, 99, seFromBinomial)
+	require.Equal(t, 3.0, st.Mean)
+	require.InDelta(t, math.Sqrt((4+1+9)/2.0)/math.Sqrt(3), st.SE, 1e-12, "sample SD over √N")
+	require.Equal(t, seFromSeeds, st.SEFrom)
+	require.True(t, math.IsNaN(overSeeds(nil, 1, seFromBinomial).Mean))
+}
+
+// gapComps are claim (a)'s two comparisons for each seed, with the given gaps.
+func gapComps(att, lin []float64) []Comparison {
+	var out []Comparison
+	for i, g := range att {
+		out = append(out, Comparison{Name: compAttention, Seed: i + 1, Gap: g})
+	}
+	for i, g := range lin {
+		out = append(out, Comparison{Name: compLinear, Seed: i + 1, Gap: g})
+	}
+	return out
+}
+
+// TestClaimAAsPaperStates: with seeds, holds when the mean gap is ≤ 2 SE over seeds in both modes, just
+// above fails; with one seed the recorded one-seed spread decides, and without one it is not measurable.
+func TestClaimAAsPaperStates(t *testing.T) {
+	// Gaps {0.01, 0.031}: mean 0.0205, SE 0.0105, tolerance 0.021 → holds; {0.01, 0.029}: mean 0.0195, SE
+	// 0.0095, tolerance 0.019 → fails.
+	cl := claimA(gapComps([]float64{0.01, 0.031}, []float64{-0.2, -0.1}))
+	require.Equal(t, Holds, cl.Verdict, cl.Summary)
+	require.True(t, cl.AsPaperStates)
+	n := cl.Numbers[snakeKey(compAttention)+"_gap"].(map[string]any)
+	require.InDelta(t, 0.0205, n["mean"], 1e-4)
+	require.InDelta(t, 0.0105, n["se"], 1e-4)
+	require.Equal(t, seFromSeeds, n["se_from"])
+	require.InDelta(t, 0.021, n["tolerance"], 1e-4)
+	require.Contains(t, cl.Summary, "mean ± SE over 2 seeds")
+	require.Equal(t, Fails, claimA(gapComps([]float64{0.01, 0.029}, []float64{-0.2, -0.1})).Verdict)
+	require.Equal(t, Fails, claimA(gapComps([]float64{-0.01, -0.03}, []float64{0.05, 0.051})).Verdict, "the linear mode fails")
+	require.Equal(t, NotMeasurable, claimA(gapComps([]float64{0.01, 0.03}, nil)).Verdict, "one comparison only")
+
+	// One seed: the recorded spread (a placeholder 0 until study-scale has measured it).
+	for _, sd := range []float64{OneSeedGapSDAttention} {
+		if sd == 0 {
+			cl := claimA(gapComps([]float64{-0.5}, []float64{-0.5}))
+			require.Equal(t, NotMeasurable, cl.Verdict, "no spread recorded: not even a better Oryx is a verdict")
+			require.Contains(t, cl.Summary, "one seed: no spread measured")
+			require.Contains(t, cl.Summary, "make study-scale")
+			continue
+		}
+		require.Equal(t, Holds, claimA(gapComps([]float64{1.99 * sd}, []float64{1.99 * OneSeedGapSDLinear})).Verdict)
+		require.Equal(t, Fails, claimA(gapComps([]float64{2.01 * sd}, []float64{0})).Verdict)
+		require.Contains(t, claimA(gapComps([]float64{0}, []float64{0})).Summary, "recorded in claims.go")
+	}
+}
+
+// TestClaimAWithin5: the study's first criterion, one-sided, on the mean gap over seeds.
+func TestClaimAWithin5(t *testing.T) {
+	require.Equal(t, Holds, claimAWithin5(gapComps([]float64{0.049}, []float64{-0.3})).Verdict, "one-sided: better passes")
+	require.Equal(t, Fails, claimAWithin5(gapComps([]float64{0.051}, []float64{-0.3})).Verdict)
+	require.Equal(t, Fails, claimAWithin5(gapComps([]float64{0.04, 0.07}, []float64{0, 0})).Verdict, "mean 5.5 %")
+	require.Equal(t, Holds, claimAWithin5(gapComps([]float64{0.06, 0.03}, []float64{0, 0})).Verdict, "mean 4.5 %")
+	require.Equal(t, NotMeasurable, claimAWithin5(gapComps([]float64{0.01}, nil)).Verdict)
+	require.False(t, claimAWithin5(nil).AsPaperStates)
+}
+
+// TestClaimBAgainstTransformer: mixed Oryx-TG ≥ 0.9 × the Transformer (pooled MQAR) holds, just below fails,
+// too much attention fails, a Transformer at chance is not measurable; with seeds the SEs are over seeds
+// and the ratio's SE is the delta method's.
+func TestClaimBAgainstTransformer(t *testing.T) {
 	c := Default()
-	// At chance in attention mode: (b) not measurable (the needle has no samples either).
-	cl := claimB(c, []*ModelResult{oryxResult(0.02, 0.02, 0.02, 0.02, 0.02)})
+	b := func(models ...*ModelResult) Claim { return claimB(c, models) }
+	cl := b(transformerSeed(1, 0.96), oryxSeed(1, 0.5, 0.1, 0.87, 0, 0, 0.05))
+	require.Equal(t, Holds, cl.Verdict, cl.Summary) // 0.87/0.96 = 0.906
+	require.True(t, cl.AsPaperStates)
+	n := cl.Numbers["mqar"].(map[string]any)
+	require.InDelta(t, 0.87/0.96, n["recovered"], 1e-4)
+	se87, se96 := math.Sqrt(0.87*0.13/800), math.Sqrt(0.96*0.04/800)
+	require.InDelta(t, 0.87/0.96*math.Sqrt(se87*se87/(0.87*0.87)+se96*se96/(0.96*0.96)), n["recovered_se"], 1e-4)
+	require.Contains(t, cl.Summary, "one seed: no spread measured")
+	require.Equal(t, Fails, b(transformerSeed(1, 0.96), oryxSeed(1, 0.99, 0.1, 0.86, 0, 0, 0.05)).Verdict) // 0.896
+	require.Equal(t, Fails, b(transformerSeed(1, 0.96), oryxSeed(1, 0.99, 0.1, 0.95, 0, 0, 0.12)).Verdict, "12 % in attention")
+	require.Equal(t, NotMeasurable, b(transformerSeed(1, 0.016), oryxSeed(1, 0.5, 0.1, 0.5, 0, 0, 0.05)).Verdict, "the Transformer at chance")
+	require.Equal(t, NotMeasurable, b(oryxSeed(1, 0.5, 0.1, 0.5, 0, 0, 0.05)).Verdict, "no transformer run")
+
+	// Two seeds: means 0.96 and 0.87 again, the SEs over seeds.
+	cl = b(transformerSeed(1, 0.95), transformerSeed(2, 0.97), oryxSeed(1, 0.5, 0.1, 0.85, 0, 0, 0.05), oryxSeed(2, 0.5, 0.1, 0.89, 0, 0, 0.05))
+	require.Equal(t, Holds, cl.Verdict, cl.Summary)
+	n = cl.Numbers["mqar"].(map[string]any)
+	require.InDelta(t, 0.87/0.96, n["recovered"], 1e-4)
+	mixed := n["mixed"].(map[string]any)
+	require.Equal(t, seFromSeeds, mixed["se_from"])
+	require.InDelta(t, 0.02, mixed["se"], 1e-4) // SD √(2·0.02²)=0.0283 over √2
+	require.Contains(t, cl.Summary, "mean ± SE over 2 seeds")
+}
+
+func TestClaimsBSelfAndC(t *testing.T) {
+	c := Default()
+	// At chance in attention mode: (b-self) not measurable (the needle has no samples either).
+	cl := claimBSelf(c, []*ModelResult{oryxResult(0.02, 0.02, 0.02, 0.02, 0.02)})
 	require.Equal(t, NotMeasurable, cl.Verdict)
+	require.False(t, cl.AsPaperStates)
 	// Recall learnt: mixed recovers 0.92/0.96 of attention → holds; 0.80/0.96 → fails.
-	cl = claimB(c, []*ModelResult{oryxResult(0.96, 0.1, 0.92, 0.1, 0.9)})
+	cl = claimBSelf(c, []*ModelResult{oryxResult(0.96, 0.1, 0.92, 0.1, 0.9)})
 	require.Equal(t, Holds, cl.Verdict, cl.Summary)
 	require.InDelta(t, 0.92/0.96, cl.Numbers["mqar"].(map[string]any)["recovered"].(float64), 1e-4)
-	require.Equal(t, Fails, claimB(c, []*ModelResult{oryxResult(0.96, 0.1, 0.80, 0.1, 0.9)}).Verdict)
+	require.Equal(t, Fails, claimBSelf(c, []*ModelResult{oryxResult(0.96, 0.1, 0.80, 0.1, 0.9)}).Verdict)
 	// (c): pure modes alike → not measurable; differ and the switch reads like the reading mode → holds;
 	// linear→attention far below attention → fails.
 	require.Equal(t, NotMeasurable, claimC(c, []*ModelResult{oryxResult(0.9, 0.88, 0, 0.88, 0.9)}).Verdict)
 	require.Equal(t, Holds, claimC(c, []*ModelResult{oryxResult(0.9, 0.1, 0, 0.1, 0.88)}).Verdict)
 	require.Equal(t, Fails, claimC(c, []*ModelResult{oryxResult(0.9, 0.1, 0, 0.1, 0.5)}).Verdict)
 	require.Equal(t, NotMeasurable, claimC(c, nil).Verdict)
+	// Two seeds: the means decide.
+	two := []*ModelResult{oryxSeed(1, 0.9, 0.1, 0, 0.1, 0.86, 0.05), oryxSeed(2, 0.92, 0.12, 0, 0.12, 0.9, 0.05)}
+	cl = claimC(c, two)
+	require.Equal(t, Holds, cl.Verdict, cl.Summary)
+	require.Equal(t, 2, cl.Numbers["seeds"])
+	require.InDelta(t, 0.91, cl.Numbers["attention"], 1e-4)
 }
 
-func TestClaimA(t *testing.T) {
-	comps := []Comparison{{Name: "oryx-tg attention vs transformer", Gap: 0.049}, {Name: "oryx-tg linear vs gdn", Gap: -0.3}}
-	require.Equal(t, Holds, claimA(comps).Verdict, "one-sided: better passes")
-	comps[0].Gap = 0.051
-	require.Equal(t, Fails, claimA(comps).Verdict)
-	require.Equal(t, NotMeasurable, claimA(comps[:1]).Verdict)
+// TestClaimsOrder: the claims as the paper states them beside the study's first criteria, each id once.
+func TestClaimsOrder(t *testing.T) {
+	cls := claims(Default(), nil, nil)
+	var ids []string
+	for _, cl := range cls {
+		ids = append(ids, cl.ID)
+		require.Equal(t, NotMeasurable, cl.Verdict, cl.ID)
+	}
+	require.Equal(t, []string{ClaimA, ClaimAWithin5, ClaimB, ClaimBSelf, ClaimC}, ids)
 }
 
 func TestComparisonJSON(t *testing.T) {
 	data, err := json.Marshal(Comparison{Name: "x", Tokens: 10, Loss: 1.23456, RefLoss: 1, Gap: 0.23456, TokensRatio: math.NaN()})
 	require.NoError(t, err)
-	require.JSONEq(t, `{"name":"x","candidate":"","reference":"","tokens":10,"loss":1.2346,"ref_loss":1,"gap":0.2346,"tokens_ratio":null}`, string(data))
+	require.JSONEq(t, `{"name":"x","seed":0,"candidate":"","reference":"","tokens":10,"loss":1.2346,"ref_loss":1,"gap":0.2346,"tokens_ratio":null}`, string(data))
 }
 
 func TestCheckProbes(t *testing.T) {
@@ -84,4 +212,49 @@ func TestCheckProbes(t *testing.T) {
 	require.ErrorContains(t, checkProbes(c), "needle length 112")
 	c.NeedleLengths = []int{125}
 	require.ErrorContains(t, checkProbes(c), "exceed the training length")
+}
+
+// TestCurveSubsetAndModes: the curve subset is CurveExamples examples at each pair count, in the mixture's
+// MQAR id range, with one query per pair; the schedules' mode rows are all attention, all linear, and
+// attention exactly at the query keys; the curves are measured every CurveEvery-th validation and at the end.
+func TestCurveSubsetAndModes(t *testing.T) {
+	c := Default()
+	set, err := newRecallProbe(c).subset()
+	require.NoError(t, err)
+	require.Len(t, set, c.CurveExamples*len(c.CurvePairs))
+	require.Equal(t, c.Train.MicroBatch, len(set), "one micro-batch per schedule")
+	for i, e := range set {
+		require.Equal(t, c.CurvePairs[i/c.CurveExamples], e.pairs)
+		require.Len(t, e.tokens, c.Train.SeqLen+1)
+		n := 0
+		for _, q := range e.query {
+			if q {
+				n++
+			}
+		}
+		require.Equal(t, e.pairs, n)
+		for _, id := range e.tokens {
+			require.GreaterOrEqual(t, id, int32(datasets.MQARTokenOffset))
+			require.Less(t, id, int32(datasets.MQARTokenOffset+datasets.MQARVocab))
+		}
+		att, lin, mix := curveModes("attention", e.query, c.Train.SeqLen), curveModes("linear", e.query, c.Train.SeqLen),
+			curveModes("mixed", e.query, c.Train.SeqLen)
+		for p := range e.query {
+			require.Equal(t, oryx.Attention, att[p])
+			require.Equal(t, oryx.Linear, lin[p])
+			require.Equal(t, e.query[p], mix[p] == oryx.Attention)
+		}
+	}
+	var at []int
+	for s := c.Train.EvalEvery; s <= c.Train.Steps; s += c.Train.EvalEvery {
+		if c.curveAt(s) {
+			at = append(at, s)
+		}
+	}
+	require.Len(t, at, 14)
+	require.Equal(t, []int{50, 100}, at[:2])
+	require.Equal(t, 700, at[13])
+	c.Train.Steps = 710 // not a multiple: the last step too
+	require.True(t, c.curveAt(710))
+	require.False(t, c.curveAt(725))
 }

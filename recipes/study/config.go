@@ -18,23 +18,56 @@ import (
 
 	"github.com/oryx-go/oryx/evals/evalrun"
 	"github.com/oryx-go/oryx/oryx"
-	"github.com/oryx-go/oryx/recipes/recipe"
+	"github.com/oryx-go/oryx/oryx/schedule"
+	"github.com/oryx-go/oryx/recipes/train"
 )
 
-// RunSpec is one trained model of the study.
+// RunSpec is one trained model of the study (trained once per seed: Config.Seeds).
 type RunSpec struct {
-	Name          string       `json:"name"` // its run directory is runs/<Name>-tiny
+	Name          string       `json:"name"` // its run directories are runs/<Name>-<size>[-s<seed>] (Label, jobs.go)
 	Variant       oryx.Variant `json:"variant"`
 	AttentionProb float64      `json:"attention_prob"` // multi-mixer variants: p of the block-random mixed training
 	ModeTraining  string       `json:"mode_training"`  // multi-mixer variants: mixed | complementary
-	Role          string       `json:"role"`           // main | control | ablation
+	Role          string       `json:"role"`           // main | control | ablation | scale | attribution
+	// Width scales the tiny preset's d_model, heads and MLP width (0 or 1: "tiny"; 2: "tiny2x", d 128 and 4
+	// heads of the same head dimensions; modelConfig).
+	Width int `json:"width,omitempty"`
+	// The single changes of the attribution runs (attribution.go); the zero value keeps the study's: the
+	// mode-block length, the peak learning rate, and what attention reads (oryx.Config.AttentionKeyNorm,
+	// AttentionKeySource).
+	BlockLen           int     `json:"block_len,omitempty"`
+	LR                 float64 `json:"lr,omitempty"`
+	AttentionKeyNorm   string  `json:"attention_key_norm,omitempty"`
+	AttentionKeySource string  `json:"attention_key_source,omitempty"`
+	Change             string  `json:"change,omitempty"` // the attribution run's change in words ("" for the reference)
 }
 
 // Roles of the runs.
 const (
-	RoleMain     = "main"
-	RoleControl  = "control"
-	RoleAblation = "ablation"
+	RoleMain        = "main"
+	RoleControl     = "control"
+	RoleAblation    = "ablation"
+	RoleScale       = "scale"       // study-scale's runs (ScaleConfig)
+	RoleAttribution = "attribution" // the attribution's single-change runs (AttributionConfig)
+)
+
+// Kinds of study: what is trained and what is written (Config.Kind).
+const (
+	KindStudy       = "study"       // the main job: claims, controls, frontier (study.json)
+	KindScale       = "scale"       // the claims' gaps against width and tokens over seeds (scale.json; scale.go)
+	KindAttribution = "attribution" // single-change Oryx-TG runs (attribution.json; attribution.go)
+)
+
+// What each trained run is evaluated on after its training (Config.Evaluation).
+const (
+	// EvalFull: MQAR under every schedule and its switch test, the mini needle, the copy probe, the
+	// per-position mode-switch curves (the study).
+	EvalFull = "full"
+	// EvalMQAR: MQAR under every schedule only (the attribution).
+	EvalMQAR = "mqar"
+	// EvalCurves: nothing after training: the validation losses and the recall curves measured during it
+	// (study-scale).
+	EvalCurves = "curves"
 )
 
 // DefaultRuns are the study's models. The half-token controls of the baselines are not separate runs: with
@@ -44,20 +77,20 @@ func DefaultRuns() []RunSpec {
 	return []RunSpec{
 		{Name: "transformer", Variant: oryx.Transformer, Role: RoleMain},
 		{Name: "gdn", Variant: oryx.GDN, Role: RoleMain},
-		{Name: "oryx-tg", Variant: oryx.OryxTG, AttentionProb: 0.5, ModeTraining: recipe.ModeTrainingMixed, Role: RoleMain},
-		{Name: "oryx-tg-p1", Variant: oryx.OryxTG, AttentionProb: 1, ModeTraining: recipe.ModeTrainingMixed, Role: RoleControl},
-		{Name: "oryx-tg-p0", Variant: oryx.OryxTG, AttentionProb: 0, ModeTraining: recipe.ModeTrainingMixed, Role: RoleControl},
-		{Name: "oryx-tg-complementary", Variant: oryx.OryxTG, AttentionProb: 0.5, ModeTraining: recipe.ModeTrainingComplementary,
+		{Name: "oryx-tg", Variant: oryx.OryxTG, AttentionProb: 0.5, ModeTraining: train.ModeTrainingMixed, Role: RoleMain},
+		{Name: "oryx-tg-p1", Variant: oryx.OryxTG, AttentionProb: 1, ModeTraining: train.ModeTrainingMixed, Role: RoleControl},
+		{Name: "oryx-tg-p0", Variant: oryx.OryxTG, AttentionProb: 0, ModeTraining: train.ModeTrainingMixed, Role: RoleControl},
+		{Name: "oryx-tg-complementary", Variant: oryx.OryxTG, AttentionProb: 0.5, ModeTraining: train.ModeTrainingComplementary,
 			Role: RoleAblation},
 	}
 }
 
 // Config sizes the study.
 type Config struct {
-	Out   string             `json:"out"`   // everything goes here (runs/, results/, plots, report.md, study.json)
-	Runs  []RunSpec          `json:"runs"`  // models, trained one after the other
-	Data  string             `json:"data"`  // training mixture (datasets mixture spec)
-	Train recipe.TrainConfig `json:"train"` // every run's, but for the runs' mode training
+	Out   string            `json:"out"`   // everything goes here (runs/, results/, plots, report.md, study.json)
+	Runs  []RunSpec         `json:"runs"`  // models, trained one after the other
+	Data  string            `json:"data"`  // training mixture (datasets mixture spec)
+	Train train.TrainConfig `json:"train"` // every run's, but for the runs' mode training
 
 	MQARPairs    []int `json:"mqar_pairs"`    // evaluated numbers of key–value pairs
 	ClaimPairs   []int `json:"claim_pairs"`   // the pair counts the claims pool (those trained on: the mixture's 4..pairs)
@@ -70,6 +103,23 @@ type Config struct {
 	SwitchSequences int  `json:"switch_sequences"` // held-out text sequences for the per-position mode-switch loss curves
 	Quick           bool `json:"quick"`            // the smoke variant
 	PureGoBudget    bool `json:"pure_go_budget"`   // the pure-Go budget (PureGoConfig)
+
+	Kind       string `json:"kind"`       // KindStudy (""), KindScale or KindAttribution
+	Evaluation string `json:"evaluation"` // EvalFull (""), EvalMQAR or EvalCurves
+
+	// Seeds trains every run with this many seeds (≤ 1: one): seed k of 1..Seeds trains with Train.Seed+k−1
+	// (data order, initial weights, mode schedules). The claims then use the mean ± standard error over seeds
+	// (claims.go).
+	Seeds int `json:"seeds"`
+
+	// The recall learning curves (curves.go): at every validation point of a training, MQAR accuracy on a
+	// fixed subset — CurveExamples examples at each of CurvePairs, generated from their own seed — in each
+	// mode the run has, logged to its metrics.jsonl. 0 examples: no curves.
+	CurvePairs    []int `json:"curve_pairs"`
+	CurveExamples int   `json:"curve_examples"`
+	// CurveEvery measures the curves at every CurveEvery-th validation (steps that are multiples of
+	// CurveEvery·Train.EvalEvery) and at the last step (≤ 1: every validation).
+	CurveEvery int `json:"curve_every"`
 	// Jobs is how many runs train and evaluate at once (≤ 1: one after the other; jobs.go). The results do not
 	// depend on it.
 	Jobs int `json:"jobs"`
@@ -81,9 +131,13 @@ type Config struct {
 	// The attention-budget frontier of the Oryx-TG main model (frontier.go): MQAR over ClaimPairs with the
 	// first FrontierExamples evaluation examples per pair count (0: no frontier), at each budget under each
 	// policy.
-	FrontierBudgets  []float64     `json:"frontier_budgets"`
-	FrontierPolicies []oryx.Policy `json:"frontier_policies"`
-	FrontierExamples int           `json:"frontier_examples"`
+	FrontierBudgets  []float64         `json:"frontier_budgets"`
+	FrontierPolicies []schedule.Policy `json:"frontier_policies"`
+	FrontierExamples int               `json:"frontier_examples"`
+
+	// ScaleBudgets are the training steps at which study-scale reads the claims' gaps (each a validation
+	// step, ≤ Train.Steps; KindScale only).
+	ScaleBudgets []int `json:"scale_budgets,omitempty"`
 }
 
 // Default is the full study, sized for `make demo` on 2 cores with XLA CPU (the budget is measured in the
@@ -94,9 +148,9 @@ type Config struct {
 // at 500, 98.0 / 98.2 % at 700, 99.2 / 97.5 % at 800; 700 steps leaves a margin over the ≥ 90 % the study
 // needs.
 func Default() Config {
-	tc := recipe.TrainConfig{
+	tc := train.TrainConfig{
 		SeqLen: 128, Batch: 32, MicroBatch: 32, Steps: 700,
-		LR: 3e-3, LRSchedule: recipe.LRConstant, MinLRRatio: 0.1, WarmupSteps: 20, Beta1: 0.9, Beta2: 0.95, Eps: 1e-8,
+		LR: 3e-3, LRSchedule: train.LRConstant, MinLRRatio: 0.1, WarmupSteps: 20, Beta1: 0.9, Beta2: 0.95, Eps: 1e-8,
 		WeightDecay: 0.1, ClipNorm: 1, Precision: "f32", BlockLen: 32, AttentionProb: 0.5, Seed: 1,
 		CheckpointEvery: 100, KeepCheckpoints: 1, EvalEvery: 25, EvalBatches: 2, LogEvery: 1,
 	}
@@ -108,9 +162,13 @@ func Default() Config {
 		MQARPairs: []int{4, 8, 16}, ClaimPairs: []int{4, 8}, MQARExamples: 64,
 		NeedleLengths: []int{122}, NeedleDepths: []float64{0, 0.25, 0.5, 0.75, 1}, NeedleSamples: 12,
 		SwitchSequences: 32,
+		Kind:            KindStudy, Evaluation: EvalFull, Seeds: 1,
+		// The recall curves: 16 examples at 4 and at 8 pairs (64 and 128 queries), one micro-batch forward per
+		// mode every other validation (every 50 steps; the cost measured in curves.go).
+		CurvePairs: []int{4, 8}, CurveExamples: 16, CurveEvery: 2,
 		// The frontier on the evaluation's own MQAR examples (so that F = 0 and 1 repeat the linear and
 		// attention readings): 22 points, 25 s on XLA CPU under load (README).
-		FrontierBudgets: slices.Clone(evalrun.DefaultBudgets), FrontierPolicies: slices.Clone(oryx.Policies), FrontierExamples: 64,
+		FrontierBudgets: slices.Clone(evalrun.DefaultBudgets), FrontierPolicies: slices.Clone(schedule.Policies), FrontierExamples: 64,
 	}
 }
 
@@ -140,6 +198,97 @@ func QuickConfig() Config {
 	c.NeedleLengths, c.NeedleDepths, c.NeedleSamples = []int{122}, []float64{0, 1}, 2
 	c.SwitchSequences = 4
 	c.FrontierBudgets, c.FrontierExamples = []float64{0, 0.1, 1}, c.MQARExamples
+	c.CurveExamples, c.CurveEvery = 4, 1
+	return c
+}
+
+// ScaleRuns are study-scale's models: the Transformer, GDN and Oryx-TG (p = 0.5) at the tiny width and at
+// about twice it (tiny2x: d 128, 4 heads, MLP 256; modelConfig).
+func ScaleRuns() []RunSpec {
+	var out []RunSpec
+	for _, w := range []int{1, 2} {
+		out = append(out,
+			RunSpec{Name: "transformer", Variant: oryx.Transformer, Role: RoleScale, Width: w},
+			RunSpec{Name: "gdn", Variant: oryx.GDN, Role: RoleScale, Width: w},
+			RunSpec{Name: "oryx-tg", Variant: oryx.OryxTG, AttentionProb: 0.5, ModeTraining: train.ModeTrainingMixed, Role: RoleScale, Width: w})
+	}
+	return out
+}
+
+// ScaleConfig is `make study-scale` (scale.go): ScaleRuns × 3 seeds, each trained for 1.5× the study's
+// budget (1,050 steps) with the study's warm-up and constant learning rate, so that the first 700 steps of
+// every run are exactly a run of the study's budget (the same data order): both budgets from one run.
+// Nothing is evaluated after training: the claims' gaps are read from the validation losses and the recall
+// curves at ScaleBudgets. Validation every 50 steps (the study's 25 costs ~8 % of an Oryx-TG run) and the
+// curves every 100 and at the end. Sized for ≤ 90 minutes at two runs at a time on XLA CPU with 2 cores
+// from step rates measured under load (the README): twice the study's budget (--steps 1400) was estimated
+// at 85–130 minutes.
+func ScaleConfig() Config {
+	c := Default()
+	c.Out = "runs/study-scale"
+	c.Kind, c.Evaluation, c.Seeds = KindScale, EvalCurves, 3
+	c.Runs = ScaleRuns()
+	c.Train.Steps = 3 * Default().Train.Steps / 2
+	c.Train.EvalEvery = 50
+	c.ScaleBudgets = []int{Default().Train.Steps, c.Train.Steps}
+	c.FrontierExamples = 0
+	return c
+}
+
+// QuickScaleConfig is ScaleConfig at the quick study's budget, 2 seeds (tests; numbers meaningless).
+func QuickScaleConfig() Config {
+	q := QuickConfig()
+	c := ScaleConfig()
+	c.Out, c.Quick, c.Seeds = "runs/study-scale-quick", true, 2
+	c.Train, c.MQARPairs, c.ClaimPairs, c.MQARExamples, c.CurveExamples = q.Train, q.MQARPairs, q.ClaimPairs, q.MQARExamples, q.CurveExamples
+	c.CurveEvery = q.CurveEvery
+	c.ScaleBudgets = []int{q.Train.Steps / 2, q.Train.Steps}
+	return c
+}
+
+// AttributionRuns are the attribution's Oryx-TG runs (p = 0.5, mixed training): the study's model and
+// single changes of it, one hypothesis each about the recall gap to the Transformer — the mode-block length
+// (32 → 8, 128), the attention probability (0.5 → 0.25, 0.75), what attention reads (the L2-normalised key
+// GDN reads; the projection before the conv and SiLU) and the learning rate (3e-3 → 1e-3).
+func AttributionRuns() []RunSpec {
+	base := RunSpec{Name: "oryx-tg", Variant: oryx.OryxTG, AttentionProb: 0.5, ModeTraining: train.ModeTrainingMixed, Role: RoleAttribution}
+	with := func(name, change string, f func(*RunSpec)) RunSpec {
+		r := base
+		r.Name, r.Change = name, change
+		f(&r)
+		return r
+	}
+	return []RunSpec{base,
+		with("oryx-tg-block8", "mode-block length 8", func(r *RunSpec) { r.BlockLen = 8 }),
+		with("oryx-tg-block128", "mode-block length 128", func(r *RunSpec) { r.BlockLen = 128 }),
+		with("oryx-tg-p025", "attention probability 0.25", func(r *RunSpec) { r.AttentionProb = 0.25 }),
+		with("oryx-tg-p075", "attention probability 0.75", func(r *RunSpec) { r.AttentionProb = 0.75 }),
+		with("oryx-tg-key-l2", "attention reads the L2-normalised key (as GDN)", func(r *RunSpec) { r.AttentionKeyNorm = oryx.AttentionKeyL2 }),
+		with("oryx-tg-key-preconv", "attention reads the key before the conv and SiLU", func(r *RunSpec) {
+			r.AttentionKeySource = oryx.AttentionKeyProjection
+		}),
+		with("oryx-tg-lr1e-3", "learning rate 1e-3", func(r *RunSpec) { r.LR = 1e-3 }),
+	}
+}
+
+// AttributionConfig is `make study-attribution` (attribution.go): AttributionRuns at the study's budget and
+// seed, each evaluated on MQAR under every schedule, with the recall curves.
+func AttributionConfig() Config {
+	c := Default()
+	c.Out = "runs/study-attribution"
+	c.Kind, c.Evaluation = KindAttribution, EvalMQAR
+	c.Runs = AttributionRuns()
+	c.FrontierExamples = 0
+	return c
+}
+
+// QuickAttributionConfig is AttributionConfig at the quick study's budget (tests; numbers meaningless).
+func QuickAttributionConfig() Config {
+	q := QuickConfig()
+	c := AttributionConfig()
+	c.Out, c.Quick = "runs/study-attribution-quick", true
+	c.Train, c.MQARPairs, c.ClaimPairs, c.MQARExamples, c.CurveExamples = q.Train, q.MQARPairs, q.ClaimPairs, q.MQARExamples, q.CurveExamples
+	c.CurveEvery = q.CurveEvery
 	return c
 }
 

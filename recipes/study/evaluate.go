@@ -4,18 +4,17 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path/filepath"
 
 	"github.com/gomlx/gomlx/pkg/ml/context"
 
 	"github.com/oryx-go/oryx/datasets"
 	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/evals/evalrun"
-	"github.com/oryx-go/oryx/evals/modeswitch"
-	"github.com/oryx-go/oryx/evals/mqar"
-	"github.com/oryx-go/oryx/evals/oryxlm"
+	"github.com/oryx-go/oryx/internal/human"
 	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/oryx"
-	"github.com/oryx-go/oryx/recipes/recipe"
+	"github.com/oryx-go/oryx/recipes/train"
 )
 
 // Evaluation seeds, disjoint from the training mixture's (datasets.MixTrainSeed and up).
@@ -27,7 +26,7 @@ const (
 
 // ScheduleResult is one model read under one schedule.
 type ScheduleResult struct {
-	Schedule string `json:"schedule"` // attention | linear | mixed (oryxlm.Mixed: linear context, attention from the question on)
+	Schedule string `json:"schedule"` // attention | linear | mixed (evalrun.Mixed: linear context, attention from the question on)
 	// ValLoss is the held-out synthetic language's loss in nats/token under the schedule: attention and
 	// linear only (the training's validation modes); null (NaN) for mixed, which has no question to split
 	// text at. The multi-mixer runs' validation in block-random modes is training.val_loss.block_random.
@@ -39,7 +38,7 @@ type ScheduleResult struct {
 	AttentionFraction float64                    `json:"attention_fraction"`
 }
 
-// mqarCell is an MQAR result (mqar.Result) as study.json records it.
+// mqarCell is an MQAR result (evalrun.MQARResult) as study.json records it.
 type mqarCell struct {
 	Accuracy          float64 `json:"accuracy"`
 	StdErr            float64 `json:"stderr"`
@@ -47,28 +46,33 @@ type mqarCell struct {
 	AttentionFraction float64 `json:"attention_fraction"`
 }
 
-func newMQARCell(r mqar.Result) mqarCell {
+func newMQARCell(r evalrun.MQARResult) mqarCell {
 	return mqarCell{r.Accuracy, r.StdErr, r.Queries, r.AttentionFraction}
 }
 
-// ModelResult is everything measured on one trained model.
+// ModelResult is everything measured on one trained model (one run of one seed).
 type ModelResult struct {
 	RunSpec
+	Seed      int              `json:"seed"`       // 1..Config.Seeds
+	TrainSeed uint64           `json:"train_seed"` // its TrainConfig.Seed
+	RunDir    string           `json:"run_dir"`    // its run directory, relative to Config.Out
 	Params    int64            `json:"params"`
-	Summary   *recipe.Summary  `json:"training"`
+	Summary   *train.Summary   `json:"training"`
 	Schedules []ScheduleResult `json:"schedules"`
 	// SwitchMQAR is the mode-switch test (multi-mixer models): MQAR with the pairs read in one mode and the
-	// queries in the other, by schedule (mqar.AttentionToLinear, mqar.LinearToAttention) and number of pairs.
+	// queries in the other, by schedule (evalrun.AttentionToLinear, evalrun.LinearToAttention) and number of pairs.
 	SwitchMQAR map[string]map[int]mqarCell `json:"switch_mqar,omitempty"`
 	// Switch is the per-position loss on held-out text around a switch (multi-mixer models): supplementary.
-	Switch *modeswitch.Curves `json:"mode_switch,omitempty"`
+	Switch *evalrun.SwitchCurves `json:"mode_switch,omitempty"`
+	// Curves are the recall learning curves by schedule (curves.go; none without Config.CurveExamples).
+	Curves map[string]*RecallCurve `json:"mqar_curves,omitempty"`
 }
 
 // schedulesOf lists the schedules a variant is read in.
 func schedulesOf(v oryx.Variant) []string {
 	switch {
 	case v.IsMultiMixer():
-		return []string{"attention", "linear", oryxlm.Mixed}
+		return []string{"attention", "linear", evalrun.Mixed}
 	case v.HasAttention():
 		return []string{"attention"}
 	}
@@ -78,7 +82,7 @@ func schedulesOf(v oryx.Variant) []string {
 // newScheduleResults starts the results of a variant's schedules, with the validation losses of the training
 // summary: attention and linear under their own names; the mixed schedule has none (the training validates
 // block-random modes, a different schedule, kept in the summary as rundir.ValBlockRandom).
-func newScheduleResults(v oryx.Variant, sum *recipe.Summary) []ScheduleResult {
+func newScheduleResults(v oryx.Variant, sum *train.Summary) []ScheduleResult {
 	var out []ScheduleResult
 	for _, sched := range schedulesOf(v) {
 		sr := ScheduleResult{Schedule: sched, ValLoss: rundir.Float(math.NaN()), MQAR: map[int]float64{}, MQARCells: map[int]mqarCell{},
@@ -91,42 +95,92 @@ func newScheduleResults(v oryx.Variant, sum *recipe.Summary) []ScheduleResult {
 	return out
 }
 
-// evaluate measures a trained model (its checkpoint in dir) with the evaluations of evals/evalrun: MQAR and
-// its switch test, the mini needle and the copy probe under each schedule, and the mode-switch curves.
-func evaluate(c Config, rs RunSpec, dir string, sum *recipe.Summary, log io.Writer) (*ModelResult, error) {
+// evaluate measures a trained model (job j, its run directory dir) as c.Evaluation says: with EvalFull the
+// evaluations of evals/evalrun — MQAR and its switch test, the mini needle and the copy probe under each
+// schedule, and the mode-switch curves; with EvalMQAR MQAR under each schedule; with EvalCurves nothing. The
+// recall curves logged during training are read in every case.
+func evaluate(c Config, j job, dir string, sum *train.Summary, log io.Writer) (*ModelResult, error) {
+	cfg, err := modelConfig(j.Run)
+	if err != nil {
+		return nil, err
+	}
+	rel, err := filepath.Rel(c.Out, dir)
+	if err != nil {
+		rel = dir
+	}
+	res := &ModelResult{RunSpec: j.Run, Seed: j.Seed, TrainSeed: c.trainSeed(j.Seed), RunDir: rel, Params: oryx.CountParams(cfg).Total,
+		Summary: sum, Schedules: newScheduleResults(cfg.Variant, sum)}
+	if c.CurveExamples > 0 {
+		if res.Curves, err = readRecallCurves(dir); err != nil {
+			return nil, fmt.Errorf("recall curves: %w", err)
+		}
+		for _, s := range curveSchedules(res.Curves) {
+			rc := res.Curves[s]
+			fmt.Fprintf(log, "  recall curve (%s): %.1f%% at the end; 50%% at %s tokens, 90%% at %s tokens (%.2f s a point)\n", s,
+				100*rc.Accuracy[len(rc.Accuracy)-1], tokensOrNever(float64(rc.TokensTo50)), tokensOrNever(float64(rc.TokensTo90)), rc.ProbeSeconds)
+		}
+	}
+	if c.evaluation() == EvalCurves {
+		return res, nil
+	}
 	m, ctx, err := oryx.LoadCheckpoint(dir, nil)
 	if err != nil {
 		return nil, err
 	}
 	tok := tokenizers.NewByteTokenizer()
-	res := &ModelResult{RunSpec: rs, Params: oryx.CountParams(m.Config).Total, Summary: sum,
-		Schedules: newScheduleResults(m.Config.Variant, sum)}
-	lm, err := oryxlm.New(m, ctx, tok, oryxlm.Options{Batch: 16, MaxLength: 4096})
+	lm, err := evalrun.NewLM(m, ctx, tok, evalrun.LMOptions{Batch: 16, MaxLength: 4096})
 	if err != nil {
 		return nil, err
 	}
-	if err := evaluateMQAR(c, lm, res, log); err != nil {
+	full := c.evaluation() == EvalFull
+	if err := evaluateMQAR(c, lm, res, full, log); err != nil {
 		return nil, err
 	}
-	if err := evaluateGenProbes(c, m, ctx, tok, res, log); err != nil {
-		return nil, err
+	if full {
+		if err := evaluateGenProbes(c, m, ctx, tok, res, log); err != nil {
+			return nil, err
+		}
 	}
 	for i := range res.Schedules {
 		res.Schedules[i].AttentionFraction = attentionFraction(c, res.Schedules[i])
 	}
-	if m.Config.Variant.IsMultiMixer() {
+	if full && m.Config.Variant.IsMultiMixer() {
 		if res.Switch, err = modeSwitch(c, lm); err != nil {
 			return nil, err
 		}
 		fmt.Fprintf(log, "  mode switch at %d: recovery attention→linear %d tokens, linear→attention %d tokens\n",
-			res.Switch.SwitchAt, res.Switch.Recovery[modeswitch.AttentionToLinear], res.Switch.Recovery[modeswitch.LinearToAttention])
+			res.Switch.SwitchAt, res.Switch.Recovery[evalrun.AttentionToLinear], res.Switch.Recovery[evalrun.LinearToAttention])
 	}
 	return res, nil
 }
 
-// evaluateMQAR scores MQAR under every schedule the variant has and, for multi-mixer variants, the switch
-// test (evalrun.ScoreMQAR, evalrun.SwitchMQAR).
-func evaluateMQAR(c Config, lm *oryxlm.Model, res *ModelResult, log io.Writer) error {
+// evaluation is c.Evaluation with its default (EvalFull).
+func (c Config) evaluation() string {
+	if c.Evaluation == "" {
+		return EvalFull
+	}
+	return c.Evaluation
+}
+
+// kind is c.Kind with its default (KindStudy).
+func (c Config) kind() string {
+	if c.Kind == "" {
+		return KindStudy
+	}
+	return c.Kind
+}
+
+// tokensOrNever formats a token count, "never" for NaN.
+func tokensOrNever(t float64) string {
+	if math.IsNaN(t) {
+		return "never"
+	}
+	return human.Int(int64(t))
+}
+
+// evaluateMQAR scores MQAR under every schedule the variant has and, with withSwitch for multi-mixer
+// variants, the switch test (evalrun.ScoreMQAR, evalrun.SwitchMQAR).
+func evaluateMQAR(c Config, lm *evalrun.LM, res *ModelResult, withSwitch bool, log io.Writer) error {
 	task := datasets.MQARConfig{Vocab: datasets.MQARVocab, SeqLen: c.Train.SeqLen, Seed: mqarEvalSeed}
 	scores, err := evalrun.ScoreMQAR(lm, task, c.MQARPairs, c.MQARExamples, datasets.MQARTokenOffset)
 	if err != nil {
@@ -139,7 +193,7 @@ func evaluateMQAR(c Config, lm *oryxlm.Model, res *ModelResult, log io.Writer) e
 		}
 		fmt.Fprintf(log, "  mqar %2d pairs: %s\n", p, evalrun.FormatMQAR(scores[p]))
 	}
-	if !lm.Config().Variant.IsMultiMixer() {
+	if !withSwitch || !lm.Config().Variant.IsMultiMixer() {
 		return nil
 	}
 	switched, err := evalrun.SwitchMQAR(lm, task, c.MQARPairs, c.MQARExamples, datasets.MQARTokenOffset)
@@ -172,7 +226,7 @@ func evaluateGenProbes(c Config, m *oryx.Model, ctx *context.Context, tok tokeni
 	}
 	// One generating model for every schedule and probe: its engines and their compiled graphs are reused
 	// (the schedule only changes the modes fed to them).
-	gen, err := oryxlm.New(m, ctx, tok, oryxlm.Options{Batch: 8, MaxLength: 4096})
+	gen, err := evalrun.NewLM(m, ctx, tok, evalrun.LMOptions{Batch: 8, MaxLength: 4096})
 	if err != nil {
 		return err
 	}
@@ -222,10 +276,10 @@ func attentionFraction(c Config, s ScheduleResult) float64 {
 
 // modeSwitch computes the per-position loss curves around a switch at half the training length on held-out
 // synthetic text (evalrun.HeldOut).
-func modeSwitch(c Config, lm *oryxlm.Model) (*modeswitch.Curves, error) {
+func modeSwitch(c Config, lm *evalrun.LM) (*evalrun.SwitchCurves, error) {
 	seqs, err := evalrun.HeldOut(datasets.DataSpec{Spec: "synth"}, lm.Tokenizer(), c.Train.SeqLen, c.SwitchSequences)
 	if err != nil {
 		return nil, err
 	}
-	return modeswitch.Run(lm, seqs, c.Train.SeqLen/2)
+	return evalrun.ModeSwitch(lm, seqs, c.Train.SeqLen/2)
 }

@@ -1,11 +1,11 @@
 package study
 
-// The attention-budget frontier of the study's Oryx-TG main model (issue 18): MQAR accuracy against forward
-// FLOPs per token for attention budgets F and the policies that place them (oryx/budget.go), measured by
-// evalrun.RunFrontier after the models are evaluated.
+// The attention-budget frontier of the study's Oryx-TG main model: MQAR accuracy against forward
+// FLOPs per token for attention budgets F and the policies that place them (oryx/schedule/budget.go), measured by
+// evalrun.RunFrontier after the models are evaluated and read as curves by evalrun.FrontierSummary; here: which
+// run it reads, and its section of report.md.
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -18,54 +18,12 @@ import (
 	"github.com/oryx-go/oryx/datasets"
 	"github.com/oryx-go/oryx/evals/evalrun"
 	"github.com/oryx-go/oryx/internal/rundir"
-	"github.com/oryx-go/oryx/oryx"
+	"github.com/oryx-go/oryx/oryx/schedule"
 )
 
 // FrontierDir is the frontier's directory under Config.Out: frontier.json, frontier.png (accuracy against
 // gathered forward FLOPs per token) and frontier_fraction.png (against the realised attention fraction).
 const FrontierDir = "frontier"
-
-// FrontierTolerance is how close to the all-attention accuracy a policy must come to "recover" it: within
-// one percentage point.
-const FrontierTolerance = 0.01
-
-// FrontierResult is the frontier's section of study.json.
-type FrontierResult struct {
-	Run     string `json:"run"`               // the model read (runs/<Run>-tiny); "" when skipped
-	Skipped string `json:"skipped,omitempty"` // why there is no frontier
-	Dir     string `json:"dir"`               // FrontierDir under the study's out directory
-	Task    string `json:"task"`              // mqar: the evaluation's examples (seed 77), pooled over Pairs
-	// Pairs are the pair counts pooled (Config.ClaimPairs: those trained on); Examples the examples per count.
-	Pairs    []int     `json:"pairs"`
-	Examples int       `json:"examples"`
-	Budgets  []float64 `json:"budgets"`
-	Policies []string  `json:"policies"`
-	// ByPolicy is each policy's curve, in Policies' order.
-	ByPolicy []FrontierCurve `json:"by_policy"`
-	// AllLinear and AllAttention are the points at F = 0 and F = 1 (NaN, null, if not among the budgets):
-	// the same schedule under every policy.
-	AllLinear    rundir.Float `json:"all_linear"`
-	AllAttention rundir.Float `json:"all_attention"`
-	// Points are frontier.json's points.
-	Points  []evalrun.FrontierPoint `json:"points"`
-	Seconds float64                 `json:"elapsed_s"`
-}
-
-// FrontierCurve is one policy through the budgets.
-type FrontierCurve struct {
-	Policy string `json:"policy"`
-	// Accuracy, AttentionFraction and MFLOPsPerToken (gathered forward MFLOP per token, both passes of the
-	// entropy policy counted) at each budget, in Budgets' order.
-	Accuracy          []float64 `json:"accuracy"`
-	AttentionFraction []float64 `json:"attention_fraction"`
-	MFLOPsPerToken    []float64 `json:"mflops_per_token"`
-	// RecoversAt is the smallest budget below 1 whose accuracy is within FrontierTolerance of the
-	// all-attention accuracy (null: none below 1, or no F = 1 point).
-	RecoversAt *float64 `json:"recovers_at"`
-	// BestAt are the budgets 0 < F < 1 at which this policy has the highest accuracy of the policies (a tie
-	// counts for each).
-	BestAt []float64 `json:"best_at"`
-}
 
 // frontierRun is the run the frontier reads: the first main multi-mixer model (Oryx-TG), or nil.
 func frontierRun(runs []RunSpec) *RunSpec {
@@ -88,8 +46,8 @@ func checkFrontier(c Config) error {
 		}
 	}
 	for _, p := range c.FrontierPolicies {
-		if !slices.Contains(oryx.Policies, p) {
-			return fmt.Errorf("study: frontier policy %q: want one of %v", p, oryx.Policies)
+		if !slices.Contains(schedule.Policies, p) {
+			return fmt.Errorf("study: frontier policy %q: want one of %v", p, schedule.Policies)
 		}
 	}
 	return nil
@@ -99,8 +57,8 @@ func checkFrontier(c Config) error {
 // evaluation's examples and pair counts trained on, at c.FrontierBudgets under c.FrontierPolicies
 // (evalrun.RunFrontier; budgets 0 and 1 measured once). Without such a model, or with the frontier off in
 // c, the result says why it was skipped.
-func runFrontier(c Config, log io.Writer) (*FrontierResult, error) {
-	res := &FrontierResult{Dir: FrontierDir, Task: evalrun.FrontierMQAR, Pairs: c.ClaimPairs, Examples: c.FrontierExamples,
+func runFrontier(c Config, log io.Writer) (*evalrun.FrontierSummary, error) {
+	res := &evalrun.FrontierSummary{Dir: FrontierDir, Task: evalrun.FrontierMQAR, Pairs: c.ClaimPairs, Examples: c.FrontierExamples,
 		Budgets: c.FrontierBudgets, AllLinear: rundir.Float(math.NaN()), AllAttention: rundir.Float(math.NaN())}
 	for _, p := range c.FrontierPolicies {
 		res.Policies = append(res.Policies, string(p))
@@ -122,7 +80,7 @@ func runFrontier(c Config, log io.Writer) (*FrontierResult, error) {
 	start := time.Now()
 	n := c.Train.SeqLen + 1
 	f, err := evalrun.RunFrontier(evalrun.FrontierOptions{
-		Checkpoint: runDir(c, rs.Name), Tokenizer: "bytes", Tasks: []string{evalrun.FrontierMQAR},
+		Checkpoint: c.jobDir(job{*rs, 1}), Tokenizer: "bytes", Tasks: []string{evalrun.FrontierMQAR},
 		Budgets: c.FrontierBudgets, Policies: c.FrontierPolicies, Batch: 16, MaxLength: n, LMMaxLength: n,
 		MQAR: evalrun.MQAROptions{SeqLen: c.Train.SeqLen, Vocab: datasets.MQARVocab, Offset: datasets.MQARTokenOffset,
 			Pairs: c.ClaimPairs, Examples: c.FrontierExamples},
@@ -133,143 +91,11 @@ func runFrontier(c Config, log io.Writer) (*FrontierResult, error) {
 	}
 	res.Seconds = time.Since(start).Seconds()
 	res.Points = f.Points
-	if err := res.summarize(); err != nil {
+	if err := res.Summarize(); err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(log, "frontier: %.1f s; %s\n", res.Seconds, strings.Join(res.verdict(), "; "))
+	fmt.Fprintf(log, "frontier: %.1f s; %s\n", res.Seconds, strings.Join(res.Verdict(), "; "))
 	return res, nil
-}
-
-// summarize fills the curves from the points.
-func (r *FrontierResult) summarize() error {
-	find := func(pol string, b float64) *evalrun.FrontierPoint {
-		for i := range r.Points {
-			if p := &r.Points[i]; p.Task == r.Task && p.Policy == pol && p.Budget == b {
-				return p
-			}
-		}
-		return nil
-	}
-	r.ByPolicy = nil
-	for _, pol := range r.Policies {
-		cv := FrontierCurve{Policy: pol, BestAt: []float64{}}
-		for _, b := range r.Budgets {
-			p := find(pol, b)
-			if p == nil {
-				return fmt.Errorf("frontier: no point for %s at budget %v", pol, b)
-			}
-			cv.Accuracy = append(cv.Accuracy, p.Value)
-			cv.AttentionFraction = append(cv.AttentionFraction, p.AttentionFraction)
-			cv.MFLOPsPerToken = append(cv.MFLOPsPerToken, p.FLOPsGatheredPerToken/1e6)
-		}
-		r.ByPolicy = append(r.ByPolicy, cv)
-	}
-	if len(r.ByPolicy) == 0 {
-		return errors.New("frontier: no policy")
-	}
-	r.AllLinear, r.AllAttention = rundir.Float(math.NaN()), rundir.Float(math.NaN())
-	if k := slices.Index(r.Budgets, 0); k >= 0 {
-		r.AllLinear = rundir.Float(r.ByPolicy[0].Accuracy[k])
-	}
-	if k := slices.Index(r.Budgets, 1); k >= 0 {
-		r.AllAttention = rundir.Float(r.ByPolicy[0].Accuracy[k])
-	}
-	att := float64(r.AllAttention)
-	for i := range r.ByPolicy {
-		cv := &r.ByPolicy[i]
-		for k, b := range r.Budgets {
-			if b < 1 && !math.IsNaN(att) && cv.Accuracy[k] >= att-FrontierTolerance && (cv.RecoversAt == nil || b < *cv.RecoversAt) {
-				cv.RecoversAt = &b
-			}
-		}
-	}
-	for k, b := range r.Budgets {
-		if b == 0 || b == 1 {
-			continue
-		}
-		best := math.Inf(-1)
-		for _, cv := range r.ByPolicy {
-			best = max(best, cv.Accuracy[k])
-		}
-		for i := range r.ByPolicy {
-			if r.ByPolicy[i].Accuracy[k] == best {
-				r.ByPolicy[i].BestAt = append(r.ByPolicy[i].BestAt, b)
-			}
-		}
-	}
-	return nil
-}
-
-// intermediate reports whether budget k of r is strictly between 0 and 1.
-func (r *FrontierResult) intermediate(k int) bool { return r.Budgets[k] > 0 && r.Budgets[k] < 1 }
-
-// verdict says, from the curves, which policy wins: the policy with the highest accuracy at the budgets
-// between 0 and 1, where each recovers the all-attention accuracy, and which curve the entropy policy's is
-// nearest to.
-func (r *FrontierResult) verdict() []string {
-	var out []string
-	var inner []float64
-	for k, b := range r.Budgets {
-		if r.intermediate(k) {
-			inner = append(inner, b)
-		}
-	}
-	if len(inner) > 0 {
-		var leaders []string
-		for _, cv := range r.ByPolicy {
-			if len(cv.BestAt) == len(inner) {
-				leaders = append(leaders, cv.Policy)
-			}
-		}
-		switch {
-		case len(leaders) > 0:
-			out = append(out, fmt.Sprintf("highest accuracy at every budget between 0 and 1 (%s): %s", evalrun.BudgetList(inner),
-				strings.Join(leaders, ", ")))
-		default:
-			var per []string
-			for _, b := range inner {
-				var who []string
-				for _, cv := range r.ByPolicy {
-					if slices.Contains(cv.BestAt, b) {
-						who = append(who, cv.Policy)
-					}
-				}
-				per = append(per, fmt.Sprintf("F = %s: %s", evalrun.BudgetList([]float64{b}), strings.Join(who, ", ")))
-			}
-			out = append(out, "highest accuracy by budget: "+strings.Join(per, "; "))
-		}
-	}
-	if !math.IsNaN(float64(r.AllAttention)) {
-		var rec []string
-		for _, cv := range r.ByPolicy {
-			at := "not below F = 1"
-			if cv.RecoversAt != nil {
-				at = "at F = " + evalrun.BudgetList([]float64{*cv.RecoversAt})
-			}
-			rec = append(rec, cv.Policy+" "+at)
-		}
-		out = append(out, fmt.Sprintf("all-attention accuracy (%.1f%%) recovered within %.0f point: %s", 100*r.AllAttention,
-			100*FrontierTolerance, strings.Join(rec, ", ")))
-	}
-	if k := slices.Index(r.Policies, string(oryx.PolicyEntropy)); k >= 0 && len(inner) > 0 && len(r.Policies) > 1 {
-		nearest, gap := "", math.Inf(1)
-		for j, cv := range r.ByPolicy {
-			if j == k {
-				continue
-			}
-			var d float64
-			for i := range r.Budgets {
-				if r.intermediate(i) {
-					d += math.Abs(cv.Accuracy[i] - r.ByPolicy[k].Accuracy[i])
-				}
-			}
-			if d /= float64(len(inner)); d < gap {
-				nearest, gap = cv.Policy, d
-			}
-		}
-		out = append(out, fmt.Sprintf("entropy's curve is nearest to %s's (mean |difference| %.1f points over those budgets)", nearest, 100*gap))
-	}
-	return out
 }
 
 // frontierMarkdown is report.md's frontier section.
@@ -285,7 +111,7 @@ func frontierMarkdown(c Config, rep *Report) string {
 		fmt.Fprintf(&b, "Skipped: %s.\n", why)
 		return b.String()
 	}
-	fmt.Fprintf(&b, "%s read with `budget:F:POLICY` schedules (oryx/budget.go; `evals frontier`): exactly round(F·T) of each "+
+	fmt.Fprintf(&b, "%s read with `budget:F:POLICY` schedules (oryx/schedule/budget.go; `evals frontier`): exactly round(F·T) of each "+
 		"example's T tokens in attention, the rest in linear mode, placed by the policy — last: the last F·T tokens; question: "+
 		"the query keys first (the task's split; a larger budget goes on to the positions just before them); random: seeded random positions (control); entropy: a "+
 		"linear pass scores every position by the entropy of its readout and the F·T most uncertain are recomputed in attention "+
@@ -297,7 +123,7 @@ func frontierMarkdown(c Config, rep *Report) string {
 	for _, f := range r.Budgets {
 		fmt.Fprintf(&b, " F = %s |", evalrun.BudgetList([]float64{f}))
 	}
-	fmt.Fprintf(&b, " recovers all-attention (±%.0f pt) at |\n|---|", 100*FrontierTolerance)
+	fmt.Fprintf(&b, " recovers all-attention (±%.0f pt) at |\n|---|", 100*evalrun.FrontierTolerance)
 	b.WriteString(strings.Repeat("---|", len(r.Budgets)+1) + "\n")
 	for _, cv := range r.ByPolicy {
 		fmt.Fprintf(&b, "| %s |", cv.Policy)
@@ -315,10 +141,10 @@ func frontierMarkdown(c Config, rep *Report) string {
 		fmt.Fprintf(&b, " %s |\n", at)
 	}
 	b.WriteString("\n")
-	for _, v := range r.verdict() {
+	for _, v := range r.Verdict() {
 		fmt.Fprintf(&b, "- %s.\n", strings.ToUpper(v[:1])+v[1:])
 	}
-	if lo, hi, ent, ok := r.costs(); ok {
+	if lo, hi, ent, ok := r.Costs(); ok {
 		fmt.Fprintf(&b, "- Cost: %.3f forward MFLOP per token (gathered: attention only where it is run) at F = 0, %.3f at F = 1; "+
 			"entropy's linear pass adds %.3f at the budgets between.\n", lo, hi, ent)
 	}
@@ -330,28 +156,11 @@ func frontierMarkdown(c Config, rep *Report) string {
 	return b.String()
 }
 
-// costs are the gathered MFLOP per token at F = 0 and F = 1 and what the entropy policy adds at the first
-// budget between them (false if any is missing).
-func (r *FrontierResult) costs() (lo, hi, ent float64, ok bool) {
-	k0, k1 := slices.Index(r.Budgets, 0), slices.Index(r.Budgets, 1)
-	ke, kl := slices.Index(r.Policies, string(oryx.PolicyEntropy)), slices.Index(r.Policies, string(oryx.PolicyLast))
-	if k0 < 0 || k1 < 0 {
-		return 0, 0, 0, false
-	}
-	lo, hi = r.ByPolicy[0].MFLOPsPerToken[k0], r.ByPolicy[0].MFLOPsPerToken[k1]
-	for k := range r.Budgets {
-		if r.intermediate(k) && ke >= 0 && kl >= 0 {
-			return lo, hi, r.ByPolicy[ke].MFLOPsPerToken[k] - r.ByPolicy[kl].MFLOPsPerToken[k], true
-		}
-	}
-	return 0, 0, 0, false
-}
-
 // pooledMQAR is a model's MQAR accuracy under the linear and attention schedules pooled over the claims'
 // pair counts (weighted by queries, as the frontier pools).
 func pooledMQAR(c Config, rep *Report, run string) (lin, att float64, ok bool) {
 	for _, m := range rep.Models {
-		if m.Name != run {
+		if m.Name != run || m.Seed > 1 { // the frontier reads the first seed's run
 			continue
 		}
 		pool := func(sched string) (float64, bool) {

@@ -6,18 +6,17 @@ import (
 	"encoding/json"
 	"math"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/oryx-go/oryx/evals/evalrun"
-	"github.com/oryx-go/oryx/oryx"
+	"github.com/oryx-go/oryx/oryx/schedule"
 )
 
 // syntheticFrontier is a frontier whose curves are known: question reaches the all-attention accuracy
 // (0.30) at F = 0.1, entropy stays within a point of last, random is in between.
-func syntheticFrontier() *FrontierResult {
+func syntheticFrontier() *evalrun.FrontierSummary {
 	budgets := []float64{0, 0.05, 0.1, 0.5, 1}
 	acc := map[string][]float64{
 		"last":     {0.12, 0.12, 0.13, 0.16, 0.30},
@@ -25,7 +24,7 @@ func syntheticFrontier() *FrontierResult {
 		"random":   {0.12, 0.13, 0.14, 0.20, 0.30},
 		"entropy":  {0.12, 0.13, 0.135, 0.15, 0.30},
 	}
-	r := &FrontierResult{Run: "oryx-tg", Dir: FrontierDir, Task: evalrun.FrontierMQAR, Pairs: []int{4, 8}, Examples: 64,
+	r := &evalrun.FrontierSummary{Run: "oryx-tg", Dir: FrontierDir, Task: evalrun.FrontierMQAR, Pairs: []int{4, 8}, Examples: 64,
 		Budgets: budgets, Policies: []string{"last", "question", "random", "entropy"}, Seconds: 12.5}
 	for _, pol := range r.Policies {
 		for k, b := range budgets {
@@ -40,32 +39,11 @@ func syntheticFrontier() *FrontierResult {
 	return r
 }
 
-// TestFrontierSummary: the curves, the budget at which each policy recovers the all-attention accuracy
-// (within a point), the best policy at each budget, the verdict and the report's section, from known
-// points.
-func TestFrontierSummary(t *testing.T) {
+// TestFrontierMarkdown: report.md's frontier section from known points (the summary itself is tested in
+// evals/evalrun).
+func TestFrontierMarkdown(t *testing.T) {
 	r := syntheticFrontier()
-	require.NoError(t, r.summarize())
-	require.Equal(t, 0.12, float64(r.AllLinear))
-	require.Equal(t, 0.30, float64(r.AllAttention))
-	at := map[string]*float64{}
-	for _, cv := range r.ByPolicy {
-		at[cv.Policy] = cv.RecoversAt
-		require.Len(t, cv.Accuracy, len(r.Budgets))
-		require.InDelta(t, 0.235, cv.MFLOPsPerToken[0], 1e-12)
-	}
-	require.Equal(t, 0.1, *at["question"], "0.295 is within a point of 0.30; 0.27 is not")
-	for _, pol := range []string{"last", "random", "entropy"} {
-		require.Nil(t, at[pol], "%s: only at F = 1", pol)
-	}
-	require.Equal(t, []float64{0.05, 0.1, 0.5}, r.ByPolicy[1].BestAt)
-	require.Empty(t, r.ByPolicy[0].BestAt)
-
-	v := strings.Join(r.verdict(), "\n")
-	require.Contains(t, v, "highest accuracy at every budget between 0 and 1 (0.05, 0.1, 0.5): question")
-	require.Contains(t, v, "all-attention accuracy (30.0%) recovered within 1 point: last not below F = 1, question at F = 0.1, random not below F = 1, entropy not below F = 1")
-	require.Contains(t, v, "entropy's curve is nearest to last's (mean |difference| 0.8 points over those budgets)")
-
+	require.NoError(t, r.Summarize())
 	c := Default()
 	rep := &Report{Frontier: r}
 	md := frontierMarkdown(c, rep)
@@ -75,25 +53,6 @@ func TestFrontierSummary(t *testing.T) {
 	require.Contains(t, md, "| entropy | 12.0% | 13.0% | 13.5% | 15.0% | 30.0% | only F = 1 |\n")
 	require.Contains(t, md, "- Cost: 0.235 forward MFLOP per token (gathered: attention only where it is run) at F = 0, 0.292 at F = 1; entropy's linear pass adds 0.235 at the budgets between.")
 	require.NotContains(t, md, "- Check:", "no models: nothing to check against")
-
-	// A tie at a budget counts for each policy; without an F = 1 point nothing is "recovered".
-	r = syntheticFrontier()
-	r.Budgets = []float64{0, 0.05}
-	r.Points[1].Value = 0.27 // last at 0.05 ties question
-	require.NoError(t, r.summarize())
-	require.Equal(t, []float64{0.05}, r.ByPolicy[0].BestAt)
-	require.Equal(t, []float64{0.05}, r.ByPolicy[1].BestAt)
-	require.Nil(t, r.ByPolicy[1].RecoversAt)
-	require.True(t, math.IsNaN(float64(r.AllAttention)))
-	data, err := json.Marshal(r)
-	require.NoError(t, err)
-	require.Contains(t, string(data), `"all_attention":null`)
-	require.Contains(t, strings.Join(r.verdict(), "\n"), "highest accuracy at every budget between 0 and 1 (0.05): last, question")
-
-	// A missing point is an error, not a zero.
-	r = syntheticFrontier()
-	r.Points = r.Points[1:]
-	require.ErrorContains(t, r.summarize(), "no point for last at budget 0")
 }
 
 // TestFrontierSkipped: without an Oryx-TG main model (--runs transformer,gdn) the frontier is skipped with
@@ -129,7 +88,7 @@ func TestFrontierConfigRefused(t *testing.T) {
 	for _, bad := range []func(*Config){
 		func(c *Config) { c.FrontierBudgets = []float64{0, 1.5} },
 		func(c *Config) { c.FrontierBudgets = []float64{math.NaN()} },
-		func(c *Config) { c.FrontierPolicies = []oryx.Policy{"smart"} },
+		func(c *Config) { c.FrontierPolicies = []schedule.Policy{"smart"} },
 		func(c *Config) { c.FrontierExamples = -1 },
 	} {
 		c := QuickConfig()

@@ -2,11 +2,14 @@ package study
 
 import (
 	"bytes"
+	"fmt"
 	"io"
+	"math"
+	"path/filepath"
 	"sort"
 	"sync"
 
-	"github.com/oryx-go/oryx/recipes/recipe"
+	"github.com/oryx-go/oryx/recipes/train"
 )
 
 // Runs are trained and evaluated Config.Jobs at a time. On XLA CPU a tiny model's step is hundreds of small
@@ -15,18 +18,72 @@ import (
 // deterministic (its own seeds and data order), so the results do not depend on Jobs; only the log
 // interleaves, each line prefixed with its run's name.
 
+// A job is one training of the study: a run of Config.Runs with one of its Config.Seeds seeds.
+type job struct {
+	Run  RunSpec
+	Seed int // 1..Config.Seeds
+}
+
+// seeds is the number of seeds per run (at least 1).
+func (c Config) seeds() int { return max(c.Seeds, 1) }
+
+// jobs lists the study's trainings, run by run, each run's seeds in order.
+func (c Config) jobs() []job {
+	var out []job
+	for _, r := range c.Runs {
+		for k := 1; k <= c.seeds(); k++ {
+			out = append(out, job{r, k})
+		}
+	}
+	return out
+}
+
+// trainSeed is the training seed of seed k (1-based): Train.Seed, Train.Seed+1, ...
+func (c Config) trainSeed(k int) uint64 { return c.Train.Seed + uint64(k-1) }
+
+// Size is the run's model size: "tiny", or "tiny<w>x" at width w.
+func (r RunSpec) Size() string {
+	if r.Width <= 1 {
+		return "tiny"
+	}
+	return fmt.Sprintf("tiny%dx", r.Width)
+}
+
+// width is the run's width multiplier (at least 1).
+func (r RunSpec) width() int { return max(r.Width, 1) }
+
+// Label names the run at its size, "<name>-<size>": its run directory with one seed, its name in logs.
+func (r RunSpec) Label() string { return r.Name + "-" + r.Size() }
+
+// label names the job: the run's label, and "-s<k>" with more than one seed (so that a one-seed study keeps
+// the run directories it always had).
+func (c Config) label(j job) string {
+	if c.seeds() == 1 {
+		return j.Run.Label()
+	}
+	return fmt.Sprintf("%s-s%d", j.Run.Label(), j.Seed)
+}
+
+// jobDir is the run directory of a job.
+func (c Config) jobDir(j job) string { return filepath.Join(c.Out, "runs", c.label(j)) }
+
 // relativeCost estimates a run's training time relative to the Transformer's (XLA CPU, tiny preset, the
 // study's shape; the measured throughputs in the README): the runs start longest first so that the last
-// one to finish is a short one.
+// one to finish is a short one. A tiny2x step took 2.8–4.3× a tiny one (XLA CPU, two runs at a time, under
+// load; the README): 3× per doubling of the width.
 func relativeCost(rs RunSpec) float64 {
+	return math.Pow(3, math.Log2(float64(rs.width()))) * variantCost(rs)
+}
+
+func variantCost(rs RunSpec) float64 {
 	switch {
 	case !rs.Variant.IsMultiMixer() && rs.Variant.HasAttention():
 		return 1
 	case !rs.Variant.IsMultiMixer():
 		return 2
-	case rs.ModeTraining == recipe.ModeTrainingComplementary:
+	case rs.ModeTraining == train.ModeTrainingComplementary:
 		return 4.2
-	case rs.AttentionProb == 1: // one readout (recipe's uniform mode training): a Transformer step and the shared paths
+	case rs.AttentionProb == 1: // one readout (the trainer's uniform mode training): a Transformer step and the shared paths
 		return 1.3
 	case rs.AttentionProb == 0:
 		return 2.1
@@ -34,13 +91,13 @@ func relativeCost(rs RunSpec) float64 {
 	return 2.5
 }
 
-// startOrder returns the indices of runs, most expensive first (stable).
-func startOrder(runs []RunSpec) []int {
-	order := make([]int, len(runs))
+// startOrder returns the indices of jobs, most expensive first (stable).
+func startOrder(jobs []job) []int {
+	order := make([]int, len(jobs))
 	for i := range order {
 		order[i] = i
 	}
-	sort.SliceStable(order, func(a, b int) bool { return relativeCost(runs[order[a]]) > relativeCost(runs[order[b]]) })
+	sort.SliceStable(order, func(a, b int) bool { return relativeCost(jobs[order[a]].Run) > relativeCost(jobs[order[b]].Run) })
 	return order
 }
 
@@ -145,4 +202,16 @@ func (w *prefixWriter) emit(line []byte) error {
 	}
 	_, err := w.shared.out.Write(append(append([]byte(nil), w.prefix...), line...))
 	return err
+}
+
+// Trainings is the number of trainings of c: runs × seeds (the indices TrainRun takes).
+func (c Config) Trainings() int { return len(c.Runs) * c.seeds() }
+
+// JobLabel names training i of c (its run directory), "training i" out of range.
+func (c Config) JobLabel(i int) string {
+	jobs := c.jobs()
+	if i < 0 || i >= len(jobs) {
+		return fmt.Sprintf("training %d", i)
+	}
+	return c.label(jobs[i])
 }

@@ -65,14 +65,48 @@ func TestForEachRun(t *testing.T) {
 	}
 }
 
-// TestStartOrder: the complementary ablation first, the Transformer last, ties in the study's order.
+// TestStartOrder: the complementary ablation first, the Transformer last, ties in the study's order; with
+// seeds a run's seeds in order; study-scale's wider runs before the tiny ones.
 func TestStartOrder(t *testing.T) {
-	runs := DefaultRuns()
+	c := Default()
 	var names []string
-	for _, i := range startOrder(runs) {
-		names = append(names, runs[i].Name)
+	jobs := c.jobs()
+	for _, i := range startOrder(jobs) {
+		names = append(names, c.label(jobs[i]))
 	}
-	require.Equal(t, []string{"oryx-tg-complementary", "oryx-tg", "oryx-tg-p0", "gdn", "oryx-tg-p1", "transformer"}, names)
+	require.Equal(t, []string{"oryx-tg-complementary-tiny", "oryx-tg-tiny", "oryx-tg-p0-tiny", "gdn-tiny", "oryx-tg-p1-tiny", "transformer-tiny"}, names)
+
+	c.Runs, c.Seeds = c.Runs[:2], 2
+	jobs, names = c.jobs(), nil
+	for _, i := range startOrder(jobs) {
+		names = append(names, c.label(jobs[i]))
+	}
+	require.Equal(t, []string{"gdn-tiny-s1", "gdn-tiny-s2", "transformer-tiny-s1", "transformer-tiny-s2"}, names)
+
+	c = ScaleConfig()
+	jobs, names = c.jobs(), nil
+	for _, i := range startOrder(jobs)[:3] {
+		names = append(names, c.label(jobs[i]))
+	}
+	require.Equal(t, []string{"oryx-tg-tiny2x-s1", "oryx-tg-tiny2x-s2", "oryx-tg-tiny2x-s3"}, names)
+}
+
+// TestJobs: the jobs of a study, their seeds and run directories (a one-seed study keeps the directory
+// names it always had).
+func TestJobs(t *testing.T) {
+	c := Default()
+	require.Len(t, c.jobs(), 6)
+	require.Equal(t, "runs/study/runs/oryx-tg-tiny", c.jobDir(c.jobs()[2]))
+	require.Equal(t, uint64(1), c.trainSeed(1))
+	c.Seeds = 3
+	jobs := c.jobs()
+	require.Len(t, jobs, 18)
+	require.Equal(t, job{c.Runs[0], 3}, jobs[2])
+	require.Equal(t, "runs/study/runs/transformer-tiny-s3", c.jobDir(jobs[2]))
+	require.Equal(t, uint64(3), c.trainSeed(3))
+	s := ScaleConfig()
+	require.Len(t, s.jobs(), 18, "3 models × 2 widths × 3 seeds")
+	require.Equal(t, "gdn-tiny2x-s2", s.label(s.jobs()[13]))
 }
 
 // TestPrefixWriter: lines from concurrent writers come out whole, each with its writer's label, blank lines
@@ -122,7 +156,8 @@ func TestPrefixWriter(t *testing.T) {
 // TestConfigJSONRoundTrip: a training worker process reads the study's configuration back from JSON exactly
 // (every config the command builds), the worker hook aside.
 func TestConfigJSONRoundTrip(t *testing.T) {
-	for _, c := range []Config{Default(), PureGoConfig(), QuickConfig()} {
+	for _, c := range []Config{Default(), PureGoConfig(), QuickConfig(), ScaleConfig(), QuickScaleConfig(), AttributionConfig(),
+		QuickAttributionConfig()} {
 		c.Jobs = 2
 		data, err := json.Marshal(c)
 		require.NoError(t, err)

@@ -6,7 +6,7 @@ import (
 	"sort"
 
 	"github.com/oryx-go/oryx/datasets"
-	"github.com/oryx-go/oryx/evals/mqar"
+	"github.com/oryx-go/oryx/evals/evalrun"
 	"github.com/oryx-go/oryx/internal/figure"
 	"github.com/oryx-go/oryx/internal/rundir"
 )
@@ -21,9 +21,9 @@ var scheduleStyle = map[string]figure.Line{
 	"mixed":     {Color: 2, Marker: 3, Dash: figure.Dashed},
 	// The validation loss in block-random modes (loss.png only): the multi-mixer runs' training
 	// distribution, not the mixed schedule, so it has a style of its own.
-	rundir.ValBlockRandom:  {Color: 3, Marker: 7, Dash: figure.Dashed},
-	mqar.LinearToAttention: {Color: 0, Marker: 4, Dash: figure.Dashed},
-	mqar.AttentionToLinear: {Color: 1, Marker: 5, Dash: figure.Dashed},
+	rundir.ValBlockRandom:     {Color: 3, Marker: 7, Dash: figure.Dashed},
+	evalrun.LinearToAttention: {Color: 0, Marker: 4, Dash: figure.Dashed},
+	evalrun.AttentionToLinear: {Color: 1, Marker: 5, Dash: figure.Dashed},
 }
 
 // writePlots draws:
@@ -51,20 +51,23 @@ func writePlots(c Config, rep *Report) error {
 		return l
 	}
 	for _, m := range rep.Models {
-		title := panelTitle(m.RunSpec)
+		title := panelTitle(c, m)
 		lp := &figure.Panel{Title: title, X: figure.Axis{Label: "training tokens"}, Y: figure.Axis{Label: "validation loss (nats/token)"},
 			LegendInside: true}
-		x, ys := valCurves(runDir(c, m.Name))
+		x, ys := valCurves(filepath.Join(c.Out, m.RunDir))
 		for _, mode := range rundir.ValModes {
 			if y, ok := ys[mode]; ok {
 				lp.Lines = append(lp.Lines, line(mode, valModeName(mode), x, y, nil))
 			}
 		}
 		// The baselines' half-token controls are their own curves at half the tokens (DefaultRuns).
-		if m.Role == RoleMain && !m.Variant.IsMultiMixer() && len(x) > 0 {
+		if (m.Role == RoleMain || m.Role == RoleScale) && !m.Variant.IsMultiMixer() && len(x) > 0 {
 			lp.VRefs = []figure.Ref{{At: x[len(x)-1] / 2, Label: "half-token control"}}
 		}
 		loss = append(loss, lp)
+		if c.evaluation() == EvalCurves {
+			continue // no evaluation: the loss and recall curves only
+		}
 
 		mqP := &figure.Panel{Title: title, X: pairs, Y: unit, HRefs: chance, Dodge: true}
 		ndP := &figure.Panel{Title: title, X: figure.Axis{Label: "prompt length (tokens)", Scale: figure.Log2, Ticks: ints(c.NeedleLengths)},
@@ -85,12 +88,15 @@ func writePlots(c Config, rep *Report) error {
 			ndP.Lines = append(ndP.Lines, line(s.Schedule, name, nx, ny, ne))
 			cpP.Lines = append(cpP.Lines, line(s.Schedule, name, cx, cy, ce))
 		}
-		mq, nd, cp = append(mq, mqP), append(nd, ndP), append(cp, cpP)
+		mq = append(mq, mqP)
+		if c.evaluation() == EvalFull {
+			nd, cp = append(nd, ndP), append(cp, cpP)
+		}
 
 		if m.SwitchMQAR != nil {
 			swP := &figure.Panel{Title: title, X: pairs, Y: unit, HRefs: chance, Dodge: true,
 				Comment: "A → B: the pairs read in A, the queries in B"}
-			for _, k := range []string{"attention", "linear", mqar.LinearToAttention, mqar.AttentionToLinear} {
+			for _, k := range []string{"attention", "linear", evalrun.LinearToAttention, evalrun.AttentionToLinear} {
 				cells := m.SwitchMQAR[k]
 				if k == "attention" || k == "linear" {
 					cells = m.sched(k).MQARCells
@@ -106,6 +112,14 @@ func writePlots(c Config, rep *Report) error {
 				fmt.Sprintf("%s: loss around a mode switch at position %d", m.Name, m.Switch.SwitchAt)); err != nil {
 				return err
 			}
+		}
+	}
+	if err := writeCurvesPlot(c, rep); err != nil {
+		return err
+	}
+	if rep.Scale != nil {
+		if err := writeScalePlot(c, rep.Scale); err != nil {
+			return fmt.Errorf("plot scale.png: %w", err)
 		}
 	}
 	for _, f := range []struct {
@@ -129,21 +143,149 @@ func writePlots(c Config, rep *Report) error {
 	return nil
 }
 
-// panelTitle names a run's panel: its name, and for a control or ablation its role (the name says what it
-// changes; a longer title would be cut at the edges of a panel narrowed by its legend).
-func panelTitle(r RunSpec) string {
-	if r.Role == RoleMain || r.Role == "" {
-		return r.Name
+// panelTitle names a run's panel: its name (with its size when not tiny, its seed with several), and for
+// a control or ablation its role (the name says what it changes; a longer title would be cut at the edges
+// of a panel narrowed by its legend).
+func panelTitle(c Config, m *ModelResult) string {
+	name := m.Name
+	if m.width() > 1 {
+		name += " " + m.Size()
 	}
-	return fmt.Sprintf("%s (%s)", r.Name, r.Role)
+	if c.seeds() > 1 {
+		name += fmt.Sprintf(" s%d", m.Seed)
+	}
+	if m.Role == RoleControl || m.Role == RoleAblation {
+		return fmt.Sprintf("%s (%s)", name, m.Role)
+	}
+	return name
+}
+
+// writeCurvesPlot draws mqar_curves.png, the recall learning curves: MQAR accuracy of the curve subset
+// against training tokens, one panel per run (and size), one line per schedule in the schedules' styles —
+// with several seeds each seed a thin line and their mean a thick one — with the chance level. A first
+// panel overlays the main comparison: the Transformer, GDN and Oryx-TG's modes (seed means).
+func writeCurvesPlot(c Config, rep *Report) error {
+	if c.CurveExamples == 0 {
+		return nil
+	}
+	unit := figure.Axis{Label: "MQAR accuracy (curve subset)", Min: ptr(0), Max: ptr(1.02)}
+	tokens := figure.Axis{Label: "training tokens"}
+	chance := []figure.Ref{{At: 2.0 / datasets.MQARVocab, Label: fmt.Sprintf("chance (1/%d)", datasets.MQARVocab/2)}}
+	comment := ""
+	if c.seeds() > 1 {
+		comment = fmt.Sprintf("thin: each of %d seeds, thick: their mean", c.seeds())
+	}
+	overview := &figure.Panel{Title: "main comparison (mean over seeds)", X: tokens, Y: unit, HRefs: chance, Comment: comment}
+	var panels []*figure.Panel
+	colour := 0
+	for _, runs := range bySpec(rep.Models) {
+		k := runs[0]
+		title := k.Name
+		if k.width() > 1 {
+			title += " " + k.Size()
+		}
+		p := &figure.Panel{Title: title, X: tokens, Y: unit, HRefs: chance, Comment: comment}
+		for _, s := range curveSchedules(runs[0].Curves) {
+			x, mean := meanCurve(runs, s)
+			if len(x) == 0 {
+				continue
+			}
+			l := scheduleStyle[s]
+			if len(runs) > 1 {
+				for _, m := range runs {
+					rc := m.Curves[s]
+					if rc == nil {
+						continue
+					}
+					thin := scheduleStyle[s]
+					thin.X, thin.Y, thin.Faint, thin.Marker = int64s(rc.Tokens), rc.Accuracy, true, 0
+					p.Lines = append(p.Lines, thin)
+				}
+				l.Width = 2.5
+			}
+			l.Name, l.X, l.Y = s, x, mean
+			p.Lines = append(p.Lines, l)
+			main := runs[0].Role == RoleMain || runs[0].Role == RoleScale || (runs[0].Role == RoleAttribution && runs[0].Change == "")
+			if main && k.width() == 1 {
+				overview.Lines = append(overview.Lines, figure.Line{Name: k.Name + " " + s, X: x, Y: mean, Color: colour,
+					Dash: scheduleStyle[s].Dash, Marker: 1 + colour})
+				colour++
+			}
+		}
+		panels = append(panels, p)
+	}
+	if len(panels) == 0 {
+		return nil
+	}
+	if len(overview.Lines) > 0 {
+		panels = append([]*figure.Panel{overview}, panels...)
+	}
+	fig := figure.Figure{Title: fmt.Sprintf("recall learning curves: MQAR accuracy during training (%d examples at each of %s pairs, every %d steps)",
+		c.CurveExamples, joinInts(c.CurvePairs), c.curveSteps()), Cols: min(len(panels), 3), Panels: panels, ShareY: true}
+	if err := fig.WritePNG(filepath.Join(c.Out, "mqar_curves.png")); err != nil {
+		return fmt.Errorf("plot mqar_curves.png: %w", err)
+	}
+	return nil
+}
+
+// bySpec groups the models by run spec (name and width), in their order: one group per run, its seeds in
+// order.
+func bySpec(models []*ModelResult) [][]*ModelResult {
+	type key struct {
+		name  string
+		width int
+	}
+	var out [][]*ModelResult
+	at := map[key]int{}
+	for _, m := range models {
+		k := key{m.Name, m.width()}
+		i, ok := at[k]
+		if !ok {
+			i = len(out)
+			at[k] = i
+			out = append(out, nil)
+		}
+		out[i] = append(out[i], m)
+	}
+	return out
+}
+
+// meanCurve is the mean over runs (seeds) of their curves under sched, on the first run's validation
+// points (the seeds of a run validate at the same steps).
+func meanCurve(runs []*ModelResult, sched string) (x, y []float64) {
+	first := runs[0].Curves[sched]
+	if first == nil {
+		return nil, nil
+	}
+	x = int64s(first.Tokens)
+	y = make([]float64, len(x))
+	for i := range x {
+		n := 0
+		for _, m := range runs {
+			if rc := m.Curves[sched]; rc != nil && i < len(rc.Accuracy) {
+				y[i] += rc.Accuracy[i]
+				n++
+			}
+		}
+		y[i] /= float64(max(n, 1))
+	}
+	return x, y
+}
+
+func int64s(v []int64) []float64 {
+	out := make([]float64, len(v))
+	for i, x := range v {
+		out[i] = float64(x)
+	}
+	return out
 }
 
 // switchName is the legend entry of a switch-test schedule (the panel's comment says what A → B is).
 func switchName(k string) string {
 	switch k {
-	case mqar.LinearToAttention:
+	case evalrun.LinearToAttention:
 		return "linear → attention"
-	case mqar.AttentionToLinear:
+	case evalrun.AttentionToLinear:
 		return "attention → linear"
 	}
 	return k

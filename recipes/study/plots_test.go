@@ -8,8 +8,6 @@ import (
 	"testing"
 
 	"github.com/oryx-go/oryx/evals/evalrun"
-	"github.com/oryx-go/oryx/evals/modeswitch"
-	"github.com/oryx-go/oryx/evals/mqar"
 	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/stretchr/testify/require"
 )
@@ -26,8 +24,8 @@ func TestWritePlots(t *testing.T) {
 	rep := &Report{}
 	for vi, rs := range c.Runs {
 		v := rs.Variant
-		m := &ModelResult{RunSpec: rs}
-		dir := runDir(c, rs.Name)
+		m := &ModelResult{RunSpec: rs, Seed: 1, RunDir: filepath.Join("runs", rs.Label()), Curves: map[string]*RecallCurve{}}
+		dir := filepath.Join(c.Out, m.RunDir)
 		require.NoError(t, os.MkdirAll(dir, 0o755))
 		var recs []rundir.ValRecord
 		for s := 1; s <= 6; s++ {
@@ -51,18 +49,24 @@ func TestWritePlots(t *testing.T) {
 				r.Copy[l] = evalrun.ProbeScore{Score: 0.9 - 0.2*float64(si) - 0.1*float64(i), StdErr: 0.04}
 			}
 			m.Schedules = append(m.Schedules, r)
+			rc := &RecallCurve{}
+			for k := 1; k <= 6; k++ {
+				rc.Tokens = append(rc.Tokens, int64(k*204800))
+				rc.Accuracy = append(rc.Accuracy, 1/(1+math.Exp(-float64(2*k-6-si-vi))))
+			}
+			m.Curves[s] = rc
 		}
 		if v.IsMultiMixer() {
 			m.SwitchMQAR = map[string]map[int]mqarCell{}
-			for ki, k := range []string{mqar.AttentionToLinear, mqar.LinearToAttention} {
+			for ki, k := range []string{evalrun.AttentionToLinear, evalrun.LinearToAttention} {
 				m.SwitchMQAR[k] = map[int]mqarCell{}
 				for i, p := range c.MQARPairs {
 					acc := math.Max(0, 0.9-0.3*float64(i)-0.2*float64(ki))
 					m.SwitchMQAR[k][p] = mqarCell{Accuracy: acc, StdErr: math.Sqrt(acc*(1-acc)/64) + 0.01}
 				}
 			}
-			sw := &modeswitch.Curves{Variant: v, SwitchAt: 128, Sequences: 64, SeqLen: 256, Window: modeswitch.DefaultWindow, Loss: map[string][]float64{}}
-			for ni, name := range []string{modeswitch.Attention, modeswitch.Linear, modeswitch.AttentionToLinear, modeswitch.LinearToAttention} {
+			sw := &evalrun.SwitchCurves{Variant: v, SwitchAt: 128, Sequences: 64, SeqLen: 256, Window: evalrun.SwitchWindow, Loss: map[string][]float64{}}
+			for ni, name := range []string{evalrun.SwitchAttention, evalrun.SwitchLinear, evalrun.AttentionToLinear, evalrun.LinearToAttention} {
 				y := make([]float64, 256)
 				for p := range y {
 					y[p] = 1 + 3/math.Sqrt(float64(p+1)) + 0.1*float64(ni%2) + 0.05*math.Sin(float64(p))
@@ -78,7 +82,7 @@ func TestWritePlots(t *testing.T) {
 	}
 	require.NoError(t, writePlots(c, rep))
 	const panelW, panelH = 704, 462 // figure.PanelWidth, PanelHeight at figure.DPI
-	for _, f := range []string{"loss.png", "mqar.png", "switch.png", "needle.png", "copy.png", "switch-oryx-tg.png"} {
+	for _, f := range []string{"loss.png", "mqar.png", "switch.png", "needle.png", "copy.png", "switch-oryx-tg.png", "mqar_curves.png"} {
 		fh, err := os.Open(filepath.Join(c.Out, f))
 		require.NoError(t, err, f)
 		img, err := png.Decode(fh)
@@ -90,8 +94,11 @@ func TestWritePlots(t *testing.T) {
 		}
 		require.Equal(t, wantW, img.Bounds().Dx(), f)
 		rows := 2 // six runs (four multi-mixer ones in switch.png), three panels a row
-		if f == "switch-oryx-tg.png" {
+		switch f {
+		case "switch-oryx-tg.png":
 			rows = 1
+		case "mqar_curves.png":
+			rows = 3 // the main comparison and the six runs
 		}
 		require.GreaterOrEqual(t, img.Bounds().Dy(), rows*panelH, f)
 	}

@@ -13,33 +13,36 @@ import (
 	"github.com/oryx-go/oryx/datasets"
 	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/evals/evalrun"
-	"github.com/oryx-go/oryx/evals/harness"
-	"github.com/oryx-go/oryx/evals/leaderboard"
 	"github.com/oryx-go/oryx/internal/backend"
 	"github.com/oryx-go/oryx/oryx"
-	"github.com/oryx-go/oryx/recipes/recipe"
+	"github.com/oryx-go/oryx/recipes/train"
 )
 
-// Report is the study's outcome, also written to study.json.
+// Report is the study's outcome, also written to study.json (scale.json, attribution.json for the other
+// kinds).
 type Report struct {
 	Config   Config         `json:"config"`
-	Models   []*ModelResult `json:"models"`
-	Controls []Comparison   `json:"controls"` // the loss comparisons that attribute claim (a)'s gap
+	Models   []*ModelResult `json:"models"`   // one per run and seed, in Config.jobs() order
+	Controls []Comparison   `json:"controls"` // the loss comparisons that attribute claim (a)'s gap, per seed
 	Claims   []Claim        `json:"claims"`
 	Seconds  float64        `json:"elapsed_s"`
 	Backend  string         `json:"backend"`
 	Date     string         `json:"date"`
 
 	// Frontier is the attention-budget frontier of the Oryx-TG main model (frontier.go).
-	Frontier *FrontierResult `json:"frontier"`
+	Frontier *evalrun.FrontierSummary `json:"frontier"`
+	// Scale is study-scale's table of the claims' gaps by width and budget (KindScale; scale.go).
+	Scale *ScaleResult `json:"scale,omitempty"`
+	// Attribution is the attribution's table (KindAttribution; attribution.go).
+	Attribution *AttributionResult `json:"attribution,omitempty"`
 }
 
-// Run trains and evaluates every model of c, then writes the artefacts. A model whose run directory already
-// holds a finished run is not retrained (its checkpoint is resumed at the last step), so an interrupted
-// study continues where it stopped.
+// Run trains and evaluates every model of c (every run, every seed), then writes the artefacts of c's kind.
+// A model whose run directory already holds a finished run is not retrained (its checkpoint is resumed at
+// the last step), so an interrupted study continues where it stopped.
 //
 // Cancelling ctx (SIGINT in the command) stops Run between steps: a run in training is stopped by its own
-// signal handling (recipe.Train saves a checkpoint and returns recipe.ErrInterrupted); the finished runs
+// signal handling (recipe.Train saves a checkpoint and returns train.ErrInterrupted); the finished runs
 // stay in c.Out, so running the study again continues with the next model.
 func Run(ctx context.Context, c Config, log io.Writer) (*Report, error) {
 	start := time.Now()
@@ -48,8 +51,13 @@ func Run(ctx context.Context, c Config, log io.Writer) (*Report, error) {
 		return nil, err
 	}
 	rep := &Report{Config: c, Backend: be.Name()}
-	if err := checkProbes(c); err != nil {
+	if err := checkConfig(c); err != nil {
 		return nil, err
+	}
+	if c.evaluation() == EvalFull {
+		if err := checkProbes(c); err != nil {
+			return nil, err
+		}
 	}
 	if err := checkFrontier(c); err != nil {
 		return nil, err
@@ -59,14 +67,21 @@ func Run(ctx context.Context, c Config, log io.Writer) (*Report, error) {
 	if rep.Models, err = trainAndEvaluateAll(ctx, c, log); err != nil {
 		return nil, err
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("interrupted before the frontier (the runs are finished in %s): %w", filepath.Join(c.Out, "runs"), err)
+	switch c.kind() {
+	case KindStudy:
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("interrupted before the frontier (the runs are finished in %s): %w", filepath.Join(c.Out, "runs"), err)
+		}
+		if rep.Frontier, err = runFrontier(c, log); err != nil {
+			return nil, err
+		}
+		rep.Controls = controls(c, rep.Models)
+		rep.Claims = claims(c, rep.Models, rep.Controls)
+	case KindScale:
+		rep.Scale = scaleResult(c, rep.Models)
+	case KindAttribution:
+		rep.Attribution = attributionResult(c, rep.Models)
 	}
-	if rep.Frontier, err = runFrontier(c, log); err != nil {
-		return nil, err
-	}
-	rep.Controls = controls(c, rep.Models)
-	rep.Claims = claims(c, rep.Models, rep.Controls)
 	rep.Seconds = time.Since(start).Seconds()
 	rep.Date = time.Now().UTC().Format(time.RFC3339)
 	if err := writeArtefacts(c, rep); err != nil {
@@ -75,46 +90,146 @@ func Run(ctx context.Context, c Config, log io.Writer) (*Report, error) {
 	return rep, nil
 }
 
-// TrainRun trains run i of c in this process (or resumes it; a finished run is left as it is) and returns
-// its summary. It is what a training worker runs (Config.TrainWorker).
-func TrainRun(c Config, i int, log io.Writer) (*recipe.Summary, error) {
-	if i < 0 || i >= len(c.Runs) {
-		return nil, fmt.Errorf("study: run %d of %d", i, len(c.Runs))
+// checkConfig refuses what the study cannot run, before anything is trained.
+func checkConfig(c Config) error {
+	switch c.kind() {
+	case KindStudy, KindScale, KindAttribution:
+	default:
+		return fmt.Errorf("study: kind %q: want %s, %s or %s", c.Kind, KindStudy, KindScale, KindAttribution)
 	}
-	rs := c.Runs[i]
-	name := rs.Name + "-tiny"
-	tc := c.Train
-	if rs.Variant.IsMultiMixer() {
-		tc.AttentionProb, tc.ModeTraining = rs.AttentionProb, rs.ModeTraining
+	switch c.evaluation() {
+	case EvalFull, EvalMQAR, EvalCurves:
+	default:
+		return fmt.Errorf("study: evaluation %q: want %s, %s or %s", c.Evaluation, EvalFull, EvalMQAR, EvalCurves)
 	}
-	fmt.Fprintf(log, "\n[%d/%d] training %s (%s) on %s (%d steps × %d tokens)\n", i+1, len(c.Runs), name, rs.Role, c.Data,
-		tc.Steps, tc.TokensPerStep())
-	cfg, err := oryx.Preset("tiny", rs.Variant)
+	if c.Seeds < 0 {
+		return fmt.Errorf("study: seeds %d must be ≥ 1 (0: one)", c.Seeds)
+	}
+	if c.CurveExamples < 0 {
+		return fmt.Errorf("study: curve examples %d must be ≥ 0 (0: no recall curves)", c.CurveExamples)
+	}
+	if c.CurveExamples > 0 {
+		if len(c.CurvePairs) == 0 {
+			return fmt.Errorf("study: recall curves need at least one pair count (curve_pairs)")
+		}
+		for _, p := range c.CurvePairs {
+			if _, err := datasets.NewMQARGenerator(datasets.MQARConfig{Vocab: datasets.MQARVocab, SeqLen: c.Train.SeqLen, NumPairs: p}); err != nil {
+				return fmt.Errorf("study: recall curves at %d pairs: %w", p, err)
+			}
+		}
+	}
+	if c.kind() == KindScale {
+		if c.CurveExamples == 0 {
+			return fmt.Errorf("study: study-scale reads the retrieval gap from the recall curves: curve examples must be > 0")
+		}
+		for _, b := range c.ScaleBudgets {
+			if b <= 0 || b > c.Train.Steps || (b != c.Train.Steps && (c.curveSteps() <= 0 || b%c.curveSteps() != 0)) {
+				return fmt.Errorf("study: scale budget %d steps: must be a step of the recall curves (a multiple of %d) ≤ the %d training steps",
+					b, c.curveSteps(), c.Train.Steps)
+			}
+		}
+	}
+	seen := map[string]bool{}
+	for _, r := range c.Runs {
+		if seen[r.Label()] {
+			return fmt.Errorf("study: two runs are labelled %s", r.Label())
+		}
+		seen[r.Label()] = true
+		if _, err := modelConfig(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// TrainRun trains job i of c (c.jobs(): run i/Seeds with seed i%Seeds+1) in this process, or resumes it (a
+// finished run is left as it is), and returns its summary. It is what a training worker runs
+// (Config.TrainWorker). With c.CurveExamples > 0 the recall curves are measured at every validation point
+// (curves.go).
+func TrainRun(c Config, i int, log io.Writer) (*train.Summary, error) {
+	run, err := trainingRun(c, i, log)
 	if err != nil {
 		return nil, err
 	}
-	cfg.Vocab = 320 // the byte tokenizer's 258 ids, padded to a multiple of 64
-	sum, err := recipe.Train(recipe.Run{Name: name, Model: cfg, Train: tc, Data: datasets.DataSpec{Spec: c.Data},
-		Tokenizer: "bytes", Out: runDir(c, c.Runs[i].Name), Log: log})
+	fmt.Fprintf(log, "\n[%d/%d] training %s (%s) on %s (%d steps × %d tokens, seed %d)\n", i+1, c.Trainings(), run.Name,
+		c.jobs()[i].Run.Role, c.Data, run.Train.Steps, run.Train.TokensPerStep(), run.Train.Seed)
+	sum, err := train.Train(run)
 	if err != nil {
-		return nil, fmt.Errorf("training %s: %w", name, err)
+		return nil, fmt.Errorf("training %s: %w", run.Name, err)
 	}
 	return sum, nil
 }
 
-// trainAndEvaluateAll trains every run and evaluates it. With c.Jobs ≤ 1 each run is trained here and
-// evaluated right after, in order. Otherwise c.Jobs workers (c.TrainWorker, or TrainRun in a goroutine)
-// train the runs longest first, and each finished run is evaluated here while the others train: its
-// summary is read back by TrainRun, which finds the run finished.
-func trainAndEvaluateAll(ctx context.Context, c Config, log io.Writer) ([]*ModelResult, error) {
-	models := make([]*ModelResult, len(c.Runs))
-	evaluateRun := func(i int, sum *recipe.Summary, log io.Writer) error {
-		name := c.Runs[i].Name + "-tiny"
-		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("interrupted before evaluating %s (its run is finished in %s): %w", name, runDir(c, c.Runs[i].Name), err)
+// trainingRun is the training of job i: the study's training config with the job's seed and its run's
+// changes (mode training, block length, learning rate), the run's architecture, its run directory, and the
+// recall-curve probe.
+func trainingRun(c Config, i int, log io.Writer) (train.Run, error) {
+	jobs := c.jobs()
+	if i < 0 || i >= len(jobs) {
+		return train.Run{}, fmt.Errorf("study: training %d of %d", i, len(jobs))
+	}
+	j := jobs[i]
+	rs := j.Run
+	tc := c.Train
+	tc.Seed = c.trainSeed(j.Seed)
+	if rs.Variant.IsMultiMixer() {
+		tc.AttentionProb, tc.ModeTraining = rs.AttentionProb, rs.ModeTraining
+		if rs.BlockLen > 0 {
+			tc.BlockLen = rs.BlockLen
 		}
-		fmt.Fprintf(log, "[%d/%d] evaluating %s\n", i+1, len(c.Runs), name)
-		res, err := evaluate(c, c.Runs[i], runDir(c, c.Runs[i].Name), sum, log)
+	}
+	if rs.LR > 0 {
+		tc.LR = rs.LR
+	}
+	cfg, err := modelConfig(rs)
+	if err != nil {
+		return train.Run{}, err
+	}
+	run := train.Run{Name: c.label(j), Model: cfg, Train: tc, Data: datasets.DataSpec{Spec: c.Data}, Tokenizer: "bytes",
+		Out: c.jobDir(j), Log: log}
+	if c.CurveExamples > 0 {
+		probe := newRecallProbe(c)
+		run.Probe = func(tr *train.Trainer, step int) (map[string]float64, error) {
+			if !c.curveAt(step) {
+				return nil, nil
+			}
+			return probe.measure(tr)
+		}
+	}
+	return run, nil
+}
+
+// modelConfig is a run's architecture: the tiny preset, widened by rs.Width (d_model, heads and MLP width
+// times the width; the head dimensions stay), with the byte vocabulary and rs's attention-key options.
+func modelConfig(rs RunSpec) (oryx.Config, error) {
+	cfg, err := oryx.Preset("tiny", rs.Variant)
+	if err != nil {
+		return oryx.Config{}, err
+	}
+	w := rs.width()
+	cfg.DModel, cfg.Heads, cfg.MLPHidden = w*cfg.DModel, w*cfg.Heads, w*cfg.MLPHidden
+	cfg.Vocab = 320 // the byte tokenizer's 258 ids, padded to a multiple of 64
+	cfg.AttentionKeyNorm, cfg.AttentionKeySource = rs.AttentionKeyNorm, rs.AttentionKeySource
+	if err := cfg.Validate(); err != nil {
+		return oryx.Config{}, fmt.Errorf("study: run %s: %w", rs.Label(), err)
+	}
+	return cfg, nil
+}
+
+// trainAndEvaluateAll trains every job and evaluates it. With c.Jobs ≤ 1 each job is trained here and
+// evaluated right after, in order. Otherwise c.Jobs workers (c.TrainWorker, or TrainRun in a goroutine)
+// train the jobs longest first, and each finished run is evaluated here while the others train: its
+// summary is read back by TrainRun, which finds the run finished. The results are in c.jobs() order.
+func trainAndEvaluateAll(ctx context.Context, c Config, log io.Writer) ([]*ModelResult, error) {
+	jobs := c.jobs()
+	models := make([]*ModelResult, len(jobs))
+	evaluateRun := func(i int, sum *train.Summary, log io.Writer) error {
+		name, dir := c.label(jobs[i]), c.jobDir(jobs[i])
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("interrupted before evaluating %s (its run is finished in %s): %w", name, dir, err)
+		}
+		fmt.Fprintf(log, "[%d/%d] evaluating %s\n", i+1, len(jobs), name)
+		res, err := evaluate(c, jobs[i], dir, sum, log)
 		if err != nil {
 			return fmt.Errorf("evaluating %s: %w", name, err)
 		}
@@ -122,9 +237,9 @@ func trainAndEvaluateAll(ctx context.Context, c Config, log io.Writer) ([]*Model
 		return nil
 	}
 	if c.Jobs <= 1 {
-		for i, rs := range c.Runs {
+		for i, j := range jobs {
 			if err := ctx.Err(); err != nil {
-				return nil, fmt.Errorf("interrupted before training %s: %w", rs.Name+"-tiny", err)
+				return nil, fmt.Errorf("interrupted before training %s: %w", c.label(j), err)
 			}
 			sum, err := TrainRun(c, i, log)
 			if err != nil {
@@ -144,13 +259,17 @@ func trainAndEvaluateAll(ctx context.Context, c Config, log io.Writer) ([]*Model
 		}
 	}
 	logs := &lineWriters{out: log}
-	label := func(i int) string { return fmt.Sprintf("%-28s ", c.Runs[i].Name+"-tiny") }
-	trained := make(chan int, len(c.Runs))
+	width := 0
+	for _, j := range jobs {
+		width = max(width, len(c.label(j)))
+	}
+	label := func(i int) string { return fmt.Sprintf("%-*s ", max(width, 28), c.label(jobs[i])) }
+	trained := make(chan int, len(jobs))
 	var trainErr error
 	go func() {
-		trainErr = forEachRun(startOrder(c.Runs), c.Jobs, func(i int) error {
+		trainErr = forEachRun(startOrder(jobs), c.Jobs, func(i int) error {
 			if err := ctx.Err(); err != nil {
-				return fmt.Errorf("interrupted before training %s: %w", c.Runs[i].Name+"-tiny", err)
+				return fmt.Errorf("interrupted before training %s: %w", c.label(jobs[i]), err)
 			}
 			w := logs.prefixed(label(i))
 			defer w.Flush()
@@ -196,54 +315,73 @@ func checkProbes(c Config) error {
 	return nil
 }
 
-// writeArtefacts writes results/<model>-<schedule>.json, leaderboard.json, leaderboard.md, study.json,
-// report.md and the plots.
+// writeArtefacts writes the kind's artefacts: for the study results/<run>-<schedule>.json, leaderboard.json,
+// leaderboard.md and study.json; scale.json or attribution.json for the other kinds (EvalCurves has no
+// per-schedule results); then report.md and the plots.
 func writeArtefacts(c Config, rep *Report) error {
+	if err := os.MkdirAll(c.Out, 0o755); err != nil {
+		return err
+	}
+	if c.evaluation() != EvalCurves {
+		if err := writeResults(c, rep); err != nil {
+			return err
+		}
+	}
+	data, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(c.Out, c.kind()+".json"), append(data, '\n'), 0o644); err != nil {
+		return err
+	}
+	if err := writePlots(c, rep); err != nil {
+		return err
+	}
+	var md string
+	switch c.kind() {
+	case KindScale:
+		md = scaleMarkdown(c, rep)
+	case KindAttribution:
+		md = attributionMarkdown(c, rep)
+	default:
+		md = markdown(c, rep)
+	}
+	return os.WriteFile(filepath.Join(c.Out, "report.md"), []byte(md), 0o644)
+}
+
+// writeResults writes results/<run>-<schedule>.json per run and schedule, and their leaderboard.
+func writeResults(c Config, rep *Report) error {
 	resDir := filepath.Join(c.Out, "results")
 	if err := os.MkdirAll(resDir, 0o755); err != nil {
 		return err
 	}
 	var files []string
 	for _, m := range rep.Models {
+		label := filepath.Base(m.RunDir)
 		for _, s := range m.Schedules {
-			f := filepath.Join(resDir, fmt.Sprintf("%s-tiny-%s.json", m.Name, s.Schedule))
-			info := leaderboard.RunInfo{Model: m.Name + "-tiny", Variant: string(m.Variant), Size: "tiny",
-				Parameters: m.Params, Checkpoint: filepath.Join(c.Out, "runs", m.Name+"-tiny"),
+			f := filepath.Join(resDir, fmt.Sprintf("%s-%s.json", label, s.Schedule))
+			info := evalrun.RunInfo{Model: label, Variant: string(m.Variant), Size: m.Size(),
+				Parameters: m.Params, Checkpoint: filepath.Join(c.Out, m.RunDir),
 				CheckpointStep: int64(m.Summary.Steps), TokensSeen: m.Summary.Tokens, Schedule: s.Schedule,
 				Backend: rep.Backend, Tokenizer: "bytes", MaxLength: 4096, Date: rep.Date}
-			run := leaderboard.NewRunFile(info, scheduleResults(s))
-			run.AttentionFraction = s.AttentionFraction
-			if err := run.WriteFile(f); err != nil {
+			if err := evalrun.WriteRunFile(f, info, scheduleResults(s), s.AttentionFraction); err != nil {
 				return err
 			}
 			files = append(files, f)
 		}
 	}
-	lb, err := leaderboard.Merge(files...)
+	lb, err := evalrun.MergeLeaderboard(files...)
 	if err != nil {
 		return err
 	}
-	if err := lb.WriteFiles(filepath.Join(c.Out, "leaderboard.json"), filepath.Join(c.Out, "leaderboard.md")); err != nil {
-		return err
-	}
-	data, err := json.MarshalIndent(rep, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(c.Out, "study.json"), append(data, '\n'), 0o644); err != nil {
-		return err
-	}
-	if err := writePlots(c, rep); err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(c.Out, "report.md"), []byte(markdown(c, rep)), 0o644)
+	return lb.WriteFiles(filepath.Join(c.Out, "leaderboard.json"), filepath.Join(c.Out, "leaderboard.md"))
 }
 
 // scheduleResults turns a schedule's measurements into harness results for the run file.
-func scheduleResults(s ScheduleResult) []*harness.Result {
-	var out []*harness.Result
+func scheduleResults(s ScheduleResult) []*evalrun.Result {
+	var out []*evalrun.Result
 	if !math.IsNaN(float64(s.ValLoss)) {
-		out = append(out, &harness.Result{Task: "val", Metrics: map[string]harness.Metric{"loss": {Value: float64(s.ValLoss), Stderr: math.NaN()}}})
+		out = append(out, &evalrun.Result{Task: "val", Metrics: map[string]evalrun.Metric{"loss": {Value: float64(s.ValLoss), Stderr: math.NaN()}}})
 	}
 	mqar := map[int]evalrun.ProbeScore{}
 	for p, cell := range s.MQARCells {
@@ -255,13 +393,13 @@ func scheduleResults(s ScheduleResult) []*harness.Result {
 }
 
 // cellsResult turns per-size cells into a result with metrics "<metric>@<size>" and their mean "<metric>".
-func cellsResult(task, metric string, cells map[int]evalrun.ProbeScore) *harness.Result {
-	r := &harness.Result{Task: task, Metrics: map[string]harness.Metric{}}
+func cellsResult(task, metric string, cells map[int]evalrun.ProbeScore) *evalrun.Result {
+	r := &evalrun.Result{Task: task, Metrics: map[string]evalrun.Metric{}}
 	var all []float64
 	for k, cell := range cells {
-		r.Metrics[fmt.Sprintf("%s@%d", metric, k)] = harness.Metric{Value: cell.Score, Stderr: cell.StdErr, N: cell.N}
+		r.Metrics[fmt.Sprintf("%s@%d", metric, k)] = evalrun.Metric{Value: cell.Score, Stderr: cell.StdErr, N: cell.N}
 		all = append(all, cell.Score)
 	}
-	r.Metrics[metric] = harness.Metric{Value: harness.Mean(all), Stderr: math.NaN(), N: len(all)}
+	r.Metrics[metric] = evalrun.Metric{Value: evalrun.Mean(all), Stderr: math.NaN(), N: len(all)}
 	return r
 }

@@ -3,7 +3,9 @@ package study
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"image/png"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -12,10 +14,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/oryx-go/oryx/evals/evalrun"
-	"github.com/oryx-go/oryx/evals/leaderboard"
 	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/oryx"
-	"github.com/oryx-go/oryx/recipes/recipe"
+	"github.com/oryx-go/oryx/recipes/train"
 )
 
 // TestQuickStudyArtefacts runs the quick study (the CI smoke test of the main job) and checks that every
@@ -38,20 +39,18 @@ func TestQuickStudyArtefacts(t *testing.T) {
 		require.NoError(t, err)
 		require.Contains(t, string(data), "oryx-tg-complementary")
 	}
+	md, err := os.ReadFile(filepath.Join(c.Out, "report.md"))
+	require.NoError(t, err)
+	require.Contains(t, string(md), "one seed: no spread measured")
+	require.Contains(t, string(md), "## Recall learning curves")
+	require.Contains(t, string(md), "`"+ClaimB+"`")
 	var sj map[string]any
 	data, err := os.ReadFile(filepath.Join(c.Out, "study.json"))
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(data, &sj))
 	require.Contains(t, sj, "backend")
 	require.Greater(t, sj["elapsed_s"].(float64), 0.0)
-	cls := sj["claims"].([]any)
-	require.Len(t, cls, 3)
-	for i, id := range []string{"a", "b", "c"} {
-		cl := cls[i].(map[string]any)
-		require.Equal(t, id, cl["id"])
-		require.Contains(t, []string{Holds, Fails, NotMeasurable}, cl["verdict"])
-		require.NotEmpty(t, cl["criterion"])
-	}
+	checkClaims(t, sj, 1)
 	for _, m := range sj["models"].([]any) {
 		for _, s := range m.(map[string]any)["schedules"].([]any) {
 			mq := s.(map[string]any)["mqar"].(map[string]any)
@@ -59,10 +58,11 @@ func TestQuickStudyArtefacts(t *testing.T) {
 			require.Contains(t, mq, "8")
 		}
 	}
+	checkCurves(t, c, rep)
 	require.Len(t, rep.Controls, 8, "6 comparisons with the Oryx runs, 2 half-token controls")
 	lb, err := os.ReadFile(filepath.Join(c.Out, "leaderboard.json"))
 	require.NoError(t, err)
-	var l leaderboard.Leaderboard
+	var l evalrun.Leaderboard
 	require.NoError(t, json.Unmarshal(lb, &l))
 	require.Len(t, l.Runs, 14, "transformer/attention, gdn/linear, 4 oryx-tg runs × 3 schedules")
 	for _, r := range l.Runs {
@@ -73,7 +73,7 @@ func TestQuickStudyArtefacts(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join(c.Out, "results", "*.json"))
 	require.NoError(t, err)
 	require.Len(t, files, 14)
-	for _, p := range []string{"loss.png", "mqar.png", "switch.png", "needle.png", "copy.png", "switch-oryx-tg.png"} {
+	for _, p := range []string{"loss.png", "mqar.png", "switch.png", "needle.png", "copy.png", "switch-oryx-tg.png", "mqar_curves.png"} {
 		f, err := os.Open(filepath.Join(c.Out, p))
 		require.NoError(t, err)
 		_, err = png.Decode(f)
@@ -88,6 +88,58 @@ func TestQuickStudyArtefacts(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, string(runJSON), `"mode_training": "complementary"`)
 	require.Contains(t, string(runJSON), `"lr_schedule": "constant"`)
+}
+
+// checkClaims: study.json holds the five claims in order, each with a verdict, a criterion and a summary
+// that says how many seeds its standard errors come from.
+func checkClaims(t *testing.T, sj map[string]any, seeds int) {
+	t.Helper()
+	cls := sj["claims"].([]any)
+	require.Len(t, cls, 5)
+	for i, id := range []string{ClaimA, ClaimAWithin5, ClaimB, ClaimBSelf, ClaimC} {
+		cl := cls[i].(map[string]any)
+		require.Equal(t, id, cl["id"])
+		require.Contains(t, []string{Holds, Fails, NotMeasurable}, cl["verdict"])
+		require.NotEmpty(t, cl["criterion"])
+		require.Contains(t, cl, "as_paper_states")
+		if id == ClaimAWithin5 {
+			continue
+		}
+		if seeds == 1 {
+			require.Contains(t, cl["summary"], "one seed: no spread measured", id)
+		} else {
+			require.Contains(t, cl["summary"], fmt.Sprintf("over %d seeds", seeds), id)
+		}
+	}
+}
+
+// checkCurves: every run has a recall curve in each of its schedules, with a point at every validation
+// (the quick config validates every 4 steps and at the end), accuracies in [0, 1], and a time per point.
+func checkCurves(t *testing.T, c Config, rep *Report) {
+	t.Helper()
+	points := 0
+	for s := c.Train.EvalEvery; s <= c.Train.Steps; s += c.Train.EvalEvery {
+		if c.curveAt(s) {
+			points++
+		}
+	}
+	for _, m := range rep.Models {
+		require.Len(t, m.Curves, len(schedulesOf(m.Variant)), m.RunDir)
+		for _, s := range schedulesOf(m.Variant) {
+			rc := m.Curves[s]
+			require.NotNil(t, rc, "%s %s", m.RunDir, s)
+			require.Len(t, rc.Tokens, points, "%s %s", m.RunDir, s)
+			require.Equal(t, m.Summary.Tokens, rc.Tokens[points-1])
+			for _, p := range c.CurvePairs {
+				require.Len(t, rc.ByPairs[p], points)
+			}
+			for _, a := range rc.Accuracy {
+				require.GreaterOrEqual(t, a, 0.0)
+				require.LessOrEqual(t, a, 1.0)
+			}
+			require.Greater(t, rc.ProbeSeconds, 0.0)
+		}
+	}
 }
 
 // checkFrontierArtefacts: the study's attention-budget frontier read oryx-tg at every budget under every
@@ -186,7 +238,7 @@ func TestRunCancelled(t *testing.T) {
 // loss (null in study.json, "–" in the report), attention and linear take theirs, and the report gives the
 // block-random loss under its own name — also from a run directory of the old layout, where it was "mixed".
 func TestMixedIsNotBlockRandom(t *testing.T) {
-	var sum recipe.Summary
+	var sum train.Summary
 	require.NoError(t, json.Unmarshal([]byte(`{"val_loss":{"attention":1.25,"linear":1.5,"mixed":1.375}}`), &sum))
 	rows := newScheduleResults(oryx.OryxTG, &sum)
 	require.Len(t, rows, 3)
@@ -208,4 +260,170 @@ func TestMixedIsNotBlockRandom(t *testing.T) {
 	require.Contains(t, md, "block-random modes (their training distribution) is a different schedule: oryx-tg 1.3750.")
 	_, err = json.Marshal(rep)
 	require.NoError(t, err)
+}
+
+// TestQuickStudySeeds: with two seeds every run trains twice (run directories <run>-tiny-s1, -s2, training
+// seeds 1 and 2, different losses), the controls come per seed, and the claims use the mean ± SE over the
+// seeds; the curves figure draws each seed.
+func TestQuickStudySeeds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: trains three models twice")
+	}
+	c := QuickConfig()
+	c.Out = t.TempDir()
+	c.Runs, c.Seeds, c.FrontierExamples = c.Runs[:3], 2, 0
+	c.Train.Steps, c.Train.EvalEvery, c.MQARExamples = 4, 2, 4
+	c.NeedleDepths = []float64{0} // 2 samples (a probe score of one sample has no standard error: NaN)
+	rep, err := Run(context.Background(), c, testLog{t})
+	require.NoError(t, err)
+	require.Len(t, rep.Models, 6)
+	for i, m := range rep.Models {
+		require.Equal(t, i%2+1, m.Seed)
+		require.Equal(t, uint64(i%2+1), m.TrainSeed)
+		require.Equal(t, filepath.Join("runs", fmt.Sprintf("%s-tiny-s%d", m.Name, m.Seed)), m.RunDir)
+		require.DirExists(t, filepath.Join(c.Out, m.RunDir))
+	}
+	require.NotEqual(t, rep.Models[0].Summary.ValLoss, rep.Models[1].Summary.ValLoss, "the seeds train differently")
+	require.Len(t, rep.Controls, 2*4, "per seed: 2 comparisons with oryx-tg, 2 half-token controls")
+	var sj map[string]any
+	data, err := os.ReadFile(filepath.Join(c.Out, "study.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &sj))
+	checkClaims(t, sj, 2)
+	gap := rep.Claims[0].Numbers[snakeKey(compAttention)+"_gap"].(map[string]any)
+	require.Equal(t, seFromSeeds, gap["se_from"])
+	require.Len(t, gap["values"], 2)
+	checkCurves(t, c, rep)
+	require.FileExists(t, filepath.Join(c.Out, "mqar_curves.png"))
+	require.NoFileExists(t, filepath.Join(c.Out, "frontier", "frontier.json"))
+}
+
+// TestQuickScale: study-scale at the quick budget — the three models at the tiny width (the wider ones
+// cost twice as much; TestTrainingRuns checks their architecture) and two seeds, nothing evaluated after
+// training — writes scale.json with a row per budget (the gaps and the recall ratio over the seeds), the
+// one-seed spread, report.md and the plots.
+func TestQuickScale(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: trains six quick runs")
+	}
+	c := QuickScaleConfig()
+	c.Out = t.TempDir()
+	c.Runs = c.Runs[:3]
+	c.Train.Steps, c.Train.EvalEvery, c.ScaleBudgets = 4, 2, []int{2, 4}
+	rep, err := Run(context.Background(), c, testLog{t})
+	require.NoError(t, err)
+	require.Len(t, rep.Models, 6)
+	require.Empty(t, rep.Claims)
+	require.NotNil(t, rep.Scale)
+	require.Len(t, rep.Scale.Rows, 2, "1 width × 2 budgets")
+	for i, row := range rep.Scale.Rows {
+		require.Equal(t, "tiny", row.Size)
+		require.Equal(t, c.ScaleBudgets[i], row.Steps)
+		require.Len(t, row.GapAttention["values"], 2)
+		require.Equal(t, seFromSeeds, row.GapAttention["se_from"])
+		require.Len(t, row.MixedAccuracy["values"], 2)
+		require.Contains(t, row.TransformerAccuracy, "mean")
+		if row.TransformerAccuracy["mean"].(float64) > 0 { // at chance it may be 0 after 4 steps: no ratio
+			require.NotNil(t, row.RecallRatio)
+		}
+	}
+	sp := rep.Scale.OneSeedSpread
+	require.NotNil(t, sp)
+	require.Equal(t, c.ScaleBudgets[0], sp.Steps)
+	require.Equal(t, 2, sp.Seeds)
+	require.NotNil(t, sp.SDAttention)
+	require.Contains(t, rep.Scale.OneSeedConstants("test"), "OneSeedGapSDAttention = ")
+	for _, f := range []string{"scale.json", "report.md", "scale.png", "mqar_curves.png", "loss.png"} {
+		require.FileExists(t, filepath.Join(c.Out, f))
+	}
+	require.NoFileExists(t, filepath.Join(c.Out, "study.json"))
+	require.NoDirExists(t, filepath.Join(c.Out, "results"), "nothing evaluated")
+	md, err := os.ReadFile(filepath.Join(c.Out, "report.md"))
+	require.NoError(t, err)
+	require.Contains(t, string(md), "| tiny |")
+	require.Contains(t, string(md), "OneSeedGapSDLinear")
+}
+
+// TestQuickAttribution: the attribution at a tiny budget, on the reference and two of its single-change
+// runs (TestTrainingRuns checks every run's change), writes attribution.json and a report.md table with a
+// row each, and the options reach the model.
+func TestQuickAttribution(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: trains three quick runs")
+	}
+	c := QuickAttributionConfig()
+	c.Out = t.TempDir()
+	runs, err := SelectRuns(c.Runs, "oryx-tg,oryx-tg-key-l2,oryx-tg-key-preconv")
+	require.NoError(t, err)
+	c.Runs, c.Train.Steps, c.Train.EvalEvery, c.MQARExamples = runs, 4, 2, 4
+	rep, err := Run(context.Background(), c, testLog{t})
+	require.NoError(t, err)
+	require.NotNil(t, rep.Attribution)
+	require.Equal(t, "oryx-tg", rep.Attribution.Reference)
+	require.Len(t, rep.Attribution.Rows, 3)
+	for _, row := range rep.Attribution.Rows {
+		for _, s := range []string{"attention", "linear", "mixed"} {
+			require.Contains(t, row.MQAR, s, row.Run)
+			require.Contains(t, row.TokensTo50, s, row.Run)
+		}
+		require.Len(t, row.ValLoss, 3, row.Run)
+	}
+	require.NotEqual(t, rep.Models[0].Summary.ValLoss, rep.Models[1].Summary.ValLoss, "the key norm changes the model")
+	md, err := os.ReadFile(filepath.Join(c.Out, "report.md"))
+	require.NoError(t, err)
+	for _, r := range runs {
+		require.Contains(t, string(md), "| "+r.Name+" | ")
+	}
+	require.FileExists(t, filepath.Join(c.Out, "attribution.json"))
+	require.FileExists(t, filepath.Join(c.Out, "mqar_curves.png"))
+	require.FileExists(t, filepath.Join(c.Out, "mqar.png"))
+}
+
+// TestTrainingRuns: what each training of the attribution, study-scale and a seeded study trains — its
+// one change, its width, its seed and its run directory — without training.
+func TestTrainingRuns(t *testing.T) {
+	c := AttributionConfig()
+	want := map[string]func(r train.Run) bool{
+		"oryx-tg": func(r train.Run) bool {
+			return r.Train.BlockLen == 32 && r.Train.AttentionProb == 0.5 && r.Train.LR == 3e-3 && r.Model.AttentionKeyNorm == "" &&
+				r.Model.AttentionKeySource == ""
+		},
+		"oryx-tg-block8":      func(r train.Run) bool { return r.Train.BlockLen == 8 },
+		"oryx-tg-block128":    func(r train.Run) bool { return r.Train.BlockLen == 128 },
+		"oryx-tg-p025":        func(r train.Run) bool { return r.Train.AttentionProb == 0.25 },
+		"oryx-tg-p075":        func(r train.Run) bool { return r.Train.AttentionProb == 0.75 },
+		"oryx-tg-key-l2":      func(r train.Run) bool { return r.Model.AttentionKeyNorm == oryx.AttentionKeyL2 },
+		"oryx-tg-key-preconv": func(r train.Run) bool { return r.Model.AttentionKeySource == oryx.AttentionKeyProjection },
+		"oryx-tg-lr1e-3":      func(r train.Run) bool { return r.Train.LR == 1e-3 && r.Train.BlockLen == 32 },
+	}
+	require.Len(t, c.Runs, len(want))
+	for i, rs := range c.Runs {
+		r, err := trainingRun(c, i, io.Discard)
+		require.NoError(t, err)
+		require.True(t, want[rs.Name](r), "%s: %+v %+v", rs.Name, r.Train, r.Model)
+		require.Equal(t, 700, r.Train.Steps)
+		require.Equal(t, uint64(1), r.Train.Seed)
+		require.Equal(t, filepath.Join("runs/study-attribution/runs", rs.Name+"-tiny"), r.Out)
+		require.NotNil(t, r.Probe)
+		require.Equal(t, rs.Change == "", rs.Name == "oryx-tg")
+	}
+
+	s := ScaleConfig()
+	require.Equal(t, 1050, s.Train.Steps)
+	require.Equal(t, []int{700, 1050}, s.ScaleBudgets)
+	require.NoError(t, checkConfig(s))
+	require.True(t, s.curveAt(700) && s.curveAt(1050) && !s.curveAt(750), "the budgets are curve steps")
+	for i := range s.Trainings() {
+		r, err := trainingRun(s, i, io.Discard)
+		require.NoError(t, err)
+		j := s.jobs()[i]
+		require.Equal(t, uint64(j.Seed), r.Train.Seed)
+		tiny, err := oryx.Preset("tiny", j.Run.Variant)
+		require.NoError(t, err)
+		w := j.Run.width()
+		require.Equal(t, []int{w * tiny.DModel, w * tiny.Heads, w * tiny.MLPHidden, tiny.KeyDim, tiny.ValueDim, tiny.Layers},
+			[]int{r.Model.DModel, r.Model.Heads, r.Model.MLPHidden, r.Model.KeyDim, r.Model.ValueDim, r.Model.Layers}, s.label(j))
+	}
+	_, err := trainingRun(s, s.Trainings(), io.Discard)
+	require.Error(t, err)
 }

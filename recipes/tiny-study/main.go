@@ -7,6 +7,9 @@
 //	go run -tags xla ./recipes/tiny-study            # the full study (XLA CPU; see the README for its time)
 //	go run ./recipes/tiny-study --quick              # the smoke variant (≤ 3 minutes, pure Go)
 //	go run ./recipes/tiny-study --steps 400 --runs transformer,gdn,oryx-tg   # a smaller budget
+//	go run -tags xla ./recipes/tiny-study --seeds 3  # every run with 3 seeds: the claims with their spread
+//	go run -tags xla ./recipes/tiny-study --scale        # make study-scale: the gaps against width and tokens
+//	go run -tags xla ./recipes/tiny-study --attribution  # make study-attribution: single-change Oryx-TG runs
 //
 // A usage error exits 2, an interrupted study 130 (the finished runs stay; rerun to continue), any other
 // failure 1.
@@ -31,12 +34,12 @@ import (
 	"github.com/oryx-go/oryx/internal/backend"
 	"github.com/oryx-go/oryx/internal/cli"
 	"github.com/oryx-go/oryx/internal/interrupt"
-	"github.com/oryx-go/oryx/recipes/recipe"
 	"github.com/oryx-go/oryx/recipes/study"
+	"github.com/oryx-go/oryx/recipes/train"
 )
 
 func main() {
-	cli.Exit("tiny-study", run(os.Args[1:], os.Stdout, os.Stderr), recipe.ErrInterrupted)
+	cli.Exit("tiny-study", run(os.Args[1:], os.Stdout, os.Stderr), train.ErrInterrupted)
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
@@ -49,8 +52,16 @@ func run(args []string, stdout, stderr io.Writer) error {
 	configFile := fs.String("config", "", "internal: with --train-run, the study configuration (JSON)")
 	jobs := fs.Int("jobs", 0, "runs trained and evaluated at once (0: 2 on XLA with ≥ 2 cores, else 1); results do not depend on it")
 	steps := fs.Int("steps", 0, "training steps per model, the budget knob (default: the study's; keep it a multiple of 2·eval-every)")
+	seeds := fs.Int("seeds", 0, "train every run with N seeds (data order and initial weights; run directories <run>-s<k>); "+
+		"the claims use the mean ± SE over seeds (default: the study's: 1, or 3 with --scale)")
+	scale := fs.Bool("scale", false, "study-scale: transformer, gdn, oryx-tg × 2 widths × 3 seeds at 1.5× the budget (--steps: another); "+
+		"the claims' gaps against width and tokens (runs/study-scale)")
+	attribution := fs.Bool("attribution", false, "the recall-gap attribution: single-change oryx-tg runs at the study's budget "+
+		"(runs/study-attribution)")
+	curveExamples := fs.Int("curve-examples", -1, "recall curves: MQAR examples per pair count scored at every validation (0: no curves; default: the study's)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: go run [-tags xla] ./recipes/tiny-study [--quick] [--out DIR] [--runs LIST] [--steps N] [--jobs N]\n\nFlags:\n")
+		fmt.Fprintf(stderr, "Usage: go run [-tags xla] ./recipes/tiny-study [--quick] [--scale | --attribution] [--out DIR] [--runs LIST] "+
+			"[--steps N] [--seeds N] [--jobs N]\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if err := cli.Parse(fs, args); err != nil {
@@ -76,7 +87,26 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if *steps < 0 {
 		return cli.Usagef("--steps must be ≥ 0 (0: the study's), got %d", *steps)
 	}
+	if *seeds < 0 {
+		return cli.Usagef("--seeds must be ≥ 1 (0: the study's), got %d", *seeds)
+	}
+	if *curveExamples < -1 {
+		return cli.Usagef("--curve-examples must be ≥ 0 (0: no recall curves), got %d", *curveExamples)
+	}
+	if *scale && *attribution {
+		return cli.Usagef("--scale and --attribution are two different studies: run one, then the other")
+	}
 	c := study.Default()
+	switch {
+	case *scale && *quick:
+		c = study.QuickScaleConfig()
+	case *scale:
+		c = study.ScaleConfig()
+	case *attribution && *quick:
+		c = study.QuickAttributionConfig()
+	case *attribution:
+		c = study.AttributionConfig()
+	}
 	var selected []study.RunSpec
 	if *runs != "" {
 		r, err := study.SelectRuns(c.Runs, *runs)
@@ -90,6 +120,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	switch {
+	case *scale || *attribution:
+		if backend.IsPureGo(be) && !*quick {
+			fmt.Fprintln(stderr, "tiny-study: pure-Go backend (no XLA CPU plugin): this study is sized for XLA CPU and would take many "+
+				"hours here; `make xla-cpu` (pip) first.")
+		}
 	case *quick:
 		c = study.QuickConfig()
 	case backend.IsPureGo(be) && *steps == 0 && *runs == "":
@@ -109,6 +144,15 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	if *steps > 0 {
 		c.Train.Steps = *steps
+		if *scale {
+			c.ScaleBudgets = scaleBudgets(c.Train.Steps, max(c.CurveEvery, 1)*c.Train.EvalEvery)
+		}
+	}
+	if *seeds > 0 {
+		c.Seeds = *seeds
+	}
+	if *curveExamples >= 0 {
+		c.CurveExamples = *curveExamples
 	}
 	c.Jobs = *jobs
 	if c.Jobs == 0 {
@@ -121,11 +165,32 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "\nwrote %s/report.md, leaderboard.json, leaderboard.md, study.json, results/, *.png (%.1f min)\n\n", c.Out, rep.Seconds/60)
+	switch {
+	case rep.Scale != nil:
+		fmt.Fprintf(stdout, "\nwrote %s/report.md, scale.json, scale.png, mqar_curves.png, loss.png (%.1f min)\n\n", c.Out, rep.Seconds/60)
+		fmt.Fprint(stdout, rep.Scale.OneSeedConstants(fmt.Sprintf("make study-scale, %s, %s", rep.Date, rep.Backend)))
+	case rep.Attribution != nil:
+		fmt.Fprintf(stdout, "\nwrote %s/report.md, attribution.json, results/, mqar_curves.png, loss.png, mqar.png (%.1f min)\n", c.Out, rep.Seconds/60)
+	default:
+		fmt.Fprintf(stdout, "\nwrote %s/report.md, leaderboard.json, leaderboard.md, study.json, results/, *.png (%.1f min)\n\n", c.Out, rep.Seconds/60)
+	}
 	for _, cl := range rep.Claims {
-		fmt.Fprintf(stdout, "- (%s) %s: %s\n    %s\n", cl.ID, strings.ToUpper(strings.ReplaceAll(cl.Verdict, "_", " ")), cl.Statement, cl.Summary)
+		fmt.Fprintf(stdout, "- %s: %s\n    %s\n    %s\n", cl.ID, strings.ToUpper(strings.ReplaceAll(cl.Verdict, "_", " ")), cl.Statement, cl.Summary)
 	}
 	return nil
+}
+
+// scaleBudgets are study-scale's budgets for a --steps override: half of it (rounded down to a step of the
+// recall curves, every curveSteps) and all of it, as ScaleConfig reads the study's budget and its own.
+func scaleBudgets(steps, curveSteps int) []int {
+	half := steps / 2
+	if curveSteps > 0 {
+		half -= half % curveSteps
+	}
+	if half <= 0 || half == steps {
+		return []int{steps}
+	}
+	return []int{half, steps}
 }
 
 // defaultJobs: two runs at once on XLA CPU with at least two cores (each keeps ~1.5 cores busy: two side by
@@ -149,7 +214,7 @@ func trainInChild(ctx context.Context, c study.Config, i int, log io.Writer) err
 	if err != nil {
 		return err
 	}
-	cfgFile := filepath.Join(c.Out, fmt.Sprintf(".worker-%s.json", c.Runs[i].Name))
+	cfgFile := filepath.Join(c.Out, fmt.Sprintf(".worker-%s.json", c.JobLabel(i)))
 	if err := os.WriteFile(cfgFile, data, 0o644); err != nil {
 		return err
 	}
@@ -164,9 +229,9 @@ func trainInChild(ctx context.Context, c study.Config, i int, log io.Writer) err
 	cmd.WaitDelay = 2 * time.Minute // time to save the checkpoint
 	if err := cmd.Run(); err != nil {
 		if ctx.Err() != nil {
-			return fmt.Errorf("training %s (worker process): %w", c.Runs[i].Name+"-tiny", recipe.ErrInterrupted)
+			return fmt.Errorf("training %s (worker process): %w", c.JobLabel(i), train.ErrInterrupted)
 		}
-		return fmt.Errorf("training %s (worker process %s --train-run %d): %w", c.Runs[i].Name+"-tiny", filepath.Base(self), i, err)
+		return fmt.Errorf("training %s (worker process %s --train-run %d): %w", c.JobLabel(i), filepath.Base(self), i, err)
 	}
 	return nil
 }
@@ -184,8 +249,8 @@ func trainWorker(file string, i int, stderr io.Writer) error {
 	if err := json.Unmarshal(data, &c); err != nil {
 		return fmt.Errorf("--config %s: %w", file, err)
 	}
-	if i >= len(c.Runs) {
-		return cli.Usagef("--train-run %d: the study in %s has %d runs", i, file, len(c.Runs))
+	if n := c.Trainings(); i >= n {
+		return cli.Usagef("--train-run %d: the study in %s has %d trainings (runs × seeds)", i, file, n)
 	}
 	_, err = study.TrainRun(c, i, stderr)
 	return err

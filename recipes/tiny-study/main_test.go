@@ -38,7 +38,12 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"--train-run", "-2", "--config", file}, 2, []string{"--train-run must be ≥ 0"}},
 		{[]string{"--out", out, "--config", file}, 2, []string{"--config is read only with --train-run"}},
 		{[]string{"--train-run", "0", "--config", file}, 1, []string{"--config " + file}},
-		{[]string{"-h"}, 0, []string{"Usage: go run", "-quick", "-jobs"}},
+		{[]string{"--out", out, "--seeds", "-1"}, 2, []string{"--seeds must be ≥ 1"}},
+		{[]string{"--out", out, "--curve-examples", "-2"}, 2, []string{"--curve-examples must be ≥ 0"}},
+		{[]string{"--out", out, "--scale", "--attribution"}, 2, []string{"--scale and --attribution are two different studies"}},
+		{[]string{"--out", out, "--scale", "--runs", "oryx-tg-p1"}, 2, []string{`--runs: unknown run "oryx-tg-p1"`}},
+		{[]string{"--out", out, "--attribution", "--runs", "oryx-tg-block8,nope"}, 2, []string{`--runs: unknown run "nope"`}},
+		{[]string{"-h"}, 0, []string{"Usage: go run", "-quick", "-jobs", "-seeds", "-scale", "-attribution"}},
 		{[]string{"--quick", "--runs", "transformer", "--out", filepath.Join(file, "study")}, 1, []string{file, "not a directory"}},
 	} {
 		clitest.Run(t, nil, c.args...).Check(t, c.code, c.want...)
@@ -83,4 +88,13 @@ func TestWorkerProcesses(t *testing.T) {
 	for _, e := range entries {
 		require.NotContains(t, e.Name(), ".worker-", "worker configurations are removed")
 	}
+}
+
+// TestScaleBudgets: a --steps override of study-scale reads the gaps at half the steps (a curve step) and at
+// the end.
+func TestScaleBudgets(t *testing.T) {
+	require.Equal(t, []int{700, 1400}, scaleBudgets(1400, 50))
+	require.Equal(t, []int{250, 560}, scaleBudgets(560, 50)) // half of 560 is 280: 250 is the curve step below
+	require.Equal(t, []int{300, 600}, scaleBudgets(600, 25))
+	require.Equal(t, []int{40}, scaleBudgets(40, 50), "no curve step below half: the end only")
 }

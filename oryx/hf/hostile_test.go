@@ -1,0 +1,254 @@
+package hf
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
+	"github.com/oryx-go/oryx/oryx"
+	"github.com/stretchr/testify/require"
+)
+
+// The import must accept only what it can run, exactly. Each case below is a hostile edit of a real export
+// that used to import silently (and then run with other values than the file states) or to crash later.
+
+// exportFixture writes a tiny export of variant v and returns its directory, its config.json as a map and
+// its tensors.
+func exportFixture(t *testing.T, v oryx.Variant) (dir string, cfg map[string]any, ts []Tensor) {
+	t.Helper()
+	c, err := oryx.Preset("tiny", v)
+	require.NoError(t, err)
+	root := t.TempDir()
+	ckpt, dir := filepath.Join(root, "ckpt"), filepath.Join(root, "export")
+	require.NoError(t, oryx.InitCheckpoint(ckpt, c, 11))
+	require.NoError(t, Export(ckpt, dir))
+	data, err := os.ReadFile(filepath.Join(dir, ConfigFile))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &cfg))
+	ts, _, err = ReadSafetensors(filepath.Join(dir, WeightsFile))
+	require.NoError(t, err)
+	return dir, cfg, ts
+}
+
+// edited writes a copy of an export with config.json replaced by cfg (raw JSON when cfg is a string) and
+// the tensors ts.
+func edited(t *testing.T, cfg any, ts []Tensor) string {
+	t.Helper()
+	dir := t.TempDir()
+	var data []byte
+	if s, ok := cfg.(string); ok {
+		data = []byte(s)
+	} else {
+		var err error
+		data, err = json.MarshalIndent(cfg, "", "  ")
+		require.NoError(t, err)
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, ConfigFile), data, 0o644))
+	require.NoError(t, WriteSafetensors(filepath.Join(dir, WeightsFile), ts, map[string]string{"format": "pt"}))
+	return dir
+}
+
+// cloneMap deep-copies a decoded JSON object.
+func cloneMap(t *testing.T, m map[string]any) map[string]any {
+	b, err := json.Marshal(m)
+	require.NoError(t, err)
+	var out map[string]any
+	require.NoError(t, json.Unmarshal(b, &out))
+	return out
+}
+
+func TestImportRefusesConfigsItCannotRunExactly(t *testing.T) {
+	_, cfg, ts := exportFixture(t, oryx.OryxTG)
+	cases := []struct {
+		name string
+		edit func(m map[string]any)
+		want string
+	}{
+		// A misspelt field of oryx_config used to decode as the default (RoPE off) and generate other text.
+		{"misspelt rop", func(m map[string]any) {
+			oc := m["oryx_config"].(map[string]any)
+			oc["rop"] = oc["rope"]
+			delete(oc, "rope")
+		}, `unknown field "rop"`},
+		{"missing oryx_config field", func(m map[string]any) { delete(m["oryx_config"].(map[string]any), "norm_eps") },
+			"missing field(s) norm_eps"},
+		{"rope_theta disagrees", func(m map[string]any) { m["rope_theta"] = 500000.0 },
+			"rope_theta is 500000 but oryx_config implies 10000"},
+		{"rope_theta dropped", func(m map[string]any) { delete(m, "rope_theta") }, `missing key "rope_theta"`},
+		{"rms_norm_eps disagrees", func(m map[string]any) { m["rms_norm_eps"] = 1e-6 }, "rms_norm_eps is 0.000001"},
+		{"norm_eps added", func(m map[string]any) { m["norm_eps"] = 1e-6 }, `unknown key "norm_eps"`},
+		{"output_norm_eps disagrees", func(m map[string]any) { m["output_norm_eps"] = 1e-6 }, "output_norm_eps"},
+		{"use_short_conv disagrees", func(m map[string]any) { m["use_short_conv"] = false }, "use_short_conv is false"},
+		{"model_type disagrees", func(m map[string]any) { m["model_type"] = "oryx_tm" }, `model_type is "oryx_tm"`},
+		{"variant disagrees", func(m map[string]any) { m["oryx_variant"] = "gdn" }, `oryx_variant is "gdn"`},
+		{"torch_dtype unknown", func(m map[string]any) { m["torch_dtype"] = "int8" }, `torch_dtype "int8"`},
+		{"torch_dtype disagrees with the tensors", func(m map[string]any) { m["torch_dtype"] = "bfloat16" },
+			`is F32, but config.json says torch_dtype "bfloat16"`},
+		{"unknown key", func(m map[string]any) { m["sliding_window"] = 128.0 }, `unknown key "sliding_window"`},
+		{"semantic key changed", func(m map[string]any) { m["linear_readout_scale"] = 1.0 }, "linear_readout_scale is 1"},
+		{"attention_scale changed", func(m map[string]any) { m["attention_scale"] = 0.125 }, "attention_scale is 0.125"},
+		{"conv_activation changed", func(m map[string]any) { m["conv_activation"] = "none" }, `conv_activation is "none"`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m := cloneMap(t, cfg)
+			c.edit(m)
+			err := importErr(edited(t, m, ts), filepath.Join(t.TempDir(), "ckpt"))
+			require.ErrorContains(t, err, c.want)
+			require.ErrorContains(t, err, ConfigFile)
+		})
+	}
+	// The same key twice: encoding/json would keep the second silently.
+	raw, err := json.MarshalIndent(cfg, "", "  ")
+	require.NoError(t, err)
+	twice := strings.Replace(string(raw), `"rope_theta": 10000,`, `"rope_theta": 10000, "rope_theta": 500000,`, 1)
+	require.NotEqual(t, string(raw), twice)
+	require.ErrorContains(t, importErr(edited(t, twice, ts), filepath.Join(t.TempDir(), "ckpt")), `key "rope_theta" appears twice`)
+	// Unedited, it imports.
+	require.NoError(t, importErr(edited(t, cfg, ts), filepath.Join(t.TempDir(), "ckpt")))
+}
+
+// TestImportReadsVersion1Exports: exports written before oryx_export_format (the usual keys only) still
+// import, with the same strictness against the keys that version wrote (norm_eps, rope_theta, ...).
+func TestImportReadsVersion1Exports(t *testing.T) {
+	_, cfg, ts := exportFixture(t, oryx.OryxTM)
+	c, err := decodeOryxConfig(mustJSON(t, cfg["oryx_config"]))
+	require.NoError(t, err)
+	var legacy map[string]any
+	require.NoError(t, json.Unmarshal(mustJSON(t, legacyConfig(c, "float32")), &legacy))
+	require.NoError(t, importErr(edited(t, legacy, ts), filepath.Join(t.TempDir(), "ckpt")))
+	for key, val := range map[string]any{"norm_eps": 1e-6, "rope_theta": 500000.0, "use_short_conv": false,
+		"model_type": "gated_deltanet", "torch_dtype": "float16", "head_dim": 32.0} {
+		m := cloneMap(t, legacy)
+		m[key] = val
+		err := importErr(edited(t, m, ts), filepath.Join(t.TempDir(), "ckpt"))
+		require.Error(t, err, key)
+		require.Contains(t, err.Error(), key)
+	}
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	b, err := json.Marshal(v)
+	require.NoError(t, err)
+	return b
+}
+
+// to16 converts F32 tensors to BF16 (truncating) or F16 (round to nearest even; the tiny model's values
+// are in range).
+func to16(t *testing.T, ts []Tensor, dtype string) []Tensor {
+	var out []Tensor
+	for _, x := range ts {
+		require.Equal(t, "F32", x.DType)
+		n := len(x.Data) / 4
+		data := make([]byte, 2*n)
+		for i := range n {
+			f := math.Float32frombits(binary.LittleEndian.Uint32(x.Data[4*i:]))
+			var h uint16
+			if dtype == "BF16" {
+				h = uint16(math.Float32bits(f) >> 16)
+			} else {
+				h = float32ToFloat16(f)
+			}
+			binary.LittleEndian.PutUint16(data[2*i:], h)
+		}
+		out = append(out, Tensor{Name: x.Name, DType: dtype, Shape: x.Shape, Data: data})
+	}
+	return out
+}
+
+// float32ToFloat16 rounds a normal-range float32 to the nearest half (ties to even), for the test data.
+func float32ToFloat16(f float32) uint16 {
+	b := math.Float32bits(f)
+	sign := uint16(b>>16) & 0x8000
+	exp := int(b>>23&0xff) - 127 + 15
+	mant := b & 0x7fffff
+	if exp <= 0 { // tiny values: flush to zero (none of the test weights is this small but zero)
+		return sign
+	}
+	h := uint32(exp)<<10 | mant>>13
+	rest := mant & 0x1fff
+	if rest > 0x1000 || (rest == 0x1000 && h&1 == 1) {
+		h++
+	}
+	return sign | uint16(h)
+}
+
+// TestImportConverts16BitWeights: bfloat16 and float16 exports (what Hugging Face tools convert to) import
+// as float32 checkpoints holding exactly the 16-bit values; they used to import as 16-bit checkpoints on
+// which generate panicked (bf16) or GoMLX failed (f16).
+func TestImportConverts16BitWeights(t *testing.T) {
+	_, cfg, ts := exportFixture(t, oryx.OryxTG)
+	for _, c := range []struct{ dtype, torch string }{{"BF16", "bfloat16"}, {"F16", "float16"}} {
+		t.Run(c.torch, func(t *testing.T) {
+			m := cloneMap(t, cfg)
+			m["torch_dtype"] = c.torch
+			half := to16(t, ts, c.dtype)
+			ckpt := filepath.Join(t.TempDir(), "ckpt")
+			info, err := Import(edited(t, m, half), ckpt)
+			require.NoError(t, err)
+			require.Equal(t, c.dtype, info.DType)
+			require.Equal(t, "float32", info.ConvertedTo)
+			mdl, ctx, err := oryx.LoadCheckpoint(ckpt, nil)
+			require.NoError(t, err)
+			require.Equal(t, dtypes.Float32, mdl.DType)
+			got := paramBytes(t, ctx)
+			byHF := map[string]Tensor{}
+			for _, x := range half {
+				byHF[x.Name] = x
+			}
+			for _, p := range Params(mdl.Config) {
+				h, f := byHF[p.HF].Data, got[p.Scope+"/"+p.Name]
+				require.Equal(t, 2*len(h), len(f), p.HF)
+				for i := 0; i < len(h)/2; i++ {
+					want := binary.LittleEndian.Uint16(h[2*i:])
+					v := math.Float32frombits(binary.LittleEndian.Uint32(f[4*i:]))
+					if c.dtype == "BF16" {
+						require.Equal(t, uint32(want)<<16, math.Float32bits(v), "%s[%d]", p.HF, i)
+					} else {
+						require.Equal(t, want, float32ToFloat16(v), "%s[%d]", p.HF, i)
+					}
+				}
+			}
+		})
+	}
+	// A mix of dtypes is refused, naming the tensor.
+	mixed := append([]Tensor{}, ts...)
+	mixed[3] = to16(t, ts[3:4], "BF16")[0]
+	require.ErrorContains(t, importErr(edited(t, cfg, mixed), filepath.Join(t.TempDir(), "ckpt")),
+		mixed[3].Name+`" is BF16, but config.json says torch_dtype "float32"`)
+}
+
+func TestFloat16ToFloat32(t *testing.T) {
+	for h, want := range map[uint16]float32{0x0000: 0, 0x3c00: 1, 0xc000: -2, 0x7bff: 65504, 0x0001: 1.0 / (1 << 24),
+		0x03ff: 1023.0 / (1 << 24), 0x0400: 1.0 / (1 << 14), 0x3555: 0.333251953125} {
+		require.Equal(t, want, float16ToFloat32(h), "%#04x", h)
+	}
+	require.True(t, math.IsInf(float64(float16ToFloat32(0x7c00)), 1))
+	require.True(t, math.IsInf(float64(float16ToFloat32(0xfc00)), -1))
+	require.True(t, math.IsNaN(float64(float16ToFloat32(0x7e00))))
+	require.Equal(t, math.Float32bits(float32(math.Copysign(0, -1))), math.Float32bits(float16ToFloat32(0x8000)))
+}
+
+// TestReadSafetensorsRefusesDuplicateNames: a header naming one tensor twice (JSON keeps the last) is
+// refused; it used to import whichever entry came last.
+func TestReadSafetensorsRefusesDuplicateNames(t *testing.T) {
+	dir, _, ts := exportFixture(t, oryx.GDN)
+	name := ts[0].Name
+	hdr := `{"__metadata__":{"format":"pt"},"` + name + `":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"` +
+		name + `":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}}`
+	var b bytes.Buffer
+	require.NoError(t, binary.Write(&b, binary.LittleEndian, uint64(len(hdr))))
+	b.WriteString(hdr)
+	b.Write(make([]byte, 8))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, WeightsFile), b.Bytes(), 0o644))
+	_, _, err := ReadSafetensors(filepath.Join(dir, WeightsFile))
+	require.ErrorContains(t, err, `key "`+name+`" appears twice`)
+	require.ErrorContains(t, err, "tensor names must be unique")
+	require.ErrorContains(t, importErr(dir, filepath.Join(t.TempDir(), "ckpt")), "appears twice")
+}

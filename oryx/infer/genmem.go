@@ -1,0 +1,78 @@
+package infer
+
+// Memory of a generation batch: how many engine rows fit a budget.
+//
+//	B rows   T prompt tokens (the batch's longest, padded)   L KV-cache capacity   D d_model   F MLP hidden
+//	H heads   K key dim   V value dim   C linear-mixer chunk   e bytes per value (4 for float32)
+//
+// One row's peak, reached during the prefill (decode steps update the state in place and keep [B, H, L]
+// attention logits at most):
+//
+//	state   = e · (kv·L + fixed)        the engine's state: KV cache at capacity, linear states, conv inputs
+//	                                    (StateMemory; kv = layers·H·(K+V) per token for attention variants)
+//	forward = e · kv·T                  every layer's keys and values of the parallel pass, alive until the
+//	                                    caches are written at the end of the graph
+//	acts    = e · T · width             the [T, ·] activations of the layer being computed:
+//	          width = 6D + 3F + 4H(K+V) + 4HV (+ 2HC + 2HKV/C with a linear mixer)
+//	                                    [choice: the residual stream, norm and output (6D), the MLP's gate, up
+//	                                    and product (3F), keys and values before and after the conv and RoPE
+//	                                    (4H(K+V)), the two readouts, the gate and the gated norm (4HV), and the
+//	                                    chunked linear mixer's C×C blocks and chunk states]
+//	logits  = e · 3·Vocab               the last position's logits and their host copies
+//
+// Not counted (fixed whatever the batch): the weights, compiled programs, and the attention logits of one
+// query chunk, which Model.AttentionMemBytes bounds for the whole batch.
+
+import (
+	"fmt"
+
+	"github.com/oryx-go/oryx/oryx"
+)
+
+// GenerationRowBytes estimates the peak bytes one engine row takes to prefill a prompt of t tokens into a KV
+// cache of capacity tokens and decode from it, at bytesPerValue (see the formula above).
+func GenerationRowBytes(c oryx.Config, t, capacity, bytesPerValue int) int64 {
+	perToken, fixed := oryx.StateMemory(c, bytesPerValue)
+	e := int64(bytesPerValue)
+	d, f, h, k, v := int64(c.DModel), int64(c.MLPHidden), int64(c.Heads), int64(c.KeyDim), int64(c.ValueDim)
+	width := 6*d + 3*f + 4*h*(k+v) + 4*h*v
+	if c.Variant.LinearMixer() != oryx.NoLinear && c.Chunk > 0 {
+		ch := int64(c.Chunk)
+		width += 2*h*ch + 2*h*k*v/ch
+	}
+	return perToken*int64(capacity) + fixed + perToken*int64(t) + e*int64(t)*width + e*3*int64(c.Vocab)
+}
+
+// GenerationBatch returns how many rows (at most maxBatch, at least 1) of prompts up to t tokens with a KV
+// cache of capacity tokens fit memBytes (GenerationRowBytes each), and the estimate per row. A single row
+// that does not fit still gets batch 1: the budget sizes the batch, it does not refuse work (NewEngine's
+// CheckDecodeMemory refuses states larger than the machine).
+func GenerationBatch(c oryx.Config, t, capacity, maxBatch, bytesPerValue int, memBytes int64) (batch int, rowBytes int64) {
+	if t < 1 || capacity < t || maxBatch < 1 || bytesPerValue < 1 {
+		panic(fmt.Errorf("infer.GenerationBatch: want 1 ≤ t (%d) ≤ capacity (%d), maxBatch %d ≥ 1 and bytesPerValue %d ≥ 1",
+			t, capacity, maxBatch, bytesPerValue))
+	}
+	rowBytes = GenerationRowBytes(c, t, capacity, bytesPerValue)
+	batch = int(min(max(memBytes/rowBytes, 1), int64(maxBatch)))
+	return batch, rowBytes
+}
+
+// Free releases the engine's state (KV caches, linear states) now instead of at the next Prefill, so that a
+// caller can hand its memory to the next prefill; the compiled graphs are kept. The next call must be
+// Prefill or Reset.
+func (e *Engine) Free() {
+	for _, t := range e.state {
+		t.FinalizeAll()
+	}
+	e.state = nil
+}
+
+// Finalize releases the state and the compiled graphs; the engine cannot be used afterwards.
+func (e *Engine) Finalize() {
+	e.Free()
+	e.prefill.Finalize()
+	e.step.Finalize()
+	if e.stepLinear != nil {
+		e.stepLinear.Finalize()
+	}
+}

@@ -1,0 +1,457 @@
+package infer
+
+// Self-speculative decoding: an Oryx model carries its own draft model. The linear readout costs the same per
+// token at any context length, attention decoding grows with the cache; both read the same memory. Each
+// round, per row:
+//
+//	draft   K tokens in linear mode, one cheap step each (StepAllLinear on the state without its KV caches:
+//	        the drafts' keys and values are never kept)
+//	verify  the row's last token and the K drafts in one pass in the target schedule (ChunkStep: the cache
+//	        is read once for all K+1 queries); the drafts are recomputed in their target modes, since a
+//	        token's keys and values in layers above the first depend on the readout used below
+//	accept  the longest prefix the target agrees with, then one token of the target's own (greedy: argmax
+//	        agreement; sampling: standard speculative rejection sampling, so the output is distributed as
+//	        the target's)
+//	commit  the state after the last token kept (CommitChunk: rejected rows leave the caches exactly, the
+//	        linear state and conv inputs are those after the accepted prefix)
+//
+// Greedy speculative decoding gives Generate's tokens and final state (tested to 1e-9 in float64).
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	. "github.com/gomlx/gomlx/pkg/core/graph"
+	"github.com/gomlx/gomlx/pkg/core/tensors"
+	"github.com/gomlx/gomlx/pkg/ml/context"
+
+	"github.com/oryx-go/oryx/internal/tensordata"
+	"github.com/oryx-go/oryx/oryx"
+	"github.com/oryx-go/oryx/oryx/schedule"
+)
+
+// MaxDraft bounds the number of tokens drafted per round (the verify pass holds K+1 linear states per row
+// and layer).
+const MaxDraft = 64
+
+// SpeculationStats describes the rounds of Engine.GenerateSpeculative.
+type SpeculationStats struct {
+	// Draft is K, the most tokens drafted per row and round.
+	Draft int
+	// Rounds is the number of verify passes (each yields 1 to K+1 tokens per running row).
+	Rounds int
+	// Drafted counts the drafted tokens that were verified and Accepted those the target accepted, summed
+	// over rows (drafts past a stop token that the target accepted count as accepted); AcceptanceRate is
+	// Accepted / Drafted (0 when nothing was drafted).
+	Drafted, Accepted int
+	AcceptanceRate    float64
+	// Discarded counts the tokens a round yielded after a row's stop token (accepted drafts, the target's
+	// token), which are dropped with the rest of that row's round.
+	Discarded int
+	// DraftSeconds, VerifySeconds and CommitSeconds are the wall time of the draft steps, the verify passes
+	// and the commits (graph execution and transfers); the rest of Generation.DecodeSeconds is sampling and
+	// acceptance on the host.
+	DraftSeconds, VerifySeconds, CommitSeconds float64
+}
+
+// specExecs are the compiled graphs of speculative decoding, built on first use.
+type specExecs struct {
+	draft, verify, commit *context.Exec
+	draftIdx              []int // State.Flatten positions of the state without KV caches
+}
+
+func (e *Engine) speculativeExecs() (*specExecs, error) {
+	if e.spec != nil {
+		return e.spec, nil
+	}
+	m := e.model
+	x := &specExecs{draftIdx: m.DraftStateIndices()}
+	var err error
+	x.draft, err = context.NewExec(e.backend, e.ctx, func(ctx *context.Context, in []*Node) []*Node {
+		logits, st := m.StepAllLinear(ctx, in[0], m.UnflattenDraft(in[1:]))
+		return append([]*Node{logits}, st.Flatten()...)
+	})
+	if err != nil {
+		return nil, err
+	}
+	x.verify, err = context.NewExec(e.backend, e.ctx, func(ctx *context.Context, in []*Node) []*Node {
+		logits, cs := m.ChunkStep(ctx, in[0], m.ModesOrNil(in[1]), in[2], m.Unflatten(in[3:]))
+		return append([]*Node{logits}, cs.Flatten()...)
+	})
+	if err != nil {
+		return nil, err
+	}
+	x.commit, err = context.NewExec(e.backend, e.ctx, func(ctx *context.Context, in []*Node) []*Node {
+		return m.CommitChunk(m.UnflattenChunk(in[2:]), in[0], in[1]).Flatten()
+	})
+	if err != nil {
+		return nil, err
+	}
+	e.spec = x
+	return x, nil
+}
+
+// GenerateSpeculative is Generate with self-speculative decoding: each round drafts up to k tokens per row
+// in linear mode, verifies them in one pass in the target schedule (opts.Schedule, as in Generate: by default
+// attention for generated tokens), keeps the longest prefix the target agrees with plus one token of the
+// target's, and rolls the state back to the last token kept. The output follows the target: with a greedy
+// sampler it is Generate's output token for token (and the engine ends in the same state, up to rounding);
+// with a random sampler each token is distributed as Generate's (speculative rejection sampling: a draft d
+// drawn from the draft's distribution q is accepted with probability min(1, p(d)/q(d)), else the token is
+// drawn from norm(max(0, p − q)); p and q are the sampler's distributions — temperature, top-k, top-p — of
+// the target's and the draft's logits), though not the same tokens as Generate for a seed.
+//
+// Arguments are checked as in Generate (ragged prompts, stop tokens, capacity promptLen + MaxTokens − 1),
+// and k must be in [1, MaxDraft]. It needs a multi-mixer variant (oryx-tm, oryx-tg). A row that has
+// stopped is left as it is (Generate feeds it dummy tokens). Progress gets the largest number of tokens any
+// row has so far, after the prefill and after each round. The result's Speculation holds the acceptance
+// counts and the time split; AttentionFraction counts the tokens kept, as Generate does (drafts are extra
+// linear-mode work). The engine is left after the last round's commit; LastLogits is cleared.
+func (e *Engine) GenerateSpeculative(prompts [][]int32, k int, opts GenerateOptions) (*Generation, error) {
+	const fn = "Engine.GenerateSpeculative"
+	if v := e.model.Config.Variant; !v.IsMultiMixer() {
+		return nil, fmt.Errorf("%s: variant %s has one readout; speculative decoding drafts with the linear readout and "+
+			"verifies with attention, so it needs a multi-mixer variant (%s, %s)", fn, v, oryx.OryxTM, oryx.OryxTG)
+	}
+	if k < 1 || k > MaxDraft {
+		return nil, fmt.Errorf("%s: the draft length k must be in [1, %d], got %d", fn, MaxDraft, k)
+	}
+	if _, ok := schedule.IsEntropyBudget(strings.TrimSpace(opts.Schedule)); ok {
+		return nil, fmt.Errorf("%s: schedule %q escalates tokens one by one from their linear-mode entropy; "+
+			"speculative decoding verifies whole drafts in the schedule's modes: use one or the other", fn, opts.Schedule)
+	}
+	plan, err := e.planGenerate(fn, prompts, opts)
+	if err != nil {
+		return nil, err
+	}
+	x, err := e.speculativeExecs()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", fn, err)
+	}
+	sampler, lengths := plan.sampler, plan.lengths
+	gen, processed, attention := plan.newGeneration()
+	stats := &SpeculationStats{Draft: k}
+	gen.Speculation = stats
+
+	start := time.Now()
+	logits, err := e.Prefill(prompts, plan.promptModes)
+	if err != nil {
+		return nil, fmt.Errorf("%s: prefill: %w", fn, err)
+	}
+	gen.PrefillSeconds = time.Since(start).Seconds()
+	start = time.Now()
+	e.lastLogits = nil
+
+	stopped := make([]bool, e.batch)
+	// keep appends tokens to row b (each with the mode it is fed in), up to and including a stop token, and
+	// returns how many it appended.
+	keep := func(b int, toks []int32) (int, error) {
+		for i, tok := range toks {
+			pos := lengths[b] + len(gen.Tokens[b])
+			m, err := plan.decodeMode(pos, lengths[b])
+			if err != nil {
+				return i, fmt.Errorf("%s: row %d: %w", fn, b, err)
+			}
+			gen.Tokens[b] = append(gen.Tokens[b], tok)
+			gen.Modes[b] = append(gen.Modes[b], m)
+			if slices.Contains(opts.Stop, tok) {
+				stopped[b] = true
+				return i + 1, nil
+			}
+		}
+		return len(toks), nil
+	}
+	for b := range e.batch {
+		tok, err := sampler.Sample(logits[b])
+		if err != nil {
+			return nil, fmt.Errorf("%s: row %d, token 0: %w", fn, b, err)
+		}
+		if _, err := keep(b, []int32{int32(tok)}); err != nil {
+			return nil, err
+		}
+	}
+	progress := func() {
+		if opts.Progress != nil {
+			done := 0
+			for _, t := range gen.Tokens {
+				done = max(done, len(t))
+			}
+			opts.Progress(done, opts.MaxTokens)
+		}
+	}
+	progress()
+
+	t := k + 1 // tokens per verify pass: the last token kept and up to k drafts
+	for {
+		// Each running row drafts at most what it may still generate, less the target's own token.
+		drafts := make([]int, e.batch)
+		running, most := false, 0
+		for b := range e.batch {
+			if stopped[b] || len(gen.Tokens[b]) >= opts.MaxTokens {
+				drafts[b] = -1
+				continue
+			}
+			running = true
+			drafts[b] = min(k, opts.MaxTokens-len(gen.Tokens[b])-1)
+			most = max(most, drafts[b])
+		}
+		if !running {
+			break
+		}
+
+		// Draft in linear mode.
+		last := make([]int32, e.batch)
+		for b := range e.batch {
+			last[b] = gen.Tokens[b][len(gen.Tokens[b])-1]
+		}
+		tick := time.Now()
+		proposed, q, err := e.draft(x, sampler, last, drafts, most)
+		if err != nil {
+			return nil, fmt.Errorf("%s: draft: %w", fn, err)
+		}
+		stats.DraftSeconds += time.Since(tick).Seconds()
+
+		// Verify: the last token and the drafts, in the target's modes.
+		tok, md, counts := make([]int32, e.batch*t), make([]int32, e.batch*t), make([]int32, e.batch)
+		for b := range e.batch {
+			if drafts[b] < 0 {
+				continue // stopped: no token, the row stays as it is
+			}
+			counts[b] = int32(drafts[b] + 1)
+			pos := e.pos[b]
+			for i, tk := range append([]int32{last[b]}, proposed[b]...) {
+				m, err := plan.decodeMode(pos+i, lengths[b])
+				if err != nil {
+					return nil, fmt.Errorf("%s: row %d: %w", fn, b, err)
+				}
+				tok[b*t+i], md[b*t+i] = tk, int32(m)
+			}
+		}
+		tick = time.Now()
+		chunk, target, err := e.verify(x, tok, md, counts, t)
+		if err != nil {
+			return nil, fmt.Errorf("%s: verify: %w", fn, err)
+		}
+		stats.VerifySeconds += time.Since(tick).Seconds()
+		stats.Rounds++
+
+		// Accept, per row.
+		accepted := make([]int32, e.batch)
+		for b := range e.batch {
+			if drafts[b] < 0 {
+				continue
+			}
+			out, n, err := sampler.verifyDrafts(proposed[b], q[b], target[b][:drafts[b]+1])
+			if err != nil {
+				return nil, fmt.Errorf("%s: row %d, token %d: %w", fn, b, len(gen.Tokens[b]), err)
+			}
+			stats.Drafted += drafts[b]
+			stats.Accepted += n
+			// The tokens kept in the state: the last token and every appended one but the new last.
+			kept, err := keep(b, out)
+			if err != nil {
+				return nil, err
+			}
+			accepted[b] = int32(kept)
+			stats.Discarded += len(out) - kept
+		}
+
+		tick = time.Now()
+		if err := e.commit(x, chunk, accepted); err != nil {
+			return nil, fmt.Errorf("%s: commit: %w", fn, err)
+		}
+		stats.CommitSeconds += time.Since(tick).Seconds()
+		progress()
+	}
+
+	gen.DecodeSeconds = time.Since(start).Seconds()
+	for b, toks := range gen.Tokens {
+		gen.GeneratedTokens += len(toks)
+		for _, m := range gen.Modes[b][:len(toks)-1] { // every token but the last was fed
+			processed++
+			if m == oryx.Attention {
+				attention++
+			}
+		}
+	}
+	gen.AttentionFraction = float64(attention) / float64(processed)
+	if stats.Drafted > 0 {
+		stats.AcceptanceRate = float64(stats.Accepted) / float64(stats.Drafted)
+	}
+	return gen, nil
+}
+
+// draft runs most linear-mode steps from the current state without its KV caches, feeding last and then
+// each row's drafts; row b keeps its first drafts[b] (< 0: none). It returns the drafts and, for a random
+// sampler, the distribution each was drawn from. The engine's state is not modified.
+func (e *Engine) draft(x *specExecs, sampler *Sampler, last []int32, drafts []int, most int) ([][]int32, [][][]float64, error) {
+	proposed, q := make([][]int32, e.batch), make([][][]float64, e.batch)
+	state := make([]*tensors.Tensor, len(x.draftIdx))
+	for i, j := range x.draftIdx {
+		state[i] = e.state[j]
+	}
+	owned := false // state holds the engine's tensors until the first step replaces them
+	defer func() {
+		if owned {
+			for _, s := range state {
+				s.FinalizeAll()
+			}
+		}
+	}()
+	feed := append([]int32(nil), last...)
+	for j := range most {
+		args := []any{tensors.FromFlatDataAndDimensions(append([]int32(nil), feed...), e.batch)}
+		for _, s := range state {
+			if owned {
+				d, err := DonateTensorBuffer(s, e.backend, 0)
+				if err != nil {
+					return nil, nil, err
+				}
+				args = append(args, d)
+			} else {
+				args = append(args, s)
+			}
+		}
+		outs, err := x.draft.Exec(args...)
+		if err != nil {
+			owned = false // donated
+			return nil, nil, err
+		}
+		state, owned = outs[1:], true
+		logits := e.logitsFlat(outs[0])
+		v := e.model.Config.Vocab
+		for b := range e.batch {
+			if j >= drafts[b] {
+				continue // this row's drafts are complete; it is fed its last token again, ignored
+			}
+			row := logits[b*v : (b+1)*v]
+			var tok int
+			if sampler.IsGreedy() {
+				tok, err = sampler.sampleRow(row)
+			} else {
+				var p []float64
+				if p, err = sampler.distribution(row); err == nil {
+					tok = sampler.drawDense(p, 1)
+					q[b] = append(q[b], p)
+				}
+			}
+			if err != nil {
+				return nil, nil, fmt.Errorf("row %d, draft %d: %w", b, j, err)
+			}
+			proposed[b] = append(proposed[b], int32(tok))
+			feed[b] = int32(tok)
+		}
+	}
+	return proposed, q, nil
+}
+
+// verify runs the chunk step on tokens and modes [B, t] (row-major) with counts [B], donating the state; it
+// returns the chunk state for the commit and the logits per row and position.
+func (e *Engine) verify(x *specExecs, tok, md, counts []int32, t int) ([]*tensors.Tensor, [][][]float32, error) {
+	args := []any{tensors.FromFlatDataAndDimensions(tok, e.batch, t), tensors.FromFlatDataAndDimensions(md, e.batch, t),
+		tensors.FromFlatDataAndDimensions(counts, e.batch)}
+	for _, s := range e.state {
+		d, err := DonateTensorBuffer(s, e.backend, 0)
+		if err != nil {
+			return nil, nil, err
+		}
+		args = append(args, d)
+	}
+	outs, err := x.verify.Exec(args...)
+	e.state = nil // donated
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w (the state was lost: Reset or Prefill before the next call)", err)
+	}
+	flat := e.logitsFlat(outs[0])
+	v := e.model.Config.Vocab
+	rows := make([][][]float32, e.batch)
+	for b := range rows {
+		rows[b] = make([][]float32, t)
+		for i := range t {
+			rows[b][i] = flat[(b*t+i)*v : (b*t+i+1)*v]
+		}
+	}
+	return outs[1:], rows, nil
+}
+
+// commit replaces the state by the one after the first accepted[b] tokens of each row's chunk.
+func (e *Engine) commit(x *specExecs, chunk []*tensors.Tensor, accepted []int32) error {
+	pos := make([]int32, e.batch)
+	for b, p := range e.pos {
+		pos[b] = int32(p)
+	}
+	args := []any{tensors.FromFlatDataAndDimensions(pos, e.batch), tensors.FromFlatDataAndDimensions(accepted, e.batch)}
+	for _, c := range chunk {
+		d, err := DonateTensorBuffer(c, e.backend, 0)
+		if err != nil {
+			return err
+		}
+		args = append(args, d)
+	}
+	outs, err := x.commit.Exec(args...)
+	if err != nil {
+		return fmt.Errorf("%w (the state was lost: Reset or Prefill before the next call)", err)
+	}
+	e.setState(outs)
+	return nil
+}
+
+// logitsFlat copies logits of any float dtype to a float32 host slice and frees the tensor.
+func (e *Engine) logitsFlat(t *tensors.Tensor) []float32 {
+	defer t.FinalizeAll()
+	flat := tensordata.Float64s(t)
+	out := make([]float32, len(flat))
+	for i, x := range flat {
+		out[i] = float32(x)
+	}
+	return out
+}
+
+// verifyDrafts decides one row's round. drafts[i] was drawn from the draft distribution q[i] (q is unused
+// when the sampler is greedy); target[i] are the target's logits after the row's last token and drafts[:i],
+// i = 0..len(drafts). It returns the tokens the round yields — the accepted drafts, then one token of the
+// target's: the correction after a rejection, or the bonus token after the last draft — and the number of
+// drafts accepted. Greedy: a draft is accepted when it is the target's argmax (no random draw). Otherwise
+// speculative rejection sampling: accept d with probability min(1, p(d)/q(d)), else draw from
+// norm(max(0, p − q)); the tokens are then distributed as the sampler's draws from the target.
+func (s *Sampler) verifyDrafts(drafts []int32, q [][]float64, target [][]float32) ([]int32, int, error) {
+	out := make([]int32, 0, len(drafts)+1)
+	for i, d := range drafts {
+		if s.IsGreedy() {
+			y, err := s.sampleRow(target[i])
+			if err != nil {
+				return nil, 0, err
+			}
+			if int32(y) != d {
+				return append(out, int32(y)), i, nil
+			}
+			out = append(out, d)
+			continue
+		}
+		p, err := s.distribution(target[i])
+		if err != nil {
+			return nil, 0, err
+		}
+		if u := s.random().Float64(); u*q[i][d] < p[d] { // u < p(d)/q(d)
+			out = append(out, d)
+			continue
+		}
+		residual, total := make([]float64, len(p)), 0.0
+		for j := range p {
+			if r := p[j] - q[i][j]; r > 0 {
+				residual[j], total = r, total+r
+			}
+		}
+		if total <= 0 { // p == q up to rounding: a rejection then has probability ~0; draw from p
+			residual, total = p, 1
+		}
+		return append(out, int32(s.drawDense(residual, total))), i, nil
+	}
+	y, err := s.sampleRow(target[len(drafts)])
+	if err != nil {
+		return nil, 0, err
+	}
+	return append(out, int32(y)), len(drafts), nil
+}

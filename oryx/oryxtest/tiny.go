@@ -1,0 +1,41 @@
+package oryxtest
+
+// The tiny random-weight models that tests of the packages above oryx run on (evals, recipes, textgen): the
+// "tiny" preset over the byte tokenizer.
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/oryx-go/oryx/oryx"
+	"github.com/stretchr/testify/require"
+)
+
+// TinyVocab is the tiny models' vocabulary: the byte tokenizer's 258 ids padded to a multiple of 64.
+const TinyVocab = 320
+
+// TinyConfig is the tiny preset of variant v with TinyVocab.
+func TinyConfig(t testing.TB, v oryx.Variant) oryx.Config {
+	t.Helper()
+	cfg, err := oryx.Preset("tiny", v)
+	require.NoError(t, err)
+	cfg.Vocab = TinyVocab
+	return cfg
+}
+
+// TinyModel builds a tiny model of variant v (its weights are created in the context it first runs in).
+func TinyModel(t testing.TB, v oryx.Variant) *oryx.Model {
+	t.Helper()
+	m, err := oryx.New(TinyConfig(t, v))
+	require.NoError(t, err)
+	return m
+}
+
+// TinyCheckpoint writes a freshly initialised tiny checkpoint (seed 1) of variant v into a temporary directory
+// named tiny-<variant> and returns its path.
+func TinyCheckpoint(t testing.TB, v oryx.Variant) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "tiny-"+string(v))
+	require.NoError(t, oryx.InitCheckpoint(dir, TinyConfig(t, v), 1))
+	return dir
+}

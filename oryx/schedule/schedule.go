@@ -1,0 +1,715 @@
+package schedule
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+
+	"github.com/gomlx/gomlx/pkg/core/tensors"
+
+	"github.com/oryx-go/oryx/internal/seedrand"
+	"github.com/oryx-go/oryx/oryx"
+)
+
+// Defaults of the block-wise random schedule used for mixed training (docs/model.md §3.11 [choice]): blocks of
+// 128 tokens — a multiple of the recurrent chunk length, so a mode switch never splits a chunk — each in
+// attention mode with probability one half.
+const (
+	DefaultBlockLen      = 128
+	DefaultAttentionProb = 0.5
+)
+
+// Schedule holds the mode of every token of a batch: one row per sequence, one Mode per position. Rows
+// usually share one length; ParseScheduleRows builds rows of different lengths (prompts of a generation
+// batch), in which case Len is the longest row and Padded brings every row to one length.
+//
+// A Schedule is immutable once built: accessors return copies.
+type Schedule struct {
+	rows [][]oryx.Mode
+}
+
+// NewSchedule builds a schedule from explicit rows (copied). Every row must be non-empty and hold only
+// Linear or Attention; rows may have different lengths.
+func NewSchedule(rows [][]oryx.Mode) (*Schedule, error) {
+	if len(rows) == 0 {
+		return nil, fmt.Errorf("schedule: rows: batch must be > 0, got 0 rows")
+	}
+	s := &Schedule{rows: make([][]oryx.Mode, len(rows))}
+	for b, row := range rows {
+		if len(row) == 0 {
+			return nil, fmt.Errorf("schedule: row %d is empty (length must be > 0)", b)
+		}
+		for t, m := range row {
+			if !m.Valid() {
+				return nil, fmt.Errorf("schedule: row %d position %d: invalid %s", b, t, m)
+			}
+		}
+		s.rows[b] = append([]oryx.Mode(nil), row...)
+	}
+	return s, nil
+}
+
+// Batch returns the number of rows (sequences).
+func (s *Schedule) Batch() int { return len(s.rows) }
+
+// Len returns the length of the longest row; for a rectangular schedule, the sequence length T.
+func (s *Schedule) Len() int {
+	n := 0
+	for _, r := range s.rows {
+		n = max(n, len(r))
+	}
+	return n
+}
+
+// RowLen returns the length of row b.
+func (s *Schedule) RowLen(b int) int { return len(s.rows[b]) }
+
+// At returns the mode of position t of row b. It panics when (b, t) is outside the schedule, like a slice.
+func (s *Schedule) At(b, t int) oryx.Mode { return s.rows[b][t] }
+
+// Row returns a copy of row b.
+func (s *Schedule) Row(b int) []oryx.Mode { return append([]oryx.Mode(nil), s.rows[b]...) }
+
+// AttentionFraction returns the fraction of all tokens (over every row's own length) in attention mode;
+// it is the quantity behind the paper's "<10 % attention tokens" claims (docs/model.md §6).
+func (s *Schedule) AttentionFraction() float64 {
+	total, attn := 0, 0
+	for _, r := range s.rows {
+		total += len(r)
+		for _, m := range r {
+			if m == oryx.Attention {
+				attn++
+			}
+		}
+	}
+	if total == 0 {
+		return 0
+	}
+	return float64(attn) / float64(total)
+}
+
+// AttentionPositions returns the positions of row b that are in attention mode, ascending. The model uses
+// it to gather only those positions for the attention readout, so attention cost scales with the number
+// of attention tokens rather than with T.
+func (s *Schedule) AttentionPositions(b int) []int {
+	var pos []int
+	for t, m := range s.rows[b] {
+		if m == oryx.Attention {
+			pos = append(pos, t)
+		}
+	}
+	return pos
+}
+
+// Padded returns a rectangular copy whose rows all have length t: longer rows are truncated, shorter
+// rows are extended with pad. Padding positions of a generation batch are masked out by the model, so
+// the pad mode only matters for cost; Linear is the usual choice. It panics if t ≤ 0 (a programming
+// error: a schedule has no empty rows).
+func (s *Schedule) Padded(t int, pad oryx.Mode) *Schedule {
+	if t <= 0 {
+		panic(fmt.Sprintf("Schedule.Padded: length t must be > 0, got %d", t))
+	}
+	if !pad.Valid() {
+		panic(fmt.Sprintf("Schedule.Padded: invalid pad %s", pad))
+	}
+	out := &Schedule{rows: make([][]oryx.Mode, len(s.rows))}
+	for b, r := range s.rows {
+		row := make([]oryx.Mode, t)
+		n := copy(row, r)
+		for i := n; i < t; i++ {
+			row[i] = pad
+		}
+		out.rows[b] = row
+	}
+	return out
+}
+
+// Tensor returns the schedule as the graph consumes it: an int32 tensor of shape [Batch, Len] with
+// 1 = attention and 0 = linear. Rows shorter than Len (ragged schedules) are padded with 0 (linear); use
+// Padded first to choose another pad mode.
+func (s *Schedule) Tensor() *tensors.Tensor {
+	b, t := s.Batch(), s.Len()
+	flat := make([]int32, b*t)
+	for i, r := range s.rows {
+		for j, m := range r {
+			flat[i*t+j] = int32(m)
+		}
+	}
+	return tensors.FromFlatDataAndDimensions(flat, b, t)
+}
+
+// RowString renders row b as run-length ranges, inclusive on both ends: "L0-99 A100-127". A run of one
+// position is written "A5-5" so that every range has the same shape.
+func (s *Schedule) RowString(b int) string {
+	row := s.rows[b]
+	var sb strings.Builder
+	for start := 0; start < len(row); {
+		end := start
+		for end+1 < len(row) && row[end+1] == row[start] {
+			end++
+		}
+		if sb.Len() > 0 {
+			sb.WriteByte(' ')
+		}
+		fmt.Fprintf(&sb, "%s%d-%d", row[start].Short(), start, end)
+		start = end + 1
+	}
+	return sb.String()
+}
+
+// String renders the schedule compactly for logs: the run-length rendering of the rows when they are all
+// identical ("L0-99 A100-127"), otherwise one "bN: ..." group per row separated by "; ".
+func (s *Schedule) String() string {
+	if len(s.rows) == 0 {
+		return ""
+	}
+	first := s.RowString(0)
+	same := true
+	parts := make([]string, len(s.rows))
+	for b := range s.rows {
+		parts[b] = s.RowString(b)
+		if parts[b] != first {
+			same = false
+		}
+	}
+	if same {
+		return first
+	}
+	for b := range parts {
+		parts[b] = fmt.Sprintf("b%d: %s", b, parts[b])
+	}
+	return strings.Join(parts, "; ")
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Generators.
+
+// checkDims validates the batch and length arguments shared by every generator.
+func checkDims(fn string, b, t int) error {
+	if b <= 0 {
+		return fmt.Errorf("%s: batch b must be > 0, got %d", fn, b)
+	}
+	if t <= 0 {
+		return fmt.Errorf("%s: length t must be > 0, got %d", fn, t)
+	}
+	return nil
+}
+
+// checkProb validates an attention probability.
+func checkProb(fn string, p float64) error {
+	if math.IsNaN(p) || p < 0 || p > 1 {
+		return fmt.Errorf("%s: attention probability must be in [0, 1], got %v", fn, p)
+	}
+	return nil
+}
+
+// uniformLengths returns b copies of t.
+func uniformLengths(b, t int) []int {
+	l := make([]int, b)
+	for i := range l {
+		l[i] = t
+	}
+	return l
+}
+
+// AllAttention returns a b × t schedule with every token in attention mode (the Transformer reading).
+func AllAttention(b, t int) (*Schedule, error) {
+	if err := checkDims("AllAttention", b, t); err != nil {
+		return nil, err
+	}
+	return buildRows(uniformLengths(b, t), 0, func(_ int, row []oryx.Mode, _ *rand.Rand) { fill(row, oryx.Attention) }), nil
+}
+
+// AllLinear returns a b × t schedule with every token in linear mode (the pure recurrent reading).
+func AllLinear(b, t int) (*Schedule, error) {
+	if err := checkDims("AllLinear", b, t); err != nil {
+		return nil, err
+	}
+	return buildRows(uniformLengths(b, t), 0, func(_ int, row []oryx.Mode, _ *rand.Rand) { fill(row, oryx.Linear) }), nil
+}
+
+// BlockRandom returns the mixed-training schedule of docs/model.md §3.11: each row is cut into aligned blocks
+// of blockLen tokens (the last one may be partial) and each block is in attention mode with probability
+// pAttention, drawn independently per block and per row. Blocks rather than whole sequences, so the model
+// sees mode switches inside a sequence and switching at inference stays in distribution.
+//
+// The draws are deterministic for a seed. Each row has its own random stream derived from (seed, row
+// index), so a row's modes do not depend on the other rows, and a longer row extends a shorter one.
+func BlockRandom(b, t, blockLen int, pAttention float64, seed uint64) (*Schedule, error) {
+	if err := checkDims("BlockRandom", b, t); err != nil {
+		return nil, err
+	}
+	if blockLen <= 0 {
+		return nil, fmt.Errorf("BlockRandom: block length must be > 0, got %d", blockLen)
+	}
+	if err := checkProb("BlockRandom", pAttention); err != nil {
+		return nil, err
+	}
+	return buildRows(uniformLengths(b, t), seed, blockRandomRow(blockLen, pAttention)), nil
+}
+
+// SequenceRandom returns the whole-sequence ablation of BlockRandom: each row is entirely in attention
+// mode with probability pAttention, otherwise entirely linear; deterministic for a seed.
+func SequenceRandom(b, t int, pAttention float64, seed uint64) (*Schedule, error) {
+	if err := checkDims("SequenceRandom", b, t); err != nil {
+		return nil, err
+	}
+	if err := checkProb("SequenceRandom", pAttention); err != nil {
+		return nil, err
+	}
+	return buildRows(uniformLengths(b, t), seed, sequenceRandomRow(pAttention)), nil
+}
+
+// Segments returns a b × t schedule from an explicit range list, the same rows for every sequence, e.g.
+// "A:0-9,L:10-99,A:100-" (see ParseSchedule for the range grammar). Only the range form is accepted here;
+// ParseSchedule accepts every spec form.
+func Segments(b, t int, spec string) (*Schedule, error) {
+	if err := checkDims("Segments", b, t); err != nil {
+		return nil, err
+	}
+	ranges, err := parseRanges(spec)
+	if err != nil {
+		return nil, err
+	}
+	return buildRows(uniformLengths(b, t), 0, rangesRow(ranges)), nil
+}
+
+// rowFiller fills one row (already allocated at its length) of a schedule; rng is the row's own stream.
+type rowFiller func(b int, row []oryx.Mode, rng *rand.Rand)
+
+// buildRows allocates one row per length and fills each with its own deterministic random stream.
+func buildRows(lengths []int, seed uint64, fillRow rowFiller) *Schedule {
+	s := &Schedule{rows: make([][]oryx.Mode, len(lengths))}
+	for b, n := range lengths {
+		row := make([]oryx.Mode, n)
+		fillRow(b, row, rowRand(seed, b))
+		s.rows[b] = row
+	}
+	return s
+}
+
+// rowRand returns the random stream of row b: PCG seeded with the user seed and a splitmix64 hash of the
+// row index, so rows get unrelated streams and a row does not depend on how many draws others used.
+func rowRand(seed uint64, b int) *rand.Rand {
+	return rand.New(rand.NewPCG(seed, seedrand.SplitMix64(uint64(b))))
+}
+
+func fill(row []oryx.Mode, m oryx.Mode) {
+	for i := range row {
+		row[i] = m
+	}
+}
+
+// blockRandomRow draws one mode per aligned block. rng.Float64() is in [0, 1), so p = 0 never and p = 1
+// always gives attention.
+func blockRandomRow(blockLen int, p float64) rowFiller {
+	return func(_ int, row []oryx.Mode, rng *rand.Rand) {
+		for start := 0; start < len(row); start += blockLen {
+			m := oryx.Linear
+			if rng.Float64() < p {
+				m = oryx.Attention
+			}
+			fill(row[start:min(start+blockLen, len(row))], m)
+		}
+	}
+}
+
+func sequenceRandomRow(p float64) rowFiller {
+	return func(_ int, row []oryx.Mode, rng *rand.Rand) {
+		m := oryx.Linear
+		if rng.Float64() < p {
+			m = oryx.Attention
+		}
+		fill(row, m)
+	}
+}
+
+func rangesRow(ranges []modeRange) rowFiller {
+	return func(_ int, row []oryx.Mode, _ *rand.Rand) {
+		for t := range row {
+			row[t] = modeFromRanges(ranges, t)
+		}
+	}
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Textual specs.
+
+// specKind enumerates the forms of a schedule spec.
+type specKind int
+
+const (
+	specAttention specKind = iota
+	specLinear
+	specBlock
+	specSequence
+	specLinearUntil
+	specAttentionLast
+	specPrefillAttention
+	specRanges
+	specBudget
+)
+
+// modeRange is one "MODE:FROM-TO" item of a range spec; to < 0 means open-ended.
+type modeRange struct {
+	mode     oryx.Mode
+	from, to int
+}
+
+// parsedSpec is a spec checked once, independent of batch size and lengths.
+type parsedSpec struct {
+	kind     specKind
+	blockLen int         // specBlock
+	p        float64     // specBlock, specSequence
+	n        int         // specLinearUntil (P), specAttentionLast (N)
+	ranges   []modeRange // specRanges
+	budget   Budget      // specBudget
+}
+
+// ParseSchedule builds a b × t schedule from a textual spec, the value commands accept with --schedule.
+// seed is used only by the random forms. Keywords and modes are case-insensitive; spaces around items are
+// ignored.
+//
+// Grammar (P, N, LEN, FROM, TO are non-negative integers, PROB a number in [0, 1]):
+//
+//	spec           = all-attention | all-linear | block | sequence
+//	               | linear-until | attention-last | prefill-attention | budget | ranges
+//	all-attention  = "attention" | "all-attention" | "A"
+//	all-linear     = "linear" | "all-linear" | "L"
+//	block          = "block" [ ":" LEN [ ":" PROB ] ]     block-wise random, default 128 and 0.5
+//	sequence       = "sequence" [ ":" PROB ]              one random mode per row, default 0.5
+//	linear-until   = "linear-until:" P                    linear for positions < P, attention from P on
+//	attention-last = "attention-last:" N                  linear except the last N positions of each row
+//	prefill-attention = "prefill-attention"               attention for the whole prompt (= "attention"
+//	                                                      here); generated tokens are linear (DecodeMode)
+//	budget         = "budget:" F ":" POLICY [ ":" H ]     exactly BudgetCount(F, T) attention tokens per row,
+//	                                                      placed by POLICY: last | question | random |
+//	                                                      entropy (budget.go; question and entropy need
+//	                                                      the task's split or a linear pass: Budget.Modes)
+//	ranges         = range { "," range }
+//	range          = MODE ":" FROM [ "-" [ TO ] ]         TO inclusive; "FROM-" runs to the end of the row;
+//	                                                      "FROM" alone is the single position FROM
+//	MODE           = "A" | "attention" | "L" | "linear"
+//
+// Ranges: positions no range covers are linear; when ranges overlap the later one wins (so
+// "A:0-,L:10-19" is attention except 10–19); ranges are absolute positions and the parts beyond a row's
+// end are ignored, so one range spec serves rows of different lengths.
+//
+// The two readings of "<10 % attention tokens" in docs/model.md §6 are "attention-last:N" (long context in
+// linear mode, the question and the answer in attention mode) and "prefill-attention" (prompt in
+// attention mode, generation in linear mode). Errors name the spec and the bad part, e.g.
+// `schedule "block:0:0.5": block length must be > 0, got 0`.
+func ParseSchedule(spec string, b, t int, seed uint64) (*Schedule, error) {
+	if b <= 0 {
+		return nil, fmt.Errorf("schedule %q: batch b must be > 0, got %d", spec, b)
+	}
+	if t <= 0 {
+		return nil, fmt.Errorf("schedule %q: length t must be > 0, got %d", spec, t)
+	}
+	return ParseScheduleRows(spec, uniformLengths(b, t), seed)
+}
+
+// ParseScheduleRows is ParseSchedule for rows of different lengths, one per entry of lengths: the prompts
+// of a generation batch. Every form is applied to each row at its own length, so "attention-last:N" marks
+// the last N tokens of each prompt. Random forms give each row its own stream (see BlockRandom), so a
+// row's modes do not depend on the other rows' lengths.
+func ParseScheduleRows(spec string, lengths []int, seed uint64) (*Schedule, error) {
+	ps, err := parseSpec(spec)
+	if err != nil {
+		return nil, err
+	}
+	if len(lengths) == 0 {
+		return nil, fmt.Errorf("schedule %q: lengths: batch must be > 0, got no rows", spec)
+	}
+	for b, n := range lengths {
+		if n <= 0 {
+			return nil, fmt.Errorf("schedule %q: lengths[%d] must be > 0, got %d", spec, b, n)
+		}
+	}
+	var f rowFiller
+	switch ps.kind {
+	case specAttention, specPrefillAttention:
+		f = func(_ int, row []oryx.Mode, _ *rand.Rand) { fill(row, oryx.Attention) }
+	case specLinear:
+		f = func(_ int, row []oryx.Mode, _ *rand.Rand) { fill(row, oryx.Linear) }
+	case specBlock:
+		f = blockRandomRow(ps.blockLen, ps.p)
+	case specSequence:
+		f = sequenceRandomRow(ps.p)
+	case specLinearUntil:
+		f = func(_ int, row []oryx.Mode, _ *rand.Rand) {
+			for t := range row {
+				row[t] = modeIf(t >= ps.n)
+			}
+		}
+	case specAttentionLast:
+		f = func(_ int, row []oryx.Mode, _ *rand.Rand) {
+			for t := range row {
+				row[t] = modeIf(t >= len(row)-ps.n)
+			}
+		}
+	case specRanges:
+		f = rangesRow(ps.ranges)
+	case specBudget:
+		return budgetRows(spec, ps.budget, lengths, seed)
+	}
+	return buildRows(lengths, seed, f), nil
+}
+
+// CheckSpec validates a schedule spec without building a schedule, so commands can reject a bad
+// --schedule flag before loading a model.
+func CheckSpec(spec string) error {
+	_, err := parseSpec(spec)
+	return err
+}
+
+// DecodeMode returns the mode of a generated token at absolute position pos (pos ≥ promptLen) under spec:
+//
+//   - attention, attention-last:N → attention (reading (a) of docs/model.md §6: generated tokens are in
+//     attention mode with the last N prompt tokens);
+//   - linear, prefill-attention → linear (reading (b): generation in recurrent mode);
+//   - linear-until:P → attention iff pos ≥ P;
+//   - ranges → the range rule at pos (later range wins; beyond every range linear, so only an open-ended
+//     range reaches generated tokens);
+//   - block, sequence → error: random schedules do not define generated-token modes;
+//   - budget:F:last, budget:F:question, budget:F:random → attention iff BudgetCount(F, pos+1) >
+//     BudgetCount(F, pos): the running budget (budget.go);
+//   - budget:F:entropy → error: the mode is decided per token at run time (Engine.Generate, Escalation);
+//     except at F = 0 (linear) and F = 1 (attention), where nothing is left to decide.
+func DecodeMode(spec string, pos, promptLen int) (oryx.Mode, error) {
+	ps, err := parseSpec(spec)
+	if err != nil {
+		return oryx.Linear, err
+	}
+	if promptLen < 0 {
+		return oryx.Linear, fmt.Errorf("schedule %q: promptLen must be ≥ 0, got %d", spec, promptLen)
+	}
+	if pos < promptLen {
+		return oryx.Linear, fmt.Errorf("schedule %q: pos %d is inside the prompt (promptLen %d); DecodeMode is for generated tokens",
+			spec, pos, promptLen)
+	}
+	switch ps.kind {
+	case specAttention, specAttentionLast:
+		return oryx.Attention, nil
+	case specLinear, specPrefillAttention:
+		return oryx.Linear, nil
+	case specLinearUntil:
+		return modeIf(pos >= ps.n), nil
+	case specRanges:
+		return modeFromRanges(ps.ranges, pos), nil
+	case specBudget:
+		if f := ps.budget.Fraction; ps.budget.Policy == PolicyEntropy && f != 0 && f != 1 {
+			return oryx.Linear, fmt.Errorf("schedule %q: the entropy policy decides each generated token's mode at run time "+
+				"(Engine.Generate escalates it; see Escalation)", spec)
+		}
+		return budgetDecodeMode(ps.budget.Fraction, pos), nil
+	}
+	return oryx.Linear, fmt.Errorf("schedule %q: random schedules do not define generated-token modes", spec)
+}
+
+// modeIf maps a condition to Attention (true) or Linear (false).
+func modeIf(attn bool) oryx.Mode {
+	if attn {
+		return oryx.Attention
+	}
+	return oryx.Linear
+}
+
+// modeFromRanges applies the range rule at position t: the last range covering t wins, default linear.
+func modeFromRanges(ranges []modeRange, t int) oryx.Mode {
+	m := oryx.Linear
+	for _, r := range ranges {
+		if t >= r.from && (r.to < 0 || t <= r.to) {
+			m = r.mode
+		}
+	}
+	return m
+}
+
+// parseSpec parses every spec form; errors are prefixed with `schedule "<spec>": `.
+func parseSpec(spec string) (parsedSpec, error) {
+	errf := func(format string, args ...any) error {
+		return fmt.Errorf("schedule %q: %s", spec, fmt.Sprintf(format, args...))
+	}
+	s := strings.TrimSpace(spec)
+	if s == "" {
+		return parsedSpec{}, errf("empty spec")
+	}
+	head, rest, hasArgs := strings.Cut(s, ":")
+	head = strings.ToLower(strings.TrimSpace(head))
+	var args []string
+	if hasArgs {
+		args = strings.Split(rest, ":")
+	}
+	noArgs := func(kind specKind) (parsedSpec, error) {
+		if hasArgs {
+			return parsedSpec{}, errf("%q takes no arguments", head)
+		}
+		return parsedSpec{kind: kind}, nil
+	}
+	switch head {
+	case "attention", "all-attention", "a":
+		if hasArgs && (head == "a" || head == "attention") {
+			break // "A:0-9,..." is a range spec
+		}
+		return noArgs(specAttention)
+	case "linear", "all-linear", "l":
+		if hasArgs && (head == "l" || head == "linear") {
+			break
+		}
+		return noArgs(specLinear)
+	case "prefill-attention":
+		return noArgs(specPrefillAttention)
+	case "block":
+		ps := parsedSpec{kind: specBlock, blockLen: DefaultBlockLen, p: DefaultAttentionProb}
+		if len(args) > 2 {
+			return parsedSpec{}, errf("block takes at most 2 arguments (block:LEN:PROB), got %d", len(args))
+		}
+		if len(args) >= 1 {
+			n, err := strconv.Atoi(strings.TrimSpace(args[0]))
+			if err != nil {
+				return parsedSpec{}, errf("block length %q is not an integer", args[0])
+			}
+			if n <= 0 {
+				return parsedSpec{}, errf("block length must be > 0, got %d", n)
+			}
+			ps.blockLen = n
+		}
+		if len(args) == 2 {
+			p, err := parseProb(args[1])
+			if err != nil {
+				return parsedSpec{}, errf("%v", err)
+			}
+			ps.p = p
+		}
+		return ps, nil
+	case "sequence":
+		ps := parsedSpec{kind: specSequence, p: DefaultAttentionProb}
+		if len(args) > 1 {
+			return parsedSpec{}, errf("sequence takes at most 1 argument (sequence:PROB), got %d", len(args))
+		}
+		if len(args) == 1 {
+			p, err := parseProb(args[0])
+			if err != nil {
+				return parsedSpec{}, errf("%v", err)
+			}
+			ps.p = p
+		}
+		return ps, nil
+	case "budget":
+		b, _, err := ParseBudget(spec)
+		if err != nil {
+			return parsedSpec{}, err
+		}
+		return parsedSpec{kind: specBudget, budget: b}, nil
+	case "linear-until", "attention-last":
+		name := map[string]string{"linear-until": "P", "attention-last": "N"}[head]
+		if len(args) != 1 {
+			return parsedSpec{}, errf("%s needs exactly one argument (%s:%s)", head, head, name)
+		}
+		n, err := strconv.Atoi(strings.TrimSpace(args[0]))
+		if err != nil {
+			return parsedSpec{}, errf("%s: %s %q is not an integer", head, name, args[0])
+		}
+		if n < 0 {
+			return parsedSpec{}, errf("%s: %s must be ≥ 0, got %d", head, name, n)
+		}
+		kind := specLinearUntil
+		if head == "attention-last" {
+			kind = specAttentionLast
+		}
+		return parsedSpec{kind: kind, n: n}, nil
+	default:
+		if !hasArgs {
+			return parsedSpec{}, errf("unknown schedule %q (want attention, linear, block[:LEN[:PROB]], "+
+				"sequence[:PROB], linear-until:P, attention-last:N, prefill-attention, budget:F:POLICY or MODE:FROM-TO,...)", head)
+		}
+	}
+	ranges, err := parseRanges(spec)
+	if err != nil {
+		return parsedSpec{}, err
+	}
+	return parsedSpec{kind: specRanges, ranges: ranges}, nil
+}
+
+// parseProb parses an attention probability in [0, 1].
+func parseProb(s string) (float64, error) {
+	p, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil {
+		return 0, fmt.Errorf("attention probability %q is not a number", s)
+	}
+	if math.IsNaN(p) || p < 0 || p > 1 {
+		return 0, fmt.Errorf("attention probability must be in [0, 1], got %v", p)
+	}
+	return p, nil
+}
+
+// parseRanges parses "MODE:FROM-TO,MODE:FROM-,MODE:POS,...".
+func parseRanges(spec string) ([]modeRange, error) {
+	errf := func(format string, args ...any) error {
+		return fmt.Errorf("schedule %q: %s", spec, fmt.Sprintf(format, args...))
+	}
+	if strings.TrimSpace(spec) == "" {
+		return nil, errf("empty range list")
+	}
+	var ranges []modeRange
+	for _, item := range strings.Split(spec, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			return nil, errf("empty range item")
+		}
+		modeStr, posStr, ok := strings.Cut(item, ":")
+		if !ok {
+			return nil, errf("range %q: want MODE:FROM-TO", item)
+		}
+		m, err := oryx.ParseMode(modeStr)
+		if err != nil {
+			return nil, errf("range %q: %v", item, err)
+		}
+		fromStr, toStr, hasDash := strings.Cut(posStr, "-")
+		from, err := strconv.Atoi(strings.TrimSpace(fromStr))
+		if err != nil || from < 0 {
+			return nil, errf("range %q: start %q is not a non-negative integer", item, fromStr)
+		}
+		r := modeRange{mode: m, from: from, to: from}
+		if hasDash {
+			toStr = strings.TrimSpace(toStr)
+			if toStr == "" {
+				r.to = -1
+			} else {
+				to, err := strconv.Atoi(toStr)
+				if err != nil || to < 0 {
+					return nil, errf("range %q: end %q is not a non-negative integer", item, toStr)
+				}
+				if to < from {
+					return nil, errf("range %q: end %d is before start %d", item, to, from)
+				}
+				r.to = to
+			}
+		}
+		ranges = append(ranges, r)
+	}
+	return ranges, nil
+}
+
+// AttentionPositionsTensor lists each row's attention positions as an int32 [B, N] tensor padded with −1
+// (N = the largest count, at least 1): the attnPos input of Model.LogitsGathered.
+func (s *Schedule) AttentionPositionsTensor() *tensors.Tensor {
+	n := 1
+	for b := range s.Batch() {
+		n = max(n, len(s.AttentionPositions(b)))
+	}
+	flat := make([]int32, s.Batch()*n)
+	for b := range s.Batch() {
+		pos := s.AttentionPositions(b)
+		for i := range n {
+			flat[b*n+i] = -1
+			if i < len(pos) {
+				flat[b*n+i] = int32(pos[i])
+			}
+		}
+	}
+	return tensors.FromFlatDataAndDimensions(flat, s.Batch(), n)
+}

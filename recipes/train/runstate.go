@@ -1,0 +1,32 @@
+package train
+
+import (
+	"encoding/json"
+
+	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/internal/rundir"
+)
+
+// RunState is what a checkpoint needs besides the weights and optimizer state to resume a run exactly: the
+// step, the data stream's cursor and the counters. rundir.WriteState writes it as the run directory's
+// trainer-state file of its step (see package rundir); its first two fields are rundir.StateHeader's.
+type RunState struct {
+	Step       int               `json:"step"`        // optimizer steps completed
+	TokensSeen int64             `json:"tokens_seen"` // training tokens consumed
+	Skipped    int               `json:"skipped"`     // steps skipped for a non-finite loss or gradient
+	BadInRow   int               `json:"bad_in_row"`  // the current run of skipped steps
+	ElapsedSec float64           `json:"elapsed_s"`   // training wall time so far, over restarts
+	Train      TrainConfig       `json:"train"`       // the optimisation config (checked on resume)
+	Data       datasets.DataSpec `json:"data"`        // the training corpus
+	Tokenizer  string            `json:"tokenizer"`   // tokenizer name
+	DataState  json.RawMessage   `json:"data_state"`  // the training data source's position, after Step steps
+}
+
+// readState reads the state file of step from dir.
+func readState(dir string, step int) (*RunState, error) {
+	var st RunState
+	if err := rundir.ReadState(dir, step, &st); err != nil {
+		return nil, err
+	}
+	return &st, nil
+}
