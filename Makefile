@@ -2,7 +2,7 @@
 GO ?= go
 
 .PHONY: demo demo-run demo-quick study-scale study-attribution test test-go test-xla vet fuzz-short xla-cpu xla-cuda py-tools torch lmeval-check bench-mixers \
-	bench-mixers-all bench-model bench-train bench-train-xla bench-xla-vs-go bench-speculative build
+	bench-mixers-all bench-model bench-model-peer bench-train bench-train-xla bench-xla-vs-go bench-speculative build
 
 # XLA: `make xla-cpu` installs the pinned XLA CPU PJRT plugin from the Python package index into .xla/ (project-local,
 # git-ignored; scripts/install-xla.sh) and prints its path as the last line. Binaries built with -tags xla find it
@@ -133,6 +133,13 @@ bench-model:
 # see the benchmark's doc comment. Its duration was not measured (one quick run at context 512 only).
 bench-speculative:
 	$(if $(filter 1,$(XLA)),$(GO) test -tags xla,$(GO) test) ./oryx/infer -run '^$$' -bench 'Speculative' -benchtime 2x -timeout 240m
+
+# The whole model next to the PyTorch peer, one sitting (scripts/bench-model-peer.sh, about 15 minutes): Oryx-TG
+# training tok/s (tiny 32 × 128, small 16 × 256), prefill tok/s (small, 2K and 8K), decode ms/token (small, 256 /
+# 4K / 16K), this project on XLA CPU (or pure Go without the plugin) and PyTorch's modeling_oryx.py on the same
+# weights, with each row's MFU against the measured matmul peak. Needs python3-torch (+ libopenblas0-pthread).
+bench-model-peer:
+	bash scripts/bench-model-peer.sh
 
 # Short XLA training benchmark: tokens/s, model TFLOP/s, MFU (scripts/bench-train-xla.sh). XLA CPU by default
 # (MFU against the measured matmul peak); GPUs: make bench-train-xla PJRT=$$(make -s xla-cuda) PEAK_TFLOPS=989.
