@@ -2,7 +2,7 @@
 GO ?= go
 
 .PHONY: demo demo-run demo-quick study-scale study-attribution test test-go test-xla vet fuzz-short xla-cpu xla-cuda py-tools torch lmeval-check bench-mixers \
-	bench-mixers-all bench-model bench-model-peer bench-train bench-train-xla bench-xla-vs-go bench-speculative build
+	bench-mixers-all bench-model bench-model-peer bench-compile bench-train bench-train-xla bench-xla-vs-go bench-speculative build
 
 # XLA: `make xla-cpu` installs the pinned XLA CPU PJRT plugin from the Python package index into .xla/ (project-local,
 # git-ignored; scripts/install-xla.sh) and prints its path as the last line. Binaries built with -tags xla find it
@@ -140,6 +140,11 @@ bench-speculative:
 # weights, with each row's MFU against the measured matmul peak. Needs python3-torch (+ libopenblas0-pthread).
 bench-model-peer:
 	bash scripts/bench-model-peer.sh
+
+# Compile cost per command on XLA CPU, without the persistent compilation cache, with it empty and with it warm:
+# selfcheck, generate, the first training steps (scripts/bench-compile.sh, about 5 minutes).
+bench-compile:
+	bash scripts/bench-compile.sh
 
 # Short XLA training benchmark: tokens/s, model TFLOP/s, MFU (scripts/bench-train-xla.sh). XLA CPU by default
 # (MFU against the measured matmul peak); GPUs: make bench-train-xla PJRT=$$(make -s xla-cuda) PEAK_TFLOPS=989.
