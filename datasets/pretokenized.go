@@ -185,38 +185,11 @@ type ptkBatch struct {
 // document has tokens is an error (there would be nothing to train on).
 func Pretokenize(cfg PretokenizeConfig) (stats PretokenizeStats, err error) {
 	start := time.Now()
-	if cfg.Input == "" {
-		return stats, errors.New("datasets: Pretokenize: PretokenizeConfig.Input is empty")
-	}
-	if cfg.OutDir == "" {
-		return stats, errors.New("datasets: Pretokenize: PretokenizeConfig.OutDir is empty")
-	}
-	if cfg.Tokenizer == nil {
-		return stats, errors.New("datasets: Pretokenize: PretokenizeConfig.Tokenizer is nil")
-	}
-	if cfg.ShardRows < 0 {
-		return stats, fmt.Errorf("datasets: Pretokenize: PretokenizeConfig.ShardRows = %d: must be ≥ 1 (0 = %d)", cfg.ShardRows, DefaultShardRows)
-	}
-	if cfg.ShardRows == 0 {
-		cfg.ShardRows = DefaultShardRows
-	}
-	if cfg.Workers < 0 {
-		return stats, fmt.Errorf("datasets: Pretokenize: PretokenizeConfig.Workers = %d: must be ≥ 0 (0 = all CPUs)", cfg.Workers)
-	}
-	if cfg.Workers == 0 {
-		cfg.Workers = runtime.GOMAXPROCS(0)
-	}
-	if cfg.Column == "" {
-		cfg.Column = "text"
+	vocab, eos, err := ptkCheckConfig(&cfg)
+	if err != nil {
+		return stats, err
 	}
 	tok := cfg.Tokenizer
-	vocab, eos := tok.VocabSize(), tok.EOS()
-	if vocab < 1 || vocab > 1<<31 {
-		return stats, fmt.Errorf("datasets: Pretokenize: tokenizer %s: VocabSize %d does not fit int32 ids", tok.Name(), vocab)
-	}
-	if eos < 0 || eos >= vocab {
-		return stats, fmt.Errorf("datasets: Pretokenize: tokenizer %s: EOS id %d outside [0, VocabSize=%d)", tok.Name(), eos, vocab)
-	}
 	if err := ptkRefuseFinished(cfg.OutDir); err != nil {
 		return stats, err
 	}
@@ -230,76 +203,12 @@ func Pretokenize(cfg PretokenizeConfig) (stats PretokenizeStats, err error) {
 	}
 	_, totalRows := src.Progress()
 
-	// The pipeline: a reader goroutine cuts batches and hands each to a worker and, in order, to this
-	// goroutine, which waits for each batch's ids and writes them.
-	quit := make(chan struct{})
-	work := make(chan *ptkBatch, cfg.Workers)
-	ordered := make(chan *ptkBatch, 2*cfg.Workers)
-	var wg sync.WaitGroup
-	defer func() {
-		close(quit) // on an early return, the reader stops and closes work, so the workers end too
-		wg.Wait()
-	}()
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		defer close(work)
-		defer close(ordered)
-		ptkRead(src, work, ordered, quit)
-	}()
-	for range cfg.Workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for b := range work {
-				ptkEncode(b, tok, vocab)
-				close(b.done)
-			}
-		}()
-	}
-
+	ordered, stop := ptkStart(src, cfg.Workers, tok, vocab)
+	defer stop()
 	w := &ptkWriter{dir: cfg.OutDir, shardRows: int64(cfg.ShardRows), tok: tok}
 	defer w.abort()
-	var done <-chan struct{}
-	if cfg.Context != nil {
-		done = cfg.Context.Done()
-	}
-	interrupted := func() error {
-		var kept int64
-		for _, sh := range w.shards {
-			kept += sh.Rows
-		}
-		return fmt.Errorf("datasets: Pretokenize: interrupted after %d documents in %d finished shard(s); %s "+
-			"has no manifest (rerun to start over): %w", kept, len(w.shards), cfg.OutDir, cfg.Context.Err())
-	}
-	for b := range ordered {
-		if done != nil && cfg.Context.Err() != nil {
-			return stats, interrupted()
-		}
-		select {
-		case <-b.done:
-		case <-done:
-			return stats, interrupted()
-		}
-		if b.err != nil {
-			return stats, b.err
-		}
-		for i, ids := range b.ids {
-			switch {
-			case b.bad[i]:
-				stats.SkippedInvalidUTF8++
-			case len(ids) == 0:
-				stats.SkippedEmpty++
-			default:
-				if err := w.write(ids); err != nil {
-					return stats, err
-				}
-			}
-		}
-		if cfg.Progress != nil {
-			cfg.Progress(PretokenizeProgress{Rows: b.rows, TotalRows: totalRows, Documents: w.docs, Tokens: w.tokens,
-				Shards: w.begun(), Elapsed: time.Since(start)})
-		}
+	if err := ptkWriteOrdered(cfg, w, ordered, &stats, start, totalRows); err != nil {
+		return stats, err
 	}
 	if err := w.finish(); err != nil {
 		return stats, err
@@ -328,6 +237,124 @@ func Pretokenize(cfg PretokenizeConfig) (stats PretokenizeStats, err error) {
 			Shards: stats.Shards, Elapsed: time.Since(start)})
 	}
 	return stats, nil
+}
+
+// ptkCheckConfig refuses an incomplete or out-of-range cfg, fills its defaults (shard rows, workers, column)
+// and returns the tokenizer's vocabulary size and EOS id, checked to fit int32 ids.
+func ptkCheckConfig(cfg *PretokenizeConfig) (vocab, eos int, err error) {
+	if cfg.Input == "" {
+		return 0, 0, errors.New("datasets: Pretokenize: PretokenizeConfig.Input is empty")
+	}
+	if cfg.OutDir == "" {
+		return 0, 0, errors.New("datasets: Pretokenize: PretokenizeConfig.OutDir is empty")
+	}
+	if cfg.Tokenizer == nil {
+		return 0, 0, errors.New("datasets: Pretokenize: PretokenizeConfig.Tokenizer is nil")
+	}
+	if cfg.ShardRows < 0 {
+		return 0, 0, fmt.Errorf("datasets: Pretokenize: PretokenizeConfig.ShardRows = %d: must be ≥ 1 (0 = %d)", cfg.ShardRows, DefaultShardRows)
+	}
+	if cfg.ShardRows == 0 {
+		cfg.ShardRows = DefaultShardRows
+	}
+	if cfg.Workers < 0 {
+		return 0, 0, fmt.Errorf("datasets: Pretokenize: PretokenizeConfig.Workers = %d: must be ≥ 0 (0 = all CPUs)", cfg.Workers)
+	}
+	if cfg.Workers == 0 {
+		cfg.Workers = runtime.GOMAXPROCS(0)
+	}
+	if cfg.Column == "" {
+		cfg.Column = "text"
+	}
+	tok := cfg.Tokenizer
+	vocab, eos = tok.VocabSize(), tok.EOS()
+	if vocab < 1 || vocab > 1<<31 {
+		return 0, 0, fmt.Errorf("datasets: Pretokenize: tokenizer %s: VocabSize %d does not fit int32 ids", tok.Name(), vocab)
+	}
+	if eos < 0 || eos >= vocab {
+		return 0, 0, fmt.Errorf("datasets: Pretokenize: tokenizer %s: EOS id %d outside [0, VocabSize=%d)", tok.Name(), eos, vocab)
+	}
+	return vocab, eos, nil
+}
+
+// ptkStart starts the pipeline: a reader goroutine cuts src into batches and hands each to one of workers
+// encoding goroutines and, in order, to the returned channel, whose reader waits for each batch's ids and
+// writes them. stop ends the goroutines (on an early return, the reader stops and closes work, so the
+// workers end too) and waits for them.
+func ptkStart(src *ParquetTextSource, workers int, tok tokenizers.Tokenizer, vocab int) (ordered <-chan *ptkBatch, stop func()) {
+	quit := make(chan struct{})
+	work := make(chan *ptkBatch, workers)
+	out := make(chan *ptkBatch, 2*workers)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer close(work)
+		defer close(out)
+		ptkRead(src, work, out, quit)
+	}()
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for b := range work {
+				ptkEncode(b, tok, vocab)
+				close(b.done)
+			}
+		}()
+	}
+	return out, func() {
+		close(quit)
+		wg.Wait()
+	}
+}
+
+// ptkWriteOrdered writes the batches' documents in order (counting the skipped ones in stats) and reports
+// progress; a cancelled cfg.Context stops it with an error saying what was kept.
+func ptkWriteOrdered(cfg PretokenizeConfig, w *ptkWriter, ordered <-chan *ptkBatch, stats *PretokenizeStats,
+	start time.Time, totalRows int64) error {
+	var done <-chan struct{}
+	if cfg.Context != nil {
+		done = cfg.Context.Done()
+	}
+	interrupted := func() error {
+		var kept int64
+		for _, sh := range w.shards {
+			kept += sh.Rows
+		}
+		return fmt.Errorf("datasets: Pretokenize: interrupted after %d documents in %d finished shard(s); %s "+
+			"has no manifest (rerun to start over): %w", kept, len(w.shards), cfg.OutDir, cfg.Context.Err())
+	}
+	for b := range ordered {
+		if done != nil && cfg.Context.Err() != nil {
+			return interrupted()
+		}
+		select {
+		case <-b.done:
+		case <-done:
+			return interrupted()
+		}
+		if b.err != nil {
+			return b.err
+		}
+		for i, ids := range b.ids {
+			switch {
+			case b.bad[i]:
+				stats.SkippedInvalidUTF8++
+			case len(ids) == 0:
+				stats.SkippedEmpty++
+			default:
+				if err := w.write(ids); err != nil {
+					return err
+				}
+			}
+		}
+		if cfg.Progress != nil {
+			cfg.Progress(PretokenizeProgress{Rows: b.rows, TotalRows: totalRows, Documents: w.docs, Tokens: w.tokens,
+				Shards: w.begun(), Elapsed: time.Since(start)})
+		}
+	}
+	return nil
 }
 
 // ptkRefuseFinished refuses an output directory that holds a manifest (a finished corpus).

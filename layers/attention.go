@@ -100,7 +100,7 @@ func maskedSoftmax(logits, mask *Node) *Node {
 //	o_b = Σ_{l < length_b} softmax_l(scale · q_b·kCache_{b,l}) vCache_{b,l}
 //
 // q: [B, H, K]; kCache: [B, H, L, K]; vCache: [B, H, L, V]; length: [B] integer, the number of valid cache
-// entries of each batch row, the new token's own key and value included (write them first with CacheWrite),
+// entries of each batch row, the new token's own key and value included (write them first with CacheAppend),
 // 1 ≤ length ≤ L. Returns [B, H, V]. Rows of different lengths are handled in one call.
 //
 // The cache is heads-major ([B, H, L, ·], the KV-cache layout of this package) so that both products are
@@ -181,16 +181,6 @@ func AttentionCached(q, kCache, vCache, length *Node, scale float64) *Node {
 // it, it first copies both operands into blocks.
 const directDotCrosses = 16 * 1024
 
-// CacheWrite writes one token's vectors x [B, H, D] into cache [B, H, L, D] at position pos [B] (integer,
-// per batch row) and returns the updated cache. It uses a Where over an iota (the pure-Go backend has no
-// DynamicUpdateSlice). A position outside [0, L) writes nothing: callers check capacity on the host.
-func CacheWrite(cache, x, pos *Node) *Node {
-	d := checkCacheWrite("CacheWrite", cache, x, pos)
-	at := Equal(Iota(cache.Graph(), shapes.Make(pos.DType(), d[0], d[2]), 1), ExpandAxes(pos, -1)) // [B, L]
-	at = BroadcastToDims(Reshape(at, d[0], 1, d[2], 1), d...)
-	return Where(at, BroadcastToDims(ExpandAxes(x, 2), d...), cache)
-}
-
 // AttentionAt is causal attention for selected query positions only, for evaluation with schedules that
 // put few tokens in attention mode: q [B, N, H, K] holds the queries of positions qPos [B, N] (integer) of a
 // sequence with keys k [B, T, H, K] and values v [B, T, H, V]; query n reads the keys s ≤ qPos[b, n].
@@ -222,7 +212,7 @@ func AttentionAt(q, qPos, k, v *Node, scale float64) *Node {
 // for a cache that is filled in order: the row at pos must still be zero (as EmptyState and Prefill leave
 // every row past the prompt), so adding x there sets it exactly. It is a ScatterSum of B rows: when the cache
 // buffer is donated to the graph the backend updates it in place, so a decode step's write costs O(H·D), not
-// O(L·H·D) like CacheWrite.
+// O(L·H·D) like a Where over the whole cache.
 func CacheAppend(cache, x, pos *Node) *Node {
 	d := checkCacheWrite("CacheAppend", cache, x, pos)
 	g := cache.Graph()

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/oryx-go/oryx/internal/testutil"
+	"github.com/oryx-go/oryx/layers/naive"
 )
 
 // TestCausalAttentionMatchesReference, including huge logits (scale 50 on unit-variance vectors): the
@@ -19,11 +20,11 @@ func TestCausalAttentionMatchesReference(t *testing.T) {
 		for _, T := range sweepT {
 			for _, scale := range []float64{0, 50} {
 				t.Run(fmt.Sprintf("%s/T=%d/scale=%g", dtype, T, scale), func(t *testing.T) {
-					m := newMixerData(uint64(T), dims{B: 2, T: T, H: 2, K: 8, V: 5}, dataOpts{})
+					m := newMixerData(uint64(T), naive.Dims{B: 2, T: T, H: 2, K: 8, V: 5}, dataOpts{})
 					if scale == 0 {
 						scale = DefaultScale(m.d.K)
 					}
-					want := refAttention(m.d, m.q, m.k, m.v, scale)
+					want := naive.Attention(m.d, m.q, m.k, m.v, scale)
 					got := mustExecGraph(t, dtype, func(x []*Node) []*Node {
 						return []*Node{CausalAttention(x[0], x[1], x[2], scale)}
 					}, m.inputs()[:3]...)
@@ -38,7 +39,7 @@ func TestCausalAttentionMatchesReference(t *testing.T) {
 // dense form's values (float64: 1e-12; float32: the package tolerance).
 func TestCausalAttentionChunkedMatchesDense(t *testing.T) {
 	for _, dtype := range testDTypes {
-		m := newMixerData(77, dims{B: 2, T: 37, H: 2, K: 8, V: 5}, dataOpts{})
+		m := newMixerData(77, naive.Dims{B: 2, T: 37, H: 2, K: 8, V: 5}, dataOpts{})
 		scale := DefaultScale(m.d.K)
 		for _, c := range []int{1, 5, 16, 36, 37, 64} {
 			got := mustExecGraph(t, dtype, func(x []*Node) []*Node {
@@ -60,15 +61,15 @@ func cacheShape(x *Node, capacity int) shapes.Shape {
 }
 
 // TestAttentionStepMatchesParallel decodes a batch whose rows are at different positions: row b has its
-// first lengths[b] tokens in the cache; each step writes the new token with CacheWrite and reads with
+// first lengths[b] tokens in the cache; each step writes the new token with cacheWrite and reads with
 // AttentionStep, and must equal the parallel form at that position.
 func TestAttentionStepMatchesParallel(t *testing.T) {
 	for _, dtype := range testDTypes {
 		t.Run(dtype.String(), func(t *testing.T) {
 			const capacity = 16
-			m := newMixerData(41, dims{B: 2, T: 12, H: 3, K: 4, V: 5}, dataOpts{})
+			m := newMixerData(41, naive.Dims{B: 2, T: 12, H: 3, K: 4, V: 5}, dataOpts{})
 			scale := DefaultScale(m.d.K)
-			want := refAttention(m.d, m.q, m.k, m.v, scale)
+			want := naive.Attention(m.d, m.q, m.k, m.v, scale)
 			offsets := []int32{0, 5} // row 1 starts decoding at token 5, row 0 at token 0
 			got := mustExecGraph(t, dtype, func(x []*Node) []*Node {
 				g := x[0].Graph()
@@ -94,10 +95,10 @@ func TestAttentionStepMatchesParallel(t *testing.T) {
 								return Reshape(Concatenate([]*Node{
 									Slice(n, AxisRange(0, 1), AxisRange(0, 1)), Slice(n, AxisRange(1, 2), AxisRange(p, p+1))}, 0), b, h, -1)
 							}
-							kc, vc = CacheWrite(kc, pick(x[1]), at), CacheWrite(vc, pick(x[2]), at)
+							kc, vc = cacheWrite(kc, pick(x[1]), at), cacheWrite(vc, pick(x[2]), at)
 						}
 					}
-					kc, vc = CacheWrite(kc, tok(x[1]), pos), CacheWrite(vc, tok(x[2]), pos)
+					kc, vc = cacheWrite(kc, tok(x[1]), pos), cacheWrite(vc, tok(x[2]), pos)
 					outs = append(outs, AttentionStep(tok(x[0]), kc, vc, AddScalar(pos, 1), scale))
 				}
 				return []*Node{Stack(outs, 1)} // [B, 7, H, V]
@@ -108,7 +109,7 @@ func TestAttentionStepMatchesParallel(t *testing.T) {
 					for h := range m.d.H {
 						for j := range m.d.V {
 							g := got[((r*7+step)*m.d.H+h)*m.d.V+j]
-							w := want[m.d.vec(r, p, h, j, m.d.V)]
+							w := want[m.d.Vec(r, p, h, j, m.d.V)]
 							require.InDelta(t, w, g, tolerance(dtype)*10, "row %d position %d", r, p)
 						}
 					}
@@ -120,10 +121,10 @@ func TestAttentionStepMatchesParallel(t *testing.T) {
 
 // TestCausalAttentionGradient: gradients wrt q, k, v == finite differences of the reference.
 func TestCausalAttentionGradient(t *testing.T) {
-	m := newMixerData(43, dims{B: 1, T: 6, H: 2, K: 3, V: 2}, dataOpts{})
+	m := newMixerData(43, naive.Dims{B: 1, T: 6, H: 2, K: 3, V: 2}, dataOpts{})
 	scale := 0.9
 	w := randn(newRand(5), len(m.v)/m.d.V*m.d.V, 1)
-	want := testutil.FiniteDiffGrad(func() float64 { return dot(refAttention(m.d, m.q, m.k, m.v, scale), w) },
+	want := testutil.FiniteDiffGrad(func() float64 { return dot(naive.Attention(m.d, m.q, m.k, m.v, scale), w) },
 		[][]float64{m.q, m.k, m.v}, 1e-6)
 	ins := append(m.inputs()[:3], in{w, []int{m.d.B, m.d.T, m.d.H, m.d.V}})
 	got := mustExecGraph(t, dtypes.Float64, func(x []*Node) []*Node {
@@ -136,9 +137,9 @@ func TestCausalAttentionGradient(t *testing.T) {
 
 // TestAttentionAtMatchesCausal: attention gathered at selected positions == the rows of the full causal form.
 func TestAttentionAtMatchesCausal(t *testing.T) {
-	m := newMixerData(47, dims{B: 2, T: 20, H: 2, K: 4, V: 3}, dataOpts{})
+	m := newMixerData(47, naive.Dims{B: 2, T: 20, H: 2, K: 4, V: 3}, dataOpts{})
 	scale := 0.7
-	full := refAttention(m.d, m.q, m.k, m.v, scale)
+	full := naive.Attention(m.d, m.q, m.k, m.v, scale)
 	positions := [][]int{{0, 7, 19}, {3, 4, 12}}
 	pos := []float64{0, 7, 19, 3, 4, 12}
 	got := mustExecGraph(t, dtypes.Float64, func(x []*Node) []*Node {
@@ -157,16 +158,17 @@ func TestAttentionAtMatchesCausal(t *testing.T) {
 		for i, p := range positions[b] {
 			for h := range m.d.H {
 				for j := range m.d.V {
-					require.InDelta(t, full[m.d.vec(b, p, h, j, m.d.V)], got[((b*3+i)*m.d.H+h)*m.d.V+j], 1e-12)
+					require.InDelta(t, full[m.d.Vec(b, p, h, j, m.d.V)], got[((b*3+i)*m.d.H+h)*m.d.V+j], 1e-12)
 				}
 			}
 		}
 	}
 }
 
-// TestCacheAppendMatchesCacheWrite: appending in order into a zero cache == the general Where-based write.
+// TestCacheAppendMatchesCacheWrite: appending in order into a zero cache == the general Where-based write
+// (cacheWrite).
 func TestCacheAppendMatchesCacheWrite(t *testing.T) {
-	m := newMixerData(53, dims{B: 2, T: 6, H: 2, K: 3, V: 3}, dataOpts{})
+	m := newMixerData(53, naive.Dims{B: 2, T: 6, H: 2, K: 3, V: 3}, dataOpts{})
 	got := mustExecGraph(t, dtypes.Float64, func(x []*Node) []*Node {
 		g := x[0].Graph()
 		appended := Zeros(g, cacheShape(x[0], 8))
@@ -174,7 +176,7 @@ func TestCacheAppendMatchesCacheWrite(t *testing.T) {
 		for step := range 5 {
 			pos := Const(g, []int32{int32(step), int32(step + 2)})
 			tok := Squeeze(SliceAxis(x[0], 1, AxisRange(step, step+1)), 1)
-			appended, written = CacheAppend(appended, tok, pos), CacheWrite(written, tok, pos)
+			appended, written = CacheAppend(appended, tok, pos), cacheWrite(written, tok, pos)
 		}
 		return []*Node{appended, written}
 	}, m.inputs()[0])
@@ -188,7 +190,7 @@ func TestAttentionCachedMatchesSteps(t *testing.T) {
 	for _, dtype := range testDTypes {
 		t.Run(dtype.String(), func(t *testing.T) {
 			const capacity, chunk = 12, 4
-			m := newMixerData(59, dims{B: 2, T: 9, H: 2, K: 4, V: 3}, dataOpts{})
+			m := newMixerData(59, naive.Dims{B: 2, T: 9, H: 2, K: 4, V: 3}, dataOpts{})
 			scale := DefaultScale(m.d.K)
 			starts := []int32{2, 5} // row b's chunk starts at position starts[b]; tokens before it come first
 			got := mustExecGraph(t, dtype, func(x []*Node) []*Node {

@@ -85,8 +85,8 @@ func TestBadInputsGiveClearErrors(t *testing.T) {
 			[]string{"GatedDeltaRuleStep", "state", "[2 3 6 8]"}},
 		{"attention step length dtype", func(x []*Node) { AttentionStep(x[0], x[1], x[2], x[3], 1) },
 			[]shapes.Shape{f32(2, 3, 8), f32(2, 3, 16, 8), f32(2, 3, 16, 6), f32(2)}, []string{"AttentionStep", "length", "integer"}},
-		{"cache write", func(x []*Node) { CacheWrite(x[0], x[1], x[2]) },
-			[]shapes.Shape{f32(2, 3, 16, 8), f32(2, 3, 6), shapes.Make(dtypes.Int32, 2)}, []string{"CacheWrite", "x", "[2 3 6]"}},
+		{"cache append", func(x []*Node) { CacheAppend(x[0], x[1], x[2]) },
+			[]shapes.Shape{f32(2, 3, 16, 8), f32(2, 3, 6), shapes.Make(dtypes.Int32, 2)}, []string{"CacheAppend", "x", "[2 3 6]"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

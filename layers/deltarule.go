@@ -12,7 +12,7 @@ import (
 //	S_t = exp(g_t) · (I − β_t k_t k_tᵀ) · S_{t−1} + β_t k_t v_tᵀ,    o_t = scale · S_tᵀ q_t
 //
 // Three forms: GatedDeltaRule (chunked, WY/UT form), GatedDeltaRuleStep (one token), and the token loop in
-// reference_test.go. Inside a chunk (b, γ, Γ as in ssd.go; Γ⁻ the strictly lower part):
+// package layers/naive. Inside a chunk (b, γ, Γ as in ssd.go; Γ⁻ the strictly lower part):
 //
 //	A  = (diag(β) K Kᵀ) ⊙ Γ⁻                 T = (I + A)⁻¹   (unitLowerInverse)
 //	W  = T (K ⊙ βγ),  Ũ = T (V ⊙ β)           independent of the entering state S₀

@@ -7,8 +7,10 @@ import (
 
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	. "github.com/gomlx/gomlx/pkg/core/graph"
-	"github.com/oryx-go/oryx/internal/testutil"
 	"github.com/stretchr/testify/require"
+
+	"github.com/oryx-go/oryx/internal/testutil"
+	"github.com/oryx-go/oryx/layers/naive"
 )
 
 func gdnGraph(scale float64, chunk int, inter InterChunk) func(x []*Node) []*Node {
@@ -23,10 +25,10 @@ func gdnGraph(scale float64, chunk int, inter InterChunk) func(x []*Node) []*Nod
 // chunk, initial state, inter-chunk method and dtype (unit keys, as GDN callers provide).
 func TestGatedDeltaRuleChunkedMatchesReference(t *testing.T) {
 	chunkedSweep(t, interChunks, func(t *testing.T, c sweepCase) {
-		m := newMixerData(uint64(c.T*1000+c.chunk+1), dims{B: 2, T: c.T, H: 2, K: 8, V: 6},
+		m := newMixerData(uint64(c.T*1000+c.chunk+1), naive.Dims{B: 2, T: c.T, H: 2, K: 8, V: 6},
 			dataOpts{withState: c.withState, unitKeys: true})
 		scale := DefaultScale(m.d.K)
-		wantOut, wantFinal := refGDN(m.d, m.q, m.k, m.v, m.g, m.beta, m.s0, scale)
+		wantOut, wantFinal := naive.GatedDeltaRule(m.d, m.q, m.k, m.v, m.g, m.beta, m.s0, scale)
 		got := mustExecGraph(t, c.dtype, gdnGraph(scale, c.chunk, c.inter), m.inputs()...)
 		require.LessOrEqual(t, testutil.RelErr(got[0], wantOut), tolerance(c.dtype), "out")
 		require.LessOrEqual(t, testutil.RelErr(got[1], wantFinal), tolerance(c.dtype), "final state")
@@ -46,13 +48,13 @@ func TestGatedDeltaRuleHardCases(t *testing.T) {
 			for _, inter := range interChunks {
 				for _, chunk := range sweepChunks {
 					t.Run(fmt.Sprintf("%s/%s/C=%d/%s", name, dtype, chunk, inter), func(t *testing.T) {
-						m := newMixerData(17, dims{B: 1, T: 150, H: 2, K: 16, V: 8}, opts)
+						m := newMixerData(17, naive.Dims{B: 1, T: 150, H: 2, K: 16, V: 8}, opts)
 						if name == "near-parallel" {
 							for i := range m.beta {
 								m.beta[i] = 0.95 // strong writes make A's entries ≈ 1: the hardest solve
 							}
 						}
-						wantOut, wantFinal := refGDN(m.d, m.q, m.k, m.v, m.g, m.beta, m.s0, 0.25)
+						wantOut, wantFinal := naive.GatedDeltaRule(m.d, m.q, m.k, m.v, m.g, m.beta, m.s0, 0.25)
 						got := mustExecGraph(t, dtype, gdnGraph(0.25, chunk, inter), m.inputs()...)
 						t.Logf("relative error: out %.2g, state %.2g", testutil.RelErr(got[0], wantOut), testutil.RelErr(got[1], wantFinal))
 						require.LessOrEqual(t, testutil.RelErr(got[0], wantOut), tolerance(dtype), "out")
@@ -104,7 +106,7 @@ func TestUnitLowerInverse(t *testing.T) {
 func TestGatedDeltaRuleStepMatchesChunked(t *testing.T) {
 	for _, dtype := range testDTypes {
 		t.Run(dtype.String(), func(t *testing.T) {
-			m := newMixerData(23, dims{B: 2, T: 21, H: 3, K: 5, V: 4}, dataOpts{withState: true, unitKeys: true})
+			m := newMixerData(23, naive.Dims{B: 2, T: 21, H: 3, K: 5, V: 4}, dataOpts{withState: true, unitKeys: true})
 			scale := 0.7
 			steps := func(x []*Node) []*Node {
 				state := initial(x)
@@ -138,12 +140,12 @@ func TestGatedDeltaRuleStepMatchesChunked(t *testing.T) {
 func TestGatedDeltaRuleGradient(t *testing.T) {
 	for _, inter := range interChunks {
 		t.Run(inter.String(), func(t *testing.T) {
-			m := newMixerData(29, dims{B: 1, T: 10, H: 2, K: 3, V: 2}, dataOpts{withState: true, unitKeys: true})
+			m := newMixerData(29, naive.Dims{B: 1, T: 10, H: 2, K: 3, V: 2}, dataOpts{withState: true, unitKeys: true})
 			scale := 0.6
 			wOut := randn(newRand(3), len(m.q)/m.d.K*m.d.V, 1)
 			wFinal := randn(newRand(4), len(m.s0), 1)
 			loss := func() float64 {
-				o, s := refGDN(m.d, m.q, m.k, m.v, m.g, m.beta, m.s0, scale)
+				o, s := naive.GatedDeltaRule(m.d, m.q, m.k, m.v, m.g, m.beta, m.s0, scale)
 				return dot(o, wOut) + dot(s, wFinal)
 			}
 			want := testutil.FiniteDiffGrad(loss, [][]float64{m.q, m.k, m.v, m.g, m.beta, m.s0}, 1e-6)

@@ -6,14 +6,16 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	. "github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
-	"github.com/oryx-go/oryx/internal/backend"
 	"github.com/stretchr/testify/require"
+
+	"github.com/oryx-go/oryx/internal/backend"
+	"github.com/oryx-go/oryx/layers/naive"
 )
 
 // TestParallelBackendIsDeterministic: the default backend runs graph nodes concurrently; results (forward and
 // gradients) must still be bit-identical from run to run and equal to one-node-at-a-time execution.
 func TestParallelBackendIsDeterministic(t *testing.T) {
-	m := newMixerData(51, dims{B: 2, T: 150, H: 2, K: 16, V: 16}, dataOpts{withState: true, unitKeys: true})
+	m := newMixerData(51, naive.Dims{B: 2, T: 150, H: 2, K: 16, V: 16}, dataOpts{withState: true, unitKeys: true})
 	fn := func(x []*Node) []*Node {
 		out, final := NewGatedDeltaRule(x[0], x[1], x[2], x[3], x[4]).InitialState(x[5]).Chunk(32).Done()
 		loss := Add(ReduceAllSum(Mul(out, out)), ReduceAllSum(final))

@@ -16,7 +16,7 @@
 //     (q = k = v = 0, g = 0, β = 0) so that the final state is the state after token T.
 //
 // Each mixer has three forms side by side, tested against each other and against plain token-by-token
-// loops (reference_test.go): a parallel/chunked training form, a one-token decode step, and the
+// loops (package layers/naive): a parallel/chunked training form, a one-token decode step, and the
 // inter-chunk state recurrence as either an unrolled loop or an associative scan (scan.go).
 //
 // Graph builders panic on bad input (GoMLX's convention); the panic is an error that names the function,

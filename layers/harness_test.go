@@ -8,8 +8,10 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	. "github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
-	"github.com/oryx-go/oryx/internal/backend"
 	"github.com/stretchr/testify/require"
+
+	"github.com/oryx-go/oryx/internal/backend"
+	"github.com/oryx-go/oryx/layers/naive"
 )
 
 // Test harness of the mixer tests: flat float64 inputs, graph execution in float32 or float64, errors.
@@ -85,7 +87,7 @@ func tolerance(dtype dtypes.DType) float64 {
 
 // mixerData is one random mixer problem.
 type mixerData struct {
-	d                    dims
+	d                    naive.Dims
 	q, k, v, g, beta, s0 []float64
 }
 
@@ -104,7 +106,7 @@ func randn(r *rand.Rand, n int, scale float64) []float64 {
 	return x
 }
 
-func newMixerData(seed uint64, d dims, o dataOpts) *mixerData {
+func newMixerData(seed uint64, d naive.Dims, o dataOpts) *mixerData {
 	r := rand.New(rand.NewPCG(seed, 7))
 	m := &mixerData{d: d}
 	nv, ns := d.B*d.T*d.H, d.B*d.T*d.H

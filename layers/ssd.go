@@ -11,7 +11,7 @@ import (
 // with Mamba-2's roles q = C, k = B, v = dt·x, g = dt·A (the D·x skip and gating live in the block).
 //
 // Three forms: SSD (chunked, for training and prefill), SSDStep (one token, for decoding), and the
-// token-by-token loop in reference_test.go. Inside a chunk, with b the chunk-local cumulative log decay,
+// token-by-token loop in package layers/naive. Inside a chunk, with b the chunk-local cumulative log decay,
 // γ_i = exp(b_i), Γ_ij = exp(b_i − b_j) (j ≤ i) and S₀ the state entering the chunk:
 //
 //	O      = ((Q Kᵀ) ⊙ Γ) V + (Q ⊙ γ) S₀            intra-chunk + inter-chunk

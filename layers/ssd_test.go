@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/oryx-go/oryx/internal/testutil"
+	"github.com/oryx-go/oryx/layers/naive"
 )
 
 var (
@@ -57,8 +58,8 @@ func chunkedSweep(t *testing.T, methods []InterChunk, check func(t *testing.T, c
 // inter-chunk method and dtype.
 func TestSSDChunkedMatchesReference(t *testing.T) {
 	chunkedSweep(t, ssdInterChunks, func(t *testing.T, c sweepCase) {
-		m := newMixerData(uint64(c.T*1000+c.chunk), dims{B: 2, T: c.T, H: 2, K: 8, V: 6}, dataOpts{withState: c.withState})
-		wantOut, wantFinal := refSSD(m.d, m.q, m.k, m.v, m.g, m.s0)
+		m := newMixerData(uint64(c.T*1000+c.chunk), naive.Dims{B: 2, T: c.T, H: 2, K: 8, V: 6}, dataOpts{withState: c.withState})
+		wantOut, wantFinal := naive.SSD(m.d, m.q, m.k, m.v, m.g, m.s0)
 		got := mustExecGraph(t, c.dtype, ssdGraph(c.chunk, c.inter), m.inputs()...)
 		require.LessOrEqual(t, testutil.RelErr(got[0], wantOut), tolerance(c.dtype), "out")
 		require.LessOrEqual(t, testutil.RelErr(got[1], wantFinal), tolerance(c.dtype), "final state")
@@ -71,8 +72,8 @@ func TestSSDStrongDecay(t *testing.T) {
 		for _, inter := range ssdInterChunks {
 			for _, chunk := range sweepChunks {
 				t.Run(fmt.Sprintf("%s/C=%d/%s", dtype, chunk, inter), func(t *testing.T) {
-					m := newMixerData(3, dims{B: 1, T: 100, H: 2, K: 8, V: 4}, dataOpts{withState: true, strongDecay: true})
-					wantOut, wantFinal := refSSD(m.d, m.q, m.k, m.v, m.g, m.s0)
+					m := newMixerData(3, naive.Dims{B: 1, T: 100, H: 2, K: 8, V: 4}, dataOpts{withState: true, strongDecay: true})
+					wantOut, wantFinal := naive.SSD(m.d, m.q, m.k, m.v, m.g, m.s0)
 					got := mustExecGraph(t, dtype, ssdGraph(chunk, inter), m.inputs()...)
 					require.LessOrEqual(t, testutil.RelErr(got[0], wantOut), tolerance(dtype))
 					require.LessOrEqual(t, testutil.RelErr(got[1], wantFinal), tolerance(dtype))
@@ -87,7 +88,7 @@ func TestSSDStrongDecay(t *testing.T) {
 func TestSSDStepMatchesChunked(t *testing.T) {
 	for _, dtype := range testDTypes {
 		t.Run(dtype.String(), func(t *testing.T) {
-			m := newMixerData(11, dims{B: 2, T: 19, H: 3, K: 5, V: 4}, dataOpts{withState: true})
+			m := newMixerData(11, naive.Dims{B: 2, T: 19, H: 3, K: 5, V: 4}, dataOpts{withState: true})
 			steps := func(x []*Node) []*Node {
 				state := initial(x)
 				outs := make([]*Node, m.d.T)
@@ -120,11 +121,11 @@ func TestSSDStepMatchesChunked(t *testing.T) {
 func TestSSDGradient(t *testing.T) {
 	for _, inter := range ssdInterChunks {
 		t.Run(inter.String(), func(t *testing.T) {
-			m := newMixerData(5, dims{B: 1, T: 10, H: 2, K: 3, V: 2}, dataOpts{withState: true})
+			m := newMixerData(5, naive.Dims{B: 1, T: 10, H: 2, K: 3, V: 2}, dataOpts{withState: true})
 			wOut := randn(newRand(1), len(m.q)/m.d.K*m.d.V, 1)
 			wFinal := randn(newRand(2), len(m.s0), 1)
 			loss := func() float64 {
-				o, s := refSSD(m.d, m.q, m.k, m.v, m.g, m.s0)
+				o, s := naive.SSD(m.d, m.q, m.k, m.v, m.g, m.s0)
 				return dot(o, wOut) + dot(s, wFinal)
 			}
 			params := [][]float64{m.q, m.k, m.v, m.g, m.s0}

@@ -6,9 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
@@ -21,6 +19,7 @@ import (
 	"github.com/oryx-go/oryx/internal/backend"
 	"github.com/oryx-go/oryx/internal/guard"
 	"github.com/oryx-go/oryx/internal/human"
+	"github.com/oryx-go/oryx/internal/rundir"
 )
 
 // Checkpoint directory layout:
@@ -39,20 +38,15 @@ import (
 // half-written. The variables are first saved by GoMLX into a private staging folder inside DIR and then
 // moved in by rename, .bin first and .json last; a checkpoint is listed (by its .json) only once both files
 // are complete, so a crash during a save leaves the previous checkpoints loadable. Older checkpoints are
-// pruned only after the new one is in place.
+// pruned only after the new one is in place. What a kill leaves (a staging folder, a temporary config, a .bin
+// without its .json) is removed by the directory's next writer (rundir.CleanLeftovers).
 
-// ConfigFileName is the name of the config file in a checkpoint directory.
-const ConfigFileName = "config.json"
+// ConfigFileName is the name of the config file in a checkpoint directory (the run directory's layout is
+// internal/rundir's: this package writes the files under the names it gives).
+const ConfigFileName = rundir.ConfigFile
 
 // CheckpointKeep is the number of most recent checkpoints SaveCheckpoint keeps in a directory.
 const CheckpointKeep = 3
-
-const (
-	checkpointPrefix = "checkpoint-"
-	stagingPrefix    = ".staging-"
-)
-
-var checkpointCountRE = regexp.MustCompile(`^checkpoint-n(\d+)-`)
 
 // SaveCheckpoint writes cfg and every variable of ctx (the context the model was built in, at its root
 // scope) as a new checkpoint in dir, creating dir if needed, and keeps the CheckpointKeep most recent
@@ -129,7 +123,7 @@ func writeConfigAtomic(dir string, cfg Config) error {
 // (so GoMLX neither loads dir's older checkpoints into ctx nor writes partial files into dir), then moves
 // the two files into dir under the next counter.
 func saveVariables(dir string, ctx *context.Context, existing []string) (err error) {
-	staging, err := os.MkdirTemp(dir, stagingPrefix+"*")
+	staging, err := os.MkdirTemp(dir, rundir.StagingPrefix+"*")
 	if err != nil {
 		return err
 	}
@@ -154,8 +148,8 @@ func saveVariables(dir string, ctx *context.Context, existing []string) (err err
 	if len(staged) != 1 {
 		return fmt.Errorf("GoMLX checkpoint save: expected one checkpoint in the staging folder, found %d", len(staged))
 	}
-	rest := checkpointCountRE.ReplaceAllString(staged[0], "")
-	base := fmt.Sprintf("%sn%07d-%s", checkpointPrefix, nextCheckpointCount(existing), rest)
+	_, rest, _ := rundir.SplitCheckpointName(staged[0])
+	base := rundir.CheckpointName(nextCheckpointCount(existing), rest)
 	for _, suffix := range []string{checkpoints.BinDataSuffix, checkpoints.JsonNameSuffix} { // .json last
 		src := filepath.Join(staging, staged[0]+suffix)
 		// One permission policy for every output (GoMLX's files would follow the umask): readable by all.
@@ -173,10 +167,8 @@ func saveVariables(dir string, ctx *context.Context, existing []string) (err err
 func nextCheckpointCount(names []string) int {
 	n := 0
 	for _, name := range names {
-		if m := checkpointCountRE.FindStringSubmatch(name); m != nil {
-			if c, err := strconv.Atoi(m[1]); err == nil && c >= n {
-				n = c + 1
-			}
+		if c, _, ok := rundir.SplitCheckpointName(name); ok && c >= n {
+			n = c + 1
 		}
 	}
 	return n
@@ -212,7 +204,7 @@ func ListCheckpoints(dir string) ([]string, error) {
 	var names []string
 	for _, e := range entries {
 		n := e.Name()
-		if !e.IsDir() && strings.HasPrefix(n, checkpointPrefix) && strings.HasSuffix(n, checkpoints.JsonNameSuffix) {
+		if !e.IsDir() && strings.HasPrefix(n, rundir.CheckpointPrefix) && strings.HasSuffix(n, checkpoints.JsonNameSuffix) {
 			names = append(names, strings.TrimSuffix(n, checkpoints.JsonNameSuffix))
 		}
 	}
@@ -266,7 +258,7 @@ func LoadCheckpoint(dir string, want *Config) (*Model, *context.Context, error) 
 		return nil, nil, errf("%w", err)
 	}
 	if len(names) == 0 {
-		return nil, nil, errf("no checkpoint files (%s*%s and %s) next to %s", checkpointPrefix,
+		return nil, nil, errf("no checkpoint files (%s*%s and %s) next to %s", rundir.CheckpointPrefix,
 			checkpoints.JsonNameSuffix, checkpoints.BinDataSuffix, ConfigFileName)
 	}
 

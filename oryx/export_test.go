@@ -7,7 +7,6 @@ const (
 	ScoreLiveArrays     = scoreLiveArrays
 	MinScoreChunk       = minScoreChunk
 	AttentionLiveArrays = attentionLiveArrays
-	StagingPrefix       = stagingPrefix
 )
 
 // ShapeInt is shapeInt: the shape of an int32 tensor of dims.

@@ -94,40 +94,6 @@ func TestCheckpointRefusesEditedConfig(t *testing.T) {
 	require.NoError(t, err)
 }
 
-// TestCleanLeftovers: what kills during a save leave (a staging folder, a temporary config, a data file
-// whose .json never arrived) is removed; the complete checkpoints stay and load.
-func TestCleanLeftovers(t *testing.T) {
-	dir := t.TempDir()
-	cfg, err := oryx.Preset("tiny", oryx.Transformer)
-	require.NoError(t, err)
-	require.NoError(t, oryx.InitCheckpoint(dir, cfg, 1))
-	names, err := oryx.ListCheckpoints(dir)
-	require.NoError(t, err)
-	require.Len(t, names, 1)
-
-	staging := filepath.Join(dir, oryx.StagingPrefix+"123")
-	require.NoError(t, os.MkdirAll(staging, 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(staging, "checkpoint-n0000000-x.bin"), []byte("data"), 0o644))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, oryx.ConfigFileName+".tmp-99"), []byte("{"), 0o600))
-	orphan := "checkpoint-n0000009-20260101-000000-step-00000009.bin"
-	require.NoError(t, os.WriteFile(filepath.Join(dir, orphan), []byte("data"), 0o644))
-	other := filepath.Join(dir, "notes.txt") // not ours: kept
-	require.NoError(t, os.WriteFile(other, []byte("x"), 0o644))
-
-	removed, err := oryx.CleanLeftovers(dir)
-	require.NoError(t, err)
-	require.ElementsMatch(t, []string{oryx.StagingPrefix + "123", oryx.ConfigFileName + ".tmp-99", orphan}, removed)
-	require.NoDirExists(t, staging)
-	require.FileExists(t, other)
-	require.FileExists(t, filepath.Join(dir, names[0]+".bin"))
-	_, _, err = oryx.LoadCheckpoint(dir, nil)
-	require.NoError(t, err)
-
-	removed, err = oryx.CleanLeftovers(dir)
-	require.NoError(t, err)
-	require.Empty(t, removed, "nothing left to clean")
-}
-
 // TestDecodeMemoryGuard: `oryx generate --capacity 2000000000` and friends are refused before any
 // allocation, naming the size.
 func TestDecodeMemoryGuard(t *testing.T) {

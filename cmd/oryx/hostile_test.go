@@ -7,10 +7,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/oryx-go/oryx/internal/clitest"
-	"github.com/oryx-go/oryx/internal/runlock"
-	"github.com/oryx-go/oryx/oryx"
 	"github.com/stretchr/testify/require"
+
+	"github.com/oryx-go/oryx/internal/clitest"
+	"github.com/oryx-go/oryx/internal/rundir"
+	"github.com/oryx-go/oryx/oryx"
 )
 
 func TestMain(m *testing.M) {
@@ -133,14 +134,14 @@ func TestHostileInputs(t *testing.T) {
 // TestInitRefusesLockedDirectory: `oryx init` on a directory another process is writing is refused.
 func TestInitRefusesLockedDirectory(t *testing.T) {
 	dir := t.TempDir()
-	lock, err := runlock.Acquire(dir, "a training run", nil)
+	lock, err := rundir.AcquireLock(dir, "a training run", nil)
 	require.NoError(t, err)
 	res := clitest.Run(t, nil, "init", "--out", dir)
 	res.Check(t, 1, "--out: run directory in use", dir, "(a training run)")
 	require.NoError(t, lock.Release())
 	res = clitest.Run(t, nil, "init", "--out", dir)
 	res.Check(t, 0, "wrote "+dir)
-	require.NoFileExists(t, filepath.Join(dir, runlock.FileName))
+	require.NoFileExists(t, filepath.Join(dir, rundir.LockFile))
 	require.False(t, strings.Contains(res.Output, "stale"))
 }
 

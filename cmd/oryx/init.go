@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/oryx-go/oryx/internal/cli"
-	"github.com/oryx-go/oryx/internal/runlock"
+	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/oryx"
 )
 
@@ -75,7 +75,7 @@ func initCmd(args []string, stdout, stderr io.Writer) error {
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return fmt.Errorf("init: --out: %w", err)
 	}
-	lock, err := runlock.Acquire(*out, "oryx init", stderr)
+	lock, err := rundir.AcquireLock(*out, "oryx init", stderr)
 	if err != nil {
 		return fmt.Errorf("init: --out: %w", err)
 	}

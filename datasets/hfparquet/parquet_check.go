@@ -233,84 +233,15 @@ func checkChunk(r io.ReaderAt, size int64, rg *format.RowGroup, cc *format.Colum
 	}
 	end := base + md.TotalCompressedSize
 	var starts []int64
-	var buf []byte
-	var proto thrift.CompactProtocol
+	hr := &pageHeaderReader{r: r}
 	var flatValues int64
 	for off := base; off < end; {
-		window := min(end-off, 1024)
-		var n int
-		for {
-			if int64(cap(buf)) < window {
-				buf = make([]byte, window)
-			}
-			b := buf[:window]
-			if _, err := r.ReadAt(b, off); err != nil {
-				return fmt.Errorf("reading the page header at offset %d: %w", off, err)
-			}
-			var err error
-			n, err = thriftCheck(b)
-			if err == nil {
-				break
-			}
-			if err != errThriftShort || window == end-off {
-				return fmt.Errorf("corrupt page header at offset %d: %w", off, err)
-			}
-			window = min(end-off, window*8)
+		h, n, err := hr.read(off, end)
+		if err != nil {
+			return err
 		}
-		var h format.PageHeader
-		if err := thrift.Unmarshal(&proto, buf[:n], &h); err != nil {
-			return fmt.Errorf("corrupt page header at offset %d: %w", off, err)
-		}
-		if h.CompressedPageSize < 0 || int64(h.CompressedPageSize) > end-off-int64(n) {
-			return fmt.Errorf("page at offset %d: compressed size %d exceeds the column chunk", off, h.CompressedPageSize)
-		}
-		if h.UncompressedPageSize < 0 || h.UncompressedPageSize > maxPageSize {
-			return fmt.Errorf("page at offset %d: uncompressed size %d out of range", off, h.UncompressedPageSize)
-		}
-		// Bound the value counts, which parquet-go sizes its level and value buffers by.
-		maxValues := int64(h.UncompressedPageSize)*8 + 1024
-		if !info.repeated {
-			maxValues = info.rows
-		} else {
-			maxValues += info.rows
-		}
-		var numValues int64
-		dataStart := off + int64(n) // where the compressed bytes start
-		compressed := md.Codec != format.Uncompressed
-		switch {
-		case h.DataPageHeader.Valid:
-			numValues = int64(h.DataPageHeader.V.NumValues)
-		case h.DataPageHeaderV2.Valid:
-			v2 := &h.DataPageHeaderV2.V
-			numValues = int64(v2.NumValues)
-			levels := int64(v2.RepetitionLevelsByteLength) + int64(v2.DefinitionLevelsByteLength)
-			if v2.RepetitionLevelsByteLength < 0 || v2.DefinitionLevelsByteLength < 0 || levels > int64(h.CompressedPageSize) {
-				return fmt.Errorf("page at offset %d: level lengths out of range", off)
-			}
-			dataStart += levels
-			compressed = compressed && (!v2.IsCompressed.Valid || v2.IsCompressed.V)
-		case h.DictionaryPageHeader.Valid:
-			if d := int64(h.DictionaryPageHeader.V.NumValues); d < 0 || d > int64(h.UncompressedPageSize)+1024 {
-				return fmt.Errorf("dictionary page at offset %d: %d values in %d bytes", off, d, h.UncompressedPageSize)
-			}
-		}
-		if numValues < 0 || numValues > maxValues {
-			return fmt.Errorf("page at offset %d: %d values out of range", off, numValues)
-		}
-		if !info.repeated {
-			if flatValues += numValues; flatValues > info.rows {
-				return fmt.Errorf("pages hold more values than the row group's %d rows", info.rows)
-			}
-		}
-		if compressed && (md.Codec == format.Snappy || md.Codec == format.Zstd) {
-			pageEnd := off + int64(n) + int64(h.CompressedPageSize)
-			head := make([]byte, min(pageEnd-dataStart, 18))
-			if _, err := r.ReadAt(head, dataStart); err != nil {
-				return fmt.Errorf("reading page at offset %d: %w", off, err)
-			}
-			if announced, ok := announcedSize(md.Codec, head); ok && announced > uint64(h.UncompressedPageSize) {
-				return fmt.Errorf("page at offset %d: compressed data announces %d bytes, the page header %d", off, announced, h.UncompressedPageSize)
-			}
+		if err := checkPage(r, md, info, &h, off, n, end, &flatValues); err != nil {
+			return err
 		}
 		starts = append(starts, off)
 		off += int64(n) + int64(h.CompressedPageSize)
@@ -318,7 +249,107 @@ func checkChunk(r io.ReaderAt, size int64, rg *format.RowGroup, cc *format.Colum
 	if _, found := slices.BinarySearch(starts, md.DataPageOffset); !found && len(starts) > 0 {
 		return fmt.Errorf("data page offset %d is not the start of a page", md.DataPageOffset)
 	}
+	return checkOffsetIndex(r, size, rg, cc, chunk, info, starts)
+}
 
+// pageHeaderReader reads page headers of a column chunk, reusing its buffer.
+type pageHeaderReader struct {
+	r     io.ReaderAt
+	buf   []byte
+	proto thrift.CompactProtocol
+}
+
+// read reads the page header at off (the chunk ending at end), growing its window until the header's
+// thrift is complete, and returns it with its length in bytes.
+func (hr *pageHeaderReader) read(off, end int64) (h format.PageHeader, n int, err error) {
+	window := min(end-off, 1024)
+	for {
+		if int64(cap(hr.buf)) < window {
+			hr.buf = make([]byte, window)
+		}
+		b := hr.buf[:window]
+		if _, err := hr.r.ReadAt(b, off); err != nil {
+			return h, 0, fmt.Errorf("reading the page header at offset %d: %w", off, err)
+		}
+		var err error
+		n, err = thriftCheck(b)
+		if err == nil {
+			break
+		}
+		if err != errThriftShort || window == end-off {
+			return h, 0, fmt.Errorf("corrupt page header at offset %d: %w", off, err)
+		}
+		window = min(end-off, window*8)
+	}
+	if err := thrift.Unmarshal(&hr.proto, hr.buf[:n], &h); err != nil {
+		return h, 0, fmt.Errorf("corrupt page header at offset %d: %w", off, err)
+	}
+	return h, n, nil
+}
+
+// checkPage checks the page whose n-byte header h starts at off: its sizes against the chunk (ending at end)
+// and the bounds, its value count (added to *flatValues, the chunk's count so far, for a flat column), and
+// for SNAPPY and ZSTD the size its compressed data announces.
+func checkPage(r io.ReaderAt, md *format.ColumnMetaData, info chunkInfo, h *format.PageHeader, off int64, n int, end int64,
+	flatValues *int64) error {
+	if h.CompressedPageSize < 0 || int64(h.CompressedPageSize) > end-off-int64(n) {
+		return fmt.Errorf("page at offset %d: compressed size %d exceeds the column chunk", off, h.CompressedPageSize)
+	}
+	if h.UncompressedPageSize < 0 || h.UncompressedPageSize > maxPageSize {
+		return fmt.Errorf("page at offset %d: uncompressed size %d out of range", off, h.UncompressedPageSize)
+	}
+	// Bound the value counts, which parquet-go sizes its level and value buffers by.
+	maxValues := int64(h.UncompressedPageSize)*8 + 1024
+	if !info.repeated {
+		maxValues = info.rows
+	} else {
+		maxValues += info.rows
+	}
+	var numValues int64
+	dataStart := off + int64(n) // where the compressed bytes start
+	compressed := md.Codec != format.Uncompressed
+	switch {
+	case h.DataPageHeader.Valid:
+		numValues = int64(h.DataPageHeader.V.NumValues)
+	case h.DataPageHeaderV2.Valid:
+		v2 := &h.DataPageHeaderV2.V
+		numValues = int64(v2.NumValues)
+		levels := int64(v2.RepetitionLevelsByteLength) + int64(v2.DefinitionLevelsByteLength)
+		if v2.RepetitionLevelsByteLength < 0 || v2.DefinitionLevelsByteLength < 0 || levels > int64(h.CompressedPageSize) {
+			return fmt.Errorf("page at offset %d: level lengths out of range", off)
+		}
+		dataStart += levels
+		compressed = compressed && (!v2.IsCompressed.Valid || v2.IsCompressed.V)
+	case h.DictionaryPageHeader.Valid:
+		if d := int64(h.DictionaryPageHeader.V.NumValues); d < 0 || d > int64(h.UncompressedPageSize)+1024 {
+			return fmt.Errorf("dictionary page at offset %d: %d values in %d bytes", off, d, h.UncompressedPageSize)
+		}
+	}
+	if numValues < 0 || numValues > maxValues {
+		return fmt.Errorf("page at offset %d: %d values out of range", off, numValues)
+	}
+	if !info.repeated {
+		if *flatValues += numValues; *flatValues > info.rows {
+			return fmt.Errorf("pages hold more values than the row group's %d rows", info.rows)
+		}
+	}
+	if compressed && (md.Codec == format.Snappy || md.Codec == format.Zstd) {
+		pageEnd := off + int64(n) + int64(h.CompressedPageSize)
+		head := make([]byte, min(pageEnd-dataStart, 18))
+		if _, err := r.ReadAt(head, dataStart); err != nil {
+			return fmt.Errorf("reading page at offset %d: %w", off, err)
+		}
+		if announced, ok := announcedSize(md.Codec, head); ok && announced > uint64(h.UncompressedPageSize) {
+			return fmt.Errorf("page at offset %d: compressed data announces %d bytes, the page header %d", off, announced, h.UncompressedPageSize)
+		}
+	}
+	return nil
+}
+
+// checkOffsetIndex checks the chunk's offset index against its page starts and loads it (with
+// info.useIndex): page offsets are page starts, first rows increase. A malformed index is not loaded.
+func checkOffsetIndex(r io.ReaderAt, size int64, rg *format.RowGroup, cc *format.ColumnChunk, chunk parquet.ColumnChunk,
+	info chunkInfo, starts []int64) error {
 	// parquet-go finds a chunk's offset index through the row group's ordinal: use it only when that is right.
 	fc, ok := chunk.(*parquet.FileColumnChunk)
 	off, l := cc.OffsetIndexOffset, int64(cc.OffsetIndexLength)

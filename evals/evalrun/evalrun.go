@@ -120,53 +120,19 @@ func Run(ctx context.Context, o Options) (string, error) {
 	if err := o.validate(); err != nil {
 		return "", cli.Usage(err)
 	}
-	tasks, err := harness.Resolve(o.Tasks, o.Harness)
+	tasks, err := o.resolveTasks()
 	if err != nil {
-		return "", cli.Usagef("--tasks: %w", err)
-	}
-	if err := o.checkDataRoot(tasks); err != nil {
 		return "", err
 	}
 	lengths := o.groupLengths()
 	modelMax := max(o.MaxLength, o.LMMaxLength)
-	for _, t := range tasks {
-		if c, ok := t.(harness.Checker); ok {
-			n := modelMax
-			if l, ok := lengths[harness.GroupOf(t.Name())]; ok {
-				n = l
-			}
-			if err := c.Check(n); err != nil {
-				return "", cli.Usagef("task %s: %w", t.Name(), err)
-			}
-		}
-	}
-	sched := o.Schedule
-	switch {
-	case o.Mixed:
-		sched = oryxlm.Mixed
-	case sched == "":
-		sched = "attention"
-	}
-	model := o.ModelName
-	if model == "" {
-		model = filepath.Base(filepath.Clean(o.Checkpoint))
-	}
-	out := o.Out
-	if out == "" {
-		out = filepath.Join("results", model+"-"+safeName(sched)+".json")
-	}
+	sched, model, out := o.names()
 	if err := checkWritable(out); err != nil {
 		return "", fmt.Errorf("--out: %w", err)
 	}
-	spec := o.Tokenizer
-	if spec == "" {
-		if spec, err = rundir.Tokenizer(o.Checkpoint); err != nil {
-			return "", fmt.Errorf("--checkpoint: %w", err)
-		}
-	}
-	tok, err := tokenizers.Load(spec)
+	tok, err := loadTokenizer(o.Tokenizer, o.Checkpoint)
 	if err != nil {
-		return "", fmt.Errorf("--tokenizer: %w", err)
+		return "", err
 	}
 	done := map[string]*harness.Result{}
 	if !o.Force {
@@ -183,18 +149,7 @@ func Run(ctx context.Context, o Options) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	be, _ := backend.Get()
-	step := optimizers.GetGlobalStep(mctx)
-	info := leaderboard.RunInfo{
-		Model: model, Variant: string(m.Config.Variant), Size: presetName(m.Config),
-		Parameters: oryx.CountParams(m.Config).Total, Checkpoint: o.Checkpoint,
-		CheckpointStep: step, TokensSeen: rundir.TokensSeen(o.Checkpoint, step),
-		Schedule: lm.Schedule(), Tokenizer: tok.Name(), MaxLength: modelMax, Limit: o.Limit, BatchSize: o.Batch,
-		BootstrapIters: harness.Options{BootstrapIters: o.Bootstrap}.Iters(), MaxLengths: lengths,
-	}
-	if be != nil {
-		info.Backend = be.Name()
-	}
+	info := o.runInfo(m, optimizers.GetGlobalStep(mctx), lm, model, modelMax, lengths)
 	// budget:F:question reads each task's split: the harness passes it in mixed mode.
 	b, isBudget := lm.Budget()
 	hopts := harness.Options{Limit: o.Limit, Mixed: o.Mixed || (isBudget && b.Policy == schedule.PolicyQuestion),
@@ -266,6 +221,84 @@ func Run(ctx context.Context, o Options) (string, error) {
 		return out, fmt.Errorf("%d of %d tasks failed (the others are in %s):\n%w", len(errs), len(tasks), out, errors.Join(errs...))
 	}
 	return out, nil
+}
+
+// resolveTasks resolves o.Tasks and checks their data root and each task's length against its group's
+// maximum: usage errors, before any compute.
+func (o *Options) resolveTasks() ([]harness.Task, error) {
+	tasks, err := harness.Resolve(o.Tasks, o.Harness)
+	if err != nil {
+		return nil, cli.Usagef("--tasks: %w", err)
+	}
+	if err := o.checkDataRoot(tasks); err != nil {
+		return nil, err
+	}
+	lengths := o.groupLengths()
+	modelMax := max(o.MaxLength, o.LMMaxLength)
+	for _, t := range tasks {
+		if c, ok := t.(harness.Checker); ok {
+			n := modelMax
+			if l, ok := lengths[harness.GroupOf(t.Name())]; ok {
+				n = l
+			}
+			if err := c.Check(n); err != nil {
+				return nil, cli.Usagef("task %s: %w", t.Name(), err)
+			}
+		}
+	}
+	return tasks, nil
+}
+
+// names are the run's schedule spec (Mixed, or o.Schedule, "attention" by default), model name (default:
+// the checkpoint directory's) and results file (default: results/<model>-<schedule>.json).
+func (o *Options) names() (sched, model, out string) {
+	sched = o.Schedule
+	switch {
+	case o.Mixed:
+		sched = oryxlm.Mixed
+	case sched == "":
+		sched = "attention"
+	}
+	model = o.ModelName
+	if model == "" {
+		model = filepath.Base(filepath.Clean(o.Checkpoint))
+	}
+	out = o.Out
+	if out == "" {
+		out = filepath.Join("results", model+"-"+safeName(sched)+".json")
+	}
+	return sched, model, out
+}
+
+// loadTokenizer loads spec, or when it is "" the tokenizer of the run that wrote checkpoint.
+func loadTokenizer(spec, checkpoint string) (tokenizers.Tokenizer, error) {
+	if spec == "" {
+		var err error
+		if spec, err = rundir.Tokenizer(checkpoint); err != nil {
+			return nil, fmt.Errorf("--checkpoint: %w", err)
+		}
+	}
+	tok, err := tokenizers.Load(spec)
+	if err != nil {
+		return nil, fmt.Errorf("--tokenizer: %w", err)
+	}
+	return tok, nil
+}
+
+// runInfo describes the run for the results file: the model and checkpoint (at step), the schedule,
+// tokenizer, lengths and limits, the backend.
+func (o *Options) runInfo(m *oryx.Model, step int64, lm *oryxlm.Model, model string, modelMax int, lengths map[string]int) leaderboard.RunInfo {
+	info := leaderboard.RunInfo{
+		Model: model, Variant: string(m.Config.Variant), Size: presetName(m.Config),
+		Parameters: oryx.CountParams(m.Config).Total, Checkpoint: o.Checkpoint,
+		CheckpointStep: step, TokensSeen: rundir.TokensSeen(o.Checkpoint, step),
+		Schedule: lm.Schedule(), Tokenizer: lm.Tokenizer().Name(), MaxLength: modelMax, Limit: o.Limit, BatchSize: o.Batch,
+		BootstrapIters: harness.Options{BootstrapIters: o.Bootstrap}.Iters(), MaxLengths: lengths,
+	}
+	if be, _ := backend.Get(); be != nil {
+		info.Backend = be.Name()
+	}
+	return info
 }
 
 // LMEvalDir is the folder where a run whose results file is out writes lm-eval's files, as lm-eval's

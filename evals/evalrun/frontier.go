@@ -176,36 +176,9 @@ func RunFrontier(o FrontierOptions) (*Frontier, error) {
 	if err := o.validate(); err != nil {
 		return nil, err
 	}
-	var htasks []harness.Task
-	var own []string
-	for _, name := range o.Tasks {
-		if name == FrontierMQAR || name == FrontierNeedle {
-			own = append(own, name)
-			continue
-		}
-		ts, err := harness.Resolve(name, o.Harness)
-		if err != nil {
-			return nil, fmt.Errorf("--tasks: %w (the frontier's own tasks: %s, %s)", err, FrontierMQAR, FrontierNeedle)
-		}
-		htasks = append(htasks, ts...)
-	}
-	if len(htasks) > 0 {
-		ro := Options{Harness: o.Harness, DataRootSource: o.DataRootSource}
-		if err := ro.checkDataRoot(htasks); err != nil {
-			return nil, err
-		}
-	}
-	lengths := map[string]int{"lm": o.LMMaxLength, "recall": o.MaxLength, "niah": o.MaxLength}
-	for _, t := range htasks {
-		if c, ok := t.(harness.Checker); ok {
-			n := max(o.MaxLength, o.LMMaxLength)
-			if l, ok := lengths[harness.GroupOf(t.Name())]; ok {
-				n = l
-			}
-			if err := c.Check(n); err != nil {
-				return nil, fmt.Errorf("task %s: %w", t.Name(), err)
-			}
-		}
+	htasks, own, lengths, err := o.tasks()
+	if err != nil {
+		return nil, err
 	}
 	mo := o.MQAR
 	mo.Checkpoint = o.Checkpoint
@@ -215,16 +188,9 @@ func RunFrontier(o FrontierOptions) (*Frontier, error) {
 			mo.Examples = min(mo.Examples, o.Limit)
 		}
 	}
-	spec := o.Tokenizer
-	if spec == "" {
-		var err error
-		if spec, err = rundir.Tokenizer(o.Checkpoint); err != nil {
-			return nil, fmt.Errorf("--checkpoint: %w", err)
-		}
-	}
-	tok, err := tokenizers.Load(spec)
+	tok, err := loadTokenizer(o.Tokenizer, o.Checkpoint)
 	if err != nil {
-		return nil, fmt.Errorf("--tokenizer: %w", err)
+		return nil, err
 	}
 	var needles []datasets.MiniNeedle
 	if slices.Contains(own, FrontierNeedle) {
@@ -241,72 +207,20 @@ func RunFrontier(o FrontierOptions) (*Frontier, error) {
 	for _, n := range needles {
 		maxLen = max(maxLen, len(n.PromptTokens)+8)
 	}
-	m, mctx, err := oryx.LoadCheckpoint(o.Checkpoint, nil)
+	lm, step, err := o.loadModel(tok, maxLen)
 	if err != nil {
 		return nil, err
 	}
-	if !m.Config.Variant.IsMultiMixer() {
-		return nil, fmt.Errorf("--checkpoint %s: variant %s has one readout; the frontier needs a multi-mixer model (oryx-tg, oryx-tm)", o.Checkpoint, m.Config.Variant)
-	}
-	lm, err := oryxlm.New(m, mctx, tok, oryxlm.Options{Batch: o.Batch, MaxLength: maxLen, ScoreMemMB: o.ScoreMemMB,
-		GenMemMB: o.GenMemMB, Log: o.Log})
-	if err != nil {
-		return nil, err
-	}
-	f := &Frontier{Model: filepath.Base(filepath.Clean(o.Checkpoint)), Checkpoint: o.Checkpoint,
-		CheckpointStep: optimizers.GetGlobalStep(mctx), Variant: string(lm.Config().Variant), Tokenizer: lm.Tokenizer().Name(),
-		Limit: o.Limit, Tasks: o.Tasks, Budgets: o.Budgets, Notes: frontierNotes, Failed: map[string]string{}}
-	if be, err := backend.Get(); err == nil {
-		f.Backend = be.Name()
-	}
-	for _, p := range o.Policies {
-		f.Policies = append(f.Policies, string(p))
-	}
+	f := o.newFrontier(lm, step)
 	done := map[string]FrontierPoint{}
 	if !o.Force {
 		if done, err = previousPoints(jsonPath, f); err != nil {
 			return nil, err
 		}
 	}
-	save := func() error {
-		f.Date = time.Now().UTC().Format(time.RFC3339)
-		sort.SliceStable(f.Points, func(i, j int) bool {
-			a, b := f.Points[i], f.Points[j]
-			if a.Task != b.Task {
-				return slices.Index(f.Tasks, a.Task) < slices.Index(f.Tasks, b.Task)
-			}
-			if a.Policy != b.Policy {
-				return slices.Index(f.Policies, a.Policy) < slices.Index(f.Policies, b.Policy)
-			}
-			return a.Budget < b.Budget
-		})
-		data, err := json.MarshalIndent(f, "", "  ")
-		if err != nil {
-			return err
-		}
-		return atomicfile.WriteFile(jsonPath, append(data, '\n'))
-	}
-
-	type runner struct {
-		name string
-		run  func() (FrontierPoint, error)
-	}
-	var runners []runner
-	for _, name := range own {
-		switch name {
-		case FrontierMQAR:
-			runners = append(runners, runner{name, func() (FrontierPoint, error) { return frontierMQAR(lm, mo) }})
-		case FrontierNeedle:
-			runners = append(runners, runner{name, func() (FrontierPoint, error) { return frontierNeedle(lm, needles) }})
-		}
-	}
-	for _, t := range htasks {
-		runners = append(runners, runner{t.Name(), func() (FrontierPoint, error) {
-			return frontierHarness(lm, t, harness.Options{Limit: o.Limit, GroupMaxLength: lengths, BootstrapIters: -1})
-		}})
-	}
+	save := func() error { return f.save(jsonPath) }
 	var failed []error
-	for _, r := range runners {
+	for _, r := range o.runners(lm, own, htasks, lengths, mo, needles) {
 		if err := o.runTask(lm, f, r.name, r.run, done, save); err != nil {
 			f.Failed[r.name] = err.Error()
 			failed = append(failed, fmt.Errorf("%s: %w", r.name, err))
@@ -329,6 +243,119 @@ func RunFrontier(o FrontierOptions) (*Frontier, error) {
 		return f, fmt.Errorf("%d task(s) failed (the others are in %s):\n%w", len(failed), jsonPath, errors.Join(failed...))
 	}
 	return f, nil
+}
+
+// tasks splits o.Tasks into harness tasks (resolved, their data root and lengths checked) and the
+// frontier's own tasks, and returns the harness's maximum lengths per task group.
+func (o *FrontierOptions) tasks() (htasks []harness.Task, own []string, lengths map[string]int, err error) {
+	for _, name := range o.Tasks {
+		if name == FrontierMQAR || name == FrontierNeedle {
+			own = append(own, name)
+			continue
+		}
+		ts, err := harness.Resolve(name, o.Harness)
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("--tasks: %w (the frontier's own tasks: %s, %s)", err, FrontierMQAR, FrontierNeedle)
+		}
+		htasks = append(htasks, ts...)
+	}
+	if len(htasks) > 0 {
+		ro := Options{Harness: o.Harness, DataRootSource: o.DataRootSource}
+		if err := ro.checkDataRoot(htasks); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	lengths = map[string]int{"lm": o.LMMaxLength, "recall": o.MaxLength, "niah": o.MaxLength}
+	for _, t := range htasks {
+		if c, ok := t.(harness.Checker); ok {
+			n := max(o.MaxLength, o.LMMaxLength)
+			if l, ok := lengths[harness.GroupOf(t.Name())]; ok {
+				n = l
+			}
+			if err := c.Check(n); err != nil {
+				return nil, nil, nil, fmt.Errorf("task %s: %w", t.Name(), err)
+			}
+		}
+	}
+	return htasks, own, lengths, nil
+}
+
+// loadModel loads the checkpoint, a multi-mixer model, as the evaluations' LM of maxLen tokens and returns
+// it with the checkpoint's step.
+func (o *FrontierOptions) loadModel(tok tokenizers.Tokenizer, maxLen int) (*oryxlm.Model, int64, error) {
+	m, mctx, err := oryx.LoadCheckpoint(o.Checkpoint, nil)
+	if err != nil {
+		return nil, 0, err
+	}
+	if !m.Config.Variant.IsMultiMixer() {
+		return nil, 0, fmt.Errorf("--checkpoint %s: variant %s has one readout; the frontier needs a multi-mixer model (oryx-tg, oryx-tm)", o.Checkpoint, m.Config.Variant)
+	}
+	lm, err := oryxlm.New(m, mctx, tok, oryxlm.Options{Batch: o.Batch, MaxLength: maxLen, ScoreMemMB: o.ScoreMemMB,
+		GenMemMB: o.GenMemMB, Log: o.Log})
+	if err != nil {
+		return nil, 0, err
+	}
+	return lm, optimizers.GetGlobalStep(mctx), nil
+}
+
+// newFrontier starts frontier.json's record of lm at the checkpoint's step: no points yet.
+func (o *FrontierOptions) newFrontier(lm *oryxlm.Model, step int64) *Frontier {
+	f := &Frontier{Model: filepath.Base(filepath.Clean(o.Checkpoint)), Checkpoint: o.Checkpoint,
+		CheckpointStep: step, Variant: string(lm.Config().Variant), Tokenizer: lm.Tokenizer().Name(),
+		Limit: o.Limit, Tasks: o.Tasks, Budgets: o.Budgets, Notes: frontierNotes, Failed: map[string]string{}}
+	if be, err := backend.Get(); err == nil {
+		f.Backend = be.Name()
+	}
+	for _, p := range o.Policies {
+		f.Policies = append(f.Policies, string(p))
+	}
+	return f
+}
+
+// save writes f, its points sorted by task, policy and budget, to path atomically.
+func (f *Frontier) save(path string) error {
+	f.Date = time.Now().UTC().Format(time.RFC3339)
+	sort.SliceStable(f.Points, func(i, j int) bool {
+		a, b := f.Points[i], f.Points[j]
+		if a.Task != b.Task {
+			return slices.Index(f.Tasks, a.Task) < slices.Index(f.Tasks, b.Task)
+		}
+		if a.Policy != b.Policy {
+			return slices.Index(f.Policies, a.Policy) < slices.Index(f.Policies, b.Policy)
+		}
+		return a.Budget < b.Budget
+	})
+	data, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(path, append(data, '\n'))
+}
+
+// frontierRunner measures one task under lm's current schedule.
+type frontierRunner struct {
+	name string
+	run  func() (FrontierPoint, error)
+}
+
+// runners are the tasks' measurements, the frontier's own tasks first.
+func (o *FrontierOptions) runners(lm *oryxlm.Model, own []string, htasks []harness.Task, lengths map[string]int,
+	mo MQAROptions, needles []datasets.MiniNeedle) []frontierRunner {
+	var runners []frontierRunner
+	for _, name := range own {
+		switch name {
+		case FrontierMQAR:
+			runners = append(runners, frontierRunner{name, func() (FrontierPoint, error) { return frontierMQAR(lm, mo) }})
+		case FrontierNeedle:
+			runners = append(runners, frontierRunner{name, func() (FrontierPoint, error) { return frontierNeedle(lm, needles) }})
+		}
+	}
+	for _, t := range htasks {
+		runners = append(runners, frontierRunner{t.Name(), func() (FrontierPoint, error) {
+			return frontierHarness(lm, t, harness.Options{Limit: o.Limit, GroupMaxLength: lengths, BootstrapIters: -1})
+		}})
+	}
+	return runners
 }
 
 // runTask measures one task at every budget and policy (budgets 0 and 1 once), adding the points to f.

@@ -107,45 +107,13 @@ func (m *Model) engineFor(batch, capacity int) (*infer.Engine, error) {
 
 func (m *Model) generateBatch(reqs []harness.GenRequest, idx []int, out []harness.GenResult) error {
 	c := m.model.Config
-	capacity, maxNew := 0, 0
-	prompts := make([][]int32, len(idx))
-	modes := make([][]oryx.Mode, len(idx))
-	specs := make([]string, len(idx))
-	for row, i := range idx {
-		r := reqs[i]
-		if len(r.Context) == 0 || r.MaxTokens < 1 {
-			return fmt.Errorf("oryxlm: generation request %d: empty context or MaxTokens %d < 1", i, r.MaxTokens)
-		}
-		capacity = max(capacity, len(r.Context)+r.MaxTokens)
-		maxNew = max(maxNew, r.MaxTokens)
-		prompts[row] = make([]int32, len(r.Context))
-		for p, id := range r.Context {
-			if id < 0 || id >= c.Vocab {
-				return fmt.Errorf("oryxlm: generation request %d: token %d outside the vocabulary [0, %d)", i, id, c.Vocab)
-			}
-			prompts[row][p] = int32(id)
-		}
-		specs[row] = m.specFor(r.AttentionFrom)
+	prompts, specs, capacity, err := m.genPrompts(reqs, idx)
+	if err != nil {
+		return err
 	}
-	// The prompts' modes; under an entropy budget the linear pass first, and the escalation rule for the
-	// generated tokens (none to decide at F = 0 or 1).
-	var esc *schedule.Escalation
-	if m.entropyPolicy() {
-		md, ent, err := m.entropyModes(prompts)
-		if err != nil {
-			return fmt.Errorf("oryxlm: generation: %w", err)
-		}
-		modes = md
-		if f := m.budget.Fraction; f != 0 && f != 1 { // else every generated token's mode is fixed (DecodeMode's rule)
-			esc = schedule.NewEscalation(*m.budget, md, ent)
-		}
-	} else {
-		for row, i := range idx {
-			var err error
-			if modes[row], err = m.modesOf(rowSpec{n: len(prompts[row]), attnFrom: reqs[i].AttentionFrom, seed: requestSeed(i)}); err != nil {
-				return fmt.Errorf("oryxlm: generation request %d: %w", i, err)
-			}
-		}
+	modes, esc, err := m.genModes(reqs, idx, prompts)
+	if err != nil {
+		return err
 	}
 	for row, i := range idx {
 		out[i].AttentionTokens, out[i].TotalTokens = m.count(modes[row], len(prompts[row])), len(prompts[row])
@@ -162,84 +130,157 @@ func (m *Model) generateBatch(reqs []harness.GenRequest, idx []int, out []harnes
 	if err != nil {
 		return fmt.Errorf("oryxlm: prefill: %w", err)
 	}
-	eos := m.tok.EOS()
 	running := make([]bool, len(idx))
 	gen := make([][]int, len(idx))
 	for row := range running {
 		running[row] = true
 	}
 	for k := 0; ; k++ {
-		next := make([]int32, len(idx))
-		stepModes := make([]oryx.Mode, len(idx))
-		fed := make([]bool, len(idx))
-		pos := make([]int, len(idx))
-		candidate := make([]bool, len(idx))
-		any := false
-		for row, i := range idx {
-			if !running[row] {
-				next[row] = prompts[row][len(prompts[row])-1] // a dummy keeps the batch aligned
-				continue
-			}
-			tok := argmax(logits[row])
-			r := reqs[i]
-			if tok == eos {
-				running[row] = false
-				continue
-			}
-			gen[row] = append(gen[row], tok)
-			if len(gen[row]) >= r.MaxTokens || containsAny(m.tok.Decode(gen[row]), r.Until) {
-				running[row] = false
-				continue
-			}
-			pos[row] = len(r.Context) + len(gen[row]) - 1 // the position the token is fed at
-			next[row], fed[row], any = int32(tok), true, true
-			if esc != nil { // decided by the linear trial step
-				candidate[row] = esc.Candidate(row, pos[row])
-				continue
-			}
-			if stepModes[row], err = m.decodeMode(specs[row], pos[row], len(r.Context)); err != nil {
-				return fmt.Errorf("oryxlm: generation request %d: %w", i, err)
-			}
+		st, any, err := m.nextStep(reqs, idx, prompts, specs, esc, logits, running, gen)
+		if err != nil {
+			return err
 		}
 		if !any {
 			break
 		}
 		if esc != nil {
-			logits, stepModes, _, err = e.StepEscalate(next, candidate, func(row int, l []float64) bool { return esc.Decide(row, pos[row], l) })
+			logits, st.modes, _, err = e.StepEscalate(st.next, st.candidate, func(row int, l []float64) bool { return esc.Decide(row, st.pos[row], l) })
 		} else {
 			var sm []oryx.Mode
 			if c.Variant.IsMultiMixer() {
-				sm = stepModes
+				sm = st.modes
 			}
-			logits, err = e.Step(next, sm)
+			logits, err = e.Step(st.next, sm)
 		}
 		if err != nil {
 			return fmt.Errorf("oryxlm: decode step %d: %w", k, err)
 		}
-		for row, i := range idx {
-			if !fed[row] {
-				continue
-			}
-			lin, att := oryx.FLOPsPerToken(c, pos[row]+1, 0), oryx.FLOPsPerToken(c, pos[row]+1, 1)
-			step := lin // a candidate's trial step, or the step of a linear token
-			out[i].TotalTokens++
-			if stepModes[row] == oryx.Attention {
-				out[i].AttentionTokens++
-				step = att
-				if candidate[row] { // trial, then the attention step
-					step += lin
-					m.LinearPassTokens++
-				}
-			}
-			m.FLOPs += step
-			m.FLOPsGathered += step
-		}
+		m.countStep(st, idx, out)
 	}
 	for row, i := range idx {
 		out[i].Tokens = gen[row]
 		out[i].Text = m.tok.Decode(gen[row])
 	}
 	return nil
+}
+
+// genPrompts checks the batch's requests (a context, MaxTokens ≥ 1, ids in the vocabulary) and returns
+// their prompts, each row's schedule spec and the KV-cache capacity the batch needs.
+func (m *Model) genPrompts(reqs []harness.GenRequest, idx []int) (prompts [][]int32, specs []string, capacity int, err error) {
+	c := m.model.Config
+	prompts = make([][]int32, len(idx))
+	specs = make([]string, len(idx))
+	for row, i := range idx {
+		r := reqs[i]
+		if len(r.Context) == 0 || r.MaxTokens < 1 {
+			return nil, nil, 0, fmt.Errorf("oryxlm: generation request %d: empty context or MaxTokens %d < 1", i, r.MaxTokens)
+		}
+		capacity = max(capacity, len(r.Context)+r.MaxTokens)
+		prompts[row] = make([]int32, len(r.Context))
+		for p, id := range r.Context {
+			if id < 0 || id >= c.Vocab {
+				return nil, nil, 0, fmt.Errorf("oryxlm: generation request %d: token %d outside the vocabulary [0, %d)", i, id, c.Vocab)
+			}
+			prompts[row][p] = int32(id)
+		}
+		specs[row] = m.specFor(r.AttentionFrom)
+	}
+	return prompts, specs, capacity, nil
+}
+
+// genModes are the prompts' modes; under an entropy budget the linear pass first, and the escalation rule for
+// the generated tokens (none to decide at F = 0 or 1).
+func (m *Model) genModes(reqs []harness.GenRequest, idx []int, prompts [][]int32) ([][]oryx.Mode, *schedule.Escalation, error) {
+	modes := make([][]oryx.Mode, len(idx))
+	if m.entropyPolicy() {
+		md, ent, err := m.entropyModes(prompts)
+		if err != nil {
+			return nil, nil, fmt.Errorf("oryxlm: generation: %w", err)
+		}
+		if f := m.budget.Fraction; f != 0 && f != 1 { // else every generated token's mode is fixed (DecodeMode's rule)
+			return md, schedule.NewEscalation(*m.budget, md, ent), nil
+		}
+		return md, nil, nil
+	}
+	for row, i := range idx {
+		var err error
+		if modes[row], err = m.modesOf(rowSpec{n: len(prompts[row]), attnFrom: reqs[i].AttentionFrom, seed: requestSeed(i)}); err != nil {
+			return nil, nil, fmt.Errorf("oryxlm: generation request %d: %w", i, err)
+		}
+	}
+	return modes, nil, nil
+}
+
+// genStep is one decode step of a generation batch, per row: the token fed (a dummy for a stopped row, to
+// keep the batch aligned), its mode, whether it is a real token, the position it is fed at, and whether the
+// escalation rule decides its mode (then the step's modes come from StepEscalate).
+type genStep struct {
+	next      []int32
+	modes     []oryx.Mode
+	fed       []bool
+	pos       []int
+	candidate []bool
+}
+
+// nextStep takes each running row's greedy token from logits, ends the rows that stop (EOS, MaxTokens, an
+// Until string) and prepares the step that feeds the others' tokens; any is false when no row runs.
+func (m *Model) nextStep(reqs []harness.GenRequest, idx []int, prompts [][]int32, specs []string, esc *schedule.Escalation,
+	logits [][]float32, running []bool, gen [][]int) (st *genStep, any bool, err error) {
+	eos := m.tok.EOS()
+	n := len(idx)
+	st = &genStep{next: make([]int32, n), modes: make([]oryx.Mode, n), fed: make([]bool, n), pos: make([]int, n),
+		candidate: make([]bool, n)}
+	for row, i := range idx {
+		if !running[row] {
+			st.next[row] = prompts[row][len(prompts[row])-1] // a dummy keeps the batch aligned
+			continue
+		}
+		tok := argmax(logits[row])
+		r := reqs[i]
+		if tok == eos {
+			running[row] = false
+			continue
+		}
+		gen[row] = append(gen[row], tok)
+		if len(gen[row]) >= r.MaxTokens || containsAny(m.tok.Decode(gen[row]), r.Until) {
+			running[row] = false
+			continue
+		}
+		st.pos[row] = len(r.Context) + len(gen[row]) - 1 // the position the token is fed at
+		st.next[row], st.fed[row], any = int32(tok), true, true
+		if esc != nil { // decided by the linear trial step
+			st.candidate[row] = esc.Candidate(row, st.pos[row])
+			continue
+		}
+		if st.modes[row], err = m.decodeMode(specs[row], st.pos[row], len(r.Context)); err != nil {
+			return nil, false, fmt.Errorf("oryxlm: generation request %d: %w", i, err)
+		}
+	}
+	return st, any, nil
+}
+
+// countStep adds a decode step's tokens and FLOPs to the results and the counters: a linear token's step,
+// an attention token's, or for an escalated candidate both its linear trial and its attention step.
+func (m *Model) countStep(st *genStep, idx []int, out []harness.GenResult) {
+	c := m.model.Config
+	for row, i := range idx {
+		if !st.fed[row] {
+			continue
+		}
+		lin, att := oryx.FLOPsPerToken(c, st.pos[row]+1, 0), oryx.FLOPsPerToken(c, st.pos[row]+1, 1)
+		step := lin // a candidate's trial step, or the step of a linear token
+		out[i].TotalTokens++
+		if st.modes[row] == oryx.Attention {
+			out[i].AttentionTokens++
+			step = att
+			if st.candidate[row] { // trial, then the attention step
+				step += lin
+				m.LinearPassTokens++
+			}
+		}
+		m.FLOPs += step
+		m.FLOPsGathered += step
+	}
 }
 
 func argmax(x []float32) int {

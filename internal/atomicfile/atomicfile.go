@@ -15,6 +15,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // FileMode and DirMode are the permissions of every file and directory the project creates.
@@ -22,6 +23,30 @@ const (
 	FileMode os.FileMode = 0o644
 	DirMode  os.FileMode = 0o755
 )
+
+// The temporary file of a write to NAME is ".NAME.tmp-" and a random decimal (os.CreateTemp's): hidden, next
+// to its destination, and recognisable by IsTemp when a killed process leaves it behind.
+func tempPattern(name string) string { return "." + name + tempInfix + "*" }
+
+const tempInfix = ".tmp-"
+
+// IsTemp reports whether name (a base name) is the temporary file of a write by this package, and of which
+// destination: what a process killed during Write leaves in the directory.
+func IsTemp(name string) (dest string, ok bool) {
+	rest, ok := strings.CutPrefix(name, ".")
+	if !ok {
+		return "", false
+	}
+	i := strings.LastIndex(rest, tempInfix)
+	if i <= 0 {
+		return "", false
+	}
+	digits := rest[i+len(tempInfix):]
+	if digits == "" || strings.Trim(digits, "0123456789") != "" {
+		return "", false
+	}
+	return rest[:i], true
+}
 
 // WriteFile writes data to path atomically (see the package documentation). The directory must exist.
 func WriteFile(path string, data []byte) error {
@@ -35,7 +60,7 @@ func WriteFile(path string, data []byte) error {
 // the file path atomically. The directory must exist.
 func Write(path string, fill func(w io.Writer) error) (err error) {
 	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	f, err := os.CreateTemp(dir, tempPattern(filepath.Base(path)))
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}

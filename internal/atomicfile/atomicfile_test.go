@@ -71,3 +71,25 @@ func TestRename(t *testing.T) {
 		t.Error("renaming a missing file succeeded")
 	}
 }
+
+// TestIsTempNamesALeftover: a write that dies inside fill (a panic here, a kill in life) leaves its temporary
+// file; IsTemp recognises that very name and its destination, and nothing else.
+func TestIsTempNamesALeftover(t *testing.T) {
+	dir := t.TempDir()
+	func() {
+		defer func() { _ = recover() }()
+		_ = Write(filepath.Join(dir, "config.json"), func(w io.Writer) error { panic("killed") })
+	}()
+	ents, err := os.ReadDir(dir)
+	if err != nil || len(ents) != 1 {
+		t.Fatalf("%d entries, %v; want the one temporary file", len(ents), err)
+	}
+	if dest, ok := IsTemp(ents[0].Name()); !ok || dest != "config.json" {
+		t.Fatalf("IsTemp(%q) = %q, %v; want config.json, true", ents[0].Name(), dest, ok)
+	}
+	for _, n := range []string{"config.json", "config.json.tmp-12", ".config.json", ".config.json.tmp-", ".config.json.tmp-1x", ".tmp-12"} {
+		if _, ok := IsTemp(n); ok {
+			t.Errorf("IsTemp(%q) = true", n)
+		}
+	}
+}

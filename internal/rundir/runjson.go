@@ -1,16 +1,22 @@
-// Package rundir owns the run directory's format: the names of its files and the reading and writing of
-// run.json, the trainer-state files, metrics.jsonl and summary.json. The trainer (recipes/train) writes
-// them; evaluation (evals/evalrun), the study and `oryx generate` read them. The checkpoints themselves
-// (config.json, checkpoint-*) are oryx's (oryx.SaveCheckpoint); this package only reads their step.
+// Package rundir is the run directory's one owner: its layout and the names of its files (layout.go), the
+// temporary files of its atomic writes and what killed saves leave behind (leftovers.go), the lock that keeps
+// one writer per directory (lock.go), and the reading and writing of run.json, the trainer-state files,
+// metrics.jsonl and summary.json. The trainer (recipes/train) and `oryx init` write run directories; the
+// checkpoint writer (oryx.SaveCheckpoint) serialises the weights under the names given here; evaluation
+// (evals/evalrun), the study and `oryx generate` read them.
 //
 // A run directory holds:
 //
-//	config.json, checkpoint-*.json/.bin   the model and optimizer state (oryx.SaveCheckpoint)
+//	config.json, checkpoint-*.json/.bin   the model and optimizer state (oryx.SaveCheckpoint; layout.go)
 //	trainer-state-SSSSSSSS.json           step, data cursor and counters of each kept checkpoint (state.go)
 //	run.json                              the run's full configuration and the backend (runjson.go)
 //	metrics.jsonl                         one line per logged step and per validation (metrics.go)
 //	curves.png                            training and validation loss, learning rate and gradient norm
 //	summary.json                          written at the end: final losses, throughput, memory
+//	tokenizer/                            the run's copy of its tokenizer file (CopyTokenizer)
+//	.oryx.lock                            held by the one process writing the directory (lock.go)
+//
+// and, only after a kill, leftovers: .staging-* folders, ".NAME.tmp-N" files (CleanLeftovers).
 package rundir
 
 import (

@@ -25,10 +25,13 @@ type StateHeader struct {
 	TokensSeen int64 `json:"tokens_seen"` // training tokens consumed
 }
 
-var stateFileRE = regexp.MustCompile(`^trainer-state-(\d{8})\.json$`)
+// statePrefix begins every trainer-state file name.
+const statePrefix = "trainer-state-"
+
+var stateFileRE = regexp.MustCompile(`^` + statePrefix + `(\d{8})\.json$`)
 
 // StateFileName is the name of the trainer-state file of step.
-func StateFileName(step int) string { return fmt.Sprintf("trainer-state-%08d.json", step) }
+func StateFileName(step int) string { return fmt.Sprintf("%s%08d.json", statePrefix, step) }
 
 // WriteState writes st, the state after step, atomically into dir.
 func WriteState(dir string, step int, st any) error {

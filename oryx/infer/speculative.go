@@ -111,16 +111,8 @@ func (e *Engine) speculativeExecs() (*specExecs, error) {
 // linear-mode work). The engine is left after the last round's commit; LastLogits is cleared.
 func (e *Engine) GenerateSpeculative(prompts [][]int32, k int, opts GenerateOptions) (*Generation, error) {
 	const fn = "Engine.GenerateSpeculative"
-	if v := e.model.Config.Variant; !v.IsMultiMixer() {
-		return nil, fmt.Errorf("%s: variant %s has one readout; speculative decoding drafts with the linear readout and "+
-			"verifies with attention, so it needs a multi-mixer variant (%s, %s)", fn, v, oryx.OryxTM, oryx.OryxTG)
-	}
-	if k < 1 || k > MaxDraft {
-		return nil, fmt.Errorf("%s: the draft length k must be in [1, %d], got %d", fn, MaxDraft, k)
-	}
-	if _, ok := schedule.IsEntropyBudget(strings.TrimSpace(opts.Schedule)); ok {
-		return nil, fmt.Errorf("%s: schedule %q escalates tokens one by one from their linear-mode entropy; "+
-			"speculative decoding verifies whole drafts in the schedule's modes: use one or the other", fn, opts.Schedule)
+	if err := e.checkSpeculative(fn, k, opts); err != nil {
+		return nil, err
 	}
 	plan, err := e.planGenerate(fn, prompts, opts)
 	if err != nil {
@@ -130,10 +122,10 @@ func (e *Engine) GenerateSpeculative(prompts [][]int32, k int, opts GenerateOpti
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", fn, err)
 	}
-	sampler, lengths := plan.sampler, plan.lengths
 	gen, processed, attention := plan.newGeneration()
-	stats := &SpeculationStats{Draft: k}
-	gen.Speculation = stats
+	r := &specRun{e: e, x: x, plan: plan, opts: opts, fn: fn, k: k, gen: gen, stats: &SpeculationStats{Draft: k},
+		stopped: make([]bool, e.batch)}
+	gen.Speculation = r.stats
 
 	start := time.Now()
 	logits, err := e.Prefill(prompts, plan.promptModes)
@@ -143,130 +135,208 @@ func (e *Engine) GenerateSpeculative(prompts [][]int32, k int, opts GenerateOpti
 	gen.PrefillSeconds = time.Since(start).Seconds()
 	start = time.Now()
 	e.lastLogits = nil
-
-	stopped := make([]bool, e.batch)
-	// keep appends tokens to row b (each with the mode it is fed in), up to and including a stop token, and
-	// returns how many it appended.
-	keep := func(b int, toks []int32) (int, error) {
-		for i, tok := range toks {
-			pos := lengths[b] + len(gen.Tokens[b])
-			m, err := plan.decodeMode(pos, lengths[b])
-			if err != nil {
-				return i, fmt.Errorf("%s: row %d: %w", fn, b, err)
-			}
-			gen.Tokens[b] = append(gen.Tokens[b], tok)
-			gen.Modes[b] = append(gen.Modes[b], m)
-			if slices.Contains(opts.Stop, tok) {
-				stopped[b] = true
-				return i + 1, nil
-			}
-		}
-		return len(toks), nil
+	if err := r.firstTokens(logits); err != nil {
+		return nil, err
 	}
-	for b := range e.batch {
-		tok, err := sampler.Sample(logits[b])
-		if err != nil {
-			return nil, fmt.Errorf("%s: row %d, token 0: %w", fn, b, err)
-		}
-		if _, err := keep(b, []int32{int32(tok)}); err != nil {
-			return nil, err
-		}
-	}
-	progress := func() {
-		if opts.Progress != nil {
-			done := 0
-			for _, t := range gen.Tokens {
-				done = max(done, len(t))
-			}
-			opts.Progress(done, opts.MaxTokens)
-		}
-	}
-	progress()
-
-	t := k + 1 // tokens per verify pass: the last token kept and up to k drafts
+	r.progress()
 	for {
-		// Each running row drafts at most what it may still generate, less the target's own token.
-		drafts := make([]int, e.batch)
-		running, most := false, 0
-		for b := range e.batch {
-			if stopped[b] || len(gen.Tokens[b]) >= opts.MaxTokens {
-				drafts[b] = -1
-				continue
-			}
-			running = true
-			drafts[b] = min(k, opts.MaxTokens-len(gen.Tokens[b])-1)
-			most = max(most, drafts[b])
-		}
+		drafts, most, running := r.draftLengths()
 		if !running {
 			break
 		}
-
-		// Draft in linear mode.
-		last := make([]int32, e.batch)
-		for b := range e.batch {
-			last[b] = gen.Tokens[b][len(gen.Tokens[b])-1]
+		if err := r.round(drafts, most); err != nil {
+			return nil, err
 		}
-		tick := time.Now()
-		proposed, q, err := e.draft(x, sampler, last, drafts, most)
-		if err != nil {
-			return nil, fmt.Errorf("%s: draft: %w", fn, err)
-		}
-		stats.DraftSeconds += time.Since(tick).Seconds()
-
-		// Verify: the last token and the drafts, in the target's modes.
-		tok, md, counts := make([]int32, e.batch*t), make([]int32, e.batch*t), make([]int32, e.batch)
-		for b := range e.batch {
-			if drafts[b] < 0 {
-				continue // stopped: no token, the row stays as it is
-			}
-			counts[b] = int32(drafts[b] + 1)
-			pos := e.pos[b]
-			for i, tk := range append([]int32{last[b]}, proposed[b]...) {
-				m, err := plan.decodeMode(pos+i, lengths[b])
-				if err != nil {
-					return nil, fmt.Errorf("%s: row %d: %w", fn, b, err)
-				}
-				tok[b*t+i], md[b*t+i] = tk, int32(m)
-			}
-		}
-		tick = time.Now()
-		chunk, target, err := e.verify(x, tok, md, counts, t)
-		if err != nil {
-			return nil, fmt.Errorf("%s: verify: %w", fn, err)
-		}
-		stats.VerifySeconds += time.Since(tick).Seconds()
-		stats.Rounds++
-
-		// Accept, per row.
-		accepted := make([]int32, e.batch)
-		for b := range e.batch {
-			if drafts[b] < 0 {
-				continue
-			}
-			out, n, err := sampler.verifyDrafts(proposed[b], q[b], target[b][:drafts[b]+1])
-			if err != nil {
-				return nil, fmt.Errorf("%s: row %d, token %d: %w", fn, b, len(gen.Tokens[b]), err)
-			}
-			stats.Drafted += drafts[b]
-			stats.Accepted += n
-			// The tokens kept in the state: the last token and every appended one but the new last.
-			kept, err := keep(b, out)
-			if err != nil {
-				return nil, err
-			}
-			accepted[b] = int32(kept)
-			stats.Discarded += len(out) - kept
-		}
-
-		tick = time.Now()
-		if err := e.commit(x, chunk, accepted); err != nil {
-			return nil, fmt.Errorf("%s: commit: %w", fn, err)
-		}
-		stats.CommitSeconds += time.Since(tick).Seconds()
-		progress()
+		r.progress()
 	}
-
 	gen.DecodeSeconds = time.Since(start).Seconds()
+	r.finish(processed, attention)
+	return gen, nil
+}
+
+// checkSpeculative refuses what speculative decoding cannot do: a single-readout variant, a draft length
+// outside [1, MaxDraft], an entropy budget (which escalates token by token).
+func (e *Engine) checkSpeculative(fn string, k int, opts GenerateOptions) error {
+	if v := e.model.Config.Variant; !v.IsMultiMixer() {
+		return fmt.Errorf("%s: variant %s has one readout; speculative decoding drafts with the linear readout and "+
+			"verifies with attention, so it needs a multi-mixer variant (%s, %s)", fn, v, oryx.OryxTM, oryx.OryxTG)
+	}
+	if k < 1 || k > MaxDraft {
+		return fmt.Errorf("%s: the draft length k must be in [1, %d], got %d", fn, MaxDraft, k)
+	}
+	if _, ok := schedule.IsEntropyBudget(strings.TrimSpace(opts.Schedule)); ok {
+		return fmt.Errorf("%s: schedule %q escalates tokens one by one from their linear-mode entropy; "+
+			"speculative decoding verifies whole drafts in the schedule's modes: use one or the other", fn, opts.Schedule)
+	}
+	return nil
+}
+
+// specRun is one GenerateSpeculative call in progress: the rounds of draft, verify, accept and commit.
+type specRun struct {
+	e       *Engine
+	x       *specExecs
+	plan    *genPlan
+	opts    GenerateOptions
+	fn      string
+	k       int
+	gen     *Generation
+	stats   *SpeculationStats
+	stopped []bool
+}
+
+// keep appends tokens to row b (each with the mode it is fed in), up to and including a stop token, and
+// returns how many it appended.
+func (r *specRun) keep(b int, toks []int32) (int, error) {
+	gen, lengths := r.gen, r.plan.lengths
+	for i, tok := range toks {
+		pos := lengths[b] + len(gen.Tokens[b])
+		m, err := r.plan.decodeMode(pos, lengths[b])
+		if err != nil {
+			return i, fmt.Errorf("%s: row %d: %w", r.fn, b, err)
+		}
+		gen.Tokens[b] = append(gen.Tokens[b], tok)
+		gen.Modes[b] = append(gen.Modes[b], m)
+		if slices.Contains(r.opts.Stop, tok) {
+			r.stopped[b] = true
+			return i + 1, nil
+		}
+	}
+	return len(toks), nil
+}
+
+// firstTokens samples each row's first token from the prefill's logits.
+func (r *specRun) firstTokens(logits [][]float32) error {
+	for b := range r.e.batch {
+		tok, err := r.plan.sampler.Sample(logits[b])
+		if err != nil {
+			return fmt.Errorf("%s: row %d, token 0: %w", r.fn, b, err)
+		}
+		if _, err := r.keep(b, []int32{int32(tok)}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// progress reports the largest number of tokens any row has.
+func (r *specRun) progress() {
+	if r.opts.Progress != nil {
+		done := 0
+		for _, t := range r.gen.Tokens {
+			done = max(done, len(t))
+		}
+		r.opts.Progress(done, r.opts.MaxTokens)
+	}
+}
+
+// draftLengths is how many tokens each running row drafts this round: at most what it may still generate,
+// less the target's own token (-1: the row has stopped); most is the largest, running whether any row runs.
+func (r *specRun) draftLengths() (drafts []int, most int, running bool) {
+	drafts = make([]int, r.e.batch)
+	for b := range r.e.batch {
+		if r.stopped[b] || len(r.gen.Tokens[b]) >= r.opts.MaxTokens {
+			drafts[b] = -1
+			continue
+		}
+		running = true
+		drafts[b] = min(r.k, r.opts.MaxTokens-len(r.gen.Tokens[b])-1)
+		most = max(most, drafts[b])
+	}
+	return drafts, most, running
+}
+
+// round drafts in linear mode, verifies the last token and the drafts in the target's modes, accepts per
+// row and commits what each row kept.
+func (r *specRun) round(drafts []int, most int) error {
+	e, gen, stats, fn := r.e, r.gen, r.stats, r.fn
+	t := r.k + 1 // tokens per verify pass: the last token kept and up to k drafts
+	last := make([]int32, e.batch)
+	for b := range e.batch {
+		last[b] = gen.Tokens[b][len(gen.Tokens[b])-1]
+	}
+	tick := time.Now()
+	proposed, q, err := e.draft(r.x, r.plan.sampler, last, drafts, most)
+	if err != nil {
+		return fmt.Errorf("%s: draft: %w", fn, err)
+	}
+	stats.DraftSeconds += time.Since(tick).Seconds()
+
+	tok, md, counts, err := r.verifyInputs(last, proposed, drafts, t)
+	if err != nil {
+		return err
+	}
+	tick = time.Now()
+	chunk, target, err := e.verify(r.x, tok, md, counts, t)
+	if err != nil {
+		return fmt.Errorf("%s: verify: %w", fn, err)
+	}
+	stats.VerifySeconds += time.Since(tick).Seconds()
+	stats.Rounds++
+
+	accepted, err := r.accept(proposed, q, target, drafts)
+	if err != nil {
+		return err
+	}
+	tick = time.Now()
+	if err := e.commit(r.x, chunk, accepted); err != nil {
+		return fmt.Errorf("%s: commit: %w", fn, err)
+	}
+	stats.CommitSeconds += time.Since(tick).Seconds()
+	return nil
+}
+
+// verifyInputs lays out the verify pass, t tokens per row: the last token and the drafts with the target's
+// modes, and how many of them each row feeds (0: a stopped row, which stays as it is).
+func (r *specRun) verifyInputs(last []int32, proposed [][]int32, drafts []int, t int) (tok, md, counts []int32, err error) {
+	e := r.e
+	tok, md, counts = make([]int32, e.batch*t), make([]int32, e.batch*t), make([]int32, e.batch)
+	for b := range e.batch {
+		if drafts[b] < 0 {
+			continue // stopped: no token, the row stays as it is
+		}
+		counts[b] = int32(drafts[b] + 1)
+		pos := e.pos[b]
+		for i, tk := range append([]int32{last[b]}, proposed[b]...) {
+			m, err := r.plan.decodeMode(pos+i, r.plan.lengths[b])
+			if err != nil {
+				return nil, nil, nil, fmt.Errorf("%s: row %d: %w", r.fn, b, err)
+			}
+			tok[b*t+i], md[b*t+i] = tk, int32(m)
+		}
+	}
+	return tok, md, counts, nil
+}
+
+// accept verifies each running row's drafts against the target's logits and keeps the result, returning
+// how many tokens each row keeps in the state.
+func (r *specRun) accept(proposed [][]int32, q [][][]float64, target [][][]float32, drafts []int) ([]int32, error) {
+	stats := r.stats
+	accepted := make([]int32, r.e.batch)
+	for b := range r.e.batch {
+		if drafts[b] < 0 {
+			continue
+		}
+		out, n, err := r.plan.sampler.verifyDrafts(proposed[b], q[b], target[b][:drafts[b]+1])
+		if err != nil {
+			return nil, fmt.Errorf("%s: row %d, token %d: %w", r.fn, b, len(r.gen.Tokens[b]), err)
+		}
+		stats.Drafted += drafts[b]
+		stats.Accepted += n
+		// The tokens kept in the state: the last token and every appended one but the new last.
+		kept, err := r.keep(b, out)
+		if err != nil {
+			return nil, err
+		}
+		accepted[b] = int32(kept)
+		stats.Discarded += len(out) - kept
+	}
+	return accepted, nil
+}
+
+// finish counts the generated and fed tokens (every token but each row's last was fed), the attention
+// fraction and the acceptance rate.
+func (r *specRun) finish(processed, attention int) {
+	gen, stats := r.gen, r.stats
 	for b, toks := range gen.Tokens {
 		gen.GeneratedTokens += len(toks)
 		for _, m := range gen.Modes[b][:len(toks)-1] { // every token but the last was fed
@@ -280,7 +350,6 @@ func (e *Engine) GenerateSpeculative(prompts [][]int32, k int, opts GenerateOpti
 	if stats.Drafted > 0 {
 		stats.AcceptanceRate = float64(stats.Accepted) / float64(stats.Drafted)
 	}
-	return gen, nil
 }
 
 // draft runs most linear-mode steps from the current state without its KV caches, feeding last and then

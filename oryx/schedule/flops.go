@@ -3,10 +3,10 @@ package schedule
 import "github.com/oryx-go/oryx/oryx"
 
 // ScheduleFLOPs returns the forward flops of one row of a schedule (a sequence of s.RowLen(row) tokens), as
-// the graphs compute them: the dense parallel forward (oryx.Model.Logits), which for an Oryx model runs both readouts
-// for every token whatever the schedule (one compiled graph serves every schedule), or with gathered = true
-// the evaluation form (oryx.Model.LogitsGathered), whose attention query projection and core run only at the row's
-// attention positions.
+// the graphs compute them: the dense parallel forward (oryx.Model.Logits), which for an Oryx model runs both
+// readouts for every token whatever the schedule (one compiled graph serves every schedule), or with gathered
+// = true the evaluation form (oryx.Model.LogitsGathered), whose attention query projection and core run only at
+// the row's attention positions.
 func ScheduleFLOPs(c oryx.Config, s *Schedule, row int, gathered bool) float64 {
 	t := s.RowLen(row)
 	attn := s.AttentionPositions(row)

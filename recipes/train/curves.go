@@ -51,5 +51,5 @@ func writeCurves(dir string) error {
 		Lines: []figure.Line{{X: tokens, Y: lr}}}
 	gnPanel := &figure.Panel{Title: "gradient norm before clipping", X: xAxis, Y: figure.Axis{Label: "global L2 norm", Scale: figure.Log10},
 		Lines: []figure.Line{{X: tokens, Y: gn}}}
-	return figure.WritePNG(filepath.Join(dir, "curves.png"), 3, lossPanel, lrPanel, gnPanel)
+	return figure.WritePNG(filepath.Join(dir, rundir.CurvesFile), 3, lossPanel, lrPanel, gnPanel)
 }

@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/oryx-go/oryx/internal/rundir"
-	"github.com/oryx-go/oryx/internal/runlock"
 	"github.com/oryx-go/oryx/oryx"
 	"github.com/stretchr/testify/require"
 )
@@ -40,7 +39,7 @@ func TestConcurrentRunsOneDirectory(t *testing.T) {
 		switch {
 		case err == nil:
 			ok++
-		case errors.Is(err, runlock.ErrBusy):
+		case errors.Is(err, rundir.ErrBusy):
 			busy++
 			// The holder is named once its record is written; a refusal in the instant before says "another process".
 			require.ErrorContains(t, err, "--out: run directory in use: "+out+" is being written by ")
@@ -50,7 +49,7 @@ func TestConcurrentRunsOneDirectory(t *testing.T) {
 	}
 	require.Equal(t, 1, ok, "one run completes")
 	require.Equal(t, 1, busy, "the other is refused")
-	require.NoFileExists(t, filepath.Join(out, runlock.FileName), "the lock is released at the end")
+	require.NoFileExists(t, filepath.Join(out, rundir.LockFile), "the lock is released at the end")
 }
 
 // TestStartupCleansLeftovers: staging folders and temporary files left by kills during a save are removed
@@ -83,8 +82,7 @@ func TestSignalAfterCheckpointNoDuplicate(t *testing.T) {
 	out := t.TempDir()
 	r := tinyRun(t, oryx.Transformer, out)
 	r.Train.EvalBatches, r.Train.KeepCheckpoints = 0, 2
-	r.interruptAt = 4 // checkpoints at steps 2 and 4, then the signal
-	_, err := Train(r)
+	_, err := train(r, testHooks{interruptAt: 4}) // checkpoints at steps 2 and 4, then the signal
 	require.ErrorIs(t, err, ErrInterrupted)
 	names, err := oryx.ListCheckpoints(out)
 	require.NoError(t, err)
@@ -100,16 +98,16 @@ func TestRunDirectoryHoldsItsTokenizer(t *testing.T) {
 	require.NoError(t, os.MkdirAll(filepath.Dir(src), 0o755))
 	require.NoError(t, os.WriteFile(src, []byte(`{"model": {}}`), 0o600))
 	out := t.TempDir()
-	rel, err := copyTokenizer(out, src, "gpt-neox-20b")
+	rel, err := rundir.CopyTokenizer(out, src, "gpt-neox-20b")
 	require.NoError(t, err)
 	require.Equal(t, filepath.Join("tokenizer", "gpt-neox-20b.json"), rel)
 	data, err := os.ReadFile(filepath.Join(out, rel))
 	require.NoError(t, err)
 	require.Equal(t, `{"model": {}}`, string(data))
-	again, err := copyTokenizer(out, filepath.Join(out, rel), "gpt-neox-20b")
+	again, err := rundir.CopyTokenizer(out, filepath.Join(out, rel), "gpt-neox-20b")
 	require.NoError(t, err, "training with the run's own copy")
 	require.Equal(t, rel, again)
-	rel2, err := copyTokenizer(out, src, "../../evil")
+	rel2, err := rundir.CopyTokenizer(out, src, "../../evil")
 	require.NoError(t, err)
 	require.Equal(t, filepath.Join("tokenizer", "tokenizer.json"), rel2, "an odd name cannot leave the directory")
 

@@ -24,7 +24,6 @@ import (
 	"github.com/oryx-go/oryx/internal/backend"
 	"github.com/oryx-go/oryx/internal/human"
 	"github.com/oryx-go/oryx/internal/rundir"
-	"github.com/oryx-go/oryx/internal/runlock"
 	"github.com/oryx-go/oryx/internal/seedrand"
 	"github.com/oryx-go/oryx/oryx"
 	"github.com/oryx-go/oryx/oryx/schedule"
@@ -60,12 +59,17 @@ type Run struct {
 	// Retrain starts a finished run over (its checkpoints, trainer states, metrics, plot and summary are
 	// removed); without it, a finished run is returned as it is and no file changes.
 	Retrain bool `json:"-"`
+}
 
-	// Test hooks: stop as if killed after this many steps in this process (0: never), and the loss scale
-	// used at a step (nil: Train.LossScale), e.g. NaN to simulate a non-finite step.
-	stopAfter   int
-	lossScaleAt func(step int) float64
-	interruptAt int // deliver SIGTERM to the run once this step is done (0: never), as a signal would
+// hooks are where a test steps into a run (hooks_test.go): the loss scale of a step (e.g. NaN, to make a
+// step non-finite), a signal after a step, and a kill after a step. Train runs with none.
+type hooks interface {
+	lossScale(step int, configured float64) float64
+	// signalAfter reports whether SIGTERM is delivered once step is done, as a signal would be.
+	signalAfter(step int) bool
+	// killAfter returns a non-nil error to end the run after step (stepsHere of them in this process) as a
+	// kill would: without saving. It is not asked after the final step.
+	killAfter(step, stepsHere int) error
 }
 
 // Summary is the outcome of a run, also written to summary.json.
@@ -97,7 +101,10 @@ var ErrInterrupted = errors.New("interrupted: checkpoint saved; run the same com
 // run directory (openRunDir: a finished run ends here), start fresh or resume from the newest checkpoint
 // (resume), open the outputs (openOutputs), train (loop: each step, then validate and save when due), and
 // write the summary (finish).
-func Train(r Run) (*Summary, error) {
+func Train(r Run) (*Summary, error) { return train(r, nil) }
+
+// train is Train with hooks (nil: none).
+func train(r Run, h hooks) (*Summary, error) {
 	tok, err := setUp(&r)
 	if err != nil {
 		return nil, err
@@ -111,7 +118,7 @@ func Train(r Run) (*Summary, error) {
 	}
 	// One writer per run directory: a second run on the same --out is refused (two at once left a directory
 	// mixing both), and what killed runs left behind is removed.
-	lock, err := runlock.Acquire(r.Out, r.Name, r.Log)
+	lock, err := rundir.AcquireLock(r.Out, r.Name, r.Log)
 	if err != nil {
 		return nil, fmt.Errorf("--out: %w", err)
 	}
@@ -119,7 +126,7 @@ func Train(r Run) (*Summary, error) {
 	if sum, done, err := openRunDir(r); err != nil || done {
 		return sum, err
 	}
-	tokFile, err := copyTokenizer(r.Out, r.Tokenizer, tok.Name())
+	tokFile, err := rundir.CopyTokenizer(r.Out, r.Tokenizer, tok.Name())
 	if err != nil {
 		return nil, fmt.Errorf("--tokenizer: copying it into the run directory: %w", err)
 	}
@@ -127,6 +134,7 @@ func Train(r Run) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.hooks = h
 	if err := s.openOutputs(tokFile); err != nil {
 		return nil, err
 	}
@@ -187,7 +195,7 @@ func openRunDir(r Run) (*Summary, bool, error) {
 		return sum, true, nil
 	case done:
 		fmt.Fprintf(r.Log, "%s: %s already finished; retraining from scratch (--retrain)\n", r.Name, r.Out)
-		if err := removeRun(r.Out); err != nil {
+		if err := rundir.RemoveRun(r.Out); err != nil {
 			return nil, false, err
 		}
 	}
@@ -212,9 +220,10 @@ type session struct {
 	savedStep int       // the step of the newest checkpoint in r.Out (-1: none)
 	lastVal   rundir.ValLosses
 
-	mlog *rundir.MetricsLog
-	prog *trainProgress
-	stop chan os.Signal // SIGINT and SIGTERM
+	mlog  *rundir.MetricsLog
+	prog  *trainProgress
+	stop  chan os.Signal // SIGINT and SIGTERM
+	hooks hooks          // nil but in tests
 
 	// This process's throughput: since its start, in the current logging window, and each step's time.
 	procStart   time.Time
@@ -315,9 +324,6 @@ func (s *session) openOutputs(tokFile string) error {
 	}
 	s.stop = make(chan os.Signal, 1)
 	signal.Notify(s.stop, os.Interrupt, syscall.SIGTERM)
-	if s.r.interruptAt > 0 && s.startStep >= s.r.interruptAt {
-		s.r.interruptAt = 0
-	}
 	return nil
 }
 
@@ -350,8 +356,10 @@ func (s *session) loop() error {
 		if err := s.checkSignal(); err != nil {
 			return err
 		}
-		if s.r.stopAfter > 0 && s.st.Step-s.startStep >= s.r.stopAfter && !final {
-			return errSimulatedKill
+		if s.hooks != nil && !final {
+			if err := s.hooks.killAfter(s.st.Step, s.st.Step-s.startStep); err != nil {
+				return err
+			}
 		}
 	}
 	s.prog.done()
@@ -369,8 +377,8 @@ func (s *session) step() error {
 	modes, attnFrac := trainingModes(s.r.Model.Variant, tc, st.Step)
 	lr := tc.LearningRate(st.Step)
 	scale := tc.LossScale
-	if s.r.lossScaleAt != nil {
-		scale = s.r.lossScaleAt(st.Step)
+	if s.hooks != nil {
+		scale = s.hooks.lossScale(st.Step, scale)
 	}
 	stepStart := time.Now()
 	stats, err := s.trainer.step(seqs, masks, modes, lr, scale)
@@ -508,10 +516,10 @@ func (s *session) save() error {
 	return rundir.PruneStates(s.r.Out, names)
 }
 
-// checkSignal ends the run on SIGINT or SIGTERM (or the test hook interruptAt): it saves the current step,
+// checkSignal ends the run on SIGINT or SIGTERM (or a test's hooks.signalAfter): it saves the current step,
 // unless it was just checkpointed, and returns ErrInterrupted.
 func (s *session) checkSignal() error {
-	if s.r.interruptAt > 0 && s.st.Step == s.r.interruptAt {
+	if s.hooks != nil && s.hooks.signalAfter(s.st.Step) {
 		s.stop <- syscall.SIGTERM
 	}
 	select {
@@ -581,9 +589,6 @@ func recentTrainLoss(dir string) rundir.Float {
 	}
 	return rundir.Float(sum / float64(max(c, 1)))
 }
-
-// errSimulatedKill ends a run early for tests (stopAfter), as a kill would, without saving.
-var errSimulatedKill = errors.New("simulated kill")
 
 func stepRecord(st *RunState, s StepStats, lr, rate, attnFrac float64) rundir.StepRecord {
 	return rundir.StepRecord{Kind: "train", Step: st.Step, Tokens: st.TokensSeen, Loss: rundir.Float(s.Loss), LR: lr,

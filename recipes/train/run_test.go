@@ -57,10 +57,10 @@ func (l testLog) Write(p []byte) (int, error) {
 }
 
 func trainLosses(t *testing.T, dir string) []float64 {
-	train, _, err := rundir.ReadMetrics(dir)
+	logged, _, err := rundir.ReadMetrics(dir)
 	require.NoError(t, err)
 	var out []float64
-	for i, r := range train {
+	for i, r := range logged {
 		require.Equal(t, i+1, r.Step, "metrics.jsonl step order")
 		out = append(out, float64(r.Loss))
 	}
@@ -111,8 +111,7 @@ func TestResumeIsExact(t *testing.T) {
 
 	cut := t.TempDir()
 	r := tinyRun(t, oryx.OryxTG, cut)
-	r.stopAfter = 3
-	_, err = Train(r)
+	_, err = train(r, testHooks{stopAfter: 3})
 	require.ErrorIs(t, err, errSimulatedKill)
 	require.Len(t, trainLosses(t, cut), 3, "the killed run logged 3 steps")
 	s, err := Train(tinyRun(t, oryx.OryxTG, cut))
@@ -161,31 +160,29 @@ func TestNonFiniteStepIsSkipped(t *testing.T) {
 	out := t.TempDir()
 	r := tinyRun(t, oryx.Transformer, out)
 	r.Train.EvalBatches = 0
-	r.lossScaleAt = func(step int) float64 {
+	s, err := train(r, testHooks{lossScaleAt: func(step int) float64 {
 		if step == 3 {
 			return math.NaN()
 		}
 		return 1
-	}
-	s, err := Train(r)
+	}})
 	require.NoError(t, err)
 	require.Equal(t, 1, s.Skipped)
-	train, _, err := rundir.ReadMetrics(out)
+	logged, _, err := rundir.ReadMetrics(out)
 	require.NoError(t, err)
-	require.True(t, train[3].Skipped)
-	require.True(t, math.IsNaN(float64(train[3].GradNorm)))
-	require.False(t, train[4].Skipped)
+	require.True(t, logged[3].Skipped)
+	require.True(t, math.IsNaN(float64(logged[3].GradNorm)))
+	require.False(t, logged[4].Skipped)
 
 	out2 := t.TempDir()
 	r = tinyRun(t, oryx.Transformer, out2)
 	r.Train.EvalBatches, r.Train.MaxBadSteps = 0, 2
-	r.lossScaleAt = func(step int) float64 {
+	_, err = train(r, testHooks{lossScaleAt: func(step int) float64 {
 		if step >= 2 {
 			return math.Inf(1)
 		}
 		return 1
-	}
-	_, err = Train(r)
+	}})
 	require.ErrorContains(t, err, "2 non-finite steps in a row")
 	names, err := oryx.ListCheckpoints(out2)
 	require.NoError(t, err)
@@ -298,10 +295,9 @@ func TestMixtureResumeIsExact(t *testing.T) {
 	r.Train.EvalBatches, r.Train.SeqLen = 1, 160
 	_, err := Train(r)
 	require.NoError(t, err)
-	r.Out, r.stopAfter = cut, 3
-	_, err = Train(r)
+	r.Out = cut
+	_, err = train(r, testHooks{stopAfter: 3})
 	require.ErrorIs(t, err, errSimulatedKill)
-	r.stopAfter = 0
 	_, err = Train(r)
 	require.NoError(t, err)
 	require.Equal(t, trainLosses(t, full), trainLosses(t, cut))
@@ -327,10 +323,9 @@ func TestTrainOnParquetAndPretokenized(t *testing.T) {
 		r.Train.Steps, r.Train.EvalBatches = 4, 1
 		_, err := Train(r)
 		require.NoError(t, err, data)
-		r.Out, r.stopAfter = cut, 3
-		_, err = Train(r)
+		r.Out = cut
+		_, err = train(r, testHooks{stopAfter: 3})
 		require.ErrorIs(t, err, errSimulatedKill)
-		r.stopAfter = 0
 		_, err = Train(r)
 		require.NoError(t, err)
 		require.Equal(t, trainLosses(t, full), trainLosses(t, cut), data)
@@ -447,8 +442,8 @@ func TestProbeLinesSurviveResume(t *testing.T) {
 
 	cut := t.TempDir()
 	r = tinyRun(t, oryx.OryxTG, cut)
-	r.Probe, r.stopAfter = probe, 3
-	_, err = Train(r)
+	r.Probe = probe
+	_, err = train(r, testHooks{stopAfter: 3})
 	require.ErrorIs(t, err, errSimulatedKill)
 	require.Len(t, probes(cut), 1, "the killed run measured step 3 (after its last checkpoint, at step 2)")
 	r = tinyRun(t, oryx.OryxTG, cut)

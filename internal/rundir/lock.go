@@ -1,12 +1,13 @@
-// Package runlock keeps two processes from writing one run directory at the same time: an advisory lock
-// file, DIR/.oryx.lock, held for the life of the process that trains into (or initialises) DIR. Without it
-// two runs started at the same moment on one --out both succeed and leave a directory that mixes them
-// (run.json and the training curve of one, validation and weights of the other).
+package rundir
+
+// One writer per run directory: an advisory lock file, DIR/.oryx.lock, held for the life of the process that
+// trains into (or initialises) DIR. Without it two runs started at the same moment on one --out both succeed
+// and leave a directory that mixes them (run.json and the training curve of one, validation and weights of
+// the other).
 //
 // The lock is flock(2) on the file (Unix): the kernel drops it when the process dies, however it dies, so a
 // lock file left by a killed run is recognised as stale — its process no longer holds the lock — and taken
 // over with a message. The file records the holder (pid, host, command, start time) for the refusal message.
-package runlock
 
 import (
 	"errors"
@@ -19,8 +20,8 @@ import (
 	"time"
 )
 
-// FileName is the lock file inside a run directory.
-const FileName = ".oryx.lock"
+// LockFile is the lock file inside a run directory.
+const LockFile = ".oryx.lock"
 
 // Lock is a held run-directory lock.
 type Lock struct {
@@ -28,15 +29,15 @@ type Lock struct {
 	path string
 }
 
-// ErrBusy is wrapped by Acquire's error when another live process holds the directory.
+// ErrBusy is wrapped by AcquireLock's error when another live process holds the directory.
 var ErrBusy = errors.New("run directory in use")
 
-// Acquire locks dir (which must exist) for this process. It fails at once, without waiting, when another
+// AcquireLock locks dir (which must exist) for this process. It fails at once, without waiting, when another
 // process holds the lock: the error wraps ErrBusy and names the directory and the holder. A stale lock file
 // (its process died without releasing it) is taken over, and a line saying so goes to log (nil: discarded).
 // what describes this process in the lock file (e.g. the command name).
-func Acquire(dir, what string, log io.Writer) (*Lock, error) {
-	path := filepath.Join(dir, FileName)
+func AcquireLock(dir, what string, log io.Writer) (*Lock, error) {
+	path := filepath.Join(dir, LockFile)
 	for attempt := 0; ; attempt++ {
 		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 		if err != nil {

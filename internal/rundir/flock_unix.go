@@ -1,6 +1,6 @@
 //go:build unix
 
-package runlock
+package rundir
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package runlock
+package rundir
 
 import (
 	"bufio"
@@ -18,7 +18,7 @@ import (
 // waits to be killed.
 func TestMain(m *testing.M) {
 	if dir := os.Getenv("RUNLOCK_HOLD"); dir != "" {
-		if _, err := Acquire(dir, "holder", os.Stderr); err != nil {
+		if _, err := AcquireLock(dir, "holder", os.Stderr); err != nil {
 			fmt.Println("error:", err)
 			os.Exit(1)
 		}
@@ -30,18 +30,18 @@ func TestMain(m *testing.M) {
 
 func TestSecondAcquireRefused(t *testing.T) {
 	dir := t.TempDir()
-	l, err := Acquire(dir, "first", nil)
+	l, err := AcquireLock(dir, "first", nil)
 	require.NoError(t, err)
-	_, err = Acquire(dir, "second", nil)
+	_, err = AcquireLock(dir, "second", nil)
 	require.ErrorIs(t, err, ErrBusy)
 	require.ErrorContains(t, err, dir)
 	require.ErrorContains(t, err, fmt.Sprintf("process %d", os.Getpid()))
 	require.ErrorContains(t, err, "(first)")
 	require.NoError(t, l.Release())
-	require.NoFileExists(t, filepath.Join(dir, FileName))
+	require.NoFileExists(t, filepath.Join(dir, LockFile))
 	require.NoError(t, l.Release(), "a second release does nothing")
 
-	l2, err := Acquire(dir, "third", nil)
+	l2, err := AcquireLock(dir, "third", nil)
 	require.NoError(t, err, "free again after release")
 	require.NoError(t, l2.Release())
 }
@@ -61,25 +61,25 @@ func TestStaleLockTakenOver(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "held\n", line)
 
-	_, err = Acquire(dir, "me", nil)
+	_, err = AcquireLock(dir, "me", nil)
 	require.ErrorIs(t, err, ErrBusy)
 	require.ErrorContains(t, err, fmt.Sprintf("process %d", cmd.Process.Pid))
 
 	require.NoError(t, cmd.Process.Kill())
 	_ = cmd.Wait()
-	require.FileExists(t, filepath.Join(dir, FileName), "SIGKILL leaves the lock file behind")
+	require.FileExists(t, filepath.Join(dir, LockFile), "SIGKILL leaves the lock file behind")
 	var log bytes.Buffer
-	l, err := Acquire(dir, "me", &log)
+	l, err := AcquireLock(dir, "me", &log)
 	require.NoError(t, err)
 	defer l.Release()
 	require.Contains(t, log.String(), "taking over the stale lock of process "+fmt.Sprint(cmd.Process.Pid))
-	data, err := os.ReadFile(filepath.Join(dir, FileName))
+	data, err := os.ReadFile(filepath.Join(dir, LockFile))
 	require.NoError(t, err)
 	require.True(t, strings.HasPrefix(string(data), fmt.Sprintf("pid %d\n", os.Getpid())), string(data))
 }
 
 func TestMissingDirectory(t *testing.T) {
-	_, err := Acquire(filepath.Join(t.TempDir(), "nope"), "x", nil)
+	_, err := AcquireLock(filepath.Join(t.TempDir(), "nope"), "x", nil)
 	require.Error(t, err)
 	require.False(t, errors.Is(err, ErrBusy))
 	require.ErrorContains(t, err, "creating the lock file")

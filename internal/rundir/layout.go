@@ -1,0 +1,99 @@
+package rundir
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// The names of a run directory that the checkpoint writer (oryx.SaveCheckpoint) and the trainer share; the
+// files themselves are in the package documentation.
+const (
+	// ConfigFile is the model's architecture beside the checkpoints (oryx.SaveConfig writes it).
+	ConfigFile = "config.json"
+	// CheckpointPrefix begins every checkpoint file: CheckpointName(count, rest) + ".json" / ".bin".
+	CheckpointPrefix = "checkpoint-"
+	// StagingPrefix begins the private folders a checkpoint is first saved into, inside the run directory.
+	StagingPrefix = ".staging-"
+	// TokenizerDir holds the run's copy of its tokenizer file (CopyTokenizer).
+	TokenizerDir = "tokenizer"
+)
+
+// checkpointCountRE is the counter of a checkpoint name: "checkpoint-nNNNNNNN-".
+var checkpointCountRE = regexp.MustCompile(`^checkpoint-n(\d+)-`)
+
+// CheckpointName is the base name (without .json/.bin) of the checkpoint with counter count, the rest of
+// the name being GoMLX's "<time>-<tag>": "checkpoint-nNNNNNNN-<time>-<tag>". The counter grows with every
+// save, so the names sort oldest first.
+func CheckpointName(count int, rest string) string {
+	return fmt.Sprintf("%sn%07d-%s", CheckpointPrefix, count, rest)
+}
+
+// SplitCheckpointName is CheckpointName's inverse: the counter and the rest of name; ok is false (and rest
+// the whole name) when name has no counter.
+func SplitCheckpointName(name string) (count int, rest string, ok bool) {
+	m := checkpointCountRE.FindStringSubmatch(name)
+	if m == nil {
+		return 0, name, false
+	}
+	c, err := strconv.Atoi(m[1])
+	if err != nil {
+		return 0, name, false
+	}
+	return c, name[len(m[0]):], true
+}
+
+// CopyTokenizer copies the tokenizer file of spec (a .json or .model path; nothing for "bytes") into
+// out/tokenizer/, named after the tokenizer so that its Name is unchanged, and returns the copy's path
+// relative to out ("" for none). Later commands read the copy (Tokenizer), so the run directory is
+// self-contained and never sends them to a path outside it.
+func CopyTokenizer(out, spec, name string) (string, error) {
+	if spec == "" || spec == "bytes" {
+		return "", nil
+	}
+	ext := filepath.Ext(spec)
+	base := name
+	if !filepath.IsLocal(base) || strings.ContainsAny(base, `/\`) || base == "" {
+		base = "tokenizer"
+	}
+	rel := filepath.Join(TokenizerDir, base+ext)
+	dst := filepath.Join(out, rel)
+	if a, err := os.Stat(spec); err == nil {
+		if b, err := os.Stat(dst); err == nil && os.SameFile(a, b) {
+			return rel, nil // training with the run's own copy
+		}
+	}
+	data, err := os.ReadFile(spec)
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(filepath.Join(out, TokenizerDir), 0o755); err != nil {
+		return "", err
+	}
+	if err := WriteFileAtomic(dst, data); err != nil {
+		return "", err
+	}
+	return rel, nil
+}
+
+// RemoveRun removes what a run wrote into dir — checkpoints, trainer states, metrics.jsonl, curves.png and
+// summary.json — keeping anything else (the tokenizer copy is rewritten by the new run).
+func RemoveRun(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		n := e.Name()
+		if strings.HasPrefix(n, CheckpointPrefix) || strings.HasPrefix(n, statePrefix) ||
+			n == MetricsFile || n == SummaryFile || n == CurvesFile {
+			if err := os.RemoveAll(filepath.Join(dir, n)); err != nil {
+				return fmt.Errorf("retraining %s: %w", dir, err)
+			}
+		}
+	}
+	return nil
+}
