@@ -2,7 +2,7 @@
 GO ?= go
 
 .PHONY: demo demo-run demo-quick study-scale study-attribution test test-full test-go test-go-fuzz test-xla vet fuzz-short xla-cpu xla-cuda py-tools torch lmeval-check bench-mixers \
-	bench-mixers-all bench-model bench-train bench-train-xla bench-xla-vs-go bench-speculative build
+	bench-mixers-all bench-model bench-model-peer bench-compile bench-train bench-train-xla bench-xla-vs-go bench-speculative build
 
 # XLA: `make xla-cpu` installs the pinned XLA CPU PJRT plugin from the Python package index into .xla/ (project-local,
 # git-ignored; scripts/install-xla.sh) and prints its path as the last line. Binaries built with -tags xla find it
@@ -10,14 +10,13 @@ GO ?= go
 XLA_PLUGIN = $(shell cat .xla/cpu.plugin 2>/dev/null)
 # -tags xla when the plugin is installed (and cgo works): then the demo runs on XLA CPU, else on pure Go.
 XLA_TAGS = $(if $(XLA_PLUGIN),-tags xla,)
-# glibc's allocator, told to keep freed memory (no mmap per large block, no trimming, one arena): XLA CPU
-# allocates 30–150 MiB of temporaries per execution and by default pays the kernel's page faults every time
-# (a quarter of its CPU time in the mixer benchmarks; BENCHMARKS.md). Only for the commands below that run XLA;
-# it must be in the environment at process start (mallopt() later did not reproduce the effect).
-XLA_MALLOC = GLIBC_TUNABLES=glibc.malloc.arena_max=1:glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=17179869184
+# No allocator variable is needed: XLA CPU allocates 30-150 MiB of temporaries per execution and with glibc's
+# defaults pays the kernel's page faults every time (a quarter of its CPU time in the mixer benchmarks), so every
+# binary built with -tags xla sets glibc's allocator itself when it is loaded (one arena, no mmap for large
+# blocks, no trimming: internal/backend/xla_malloc.go; ORYX_XLA_MALLOC=default keeps glibc's defaults).
 
 # The main job: the set-up self-check, then the tiny study (recipes/study): Transformer, GDN and Oryx-TG with
-# Oryx-TG's controls (p = 1, p = 0) and ablation (complementary mode training), trained on the same synthetic
+# Oryx-TG's controls (p = 1, p = 0), trained on the same synthetic
 # mixture and budget (on XLA CPU two at a time in worker processes: --jobs), evaluated all-attention / all-linear / mixed (validation loss, MQAR, the MQAR switch
 # test, mini needle, copy), then Oryx-TG's attention-budget frontier on MQAR (accuracy vs FLOPs per budget and
 # policy) -> runs/study/{study.json,report.md,leaderboard.*,*.png,frontier/} with a verdict per claim.
@@ -28,8 +27,8 @@ demo:
 	$(MAKE) demo-run
 
 demo-run:
-	$(XLA_MALLOC) $(GO) run $(XLA_TAGS) ./cmd/oryx selfcheck
-	$(XLA_MALLOC) $(GO) run $(XLA_TAGS) ./recipes/tiny-study $(DEMO_FLAGS)
+	$(GO) run $(XLA_TAGS) ./cmd/oryx selfcheck
+	$(GO) run $(XLA_TAGS) ./recipes/tiny-study $(DEMO_FLAGS)
 
 # The same pipeline at a fraction of the budget (CI smoke; numbers meaningless): runs/study-quick. On the pure-Go
 # backend: at 8 steps of 8 sequences XLA's compilation is the whole cost (179 s on XLA CPU vs 59 s on pure Go,
@@ -46,7 +45,7 @@ demo-quick:
 SCALE_FLAGS ?=
 study-scale:
 	-@$(MAKE) -s xla-cpu >/dev/null || echo "make study-scale: no XLA CPU plugin: running on the pure-Go backend (many hours)"
-	$(XLA_MALLOC) $(GO) run $(XLA_TAGS) ./recipes/tiny-study --scale $(SCALE_FLAGS)
+	$(GO) run $(XLA_TAGS) ./recipes/tiny-study --scale $(SCALE_FLAGS)
 
 # The recall-gap attribution (not in CI): Oryx-TG at the demo's budget and seed with one change each — mode-block
 # length 8 / 64 / 128, attention probability 0.25 / 0.75, attention reading the L2-normalised key or the key before the
@@ -55,7 +54,7 @@ study-scale:
 ATTRIBUTION_FLAGS ?=
 study-attribution:
 	-@$(MAKE) -s xla-cpu >/dev/null || echo "make study-attribution: no XLA CPU plugin: running on the pure-Go backend (hours)"
-	$(XLA_MALLOC) $(GO) run $(XLA_TAGS) ./recipes/tiny-study --attribution $(ATTRIBUTION_FLAGS)
+	$(GO) run $(XLA_TAGS) ./recipes/tiny-study --attribution $(ATTRIBUTION_FLAGS)
 
 # The test suite (what CI runs), ≤ 15 minutes on 2 cores (README "The two commands", docs/testing.md):
 #  1. the set-up, at once (-j): `make vet` (`go vet` without, then with -tags xla: one after the other, so that
@@ -152,7 +151,19 @@ bench-model:
 # readouts rarely agree). XLA=1 runs it on XLA CPU. More knobs (ORYX_BENCH_CONTEXTS, _K, _TOKENS, _FILL, _PROMPT_FILE):
 # see the benchmark's doc comment. Its duration was not measured (one quick run at context 512 only).
 bench-speculative:
-	$(if $(filter 1,$(XLA)),$(XLA_MALLOC) $(GO) test -tags xla,$(GO) test) ./oryx/infer -run '^$$' -bench 'Speculative' -benchtime 2x -timeout 240m
+	$(if $(filter 1,$(XLA)),$(GO) test -tags xla,$(GO) test) ./oryx/infer -run '^$$' -bench 'Speculative' -benchtime 2x -timeout 240m
+
+# The whole model next to the PyTorch peer, one sitting (scripts/bench-model-peer.sh, about 15 minutes): Oryx-TG
+# training tok/s (tiny 32 × 128, small 16 × 256), prefill tok/s (small, 2K and 8K), decode ms/token (small, 256 /
+# 4K / 16K), this project on XLA CPU (or pure Go without the plugin) and PyTorch's modeling_oryx.py on the same
+# weights, with each row's MFU against the measured matmul peak. Needs python3-torch (+ libopenblas0-pthread).
+bench-model-peer:
+	bash scripts/bench-model-peer.sh
+
+# Compile cost per command on XLA CPU, without the persistent compilation cache, with it empty and with it warm:
+# selfcheck, generate, the first training steps (scripts/bench-compile.sh, about 5 minutes).
+bench-compile:
+	bash scripts/bench-compile.sh
 
 # Short XLA training benchmark: tokens/s, model TFLOP/s, MFU (scripts/bench-train-xla.sh). XLA CPU by default
 # (MFU against the measured matmul peak); GPUs: make bench-train-xla PJRT=$$(make -s xla-cuda) PEAK_TFLOPS=989.

@@ -99,28 +99,34 @@ func maskedSoftmax(logits, mask *Node) *Node {
 //
 //	o_b = Σ_{l < length_b} softmax_l(scale · q_b·kCache_{b,l}) vCache_{b,l}
 //
-// q: [B, H, K]; kCache: [B, L, H, K]; vCache: [B, L, H, V]; length: [B] integer, the number of valid cache
+// q: [B, H, K]; kCache: [B, H, L, K]; vCache: [B, H, L, V]; length: [B] integer, the number of valid cache
 // entries of each batch row, the new token's own key and value included (write them first with CacheAppend),
 // 1 ≤ length ≤ L. Returns [B, H, V]. Rows of different lengths are handled in one call.
+//
+// The cache is heads-major ([B, H, L, ·], the KV-cache layout of this package) so that both products are
+// batched over (B, H) with the batch axes leading, the layout matmuls take as is: with positions before heads
+// ([B, L, H, ·]) every step copied the whole cache into that layout first (XLA CPU, 130m shapes, one layer
+// at 16,384 positions, one sitting on a loaded machine: 370 ms against 26 ms; the pure-Go backend made the
+// same copy).
 func AttentionStep(q, kCache, vCache, length *Node, scale float64) *Node {
 	c := checker{"AttentionStep"}
 	qa, ka, va, la := arg{"q", q}, arg{"kCache", kCache}, arg{"vCache", vCache}, arg{"length", length}
 	c.notNil(qa, ka, va, la)
 	c.rank(qa, 3, "[B, H, K]")
-	c.rank(ka, 4, "[B, L, H, K]")
-	c.rank(va, 4, "[B, L, H, V]")
+	c.rank(ka, 4, "[B, H, L, K]")
+	c.rank(va, 4, "[B, H, L, V]")
 	c.float(qa, ka, va)
 	b, h, dk := q.Shape().Dim(0), q.Shape().Dim(1), q.Shape().Dim(2)
-	l := kCache.Shape().Dim(1)
-	c.dims(ka, "[B, L, H, K]", b, -1, h, dk)
-	c.dims(va, "[B, L, H, V] with B, L, H of kCache", b, l, h, -1)
+	l := kCache.Shape().Dim(2)
+	c.dims(ka, "[B, H, L, K]", b, h, -1, dk)
+	c.dims(va, "[B, H, L, V] with B, H, L of kCache", b, h, l, -1)
 	c.integer(la)
 	c.dims(la, "[B]", b)
 
-	logits := MulScalar(Einsum("bhk,blhk->bhl", q, kCache), scale) // [B, H, L]
+	logits := MulScalar(Einsum("bhk,bhlk->bhl", q, kCache), scale) // [B, H, L]
 	pos := Iota(q.Graph(), shapes.Make(length.DType(), b, h, l), 2)
 	valid := LessThan(pos, BroadcastToDims(Reshape(length, b, 1, 1), b, h, l))
-	return Einsum("bhl,blhv->bhv", maskedSoftmax(logits, valid), vCache)
+	return Einsum("bhl,bhlv->bhv", maskedSoftmax(logits, valid), vCache)
 }
 
 // AttentionCached is AttentionStep for T new tokens per row at once — a chunk continued from a cache, e.g. the
@@ -128,7 +134,7 @@ func AttentionStep(q, kCache, vCache, length *Node, scale float64) *Node {
 //
 //	o_{b,t} = Σ_{l < length_{b,t}} softmax_l(scale · q_{b,t}·kCache_{b,l}) vCache_{b,l}
 //
-// q: [B, T, H, K]; kCache: [B, L, H, K]; vCache: [B, L, H, V], with the chunk's own keys and values already
+// q: [B, T, H, K]; kCache: [B, H, L, K]; vCache: [B, H, L, V], with the chunk's own keys and values already
 // written (CacheAppendRows); length: [B, T] integer, the number of cache entries query t of row b reads (its
 // own token included: position + 1), ≥ 1. Returns [B, T, H, V]. The cache is read once for all T queries.
 func AttentionCached(q, kCache, vCache, length *Node, scale float64) *Node {
@@ -136,23 +142,22 @@ func AttentionCached(q, kCache, vCache, length *Node, scale float64) *Node {
 	qa, ka, va, la := arg{"q", q}, arg{"kCache", kCache}, arg{"vCache", vCache}, arg{"length", length}
 	c.notNil(qa, ka, va, la)
 	c.rank(qa, 4, "[B, T, H, K]")
-	c.rank(ka, 4, "[B, L, H, K]")
-	c.rank(va, 4, "[B, L, H, V]")
+	c.rank(ka, 4, "[B, H, L, K]")
+	c.rank(va, 4, "[B, H, L, V]")
 	c.float(qa, ka, va)
 	b, t, h, dk := q.Shape().Dim(0), q.Shape().Dim(1), q.Shape().Dim(2), q.Shape().Dim(3)
-	l := kCache.Shape().Dim(1)
-	c.dims(ka, "[B, L, H, K] with B, H, K of q", b, -1, h, dk)
-	c.dims(va, "[B, L, H, V] with B, L, H of kCache", b, l, h, -1)
+	l := kCache.Shape().Dim(2)
+	c.dims(ka, "[B, H, L, K] with B, H, K of q", b, h, -1, dk)
+	c.dims(va, "[B, H, L, V] with B, H, L of kCache", b, h, l, -1)
 	c.integer(la)
 	c.dims(la, "[B, T] with B, T of q", b, t)
 
-	// q·kᵀ with the cache transposed once to [B, H, L, K] (the layout the product wants; AttentionStep's einsum
-	// makes the same copy) and the queries in groups of at most directDotCrosses / L, so that on the pure-Go
-	// backend every product stays on its direct kernel instead of copying the whole cache into blocks again.
-	// BenchmarkAttentionCached (L = 16,384, H = 4, process CPU time, loaded 2-core VM): one step 29 ms; T = 5
-	// queries 78 ms in one product, 47 ms in groups; T = 9 93 ms → 68 ms.
-	kT := TransposeAllAxes(kCache, 0, 2, 1, 3) // [B, H, L, K]
-	qT := TransposeAllAxes(q, 0, 2, 1, 3)      // [B, H, T, K]
+	// q·kᵀ with the queries in groups of at most directDotCrosses / L, so that on the pure-Go backend every
+	// product stays on its direct kernel instead of copying the whole cache into blocks.
+	// BenchmarkAttentionCached (L = 16,384, H = 4, process CPU time, loaded 2-core VM, when the cache was
+	// [B, L, H, K] and transposed first): one step 29 ms; T = 5 queries 78 ms in one product, 47 ms in groups;
+	// T = 9 93 ms → 68 ms.
+	qT := TransposeAllAxes(q, 0, 2, 1, 3) // [B, H, T, K]
 	group := max(1, directDotCrosses/l)
 	var parts []*Node
 	for t0 := 0; t0 < t; t0 += group {
@@ -160,7 +165,7 @@ func AttentionCached(q, kCache, vCache, length *Node, scale float64) *Node {
 		if group < t {
 			qg = Slice(qT, AxisRange(), AxisRange(), AxisRange(t0, min(t, t0+group)))
 		}
-		parts = append(parts, DotGeneral(qg, []int{3}, []int{0, 1}, kT, []int{3}, []int{0, 1})) // [B, H, g, L]
+		parts = append(parts, DotGeneral(qg, []int{3}, []int{0, 1}, kCache, []int{3}, []int{0, 1})) // [B, H, g, L]
 	}
 	logits := parts[0]
 	if len(parts) > 1 {
@@ -169,7 +174,7 @@ func AttentionCached(q, kCache, vCache, length *Node, scale float64) *Node {
 	logits = MulScalar(logits, scale) // [B, H, T, L]
 	pos := Iota(q.Graph(), shapes.Make(length.DType(), b, h, t, l), 3)
 	valid := LessThan(pos, BroadcastToDims(Reshape(length, b, 1, t, 1), b, h, t, l))
-	return Einsum("bhtl,blhv->bthv", maskedSoftmax(logits, valid), vCache)
+	return Einsum("bhtl,bhlv->bthv", maskedSoftmax(logits, valid), vCache)
 }
 
 // directDotCrosses is the largest output of one product per batch element (rows × columns) for which the
@@ -204,33 +209,36 @@ func AttentionAt(q, qPos, k, v *Node, scale float64) *Node {
 	return Einsum("bhns,bshv->bnhv", softmax(Add(logits, bias)), v)
 }
 
-// CacheAppend writes one token's vectors x [B, H, D] into cache [B, L, H, D] at position pos [B] (integer),
+// CacheAppend writes one token's vectors x [B, H, D] into cache [B, H, L, D] at position pos [B] (integer),
 // for a cache that is filled in order: the row at pos must still be zero (as EmptyState and Prefill leave
 // every row past the prompt), so adding x there sets it exactly. It is a ScatterSum of B rows: when the cache
 // buffer is donated to the graph the backend updates it in place, so a decode step's write costs O(H·D), not
 // O(L·H·D) like a Where over the whole cache.
 func CacheAppend(cache, x, pos *Node) *Node {
 	d := checkCacheWrite("CacheAppend", cache, x, pos)
-	batch := ConvertDType(Iota(cache.Graph(), shapes.Make(dtypes.Int32, d[0], 1), 0), pos.DType())
-	indices := Concatenate([]*Node{batch, Reshape(pos, d[0], 1)}, 1) // [B, 2] = (b, pos_b)
+	g := cache.Graph()
+	batch := ConvertDType(Iota(g, shapes.Make(dtypes.Int32, d[0], d[1], 1), 0), pos.DType())
+	head := ConvertDType(Iota(g, shapes.Make(dtypes.Int32, d[0], d[1], 1), 1), pos.DType())
+	at := BroadcastToDims(Reshape(pos, d[0], 1, 1), d[0], d[1], 1)
+	indices := Concatenate([]*Node{batch, head, at}, 2) // [B, H, 3] = (b, h, pos_b)
 	return ScatterSum(cache, indices, x, false, true)
 }
 
-// checkCacheWrite validates cache [B, L, H, D], x [B, H, D] and pos [B] and returns the cache's dimensions.
+// checkCacheWrite validates cache [B, H, L, D], x [B, H, D] and pos [B] and returns the cache's dimensions.
 func checkCacheWrite(fn string, cache, x, pos *Node) []int {
 	c := checker{fn}
 	ca, xa, pa := arg{"cache", cache}, arg{"x", x}, arg{"pos", pos}
 	c.notNil(ca, xa, pa)
-	c.rank(ca, 4, "[B, L, H, D]")
+	c.rank(ca, 4, "[B, H, L, D]")
 	c.float(ca, xa)
 	d := cache.Shape().Dimensions
-	c.dims(xa, "[B, H, D] of cache", d[0], d[2], d[3])
+	c.dims(xa, "[B, H, D] of cache", d[0], d[1], d[3])
 	c.integer(pa)
 	c.dims(pa, "[B]", d[0])
 	return d
 }
 
-// CacheAppendRows is CacheAppend for T tokens per row: x [B, T, H, D] is added into cache [B, L, H, D] at
+// CacheAppendRows is CacheAppend for T tokens per row: x [B, T, H, D] is added into cache [B, H, L, D] at
 // rows pos [B, T] (integer). Each target row must still be zero for the write to set it exactly (or x must
 // be zero there: adding a zero row leaves the cache as it is, the way to skip a token). Positions must lie in
 // [0, L): the pure-Go backend does not bounds-check scatters, so callers clamp the positions of skipped
@@ -240,15 +248,19 @@ func CacheAppendRows(cache, x, pos *Node) *Node {
 	c := checker{"CacheAppendRows"}
 	ca, xa, pa := arg{"cache", cache}, arg{"x", x}, arg{"pos", pos}
 	c.notNil(ca, xa, pa)
-	c.rank(ca, 4, "[B, L, H, D]")
+	c.rank(ca, 4, "[B, H, L, D]")
 	c.rank(xa, 4, "[B, T, H, D]")
 	c.float(ca, xa)
 	d := cache.Shape().Dimensions
 	t := x.Shape().Dim(1)
-	c.dims(xa, "[B, T, H, D] with B, H, D of cache", d[0], -1, d[2], d[3])
+	c.dims(xa, "[B, T, H, D] with B, H, D of cache", d[0], -1, d[1], d[3])
 	c.integer(pa)
 	c.dims(pa, "[B, T] with B, T of x", d[0], t)
-	batch := ConvertDType(Iota(cache.Graph(), shapes.Make(dtypes.Int32, d[0], t, 1), 0), pos.DType())
-	indices := Concatenate([]*Node{batch, Reshape(pos, d[0], t, 1)}, 2) // [B, T, 2] = (b, pos_{b,t})
+	g := cache.Graph()
+	idx := shapes.Make(dtypes.Int32, d[0], t, d[1], 1)
+	batch := ConvertDType(Iota(g, idx, 0), pos.DType())
+	head := ConvertDType(Iota(g, idx, 2), pos.DType())
+	at := BroadcastToDims(Reshape(pos, d[0], t, 1, 1), d[0], t, d[1], 1)
+	indices := Concatenate([]*Node{batch, head, at}, 3) // [B, T, H, 3] = (b, h, pos_{b,t})
 	return ScatterSum(cache, indices, x, false, false)
 }

@@ -54,6 +54,12 @@ func TestCausalAttentionChunkedMatchesDense(t *testing.T) {
 	}
 }
 
+// cacheShape is the shape of a KV cache [B, H, L, X] of capacity L for keys or values x [B, T, H, X].
+func cacheShape(x *Node, capacity int) shapes.Shape {
+	d := x.Shape().Dimensions
+	return shapes.Make(x.DType(), d[0], d[2], capacity, d[3])
+}
+
 // TestAttentionStepMatchesParallel decodes a batch whose rows are at different positions: row b has its
 // first lengths[b] tokens in the cache; each step writes the new token with cacheWrite and reads with
 // AttentionStep, and must equal the parallel form at that position.
@@ -68,8 +74,8 @@ func TestAttentionStepMatchesParallel(t *testing.T) {
 			got := mustExecGraph(t, dtype, func(x []*Node) []*Node {
 				g := x[0].Graph()
 				b, h := m.d.B, m.d.H
-				kc := Zeros(g, withDim(x[1], 1, capacity))
-				vc := Zeros(g, withDim(x[2], 1, capacity))
+				kc := Zeros(g, cacheShape(x[1], capacity))
+				vc := Zeros(g, cacheShape(x[2], capacity))
 				// Prefill row 1's first 5 tokens (and row 0's none) by writing them one at a time.
 				var outs []*Node
 				for step := range 7 {
@@ -159,12 +165,13 @@ func TestAttentionAtMatchesCausal(t *testing.T) {
 	}
 }
 
-// TestCacheAppendMatchesCacheWrite: appending in order into a zero cache == the general Where-based write.
-func TestCacheAppendMatchescacheWrite(t *testing.T) {
+// TestCacheAppendMatchesCacheWrite: appending in order into a zero cache == the general Where-based write
+// (cacheWrite).
+func TestCacheAppendMatchesCacheWrite(t *testing.T) {
 	m := newMixerData(53, naive.Dims{B: 2, T: 6, H: 2, K: 3, V: 3}, dataOpts{})
 	got := mustExecGraph(t, dtypes.Float64, func(x []*Node) []*Node {
 		g := x[0].Graph()
-		appended := Zeros(g, withDim(x[0], 1, 8))
+		appended := Zeros(g, cacheShape(x[0], 8))
 		written := appended
 		for step := range 5 {
 			pos := Const(g, []int32{int32(step), int32(step + 2)})
@@ -189,7 +196,7 @@ func TestAttentionCachedMatchesSteps(t *testing.T) {
 			got := mustExecGraph(t, dtype, func(x []*Node) []*Node {
 				g := x[0].Graph()
 				tok := func(n *Node, p int) *Node { return Squeeze(SliceAxis(n, 1, AxisRange(p, p+1)), 1) } // [B, H, X]
-				kc, vc := Zeros(g, withDim(x[1], 1, capacity)), Zeros(g, withDim(x[2], 1, capacity))
+				kc, vc := Zeros(g, cacheShape(x[1], capacity)), Zeros(g, cacheShape(x[2], capacity))
 				// The prefix: row b's tokens 0..starts[b]-1 (row 0 writes its later tokens into rows it never reads).
 				for p := range int(starts[1]) {
 					pos := Const(g, []int32{int32(p), int32(p)})

@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/metrics"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -41,7 +42,25 @@ const (
 	benchB, benchH, benchD, benchChunk = 4, 4, 64, 64
 )
 
-var benchT = []int{512, 1024, 2048}
+// benchT are the sequence lengths; ORYX_BENCH_T="4096,8192" replaces them.
+var benchT = envInts("ORYX_BENCH_T", []int{512, 1024, 2048})
+
+// envInts parses a comma-separated list of positive integers from the environment variable name, def if unset.
+func envInts(name string, def []int) []int {
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	var out []int
+	for _, f := range strings.Split(v, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 {
+			panic(fmt.Sprintf("%s=%q: %q is not a positive integer", name, v, f))
+		}
+		out = append(out, n)
+	}
+	return out
+}
 
 // flopsPerTokenHead is the forward FLOP count per token per head (docs/mixers.md §8).
 func flopsPerTokenHead(mixer string, t int) float64 {
@@ -49,7 +68,7 @@ func flopsPerTokenHead(mixer string, t int) float64 {
 	switch mixer {
 	case "attention":
 		return 2 * float64(t) * (d + d) // dense masked QKᵀ and PV
-	case "ssd", "ssd-scan", "ssd-dense":
+	case "ssd", "ssd-loop", "ssd-scan", "ssd-dense":
 		return 2*c*(d+d) + 4*d*d
 	case "gdn", "gdn-scan":
 		return 6*c*d + 4*c*d + 6*d*d + 2.0/3.0*c*c
@@ -64,8 +83,10 @@ func benchMixerGraph(mixer string, backward bool) func(x []*Node) []*Node {
 		switch mixer {
 		case "attention":
 			out = CausalAttention(q, k, v, DefaultScale(benchD))
-		case "ssd":
+		case "ssd": // the default: Auto (dense on XLA up to maxDenseChunks chunks, the loop on pure Go)
 			out, _ = NewSSD(q, k, v, g).Chunk(benchChunk).Done()
+		case "ssd-loop":
+			out, _ = NewSSD(q, k, v, g).Chunk(benchChunk).InterChunk(Loop).Done()
 		case "ssd-scan":
 			out, _ = NewSSD(q, k, v, g).Chunk(benchChunk).InterChunk(Scan).Done()
 		case "ssd-dense":
@@ -118,7 +139,7 @@ func BenchmarkMixer(b *testing.B) {
 			r.exec.Finalize()
 		}
 	}()
-	for _, mixer := range []string{"attention", "ssd", "ssd-scan", "ssd-dense", "gdn", "gdn-scan"} {
+	for _, mixer := range []string{"attention", "ssd", "ssd-loop", "ssd-scan", "ssd-dense", "gdn", "gdn-scan"} {
 		for _, t := range benchT {
 			for _, backward := range []bool{false, true} {
 				pass := "fwd"
@@ -336,8 +357,8 @@ func BenchmarkBatchedMatmul(b *testing.B) {
 func BenchmarkAttentionCached(b *testing.B) {
 	const l, h, dk, dv = 16384, 4, 16, 32
 	be := backend.MustGet()
-	kc := tensors.FromShape(shapes.Make(dtypes.Float32, 1, l, h, dk))
-	vc := tensors.FromShape(shapes.Make(dtypes.Float32, 1, l, h, dv))
+	kc := tensors.FromShape(shapes.Make(dtypes.Float32, 1, h, l, dk))
+	vc := tensors.FromShape(shapes.Make(dtypes.Float32, 1, h, l, dv))
 	for _, t := range []int{0, 1, 5, 9} {
 		name, q := "step", tensors.FromShape(shapes.Make(dtypes.Float32, 1, h, dk))
 		exec := MustNewExec(be, func(q, kc, vc *Node) *Node {

@@ -7,6 +7,8 @@ import (
 	. "github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/core/shapes"
 	"github.com/stretchr/testify/require"
+
+	"github.com/oryx-go/oryx/internal/backend"
 )
 
 // buildError builds fn in a fresh graph over parameters of the given shapes and returns the error that the
@@ -82,9 +84,9 @@ func TestBadInputsGiveClearErrors(t *testing.T) {
 			[]shapes.Shape{f32(2, 3, 8), f32(2, 3, 8), f32(2, 3, 6), f32(2, 3), f32(2, 3), f32(2, 3, 6, 8)},
 			[]string{"GatedDeltaRuleStep", "state", "[2 3 6 8]"}},
 		{"attention step length dtype", func(x []*Node) { AttentionStep(x[0], x[1], x[2], x[3], 1) },
-			[]shapes.Shape{f32(2, 3, 8), f32(2, 16, 3, 8), f32(2, 16, 3, 6), f32(2)}, []string{"AttentionStep", "length", "integer"}},
+			[]shapes.Shape{f32(2, 3, 8), f32(2, 3, 16, 8), f32(2, 3, 16, 6), f32(2)}, []string{"AttentionStep", "length", "integer"}},
 		{"cache append", func(x []*Node) { CacheAppend(x[0], x[1], x[2]) },
-			[]shapes.Shape{f32(2, 16, 3, 8), f32(2, 3, 6), shapes.Make(dtypes.Int32, 2)}, []string{"CacheAppend", "x", "[2 3 6]"}},
+			[]shapes.Shape{f32(2, 3, 16, 8), f32(2, 3, 6), shapes.Make(dtypes.Int32, 2)}, []string{"CacheAppend", "x", "[2 3 6]"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -106,7 +108,7 @@ func TestNilInputsGiveClearErrors(t *testing.T) {
 // TestInterChunkMethods: the names parse back, and the SSD-only dense method is refused by the delta rule
 // with an error that names the alternatives.
 func TestInterChunkMethods(t *testing.T) {
-	for _, m := range []InterChunk{Loop, Scan, Dense} {
+	for _, m := range []InterChunk{Loop, Scan, Dense, Auto} {
 		got, err := ParseInterChunk(m.String())
 		require.NoError(t, err)
 		require.Equal(t, m, got)
@@ -118,4 +120,27 @@ func TestInterChunkMethods(t *testing.T) {
 		NewGatedDeltaRule(x[0], x[1], x[2], x[3], x[4]).Chunk(4).InterChunk(Dense).Done()
 	}, f32(1, 8, 1, 4), f32(1, 8, 1, 4), f32(1, 8, 1, 4), f32(1, 8, 1), f32(1, 8, 1))
 	require.ErrorContains(t, err, "GatedDeltaRule: inter-chunk method dense is SSD only")
+}
+
+// TestAutoInterChunk: Auto is the loop on the pure-Go backend and for the delta rule; on a compiling backend
+// (XLA) it is SSD's dense form up to maxDenseChunks chunks, the loop beyond. (The methods' equality is tested
+// by the sweeps of ssd_test.go and deltarule_test.go; Auto is the builders' default there.)
+func TestAutoInterChunk(t *testing.T) {
+	g := NewGraph(backend.MustGet(), "auto")
+	defer g.Finalize()
+	require.Equal(t, backend.IsPureGo(g.Backend()), onPureGo(g))
+	compiled := !onPureGo(g)
+	for _, c := range []struct {
+		chunks int
+		dense  bool
+		want   InterChunk
+	}{
+		{1, true, Loop}, {maxDenseChunks, true, Loop}, {maxDenseChunks + 1, true, Loop}, {8, false, Loop},
+	} {
+		if compiled && c.dense && c.chunks <= maxDenseChunks {
+			c.want = Dense
+		}
+		require.Equal(t, c.want, resolveInterChunk(Auto, g, c.chunks, c.dense), "%d chunks, dense %v", c.chunks, c.dense)
+		require.Equal(t, Scan, resolveInterChunk(Scan, g, c.chunks, c.dense), "explicit methods are kept")
+	}
 }

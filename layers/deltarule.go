@@ -12,7 +12,7 @@ import (
 //	S_t = exp(g_t) · (I − β_t k_t k_tᵀ) · S_{t−1} + β_t k_t v_tᵀ,    o_t = scale · S_tᵀ q_t
 //
 // Three forms: GatedDeltaRule (chunked, WY/UT form), GatedDeltaRuleStep (one token), and the token loop in
-// reference_test.go. Inside a chunk (b, γ, Γ as in ssd.go; Γ⁻ the strictly lower part):
+// package layers/naive. Inside a chunk (b, γ, Γ as in ssd.go; Γ⁻ the strictly lower part):
 //
 //	A  = (diag(β) K Kᵀ) ⊙ Γ⁻                 T = (I + A)⁻¹   (unitLowerInverse)
 //	W  = T (K ⊙ βγ),  Ũ = T (V ⊙ β)           independent of the entering state S₀
@@ -43,9 +43,9 @@ type GatedDeltaRuleBuilder struct {
 }
 
 // NewGatedDeltaRule starts a chunked gated delta rule with zero initial state, scale K^{-1/2}, chunk
-// DefaultChunk and the Loop inter-chunk method.
+// DefaultChunk and the Auto inter-chunk method (the loop: the delta rule has no Dense form).
 func NewGatedDeltaRule(q, k, v, logDecay, beta *Node) *GatedDeltaRuleBuilder {
-	r := &GatedDeltaRuleBuilder{q: q, k: k, v: v, logDecay: logDecay, beta: beta, chunk: DefaultChunk, inter: Loop}
+	r := &GatedDeltaRuleBuilder{q: q, k: k, v: v, logDecay: logDecay, beta: beta, chunk: DefaultChunk, inter: Auto}
 	if q != nil && q.Rank() == 4 {
 		r.scale = DefaultScale(q.Shape().Dim(3))
 	}
@@ -64,7 +64,7 @@ func (r *GatedDeltaRuleBuilder) Scale(scale float64) *GatedDeltaRuleBuilder {
 // Chunk sets the chunk length (> 0).
 func (r *GatedDeltaRuleBuilder) Chunk(chunk int) *GatedDeltaRuleBuilder { r.chunk = chunk; return r }
 
-// InterChunk selects how the state crosses chunks: Loop (default) or Scan.
+// InterChunk selects how the state crosses chunks: Auto (default: Loop), Loop or Scan.
 func (r *GatedDeltaRuleBuilder) InterChunk(m InterChunk) *GatedDeltaRuleBuilder {
 	r.inter = m
 	return r
@@ -86,7 +86,7 @@ func (r *GatedDeltaRuleBuilder) Done() (out, finalState *Node) {
 	if r.inter == Dense {
 		argError(c.fn, "inter-chunk method dense is SSD only (the delta rule's chunk transitions are matrices): use loop or scan")
 	}
-	if r.inter != Loop && r.inter != Scan {
+	if r.inter != Loop && r.inter != Scan && r.inter != Auto {
 		argError(c.fn, "unknown inter-chunk method %s", r.inter)
 	}
 
@@ -109,7 +109,7 @@ func (r *GatedDeltaRuleBuilder) Done() (out, finalState *Node) {
 	qk := Mul(Einsum("bhnik,bhnjk->bhnij", q, k), decay)                                      // (Q Kᵀ) ⊙ Γ
 
 	var entering, u *Node
-	if r.inter == Scan {
+	if resolveInterChunk(r.inter, r.q.Graph(), ch.N, false) == Scan {
 		entering, finalState = gdnCarryScan(chunkDecay, w, uTilde, kToEnd, r.s0)
 		u = Sub(uTilde, Einsum("bhnck,bhnkv->bhncv", w, entering)) // all chunks at once
 	} else {

@@ -6,7 +6,7 @@ import (
 	. "github.com/gomlx/gomlx/pkg/core/graph"
 )
 
-// InterChunk selects how a chunked mixer carries its linear state from chunk to chunk. Both give the same
+// InterChunk selects how a chunked mixer carries its linear state from chunk to chunk. All give the same
 // function (tested equal); they differ in depth and flops.
 type InterChunk int
 
@@ -24,7 +24,35 @@ const (
 	// that fuse elementwise chains (XLA) otherwise recompute the loop's state prefix in every chunk's fusion.
 	// The gated delta rule's transitions are matrices, so it has no such form.
 	Dense
+	// Auto (the builders' default) picks per backend and length, where each was measured fastest: Dense for
+	// SSD on a compiling backend (XLA) up to maxDenseChunks chunks, Loop otherwise (the pure-Go backend
+	// runs the loop's steps as they are and gains nothing from Dense; the gated delta rule has no Dense).
+	Auto
 )
+
+// maxDenseChunks is the most chunks for which Auto picks Dense for SSD on a compiling backend: Dense's decay
+// matrix is [N+1, N], so its extra flops grow as N² (2·N·K·V per chunk). On XLA CPU the loop's cost grows
+// about as fast (its fusions recompute the state prefix), and Dense was faster at every length measured
+// (BenchmarkMixer, B 4, H 4, head dims 64, chunk 64, process CPU ms, loaded 2-core VM): forward 97 vs 155 at
+// N = 64, 183 vs 470 at N = 128, 494 vs 1,925 at N = 256; forward+backward 300 vs 454 at N = 64, 654 vs 1,299
+// at N = 128. Beyond the largest measured N the loop is kept.
+const maxDenseChunks = 256
+
+// resolveInterChunk returns the method a mixer over chunks chunks runs for m: m itself, or for Auto the
+// per-backend choice (dense: whether the mixer has a Dense form).
+func resolveInterChunk(m InterChunk, g *Graph, chunks int, dense bool) InterChunk {
+	if m != Auto {
+		return m
+	}
+	if dense && !onPureGo(g) && chunks <= maxDenseChunks {
+		return Dense
+	}
+	return Loop
+}
+
+// onPureGo reports whether g runs on GoMLX's pure-Go backend (SimpleGo: String() "go"), which executes the
+// graph node by node as built, rather than on a compiling backend (XLA) that fuses and rewrites it.
+func onPureGo(g *Graph) bool { return g.Backend().String() == "go" }
 
 func (m InterChunk) String() string {
 	switch m {
@@ -34,13 +62,17 @@ func (m InterChunk) String() string {
 		return "scan"
 	case Dense:
 		return "dense"
+	case Auto:
+		return "auto"
 	}
 	return fmt.Sprintf("InterChunk(%d)", int(m))
 }
 
-// ParseInterChunk parses "loop", "scan" or "dense" (SSD only).
+// ParseInterChunk parses "auto", "loop", "scan" or "dense" (SSD only).
 func ParseInterChunk(s string) (InterChunk, error) {
 	switch s {
+	case "auto":
+		return Auto, nil
 	case "loop":
 		return Loop, nil
 	case "scan":
@@ -48,7 +80,7 @@ func ParseInterChunk(s string) (InterChunk, error) {
 	case "dense":
 		return Dense, nil
 	}
-	return Loop, fmt.Errorf("unknown inter-chunk method %q: want \"loop\", \"scan\" or \"dense\" (SSD only)", s)
+	return Loop, fmt.Errorf("unknown inter-chunk method %q: want \"auto\", \"loop\", \"scan\" or \"dense\" (SSD only)", s)
 }
 
 // chunkAxis is the chunk axis (N) of every stacked per-chunk summary: [B, H, N, ...].

@@ -11,7 +11,7 @@ import (
 // with Mamba-2's roles q = C, k = B, v = dt·x, g = dt·A (the D·x skip and gating live in the block).
 //
 // Three forms: SSD (chunked, for training and prefill), SSDStep (one token, for decoding), and the
-// token-by-token loop in reference_test.go. Inside a chunk, with b the chunk-local cumulative log decay,
+// token-by-token loop in package layers/naive. Inside a chunk, with b the chunk-local cumulative log decay,
 // γ_i = exp(b_i), Γ_ij = exp(b_i − b_j) (j ≤ i) and S₀ the state entering the chunk:
 //
 //	O      = ((Q Kᵀ) ⊙ Γ) V + (Q ⊙ γ) S₀            intra-chunk + inter-chunk
@@ -40,9 +40,9 @@ type SSDBuilder struct {
 }
 
 // NewSSD starts a chunked SSD over q, k: [B, T, H, K], v: [B, T, H, V], logDecay: [B, T, H], with zero
-// initial state, chunk DefaultChunk and the Loop inter-chunk method.
+// initial state, chunk DefaultChunk and the Auto inter-chunk method.
 func NewSSD(q, k, v, logDecay *Node) *SSDBuilder {
-	return &SSDBuilder{q: q, k: k, v: v, logDecay: logDecay, chunk: DefaultChunk, inter: Loop}
+	return &SSDBuilder{q: q, k: k, v: v, logDecay: logDecay, chunk: DefaultChunk, inter: Auto}
 }
 
 // InitialState sets the state [B, H, K, V] before the first token; nil means zero.
@@ -51,7 +51,7 @@ func (s *SSDBuilder) InitialState(s0 *Node) *SSDBuilder { s.s0 = s0; return s }
 // Chunk sets the chunk length (> 0).
 func (s *SSDBuilder) Chunk(chunk int) *SSDBuilder { s.chunk = chunk; return s }
 
-// InterChunk selects how the state crosses chunks: Loop (default), Scan or Dense.
+// InterChunk selects how the state crosses chunks: Auto (default), Loop, Scan or Dense.
 func (s *SSDBuilder) InterChunk(m InterChunk) *SSDBuilder { s.inter = m; return s }
 
 // Done builds the graph and returns out [B, T, H, V] and finalState [B, H, K, V].
@@ -66,11 +66,12 @@ func (s *SSDBuilder) Done() (out, finalState *Node) {
 		c.dims(sa, "[B, H, K, V]", b, h, dk, dv)
 	}
 	c.positive("chunk", s.chunk)
-	if s.inter != Loop && s.inter != Scan && s.inter != Dense {
+	if s.inter != Loop && s.inter != Scan && s.inter != Dense && s.inter != Auto {
 		argError(c.fn, "unknown inter-chunk method %s", s.inter)
 	}
 
 	ch := newChunking(t, s.chunk)
+	inter := resolveInterChunk(s.inter, s.q.Graph(), ch.N, true)
 	q, k, v := vectorsToChunks(s.q, ch), vectorsToChunks(s.k, ch), vectorsToChunks(s.v, ch) // [B, H, N, C, ·]
 	cumDecay := chunkCumsum(scalarsToChunks(s.logDecay, ch))                                // b: [B, H, N, C]
 	chunkDecay := lastAlong(cumDecay)                                                       // b_C: [B, H, N]
@@ -83,7 +84,7 @@ func (s *SSDBuilder) Done() (out, finalState *Node) {
 	kToEnd := Mul(k, ExpandAxes(Exp(Sub(ExpandAxes(chunkDecay, -1), cumDecay)), -1))
 	contrib := Einsum("bhnck,bhncv->bhnkv", kToEnd, v) // U: [B, H, N, K, V]
 	var entering *Node
-	switch s.inter {
+	switch inter {
 	case Scan:
 		entering, finalState = ssdCarryScan(chunkDecay, contrib, s.s0)
 	case Dense:

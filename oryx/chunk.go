@@ -28,7 +28,7 @@ type ChunkState struct {
 
 // ChunkLayer is one layer's part of a ChunkState.
 type ChunkLayer struct {
-	KCache, VCache *Node // [B, L, H, K], [B, L, H, V]: the caches with the chunk's real tokens appended
+	KCache, VCache *Node // [B, H, L, K], [B, H, L, V]: the caches with the chunk's real tokens appended
 	KRows, VRows   *Node // [B, T, H, K], [B, T, H, V]: the rows appended (zero for padding tokens)
 	Linear         *Node // [B, T+1, H, K, V]: the linear state after the first a tokens of the chunk, a = 0..T
 	ConvK, ConvV   *Node // [B, W-1+T, E]: the conv inputs before the chunk followed by the chunk's (conv width > 1)
@@ -145,10 +145,10 @@ func (m *Model) blockChunk(p blockParams, h, modes, positions, valid *Node, st L
 	return Add(h, layers.SwiGLU(layers.RMSNorm(h, p.mlpNorm, c.NormEps), p.mlpGate, p.mlpUp, p.mlpDown)), out
 }
 
-// cacheRows clamps positions [B, T] to the rows of cache [B, L, ...]: scatters are not bounds-checked on
+// cacheRows clamps positions [B, T] to the rows of cache [B, H, L, X]: scatters are not bounds-checked on
 // the pure-Go backend, and a padding token past the end writes (adds) a zero row at L−1 instead.
 func cacheRows(positions, cache *Node) *Node {
-	return MinScalar(positions, float64(cache.Shape().Dim(1)-1))
+	return MinScalar(positions, float64(cache.Shape().Dim(2)-1))
 }
 
 // sharedStreamChunk is sharedStream continued from the conv state convState [B, W-1, E]: proj [B, T, H, X] →

@@ -79,7 +79,7 @@ type Config struct {
 	OutputNorm     string  `json:"output_norm"`     // gated RMSNorm over each "head" or the "full" width [unknown → flag]
 
 	Chunk      int    `json:"chunk"`       // chunk length of the chunked linear mixers
-	InterChunk string `json:"inter_chunk"` // "loop" (CPU) or "scan" (log depth, GPUs)
+	InterChunk string `json:"inter_chunk"` // "auto" (layers' per-backend choice), "loop" or "scan" (log depth, GPUs)
 
 	// What attention reads as its key (and caches), for variants with attention. Both default ("") to the
 	// shared key k = act(conv_K(x W_K)) as is [choice: docs/model.md §3.4]; they are
@@ -160,8 +160,8 @@ func (c *Config) Validate() error {
 	if c.OutputNorm != "head" && c.OutputNorm != "full" {
 		bad("output_norm", "must be \"head\" or \"full\", got %q", c.OutputNorm)
 	}
-	if c.InterChunk != "loop" && c.InterChunk != "scan" {
-		bad("inter_chunk", "must be \"loop\" or \"scan\", got %q", c.InterChunk)
+	if c.InterChunk != "auto" && c.InterChunk != "loop" && c.InterChunk != "scan" {
+		bad("inter_chunk", "must be \"auto\", \"loop\" or \"scan\", got %q", c.InterChunk)
 	}
 	if c.AttentionKeyNorm != "" && c.AttentionKeyNorm != AttentionKeyL2 {
 		bad("attention_key_norm", "must be \"\" (the shared key as is) or %q, got %q", AttentionKeyL2, c.AttentionKeyNorm)
@@ -201,18 +201,23 @@ func (c Config) WithDefaults() Config {
 		c.Chunk = 64
 	}
 	if c.InterChunk == "" {
-		c.InterChunk = "loop"
+		c.InterChunk = "auto"
 	}
 	return c
 }
 
-// Diff lists the JSON names of the fields where c and other differ, as "name: this vs other".
+// Diff lists the JSON names of the fields where c and other differ, as "name: this vs other". inter_chunk is
+// not compared: it chooses how the chunked mixers compute, not what (every method gives the same function, tested),
+// so a run trained with "loop" loads and resumes under the "auto" of newer presets.
 func (c Config) Diff(other Config) []string {
 	var out []string
 	a, b := reflect.ValueOf(c), reflect.ValueOf(other)
 	for i := range a.NumField() {
+		name, _, _ := strings.Cut(a.Type().Field(i).Tag.Get("json"), ",")
+		if name == "inter_chunk" {
+			continue // how the chunked mixers carry their state between chunks: every method computes the same function
+		}
 		if !reflect.DeepEqual(a.Field(i).Interface(), b.Field(i).Interface()) {
-			name, _, _ := strings.Cut(a.Type().Field(i).Tag.Get("json"), ",")
 			out = append(out, fmt.Sprintf("%s: %v vs %v", name, a.Field(i).Interface(), b.Field(i).Interface()))
 		}
 	}

@@ -1,6 +1,8 @@
 package oryx
 
 import (
+	"fmt"
+
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	. "github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/core/shapes"
@@ -50,9 +52,9 @@ func (m *Model) linearGates(p blockParams, x, valid *Node) (logDecay, write *Nod
 // and the state [B, H, K, V] after the last valid token.
 func (m *Model) linearMixer(p blockParams, x, q, k, v, valid *Node) (o, state *Node) {
 	c := m.Config
-	inter := layers.Loop
-	if c.InterChunk == "scan" {
-		inter = layers.Scan
+	inter, err := layers.ParseInterChunk(c.InterChunk)
+	if err != nil {
+		panic(fmt.Errorf("config field inter_chunk: %w", err)) // Validate accepts auto, loop and scan only
 	}
 	logDecay, write := m.linearGates(p, x, valid)
 	if c.Variant.LinearMixer() == MixerMamba2 {

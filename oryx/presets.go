@@ -37,7 +37,7 @@ var presets = map[string]presetShape{
 //
 // Common to all presets [choice]: tied embeddings, RoPE on the attention path (base 10000), causal K/V conv
 // of width 4 (SiLU after it for GDN variants, none otherwise — WithDefaults), RMSNorm eps 1e-5, per-head
-// gated output norm, "loop" inter-chunk pass, linear mixer from the variant.
+// gated output norm, "auto" inter-chunk pass (layers.Auto: per backend and length), linear mixer from the variant.
 //
 //   - "tiny" (CPU, bytes or synthetic tasks): vocab 256, d 64, 2 layers, H 2, d_k 16, d_v 32, F 128, chunk 16.
 //   - "small" (CPU): vocab 512, d 128, 4 layers, H 4, d_k 16, d_v 32, F 256, chunk 32.
@@ -75,7 +75,7 @@ func Preset(name string, v Variant) (Config, error) {
 		NormEps:        1e-5,
 		OutputNorm:     "head",
 		Chunk:          p.chk,
-		InterChunk:     "loop",
+		InterChunk:     "auto",
 	}.WithDefaults()
 	if err := c.Validate(); err != nil {
 		return Config{}, fmt.Errorf("preset %q / %q: %w", name, v, err)

@@ -39,14 +39,14 @@ func TestPresetAllValidate(t *testing.T) {
 				assert.Equal(t, 1e-5, c.NormEps)
 				assert.Equal(t, 10000.0, c.RoPEBase)
 				assert.Equal(t, "head", c.OutputNorm)
-				assert.Equal(t, "loop", c.InterChunk)
+				assert.Equal(t, "auto", c.InterChunk)
 			}
 		}
 	}
 	tiny := mustPreset(t, "tiny", OryxTG)
 	assert.Equal(t, Config{Variant: OryxTG, LinearMixer: MixerGDN, Vocab: 256, DModel: 64, Layers: 2, Heads: 2,
 		KeyDim: 16, ValueDim: 32, MLPHidden: 128, ConvWidth: 4, ConvActivation: "silu", RoPE: true, RoPEBase: 10000,
-		TiedEmbeddings: true, NormEps: 1e-5, OutputNorm: "head", Chunk: 16, InterChunk: "loop"}, tiny)
+		TiedEmbeddings: true, NormEps: 1e-5, OutputNorm: "head", Chunk: 16, InterChunk: "auto"}, tiny)
 	small := mustPreset(t, "small", Mamba2)
 	assert.Equal(t, []int{512, 128, 4, 4, 16, 32, 256, 32},
 		[]int{small.Vocab, small.DModel, small.Layers, small.Heads, small.KeyDim, small.ValueDim, small.MLPHidden, small.Chunk})
@@ -175,6 +175,10 @@ func TestConfigDiff(t *testing.T) {
 	c := mustPreset(t, "tiny", OryxTM)
 	diff = a.Diff(c)
 	assert.Equal(t, []string{"variant: oryx-tg vs oryx-tm", "linear_mixer: gdn vs mamba2", "conv_activation: silu vs none"}, diff)
+
+	loop := a
+	loop.InterChunk = "loop"
+	assert.Empty(t, a.Diff(loop), "inter_chunk changes how, not what, the mixers compute")
 }
 
 func TestConfigValidateBadFields(t *testing.T) {

@@ -18,7 +18,7 @@ type State struct {
 
 // LayerState is one layer's decode memory; a field the variant does not use is nil.
 type LayerState struct {
-	KCache, VCache *Node // [B, L, H, K] (RoPE applied), [B, L, H, V] — attention variants
+	KCache, VCache *Node // [B, H, L, K] (RoPE applied), [B, H, L, V] — attention variants (heads-major: layers.AttentionStep)
 	Linear         *Node // [B, H, K, V] — variants with a linear mixer
 	ConvK, ConvV   *Node // [B, W-1, H·K], [B, W-1, H·V]: the last pre-conv projections — conv width > 1
 }
@@ -151,14 +151,15 @@ func (m *Model) Prefill(ctx *context.Context, tokens, modes, lengths *Node, capa
 	return lastLogits, state
 }
 
-// padCache extends [B, T, H, X] with zero rows to [B, L, H, X].
+// padCache lays keys or values [B, T, H, X] out as a cache [B, H, L, X]: heads first, zero rows from T to L.
 func padCache(x *Node, capacity int) *Node {
+	x = TransposeAllAxes(x, 0, 2, 1, 3) // [B, H, T, X]
 	d := x.Shape().Dimensions
-	if d[1] == capacity {
+	if d[2] == capacity {
 		return x
 	}
-	zeros := Zeros(x.Graph(), shapeOf(x.DType(), d[0], capacity-d[1], d[2], d[3]))
-	return Concatenate([]*Node{x, zeros}, 1)
+	zeros := Zeros(x.Graph(), shapeOf(x.DType(), d[0], d[1], capacity-d[2], d[3]))
+	return Concatenate([]*Node{x, zeros}, 2)
 }
 
 // EmptyState is the state before any token: zero caches, states and conv inputs, positions 0.
@@ -169,8 +170,8 @@ func (m *Model) EmptyState(g *Graph, batch, capacity int) *State {
 	for i := range s.Layers {
 		ls := &s.Layers[i]
 		if cache {
-			ls.KCache = Zeros(g, shapeOf(m.computeDType(), batch, capacity, c.Heads, c.KeyDim))
-			ls.VCache = Zeros(g, shapeOf(m.computeDType(), batch, capacity, c.Heads, c.ValueDim))
+			ls.KCache = Zeros(g, shapeOf(m.computeDType(), batch, c.Heads, capacity, c.KeyDim))
+			ls.VCache = Zeros(g, shapeOf(m.computeDType(), batch, c.Heads, capacity, c.ValueDim))
 		}
 		if linear {
 			ls.Linear = Zeros(g, shapeOf(m.computeDType(), batch, c.Heads, c.KeyDim, c.ValueDim))

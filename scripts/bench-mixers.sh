@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Mixer-core benchmarks side by side, in one sitting: layers' BenchmarkMixer on the pure-Go backend and on XLA
-# CPU (built with -tags xla, XLA's default flags: XLA_FLAGS is cleared), then the PyTorch CPU peer
+# CPU (built with -tags xla, XLA's default flags: XLA_FLAGS is cleared; no other environment variable, i.e. what a
+# user of the library gets), then the PyTorch CPU peer
 # (scripts/peer_mixers.py), for every mixer and T; prints one markdown table (tokens/s, XLA/peer, XLA/Go, XLA
 # compile time per graph, peak memory) and keeps the raw outputs.
 #
@@ -8,15 +9,16 @@
 #
 # Environment:
 #   PLUGIN     XLA CPU PJRT plugin (default: the one `make xla-cpu` installed, .xla/cpu.plugin)
-#   MIXERS     Go mixers (default "attention ssd ssd-dense gdn"; also ssd-scan, gdn-scan)
+#   MIXERS     Go mixers (default "attention ssd ssd-loop gdn": ssd is the default form, layers.Auto = the dense
+#              chunk-segsum on XLA and the loop on pure Go; also ssd-dense, ssd-scan, gdn-scan)
 #   TS         sequence lengths (default "512 1024 2048"); B = 4, H = 4, head dims 64, chunk 64 are fixed
 #   REPS       timed steady-state runs per graph after the first (default 3; the fastest is reported)
 #   PEER_REPS  timed runs per peer row (default 5); PYTHON the interpreter with Debian's torch (/usr/bin/python3)
 #   PEER_WAIT  OpenMP wait policies the peer runs under, the faster row is kept (default "passive active"; on a
 #              loaded machine "active" spin-waiting is up to 10x slower, use PEER_WAIT=passive there)
-#   XLA_TUNED  1 (default) adds a column "xla-tuned": the same XLA binary with glibc's allocator told to keep
-#              freed memory (GLIBC_TUNABLES below): by default every execution's temp buffer (33–150 MiB here)
-#              is mmapped and page-faulted afresh. 0 leaves it out.
+#   XLA_GLIBC  1 adds a column "xla-glibc": the same XLA binary with ORYX_XLA_MALLOC=default, i.e. glibc's
+#              default allocator settings, which the binaries otherwise change at load time (every execution's
+#              temp buffer, 33–150 MiB here, is then mmapped and page-faulted afresh). Default 0.
 #   SKIP_GO=1, SKIP_PEER=1  leave a column out
 #
 # Each Go graph runs in its own process (compile time and peak RSS are then per graph). Rows are interleaved by
@@ -26,16 +28,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 OUT=${1:-results/bench-mixers}
-MIXERS=${MIXERS:-attention ssd ssd-dense gdn}
+MIXERS=${MIXERS:-attention ssd ssd-loop gdn}
 TS=${TS:-512 1024 2048}
 REPS=${REPS:-3}
 PEER_REPS=${PEER_REPS:-5}
 PYTHON=${PYTHON:-/usr/bin/python3}
 PEER_WAIT=${PEER_WAIT:-passive active}
-XLA_TUNED=${XLA_TUNED:-1}
-# One malloc arena, no mmap for large blocks, no trimming: XLA's per-execution buffers are then reused from
-# the heap instead of being mapped, faulted in and unmapped every run.
-TUNABLES=glibc.malloc.arena_max=1:glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=17179869184
+XLA_GLIBC=${XLA_GLIBC:-0}
 if [[ -z "${PLUGIN:-}" ]]; then
   if [[ -f .xla/cpu.plugin ]]; then PLUGIN=$(cat .xla/cpu.plugin); else PLUGIN=; fi
 fi
@@ -55,17 +54,17 @@ raw=$OUT/raw.txt
 log() { echo "$*" | tee -a "$raw" >&2; }
 
 log "# bench-mixers.sh $(date -u +%FT%TZ) on $(hostname): $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
-log "# MIXERS=$MIXERS TS=$TS REPS=$REPS PEER_REPS=$PEER_REPS PEER_WAIT=$PEER_WAIT XLA_TUNED=$XLA_TUNED PLUGIN=$PLUGIN"
+log "# MIXERS=$MIXERS TS=$TS REPS=$REPS PEER_REPS=$PEER_REPS PEER_WAIT=$PEER_WAIT XLA_GLIBC=$XLA_GLIBC PLUGIN=$PLUGIN"
 go version | tee -a "$raw" >&2
 go test -c -o "$OUT/layers-go.test" ./layers
 go test -c -tags xla -o "$OUT/layers-xla.test" ./layers
 
-# run_go LABEL BINARY GOMLX_BACKEND GLIBC_TUNABLES MIXER T PASS
+# run_go LABEL BINARY GOMLX_BACKEND ORYX_XLA_MALLOC MIXER T PASS
 run_go() {
-  local label=$1 bin=$2 cfg=$3 tun=$4 mixer=$5 t=$6 pass=$7 pat
+  local label=$1 bin=$2 cfg=$3 malloc=$4 mixer=$5 t=$6 pass=$7 pat
   pat="^BenchmarkMixer\$/^${mixer}\$/^T=${t}\$/^${pass/+/\\+}\$"
   log "# load $(cut -d' ' -f1-3 /proc/loadavg) before $label $mixer T=$t $pass"
-  (cd "$root/layers" && env -u XLA_FLAGS ${tun:+GLIBC_TUNABLES=$tun} GOMLX_BACKEND="$cfg" "$bin" -test.run '^$' -test.bench "$pat" \
+  (cd "$root/layers" && env -u XLA_FLAGS -u GLIBC_TUNABLES -u ORYX_XLA_MALLOC ${malloc:+ORYX_XLA_MALLOC=$malloc} GOMLX_BACKEND="$cfg" "$bin" -test.run '^$' -test.bench "$pat" \
     -test.benchtime "${REPS}x" -test.timeout 60m 2>&1) | grep -E '^(Benchmark|backend:|--- FAIL|panic)' |
     sed "s/^/$label /" | tee -a "$raw" >&2
 }
@@ -79,8 +78,8 @@ for t in $TS; do
     for pass in fwd fwd+bwd; do
       if [[ -z "${SKIP_GO:-}" ]]; then run_go go "$OUT/layers-go.test" "go:parallelism=-1" "" "$mixer" "$t" "$pass"; fi
       run_go xla "$OUT/layers-xla.test" "xla:$PLUGIN" "" "$mixer" "$t" "$pass"
-      if [[ "$XLA_TUNED" == 1 ]]; then
-        run_go xla-tuned "$OUT/layers-xla.test" "xla:$PLUGIN" "$TUNABLES" "$mixer" "$t" "$pass"
+      if [[ "$XLA_GLIBC" == 1 ]]; then
+        run_go xla-glibc "$OUT/layers-xla.test" "xla:$PLUGIN" default "$mixer" "$t" "$pass"
       fi
     done
   done

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Joins the raw output of scripts/bench-mixers.sh into markdown tables on standard output: Go benchmark lines
-prefixed "go ", "xla " or "xla-tuned ", peer JSON lines prefixed "peer ", and "# load ..." lines.
+prefixed "go ", "xla " or "xla-glibc ", peer JSON lines prefixed "peer ", and "# load ..." lines.
 
   python3 scripts/mixers_table.py results/bench-mixers/raw.txt
 
-Peer columns: the same algorithm as ours (attention sdpa, SSD loop, GDN blocks,loop) and the fastest peer
+Peer columns: the same algorithm as ours (attention sdpa; SSD loop for ssd-loop, dense for ssd and ssd-dense — the
+default form on XLA; GDN blocks,loop) and the fastest peer
 variant of that mixer (over variants and OpenMP wait policies); ratios are against both. When a graph was run
 several times (several raw files concatenated), the best run is kept.
 """
@@ -13,10 +14,10 @@ import json
 import re
 import sys
 
-IMPLS = ("go", "xla", "xla-tuned")
-SAME = {"attention": "sdpa", "ssd": "loop", "gdn": "blocks,loop"}
-LINE = re.compile(r"^(go|xla|xla-tuned) BenchmarkMixer/([\w-]+)/T=(\d+)/(fwd\+bwd|fwd)-\d+\s+\d+\s+(.*)$")
-LOAD = re.compile(r"^# load ([\d.]+) [\d.]+ [\d.]+ before (go|xla|xla-tuned) ([\w-]+) T=(\d+) (\S+)")
+IMPLS = ("go", "xla", "xla-glibc")
+SAME = {"attention": "sdpa", "ssd": "dense", "ssd-dense": "dense", "ssd-loop": "loop", "gdn": "blocks,loop"}
+LINE = re.compile(r"^(go|xla|xla-glibc) BenchmarkMixer/([\w-]+)/T=(\d+)/(fwd\+bwd|fwd)-\d+\s+\d+\s+(.*)$")
+LOAD = re.compile(r"^# load ([\d.]+) [\d.]+ [\d.]+ before (go|xla|xla-glibc) ([\w-]+) T=(\d+) (\S+)")
 
 
 def parse(paths):
@@ -62,13 +63,13 @@ def main():
     def lookup(mixer, t, pas):
         g = {impl: go.get((impl, mixer, t, pas), {}) for impl in IMPLS}
         base = mixer.split("-")[0]
-        same = peer.get((base, SAME.get(base), t, pas)) or {}
+        same = peer.get((base, SAME.get(mixer, SAME.get(base)), t, pas)) or {}
         variants = [r for (m, _, tt, pp), r in peer.items() if m == base and tt == t and pp == pas]
         best = max(variants, key=lambda r: r["tok_s"]) if variants else {}
         return g, same, best
 
-    print("| mixer | T | pass | Go tok/s | XLA tok/s | XLA-tuned tok/s | peer tok/s (same alg.) | fastest peer tok/s "
-          "| XLA/peer | XLA/fastest peer | XLA-tuned/fastest peer | XLA/Go | load (1 min) before XLA |")
+    print("| mixer | T | pass | Go tok/s | XLA tok/s | XLA glibc-default tok/s | peer tok/s (same alg.) | fastest peer tok/s "
+          "| XLA/peer | XLA/fastest peer | XLA glibc-default/fastest peer | XLA/Go | load (1 min) before XLA |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for mixer, t, pas in rows:
         g, same, best = lookup(mixer, t, pas)
@@ -79,8 +80,8 @@ def main():
               f"{ratio(xt, st)} | {ratio(xt, bt)} | {ratio(tt, bt)} | {ratio(xt, gt)} | "
               f"{fmt(load.get(('xla', mixer, t, pas)), '.1f')} |")
     print()
-    print("| mixer | T | pass | XLA compile s | XLA 1st run ms | CPU ms per run: Go / XLA / XLA-tuned / fastest peer "
-          "| peak RSS MB: Go / XLA / XLA-tuned / peer (same alg.) |")
+    print("| mixer | T | pass | XLA compile s | XLA 1st run ms | CPU ms per run: Go / XLA / XLA glibc-default / fastest peer "
+          "| peak RSS MB: Go / XLA / XLA glibc-default / peer (same alg.) |")
     print("|---|---|---|---|---|---|---|")
     for mixer, t, pas in rows:
         g, same, best = lookup(mixer, t, pas)

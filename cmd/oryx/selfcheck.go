@@ -61,9 +61,16 @@ func selfcheck(args []string) error {
 	tokens := func(x *Node, i int) *Node { return Squeeze(SliceAxis(x, 1, AxisRange(i, i+1)), 1) }
 	forms := map[string]map[string]func(x []*Node) *Node{
 		"ssd": {
-			"loop": func(x []*Node) *Node { o, _ := layers.NewSSD(x[0], x[1], x[2], x[3]).Chunk(*chunk).Done(); return o },
+			"loop": func(x []*Node) *Node {
+				o, _ := layers.NewSSD(x[0], x[1], x[2], x[3]).Chunk(*chunk).InterChunk(layers.Loop).Done()
+				return o
+			},
 			"scan": func(x []*Node) *Node {
 				o, _ := layers.NewSSD(x[0], x[1], x[2], x[3]).Chunk(*chunk).InterChunk(layers.Scan).Done()
+				return o
+			},
+			"dense": func(x []*Node) *Node {
+				o, _ := layers.NewSSD(x[0], x[1], x[2], x[3]).Chunk(*chunk).InterChunk(layers.Dense).Done()
 				return o
 			},
 			"step": func(x []*Node) *Node {
@@ -77,7 +84,8 @@ func selfcheck(args []string) error {
 		},
 		"gdn": {
 			"loop": func(x []*Node) *Node {
-				o, _ := layers.NewGatedDeltaRule(x[0], layers.NormalizeL2(x[1], 1e-6), x[2], x[3], x[4]).Chunk(*chunk).Done()
+				o, _ := layers.NewGatedDeltaRule(x[0], layers.NormalizeL2(x[1], 1e-6), x[2], x[3], x[4]).Chunk(*chunk).
+					InterChunk(layers.Loop).Done()
 				return o
 			},
 			"scan": func(x []*Node) *Node {
@@ -103,7 +111,10 @@ func selfcheck(args []string) error {
 			return fmt.Errorf("%s loop: %w", mixer, err)
 		}
 		fmt.Printf("%-4s loop  %8.1f ms\n", mixer, elapsed.Seconds()*1e3)
-		for _, form := range []string{"scan", "step"} {
+		for _, form := range []string{"scan", "dense", "step"} {
+			if forms[mixer][form] == nil {
+				continue // the gated delta rule has no dense form
+			}
 			got, elapsed, err := run(be, forms[mixer][form], inputs)
 			if err != nil {
 				return fmt.Errorf("%s %s: %w", mixer, form, err)

@@ -108,8 +108,23 @@ func Describe(b backends.Backend) string {
 	if IsPureGo(b) {
 		return fmt.Sprintf("backend: pure Go (%s; from %s)", cfg, source)
 	}
-	return fmt.Sprintf("backend: %s (from %s)", b.Description(), source)
+	line := fmt.Sprintf("backend: %s (from %s)", b.Description(), source)
+	if xlaMallocTuned() {
+		line += "; glibc malloc set for XLA (one arena, no mmap, no trim; ORYX_XLA_MALLOC=default keeps glibc's defaults)"
+	}
+	if dir := xlaCacheDir(); dir != "" {
+		line += "; compiled executables kept in " + dir + " (ORYX_XLA_CACHE=off disables)"
+	}
+	return line
 }
+
+// xlaCacheDir is set by xla_cache.go in builds with `-tags xla`: the persistent compilation cache's directory,
+// "" when disabled.
+var xlaCacheDir = func() string { return "" }
+
+// xlaMallocTuned is set by xla.go in builds with `-tags xla`: whether the process set glibc's allocator for
+// XLA at load time (xla_malloc.go).
+var xlaMallocTuned = func() bool { return false }
 
 // xlaCompiledIn is set by xla.go in builds with `-tags xla`.
 var xlaCompiledIn bool

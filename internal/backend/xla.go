@@ -12,4 +12,6 @@ import (
 func init() {
 	xla.EnableAutoInstall(false)
 	xlaCompiledIn = true
+	xlaMallocTuned = mallocTuned
+	setupCompilationCache()
 }

@@ -4,6 +4,7 @@ package backend
 
 import (
 	"fmt"
+	"os"
 	"testing"
 
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
@@ -32,4 +33,19 @@ func TestXLAZeroSizedInputPanics(t *testing.T) {
 	}()
 	require.NotNil(t, recovered, "go-xla accepted a zero-sized input: the workaround in layers/conv_test.go can go")
 	require.Contains(t, fmt.Sprint(recovered), "index out of range")
+}
+
+// TestCompilationCacheSetting: ORYX_XLA_CACHE names the directory of the persistent compilation cache or turns
+// it off; test binaries run without it unless it is set (tests write only to their temporary directories).
+func TestCompilationCacheSetting(t *testing.T) {
+	defer setupCompilationCache()
+	dir := t.TempDir()
+	for _, c := range []struct{ env, want string }{{dir, dir}, {"off", ""}, {"", DefaultCacheDir()}} {
+		t.Setenv(CacheEnvVar, c.env)
+		setupCompilationCache()
+		require.Equal(t, c.want, xlaCacheDir(), "%s=%q", CacheEnvVar, c.env)
+	}
+	os.Unsetenv(CacheEnvVar)
+	setupCompilationCache()
+	require.Equal(t, "", xlaCacheDir(), "off in test binaries unless set")
 }

@@ -31,6 +31,9 @@ var (
 // checked reports whether the file at rel (slash-separated, relative to the repository root) is one whose
 // text is checked: Go, Markdown, shell and Python sources, Makefiles and the CI scripts.
 func checked(rel string) bool {
+	if strings.HasPrefix(rel, "third_party/") {
+		return false // vendored dependencies as published (third_party/PATCHES.md): their authors' citations
+	}
 	switch path.Ext(rel) {
 	case ".go", ".md", ".sh", ".py":
 		return true

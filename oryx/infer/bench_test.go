@@ -70,9 +70,29 @@ func BenchmarkForward(b *testing.B) {
 // given size, in attention mode and in linear mode. Attention reads the whole preallocated cache under a
 // valid-length mask, so its cost is that of a full cache of that size; linear mode appends to the cache (in
 // place) but does not read it.
+//
+// ORYX_BENCH_DECODE="130m:256,16384;small:256" replaces the default presets and KV-cache capacities
+// (130m: 256, 1024, 4096; small: 256, 4096, 16384).
 func BenchmarkDecode(b *testing.B) {
-	benchDecode(b, "130m", []int{256, 1024, 4096})
-	benchDecode(b, "small", []int{256, 4096, 16384})
+	spec := os.Getenv("ORYX_BENCH_DECODE")
+	if spec == "" {
+		spec = "130m:256,1024,4096;small:256,4096,16384"
+	}
+	for _, part := range strings.Split(spec, ";") {
+		preset, list, ok := strings.Cut(strings.TrimSpace(part), ":")
+		if !ok {
+			b.Fatalf("ORYX_BENCH_DECODE: %q is not PRESET:CAPACITY,CAPACITY,...", part)
+		}
+		var capacities []int
+		for _, c := range strings.Split(list, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(c))
+			if err != nil || n <= 8 {
+				b.Fatalf("ORYX_BENCH_DECODE: capacity %q of %q is not an integer above 8", c, part)
+			}
+			capacities = append(capacities, n)
+		}
+		benchDecode(b, preset, capacities)
+	}
 }
 
 func benchDecode(b *testing.B, preset string, capacities []int) {

@@ -120,7 +120,7 @@ func MakePlan(name string, c oryx.Config, tc train.TrainConfig, be backends.Back
 	if backend.IsPureGo(be) {
 		p.MemoryBytes = pureGoMemory(p.MemoryModel)
 	}
-	p.ProbeGFLOPs = probeMatmul(be)
+	p.ProbeGFLOPs = ProbeMatmul(be)
 	p.AssumedMFU = 0.5
 	if p.ProbeGFLOPs > 0 {
 		p.EstimatedHours = p.TotalFLOPs / (p.ProbeGFLOPs * 1e9 * p.AssumedMFU * float64(p.Devices)) / 3600
@@ -146,9 +146,9 @@ func MakePlan(name string, c oryx.Config, tc train.TrainConfig, be backends.Back
 	return p
 }
 
-// probeMatmul measures the backend's float32 matmul rate in GFLOP/s: a [n,n]×[n,n] product (n = 512 on the
+// ProbeMatmul measures the backend's float32 matmul rate in GFLOP/s: a [n,n]×[n,n] product (n = 512 on the
 // pure-Go backend, 4096 elsewhere), best of a few runs after a warm-up. 0 if the probe fails.
-func probeMatmul(be backends.Backend) (gflops float64) {
+func ProbeMatmul(be backends.Backend) (gflops float64) {
 	defer func() {
 		if recover() != nil {
 			gflops = 0

@@ -1,0 +1,41 @@
+//go:build xla && linux && cgo
+
+package backend
+
+/*
+#include <limits.h>
+#include <malloc.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int oryx_malloc_tuned;
+
+// Runs when the program is loaded, before the Go runtime starts and before any thread has allocated: glibc
+// fixes its arena limit the first time a second thread needs an arena, so a later mallopt(M_ARENA_MAX) can come
+// too late (that is why mallopt at Go init did not reproduce the environment variable's effect).
+__attribute__((constructor)) static void oryx_tune_malloc(void) {
+	const char *mode = getenv("ORYX_XLA_MALLOC");
+	if (mode != NULL && strcmp(mode, "default") == 0) {
+		return;
+	}
+	if (getenv("GLIBC_TUNABLES") != NULL) {
+		return; // the user (or make) chose the allocator's settings
+	}
+	mallopt(M_ARENA_MAX, 1);
+	mallopt(M_MMAP_MAX, 0);
+	mallopt(M_TRIM_THRESHOLD, INT_MAX);
+	oryx_malloc_tuned = 1;
+}
+
+static int oryx_malloc_was_tuned(void) { return oryx_malloc_tuned; }
+*/
+import "C"
+
+// mallocTuned reports whether this process set glibc's allocator for XLA at load time (see the C constructor
+// above): one arena, no mmap for large blocks, no trimming — what GLIBC_TUNABLES=glibc.malloc.arena_max=1:
+// glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=… does. XLA CPU mallocs each execution's temporary
+// buffers (tens to hundreds of MiB); by default glibc serves each from a fresh mmap and unmaps it on free, so
+// every execution pays the kernel's page faults again (a quarter of the CPU time of the mixer benchmarks,
+// BENCHMARKS.md). The cost: the process keeps its peak C heap until it exits. The Go heap is not affected.
+// ORYX_XLA_MALLOC=default keeps glibc's defaults; a GLIBC_TUNABLES in the environment is left to decide.
+func mallocTuned() bool { return C.oryx_malloc_was_tuned() != 0 }

@@ -1,0 +1,5 @@
+//go:build stablehlo
+
+package simplego
+
+import _ "github.com/gomlx/gomlx/backends/stablehlo"
