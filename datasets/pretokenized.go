@@ -19,6 +19,7 @@ import (
 
 	"github.com/oryx-go/oryx/datasets/hfparquet"
 	"github.com/oryx-go/oryx/datasets/tokenizers"
+	"github.com/oryx-go/oryx/internal/safefile"
 	"github.com/parquet-go/parquet-go"
 )
 
@@ -681,7 +682,7 @@ func OpenPretokenized(dir string) (*PretokenizedSource, error) {
 func ReadPretokenizedManifest(dir string) (PretokenizedManifest, error) {
 	var m PretokenizedManifest
 	path := filepath.Join(dir, PretokenizedManifestFile)
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return m, fmt.Errorf("datasets: pre-tokenized corpus %s: no %s (not a pre-tokenized directory, or an unfinished Pretokenize run): %w",

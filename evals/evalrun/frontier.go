@@ -30,6 +30,7 @@ import (
 	"github.com/oryx-go/oryx/internal/backend"
 	"github.com/oryx-go/oryx/internal/figure"
 	"github.com/oryx-go/oryx/internal/rundir"
+	"github.com/oryx-go/oryx/internal/safefile"
 	"github.com/oryx-go/oryx/niah"
 	"github.com/oryx-go/oryx/oryx"
 	"github.com/oryx-go/oryx/oryx/schedule"
@@ -434,7 +435,7 @@ func (f *Frontier) add(p FrontierPoint) {
 // (none when there is no file; an error when it belongs to another run).
 func previousPoints(path string, f *Frontier) (map[string]FrontierPoint, error) {
 	out := map[string]FrontierPoint{}
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return out, nil
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -16,6 +15,7 @@ import (
 	"github.com/oryx-go/oryx/internal/atomicfile"
 
 	"github.com/oryx-go/oryx/evals/harness"
+	"github.com/oryx-go/oryx/internal/safefile"
 )
 
 // RunInfo is the metadata of one evaluation run, filled by the caller.
@@ -616,7 +616,7 @@ func (r *RunFile) WriteFile(path string) error {
 // ReadRunFile reads a run file written by WriteFile (or an lm-evaluation-harness results file); errors
 // name the file.
 func ReadRunFile(path string) (*RunFile, error) {
-	b, err := os.ReadFile(path)
+	b, err := safefile.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("leaderboard: %w", err)
 	}
@@ -635,7 +635,7 @@ func IsOwnOutput(path string) bool {
 	case "leaderboard.json", "leaderboard.md":
 		return true
 	}
-	b, err := os.ReadFile(path)
+	b, err := safefile.ReadFile(path)
 	if err != nil {
 		return false
 	}

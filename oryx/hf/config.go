@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"reflect"
 	"slices"
 	"strings"
 
 	"github.com/oryx-go/oryx/internal/atomicfile"
+	"github.com/oryx-go/oryx/internal/safefile"
 	"github.com/oryx-go/oryx/layers"
 	"github.com/oryx-go/oryx/oryx"
 )
@@ -194,7 +194,7 @@ var TorchDTypes = map[string]string{"F32": "float32", "F64": "float64", "BF16": 
 // use_short_conv or model_type would otherwise be half-honoured: the weights would run with the values
 // of oryx_config while the file says something else).
 func ReadConfig(path string) (oryx.Config, string, error) {
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(path)
 	if err != nil {
 		return oryx.Config{}, "", err
 	}

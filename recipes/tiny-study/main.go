@@ -34,6 +34,7 @@ import (
 	"github.com/oryx-go/oryx/internal/backend"
 	"github.com/oryx-go/oryx/internal/cli"
 	"github.com/oryx-go/oryx/internal/interrupt"
+	"github.com/oryx-go/oryx/internal/safefile"
 	"github.com/oryx-go/oryx/recipes/study"
 	"github.com/oryx-go/oryx/recipes/train"
 )
@@ -241,7 +242,7 @@ func trainWorker(file string, i int, stderr io.Writer) error {
 	if file == "" {
 		return cli.Usagef("--train-run needs --config FILE")
 	}
-	data, err := os.ReadFile(file)
+	data, err := safefile.ReadFile(file)
 	if err != nil {
 		return err
 	}

@@ -442,8 +442,8 @@ func TestProbeLinesSurviveResume(t *testing.T) {
 
 	cut := t.TempDir()
 	r = tinyRun(t, oryx.OryxTG, cut)
-	r.Probe, r.stopAfter = probe, 3
-	_, err = Train(r)
+	r.Probe = probe
+	_, err = train(r, testHooks{stopAfter: 3})
 	require.ErrorIs(t, err, errSimulatedKill)
 	require.Len(t, probes(cut), 1, "the killed run measured step 3 (after its last checkpoint, at step 2)")
 	r = tinyRun(t, oryx.OryxTG, cut)
