@@ -127,6 +127,9 @@ func Run(ctx context.Context, o Options) (string, error) {
 	lengths := o.groupLengths()
 	modelMax := max(o.MaxLength, o.LMMaxLength)
 	sched, model, out := o.names()
+	if err := claimResults(out, model, o.Force); err != nil {
+		return "", err
+	}
 	if err := checkWritable(out); err != nil {
 		return "", fmt.Errorf("--out: %w", err)
 	}
@@ -426,6 +429,20 @@ func isMissingData(err error) bool {
 	return errors.Is(err, fs.ErrNotExist) || strings.Contains(err.Error(), "matches no files")
 }
 
+// claimResults refuses a results file out that would replace a file of another kind or go into another
+// command's output directory, and an lm-eval folder (LMEvalDir) that is another command's output, unless
+// force (internal/rundir's rules).
+func claimResults(out, model string, force bool) error {
+	isRunFile := func(path string) error {
+		_, err := leaderboard.ReadRunFile(path)
+		return err
+	}
+	if err := rundir.ClaimFile("--out", out, "a results file", isRunFile, force); err != nil {
+		return err
+	}
+	return rundir.ClaimShared("--out", LMEvalDir(out, model), "lm-eval's results_<date>.json", force)
+}
+
 // checkWritable creates out's directory and a temporary file in it, so that an unwritable --out fails
 // before any compute.
 func checkWritable(out string) error {
@@ -466,9 +483,19 @@ func finishedTasks(out string, o Options, schedule, tokName string, lengths map[
 
 // Merge builds <dir>/leaderboard.json and <dir>/leaderboard.md from run files (leaderboard.MergeWith:
 // merge's own outputs among files are skipped; partial runs' averages are left out unless includePartial).
-func Merge(dir string, files []string, includePartial bool) (*leaderboard.Leaderboard, error) {
+// It refuses a dir that is another command's output, or a leaderboard.json there that is not a leaderboard,
+// unless force.
+func Merge(dir string, files []string, includePartial, force bool) (*leaderboard.Leaderboard, error) {
 	if len(files) == 0 {
 		return nil, errors.New("merge: no run files given")
+	}
+	if err := rundir.ClaimFile("--out", filepath.Join(dir, "leaderboard.json"), "a leaderboard",
+		leaderboard.CheckLeaderboardFile, force); err != nil {
+		return nil, err
+	}
+	if err := rundir.ClaimFile("--out", filepath.Join(dir, "leaderboard.md"), "a leaderboard's table",
+		leaderboard.CheckLeaderboardTable, force); err != nil {
+		return nil, err
 	}
 	l, err := leaderboard.MergeWith(leaderboard.MergeOptions{IncludePartial: includePartial}, files...)
 	if err != nil {

@@ -77,9 +77,9 @@ func TestRunAndMergeOnRealData(t *testing.T) {
 		"doc_hash", "prompt_hash", "target_hash", "acc", "acc_norm"} {
 		assert.Contains(t, rec, k)
 	}
-	_, err = Merge(out, files, false)
+	_, err = Merge(out, files, false, false)
 	require.NoError(t, err)
-	l, err := Merge(out, append(files, filepath.Join(out, "leaderboard.json")), false) // its own output skipped
+	l, err := Merge(out, append(files, filepath.Join(out, "leaderboard.json")), false, false) // its own output skipped
 	require.NoError(t, err)
 	assert.Len(t, l.Skipped, 1)
 	md, err := os.ReadFile(filepath.Join(out, "leaderboard.md"))
@@ -139,7 +139,7 @@ func TestBadInput(t *testing.T) {
 	}
 	_, err := Run(context.Background(), Options{Checkpoint: "x", Tasks: "piqa", Harness: harness.Config{DataRoot: ""}})
 	assert.ErrorContains(t, err, "--data-root")
-	_, err = Merge(t.TempDir(), nil, false)
+	_, err = Merge(t.TempDir(), nil, false, false)
 	require.ErrorContains(t, err, "no run files")
 	// An unwritable --out fails before the checkpoint is read.
 	file := filepath.Join(t.TempDir(), "file")

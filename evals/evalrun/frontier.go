@@ -199,10 +199,13 @@ func RunFrontier(o FrontierOptions) (*Frontier, error) {
 			return nil, err
 		}
 	}
+	if err := rundir.Claim("--out", o.Out, rundir.KindFrontier, o.Force); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
 		return nil, fmt.Errorf("--out: %w", err)
 	}
-	jsonPath := filepath.Join(o.Out, "frontier.json")
+	jsonPath := filepath.Join(o.Out, rundir.FrontierFile)
 
 	maxLen := max(o.MaxLength, o.LMMaxLength, mo.SeqLen+1)
 	for _, n := range needles {

@@ -3,6 +3,7 @@ package leaderboard
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -635,17 +636,38 @@ func IsOwnOutput(path string) bool {
 	case "leaderboard.json", "leaderboard.md":
 		return true
 	}
+	return CheckLeaderboardFile(path) == nil
+}
+
+// CheckLeaderboardFile returns nil when path has the shape of merge's leaderboard.json (a "runs" list and no
+// "results"), else an error saying what it is not.
+func CheckLeaderboardFile(path string) error {
 	b, err := safefile.ReadFile(path)
 	if err != nil {
-		return false
+		return err
 	}
 	var probe map[string]json.RawMessage
-	if json.Unmarshal(b, &probe) != nil {
-		return false
+	if err := json.Unmarshal(b, &probe); err != nil {
+		return fmt.Errorf("not a JSON object: %w", err)
 	}
 	_, runs := probe["runs"]
 	_, results := probe["results"]
-	return runs && !results
+	if !runs || results {
+		return errors.New(`not a leaderboard (a "runs" list and no "results")`)
+	}
+	return nil
+}
+
+// CheckLeaderboardTable returns nil when path begins like the markdown table WriteFiles writes.
+func CheckLeaderboardTable(path string) error {
+	b, err := safefile.ReadFileMax(path, 64<<20)
+	if err != nil {
+		return err
+	}
+	if !bytes.HasPrefix(b, []byte("| Model | ")) {
+		return errors.New("not a leaderboard table (it does not begin with \"| Model | \")")
+	}
+	return nil
 }
 
 func writeAtomic(path string, data []byte) error {

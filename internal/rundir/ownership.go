@@ -6,8 +6,8 @@ package rundir
 // write into a directory that is absent, empty, of its own kind (a rerun resumes or replaces its own output),
 // or that holds other files none of which it would replace; a directory of another command's kind is refused
 // with a message naming the path and what it holds, unless the user says --force. Commands that write files
-// (`evals`' results file, `evals mqar`, `evals merge`, `oryx synth`) claim the file (ClaimFile): never into a
-// directory of a kind above, never over a file that is not already theirs.
+// (`evals`' results file, `evals mqar`, `evals merge`, `oryx synth`) claim the file (ClaimFile): never under
+// a name that the owner of its directory writes, never over a file that is not already theirs.
 //
 // The rules are by content, the files each command writes (no marker file: the directories written before
 // these rules are classified the same way):
@@ -154,7 +154,11 @@ func Classify(path string) (Holding, error) {
 			case KindExport:
 				mark(KindExport, n)
 			}
-		case strings.HasPrefix(n, CheckpointPrefix) || stateFileAny.MatchString(n) || n == RunFile || n == MetricsFile ||
+		case n == RunFile:
+			if isRunRecord(filepath.Join(path, n)) {
+				mark(KindRun, n)
+			}
+		case strings.HasPrefix(n, CheckpointPrefix) || stateFileAny.MatchString(n) || n == MetricsFile ||
 			n == LockFile || (e.IsDir() && strings.HasPrefix(n, StagingPrefix)):
 			mark(KindRun, n)
 		case n == CorpusManifestFile || corpusShardRE.MatchString(n):
@@ -199,6 +203,22 @@ func configKind(path string) Kind {
 		return KindRun
 	}
 	return ""
+}
+
+// isRunRecord tells a run directory's run.json (the trainer's record: "model" and "train") from a file of
+// the same name of another kind (an `evals` results file named run.json).
+func isRunRecord(path string) bool {
+	data, err := safefile.ReadFileMax(path, 16<<20)
+	if err != nil {
+		return false
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(data, &m) != nil {
+		return false
+	}
+	_, model := m["model"]
+	_, train := m["train"]
+	return model && train
 }
 
 // holdsRuns reports whether dir (a study's runs/) holds at least one run directory.
@@ -263,8 +283,8 @@ func Claim(flag, dir string, want Kind, force bool) error {
 	return nil
 }
 
-// ClaimFile checks that a command may write the file path (flag names the flag): not into a directory of one
-// of the kinds above (another command's output), not over a directory or anything but a regular file, and
+// ClaimFile checks that a command may write the file path (flag names the flag): not under a name that the
+// writer of its directory's kind writes (another command's output), not over a directory or anything but a regular file, and
 // not over an existing file that ours (the writer's own reader, e.g. a results file parser) refuses (nil:
 // any existing file is refused). force skips the check.
 func ClaimFile(flag, path string, what string, ours func(path string) error, force bool) error {
@@ -276,9 +296,14 @@ func ClaimFile(flag, path string, what string, ours func(path string) error, for
 	if err != nil {
 		return fmt.Errorf("%s %s: %w", flag, path, err)
 	}
-	if len(h.Kinds) > 0 {
-		return fmt.Errorf("%s %s: its directory %s holds %s, another command's output: refusing to write %s into it; "+
-			"choose another %s, or pass --force to write there anyway", flag, path, dir, h.Describe(), what, flag)
+	// A file beside another command's output is harmless unless its name is one that output's writer writes
+	// (evals --out runs/q/metrics.jsonl would be appended to by the trainer; an existing file is checked below).
+	for _, k := range h.Kinds {
+		if ownsName(k, filepath.Base(path)) {
+			return fmt.Errorf("%s %s: its directory %s holds %s, whose writer writes %s: refusing to write %s there; "+
+				"choose another %s, or pass --force to write there anyway", flag, path, dir, h.Describe(),
+				filepath.Base(path), what, flag)
+		}
 	}
 	st, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -304,6 +329,23 @@ func ClaimFile(flag, path string, what string, ours func(path string) error, for
 			flag, path, what, err, flag)
 	}
 	return nil
+}
+
+// ownsName reports whether a directory of kind k has, or its writer writes, a file called name.
+func ownsName(k Kind, name string) bool {
+	if slices.Contains(outputs[k], name) {
+		return true
+	}
+	switch k {
+	case KindRun:
+		return name == RunFile || name == SummaryFile || strings.HasPrefix(name, CheckpointPrefix) ||
+			stateFileAny.MatchString(name) || strings.HasPrefix(name, StagingPrefix)
+	case KindCorpus:
+		return corpusShardRE.MatchString(name)
+	case KindStudy:
+		return strings.HasPrefix(name, StudyWorkerPrefix)
+	}
+	return false
 }
 
 // ClaimShared checks a directory that a command writes some files into beside others' (`evals`' lm-eval

@@ -15,14 +15,15 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/gomlx/gomlx/pkg/ml/context"
 	"github.com/oryx-go/oryx/internal/atomicfile"
+	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/oryx"
 )
 
-// File names of an export directory.
+// File names of an export directory (internal/rundir tells an export by them: rundir.Claim).
 const (
-	WeightsFile  = "model.safetensors"
-	ConfigFile   = "config.json"
-	ModelingFile = "modeling_oryx.py" // the PyTorch reference (ModelingPy)
+	WeightsFile  = rundir.ExportWeightsFile
+	ConfigFile   = rundir.ConfigFile
+	ModelingFile = rundir.ExportModelingFile // the PyTorch reference (ModelingPy)
 )
 
 // ModelingPy is modeling_oryx.py, the PyTorch reference implementation of every variant that Export writes

@@ -31,6 +31,7 @@ import (
 
 	"github.com/gomlx/gomlx/backends"
 
+	"github.com/oryx-go/oryx/internal/atomicfile"
 	"github.com/oryx-go/oryx/internal/backend"
 	"github.com/oryx-go/oryx/internal/cli"
 	"github.com/oryx-go/oryx/internal/interrupt"
@@ -59,6 +60,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		"the claims' gaps against width and tokens (runs/study-scale)")
 	attribution := fs.Bool("attribution", false, "the recall-gap attribution: single-change oryx-tg runs at the study's budget "+
 		"(runs/study-attribution)")
+	force := fs.Bool("force", false, "write into --out even when it holds another command's output (a run directory, an export, ...)")
 	curveExamples := fs.Int("curve-examples", -1, "recall curves: MQAR examples per pair count scored at every validation (0: no curves; default: the study's)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: go run [-tags xla] ./recipes/tiny-study [--quick] [--scale | --attribution] [--out DIR] [--runs LIST] "+
@@ -160,6 +162,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		c.Jobs = defaultJobs(be)
 	}
 	c.TrainWorker = trainInChild
+	c.Force = *force
 	ctx, stop := interrupt.Context(context.Background())
 	defer stop()
 	rep, err := study.Run(ctx, c, stderr)
@@ -216,7 +219,7 @@ func trainInChild(ctx context.Context, c study.Config, i int, log io.Writer) err
 		return err
 	}
 	cfgFile := filepath.Join(c.Out, fmt.Sprintf(".worker-%s.json", c.JobLabel(i)))
-	if err := os.WriteFile(cfgFile, data, 0o644); err != nil {
+	if err := atomicfile.WriteFile(cfgFile, data); err != nil {
 		return err
 	}
 	defer os.Remove(cfgFile)
