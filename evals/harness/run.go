@@ -60,82 +60,16 @@ func Run(m Model, t Task, opts Options) (*Result, error) {
 		Group: GroupOf(name), OutputType: plan.OutputType, Version: plan.Version, Limit: opts.Limit,
 		Segments: Segments{AttentionKnown: true}}
 
-	llReqs := make([]LLRequest, len(plan.LL))
-	llTrunc := make([]bool, len(plan.LL))
-	llSplit := make([]int, len(plan.LL))
-	for i, it := range plan.LL {
-		r, tr, err := TruncateLL(it.Req, maxLen)
-		if err != nil {
-			return nil, fmt.Errorf("harness: %s: document %d: %w", name, it.Doc, err)
-		}
-		llSplit[i] = r.AttentionFrom
-		if !opts.Mixed {
-			r.AttentionFrom = len(r.Context) + len(r.Continuation)
-		}
-		llReqs[i], llTrunc[i] = r, tr
-		if tr {
-			res.Truncated++
-		}
+	reqs, err := truncateRequests(name, plan, maxLen, opts.Mixed)
+	if err != nil {
+		return nil, err
 	}
-	genReqs := make([]GenRequest, len(plan.Gen))
-	genTrunc := make([]bool, len(plan.Gen))
-	genSplit := make([]int, len(plan.Gen))
-	for i, it := range plan.Gen {
-		r, tr, err := TruncateGen(it.Req, maxLen)
-		if err != nil {
-			return nil, fmt.Errorf("harness: %s: document %d: %w", name, it.Doc, err)
-		}
-		genSplit[i] = r.AttentionFrom
-		if !opts.Mixed {
-			r.AttentionFrom = len(r.Context) + r.MaxTokens
-		}
-		genReqs[i], genTrunc[i] = r, tr
-		if tr {
-			res.Truncated++
-		}
+	res.Truncated = reqs.truncated
+	llRes, genRes, err := callModel(m, name, reqs, opts)
+	if err != nil {
+		return nil, err
 	}
-
-	progress := func(phase string, total int) func(int) {
-		if opts.Progress == nil {
-			return nil
-		}
-		opts.Progress(name, phase, 0, total)
-		return func(done int) { opts.Progress(name, phase, done, total) }
-	}
-	var llRes []LLResult
-	if len(llReqs) > 0 {
-		if llRes, err = m.LogLikelihood(llReqs, progress("loglikelihood", len(llReqs))); err != nil {
-			return nil, fmt.Errorf("harness: %s: loglikelihood: %w", name, err)
-		}
-		if len(llRes) != len(llReqs) {
-			return nil, fmt.Errorf("harness: %s: model returned %d loglikelihood results for %d requests", name, len(llRes), len(llReqs))
-		}
-	}
-	var genRes []GenResult
-	if len(genReqs) > 0 {
-		if genRes, err = m.GenerateUntil(genReqs, progress("generate_until", len(genReqs))); err != nil {
-			return nil, fmt.Errorf("harness: %s: generate_until: %w", name, err)
-		}
-		if len(genRes) != len(genReqs) {
-			return nil, fmt.Errorf("harness: %s: model returned %d generations for %d requests", name, len(genRes), len(genReqs))
-		}
-		for i := range genRes {
-			genRes[i].Text = CutAtStop(genRes[i].Text, genReqs[i].Until)
-		}
-	}
-	for i, r := range llRes {
-		res.Tokens += int64(r.Tokens)
-		res.AttentionTokens += int64(r.AttentionTokens)
-		res.Segments.add(r.Tokens, r.Tokens, llSplit[i], r.AttentionTokens, opts.Mixed)
-	}
-	for i, r := range genRes {
-		res.Tokens += int64(r.TotalTokens)
-		res.AttentionTokens += int64(r.AttentionTokens)
-		res.Segments.add(r.TotalTokens, len(genReqs[i].Context), genSplit[i], r.AttentionTokens, opts.Mixed)
-	}
-	if res.Tokens > 0 {
-		res.AttentionFraction = float64(res.AttentionTokens) / float64(res.Tokens)
-	}
+	res.countTokens(reqs, llRes, genRes, opts.Mixed)
 
 	scores, err := plan.Score(llRes, genRes)
 	if err != nil {
@@ -143,25 +77,138 @@ func Run(m Model, t Task, opts Options) (*Result, error) {
 	}
 	res.Metrics = scores.Metrics
 	if opts.Samples != nil {
-		recs := docSamples(plan, scores, llReqs, llRes, llTrunc, genReqs, genRes, genTrunc)
-		var hashes strings.Builder
-		for _, s := range recs {
-			d, p, t, err := s.Hashes()
-			if err != nil {
-				return nil, fmt.Errorf("harness: %s: log-samples: %w", name, err)
-			}
-			hashes.WriteString(d + p + t)
-			if err := opts.Samples.Write(s); err != nil {
-				return nil, err
-			}
-		}
-		res.TaskHash = HashString(hashes.String())
-		if err := opts.Samples.Flush(); err != nil {
+		recs := docSamples(plan, scores, reqs.ll, llRes, reqs.llTrunc, reqs.gen, genRes, reqs.genTrunc)
+		if res.TaskHash, err = writeSamples(name, opts.Samples, recs); err != nil {
 			return nil, err
 		}
 	}
 	res.Seconds = time.Since(start).Seconds()
 	return res, nil
+}
+
+// truncatedRequests are a plan's requests as the model gets them: left-truncated to the max length, with
+// which were truncated and where each one's split point (AttentionFrom) lay before it was overridden.
+type truncatedRequests struct {
+	ll        []LLRequest
+	llTrunc   []bool
+	llSplit   []int
+	gen       []GenRequest
+	genTrunc  []bool
+	genSplit  []int
+	truncated int // how many requests of either type were truncated
+}
+
+// truncateRequests left-truncates every request of plan to maxLen as lm-eval does (TruncateLL,
+// TruncateGen). Outside mixed mode each request's AttentionFrom is moved past its end (full attention);
+// the split point it had is kept for the token segments.
+func truncateRequests(name string, plan *Plan, maxLen int, mixed bool) (*truncatedRequests, error) {
+	q := &truncatedRequests{
+		ll: make([]LLRequest, len(plan.LL)), llTrunc: make([]bool, len(plan.LL)), llSplit: make([]int, len(plan.LL)),
+		gen: make([]GenRequest, len(plan.Gen)), genTrunc: make([]bool, len(plan.Gen)), genSplit: make([]int, len(plan.Gen)),
+	}
+	for i, it := range plan.LL {
+		r, tr, err := TruncateLL(it.Req, maxLen)
+		if err != nil {
+			return nil, fmt.Errorf("harness: %s: document %d: %w", name, it.Doc, err)
+		}
+		q.llSplit[i] = r.AttentionFrom
+		if !mixed {
+			r.AttentionFrom = len(r.Context) + len(r.Continuation)
+		}
+		q.ll[i], q.llTrunc[i] = r, tr
+		if tr {
+			q.truncated++
+		}
+	}
+	for i, it := range plan.Gen {
+		r, tr, err := TruncateGen(it.Req, maxLen)
+		if err != nil {
+			return nil, fmt.Errorf("harness: %s: document %d: %w", name, it.Doc, err)
+		}
+		q.genSplit[i] = r.AttentionFrom
+		if !mixed {
+			r.AttentionFrom = len(r.Context) + r.MaxTokens
+		}
+		q.gen[i], q.genTrunc[i] = r, tr
+		if tr {
+			q.truncated++
+		}
+	}
+	return q, nil
+}
+
+// callModel gives m all loglikelihood requests in one call and all generation requests in another (the
+// model batches), checks it answered each request, and cuts generations at their stop strings.
+func callModel(m Model, name string, reqs *truncatedRequests, opts Options) ([]LLResult, []GenResult, error) {
+	progress := func(phase string, total int) func(int) {
+		if opts.Progress == nil {
+			return nil
+		}
+		opts.Progress(name, phase, 0, total)
+		return func(done int) { opts.Progress(name, phase, done, total) }
+	}
+	var err error
+	var llRes []LLResult
+	if len(reqs.ll) > 0 {
+		if llRes, err = m.LogLikelihood(reqs.ll, progress("loglikelihood", len(reqs.ll))); err != nil {
+			return nil, nil, fmt.Errorf("harness: %s: loglikelihood: %w", name, err)
+		}
+		if len(llRes) != len(reqs.ll) {
+			return nil, nil, fmt.Errorf("harness: %s: model returned %d loglikelihood results for %d requests", name, len(llRes), len(reqs.ll))
+		}
+	}
+	var genRes []GenResult
+	if len(reqs.gen) > 0 {
+		if genRes, err = m.GenerateUntil(reqs.gen, progress("generate_until", len(reqs.gen))); err != nil {
+			return nil, nil, fmt.Errorf("harness: %s: generate_until: %w", name, err)
+		}
+		if len(genRes) != len(reqs.gen) {
+			return nil, nil, fmt.Errorf("harness: %s: model returned %d generations for %d requests", name, len(genRes), len(reqs.gen))
+		}
+		for i := range genRes {
+			genRes[i].Text = CutAtStop(genRes[i].Text, reqs.gen[i].Until)
+		}
+	}
+	return llRes, genRes, nil
+}
+
+// countTokens adds the tokens the model reported for each request to res: the totals, the attention
+// fraction (Σ attention tokens / Σ tokens) and the split into context, question and generated tokens.
+func (res *Result) countTokens(reqs *truncatedRequests, llRes []LLResult, genRes []GenResult, mixed bool) {
+	for i, r := range llRes {
+		res.Tokens += int64(r.Tokens)
+		res.AttentionTokens += int64(r.AttentionTokens)
+		res.Segments.add(r.Tokens, r.Tokens, reqs.llSplit[i], r.AttentionTokens, mixed)
+	}
+	for i, r := range genRes {
+		res.Tokens += int64(r.TotalTokens)
+		res.AttentionTokens += int64(r.AttentionTokens)
+		res.Segments.add(r.TotalTokens, len(reqs.gen[i].Context), reqs.genSplit[i], r.AttentionTokens, mixed)
+	}
+	if res.Tokens > 0 {
+		res.AttentionFraction = float64(res.AttentionTokens) / float64(res.Tokens)
+	}
+}
+
+// writeSamples writes one sample record per document to w, flushes it, and returns the task hash: the
+// hash of all records' document, prompt and target hashes in order.
+func writeSamples(name string, w *SampleWriter, recs []*DocSample) (string, error) {
+	var hashes strings.Builder
+	for _, s := range recs {
+		d, p, t, err := s.Hashes()
+		if err != nil {
+			return "", fmt.Errorf("harness: %s: log-samples: %w", name, err)
+		}
+		hashes.WriteString(d + p + t)
+		if err := w.Write(s); err != nil {
+			return "", err
+		}
+	}
+	hash := HashString(hashes.String())
+	if err := w.Flush(); err != nil {
+		return "", err
+	}
+	return hash, nil
 }
 
 // docSamples groups a plan's requests by document (in the order documents first appear) into lm-eval

@@ -163,16 +163,62 @@ func (r *RunFile) MarshalJSON() ([]byte, error) {
 // results is a run's results rows by task or group (the "results" and "groups" objects).
 type results map[string]harness.Doc
 
+// layoutTables are the per-task and per-group objects of the lm-eval layout, built by taskRows and
+// groupRows.
+type layoutTables struct {
+	res, configs, versions, nShot, hib, nSamp, hashes harness.Doc
+	groups, groupSubtasks                             harness.Doc
+	subtasks                                          map[string][]string        // group → its tasks in the run
+	groupHib                                          map[string]map[string]bool // group → metric → higher is better
+}
+
 // layout builds the lm-eval layout of the run (see MarshalJSON).
 func (r *RunFile) layout() (harness.Doc, error) {
-	var limit any
-	if r.Limit > 0 {
-		limit = r.Limit
+	tb := &layoutTables{res: harness.Doc{}, configs: harness.Doc{}, versions: harness.Doc{}, nShot: harness.Doc{},
+		hib: harness.Doc{}, nSamp: harness.Doc{}, hashes: harness.Doc{}, groups: harness.Doc{}, groupSubtasks: harness.Doc{},
+		subtasks: map[string][]string{}, groupHib: map[string]map[string]bool{}}
+	r.taskRows(tb)
+	r.groupRows(tb)
+	sortDoc(tb.versions)
+	sortDoc(tb.nShot)
+	sortDoc(tb.hib)
+	f := harness.Doc{{Key: "results", Value: tb.res}}
+	if len(tb.groups) > 0 {
+		f = append(f, harness.DocField{Key: "groups", Value: tb.groups})
 	}
-	res, configs, versions, nShot := harness.Doc{}, harness.Doc{}, harness.Doc{}, harness.Doc{}
-	hib, nSamp, hashes := harness.Doc{}, harness.Doc{}, harness.Doc{}
-	subtasks := map[string][]string{}
-	groupHib := map[string]map[string]bool{}
+	var date any
+	if t, err := time.Parse(time.RFC3339, r.Date); err == nil {
+		date = float64(t.UnixNano()) / 1e9
+	}
+	var seconds any
+	if r.Seconds > 0 {
+		seconds = harness.PyFloatRepr(r.Seconds)
+	}
+	f = append(f, harness.DocField{Key: "group_subtasks", Value: tb.groupSubtasks}, harness.DocField{Key: "configs", Value: tb.configs},
+		harness.DocField{Key: "versions", Value: tb.versions}, harness.DocField{Key: "n-shot", Value: tb.nShot},
+		harness.DocField{Key: "higher_is_better", Value: tb.hib}, harness.DocField{Key: "n-samples", Value: tb.nSamp},
+		harness.DocField{Key: "config", Value: r.runConfig()}, harness.DocField{Key: "git_hash", Value: nil},
+		harness.DocField{Key: "date", Value: date}, harness.DocField{Key: "task_hashes", Value: tb.hashes},
+		harness.DocField{Key: "model_source", Value: "oryx"}, harness.DocField{Key: "model_name", Value: r.Model},
+		harness.DocField{Key: "model_name_sanitized", Value: SanitizeModelName(r.Model)},
+		harness.DocField{Key: "system_instruction", Value: nil}, harness.DocField{Key: "system_instruction_sha", Value: nil},
+		harness.DocField{Key: "fewshot_as_multiturn", Value: false}, harness.DocField{Key: "chat_template", Value: nil},
+		harness.DocField{Key: "chat_template_sha", Value: nil}, harness.DocField{Key: "total_evaluation_time_seconds", Value: seconds})
+	o := &oryxSection{RunInfo: r.RunInfo, Partial: r.Partial(), AttentionFraction: json.RawMessage("null"),
+		AttentionByGroup: r.AttentionByGroup, Tasks: r.Tasks, Averages: r.Averages}
+	if !math.IsNaN(r.AttentionFraction) {
+		o.AttentionFraction, _ = json.Marshal(r.AttentionFraction)
+	}
+	od, err := asDoc(o)
+	if err != nil {
+		return nil, err
+	}
+	return append(f, harness.DocField{Key: "oryx", Value: od}), nil
+}
+
+// taskRows adds each task's entries (in name order) to tb: its results row, config, version, n-shot,
+// higher_is_better, n-samples and task hash; and notes its group's members and metrics.
+func (r *RunFile) taskRows(tb *layoutTables) {
 	for _, name := range r.taskNames() {
 		t := r.Tasks[name]
 		row := harness.Doc{{Key: "name", Value: name}, {Key: "alias", Value: name}, {Key: "sample_len", Value: t.Docs}}
@@ -196,58 +242,67 @@ func (r *RunFile) layout() (harness.Doc, error) {
 			metricList = append(metricList, harness.Doc{{Key: "metric", Value: m}, {Key: "aggregation", Value: agg},
 				{Key: "higher_is_better", Value: higher}})
 		}
-		res = append(res, harness.DocField{Key: name, Value: row})
-		cfg := harness.ConfigOf(name)
-		if cfg == nil {
-			cfg = harness.Doc{{Key: "task", Value: name}}
-			if t.OutputType != "" {
-				cfg = append(cfg, harness.DocField{Key: "output_type", Value: t.OutputType})
-			}
-		}
-		for _, f := range (harness.Doc{{Key: "target_delimiter", Value: " "}, {Key: "fewshot_delimiter", Value: "\n\n"},
-			{Key: "num_fewshot", Value: 0}, {Key: "metric_list", Value: metricList}, {Key: "repeats", Value: 1},
-			{Key: "metadata", Value: harness.Doc{{Key: "version", Value: t.Version}}}}) {
-			if _, ok := cfg.Get(f.Key); !ok { // lm-eval's defaults, where the task's YAML has none
-				cfg = append(cfg, f)
-			}
-		}
-		if t.Data != "" {
-			cfg = append(cfg, harness.DocField{Key: "data_file", Value: t.Data})
-		}
-		if t.MaxLength > 0 {
-			cfg = append(cfg, harness.DocField{Key: "max_length", Value: t.MaxLength})
-		}
-		configs = append(configs, harness.DocField{Key: name, Value: cfg})
-		versions = append(versions, harness.DocField{Key: name, Value: t.Version})
-		nShot = append(nShot, harness.DocField{Key: name, Value: 0})
-		hib = append(hib, harness.DocField{Key: name, Value: th})
-		nSamp = append(nSamp, harness.DocField{Key: name, Value: harness.Doc{{Key: "original", Value: t.TotalDocs - t.Dropped},
+		tb.res = append(tb.res, harness.DocField{Key: name, Value: row})
+		tb.configs = append(tb.configs, harness.DocField{Key: name, Value: taskConfig(name, t, metricList)})
+		tb.versions = append(tb.versions, harness.DocField{Key: name, Value: t.Version})
+		tb.nShot = append(tb.nShot, harness.DocField{Key: name, Value: 0})
+		tb.hib = append(tb.hib, harness.DocField{Key: name, Value: th})
+		tb.nSamp = append(tb.nSamp, harness.DocField{Key: name, Value: harness.Doc{{Key: "original", Value: t.TotalDocs - t.Dropped},
 			{Key: "effective", Value: t.Docs}}})
 		if t.TaskHash != "" {
-			hashes = append(hashes, harness.DocField{Key: name, Value: t.TaskHash})
+			tb.hashes = append(tb.hashes, harness.DocField{Key: name, Value: t.TaskHash})
 		}
 		if t.Group != "" {
-			subtasks[t.Group] = append(subtasks[t.Group], name)
-			if groupHib[t.Group] == nil {
-				groupHib[t.Group] = map[string]bool{}
+			tb.subtasks[t.Group] = append(tb.subtasks[t.Group], name)
+			if tb.groupHib[t.Group] == nil {
+				tb.groupHib[t.Group] = map[string]bool{}
 			}
 			for _, f := range th {
-				groupHib[t.Group][f.Key] = f.Value.(bool)
+				tb.groupHib[t.Group][f.Key] = f.Value.(bool)
 			}
 		}
 	}
-	groups := harness.Doc{}
-	groupNames := make([]string, 0, len(subtasks))
-	for g := range subtasks {
+}
+
+// taskConfig is task name's "configs" entry: its registered lm-eval YAML fields (or its name and output
+// type), lm-eval's defaults where those have none, the data file read and the max length.
+func taskConfig(name string, t *harness.Result, metricList []any) harness.Doc {
+	cfg := harness.ConfigOf(name)
+	if cfg == nil {
+		cfg = harness.Doc{{Key: "task", Value: name}}
+		if t.OutputType != "" {
+			cfg = append(cfg, harness.DocField{Key: "output_type", Value: t.OutputType})
+		}
+	}
+	for _, f := range (harness.Doc{{Key: "target_delimiter", Value: " "}, {Key: "fewshot_delimiter", Value: "\n\n"},
+		{Key: "num_fewshot", Value: 0}, {Key: "metric_list", Value: metricList}, {Key: "repeats", Value: 1},
+		{Key: "metadata", Value: harness.Doc{{Key: "version", Value: t.Version}}}}) {
+		if _, ok := cfg.Get(f.Key); !ok { // lm-eval's defaults, where the task's YAML has none
+			cfg = append(cfg, f)
+		}
+	}
+	if t.Data != "" {
+		cfg = append(cfg, harness.DocField{Key: "data_file", Value: t.Data})
+	}
+	if t.MaxLength > 0 {
+		cfg = append(cfg, harness.DocField{Key: "max_length", Value: t.MaxLength})
+	}
+	return cfg
+}
+
+// groupRows adds each task group's entries (in name order) to tb: its results row (and "groups" row when
+// it has averages), version, n-shot, higher_is_better and group_subtasks.
+func (r *RunFile) groupRows(tb *layoutTables) {
+	groupNames := make([]string, 0, len(tb.subtasks))
+	for g := range tb.subtasks {
 		groupNames = append(groupNames, g)
 	}
 	sort.Strings(groupNames)
-	gs := harness.Doc{}
 	for _, g := range groupNames {
 		row := harness.Doc{{Key: "name", Value: g}, {Key: "alias", Value: g}}
 		count := harness.Doc{}
 		docs := 0
-		for _, t := range subtasks[g] {
+		for _, t := range tb.subtasks[g] {
 			docs += r.Tasks[t].Docs
 		}
 		for _, d := range Averages {
@@ -255,34 +310,32 @@ func (r *RunFile) layout() (harness.Doc, error) {
 				row = append(row, harness.DocField{Key: d.Name + ",none", Value: a.Value / 100},
 					harness.DocField{Key: d.Name + "_stderr,none", Value: "N/A"})
 				count = append(count, harness.DocField{Key: d.Name + ",none", Value: docs})
-				groupHib[g][d.Name] = true
+				tb.groupHib[g][d.Name] = true
 			}
 		}
 		if len(count) > 0 {
 			row = append(row[:2], append(harness.Doc{{Key: "sample_len", Value: docs}}, row[2:]...)...)
 			row = append(row, harness.DocField{Key: "sample_count", Value: count})
-			groups = append(groups, harness.DocField{Key: g, Value: row})
+			tb.groups = append(tb.groups, harness.DocField{Key: g, Value: row})
 		}
-		res = append(res, harness.DocField{Key: g, Value: row})
-		versions = append(versions, harness.DocField{Key: g, Value: "N/A"})
-		nShot = append(nShot, harness.DocField{Key: g, Value: 0})
+		tb.res = append(tb.res, harness.DocField{Key: g, Value: row})
+		tb.versions = append(tb.versions, harness.DocField{Key: g, Value: "N/A"})
+		tb.nShot = append(tb.nShot, harness.DocField{Key: g, Value: 0})
 		gh := harness.Doc{}
-		for _, m := range sortedKeys(groupHib[g]) {
-			gh = append(gh, harness.DocField{Key: m, Value: groupHib[g][m]})
+		for _, m := range sortedKeys(tb.groupHib[g]) {
+			gh = append(gh, harness.DocField{Key: m, Value: tb.groupHib[g][m]})
 		}
-		hib = append(hib, harness.DocField{Key: g, Value: gh})
-		gs = append(gs, harness.DocField{Key: g, Value: subtasks[g]})
+		tb.hib = append(tb.hib, harness.DocField{Key: g, Value: gh})
+		tb.groupSubtasks = append(tb.groupSubtasks, harness.DocField{Key: g, Value: tb.subtasks[g]})
 	}
-	sortDoc(versions)
-	sortDoc(nShot)
-	sortDoc(hib)
-	f := harness.Doc{{Key: "results", Value: res}}
-	if len(groups) > 0 {
-		f = append(f, harness.DocField{Key: "groups", Value: groups})
-	}
-	var date any
-	if t, err := time.Parse(time.RFC3339, r.Date); err == nil {
-		date = float64(t.UnixNano()) / 1e9
+}
+
+// runConfig is the run's "config" object: model "oryx", model_args, parameters, batch size, device (the
+// backend), limit, bootstrap_iters, backend and schedule; unset settings are null.
+func (r *RunFile) runConfig() harness.Doc {
+	var limit any
+	if r.Limit > 0 {
+		limit = r.Limit
 	}
 	var params any
 	if r.Parameters > 0 {
@@ -296,35 +349,11 @@ func (r *RunFile) layout() (harness.Doc, error) {
 	if r.Backend != "" {
 		device = r.Backend
 	}
-	config := harness.Doc{{Key: "model", Value: "oryx"}, {Key: "model_args", Value: r.modelArgs()},
+	return harness.Doc{{Key: "model", Value: "oryx"}, {Key: "model_args", Value: r.modelArgs()},
 		{Key: "model_num_parameters", Value: params}, {Key: "batch_size", Value: batch}, {Key: "batch_sizes", Value: []any{}},
 		{Key: "device", Value: device}, {Key: "use_cache", Value: nil}, {Key: "limit", Value: limit},
 		{Key: "bootstrap_iters", Value: r.BootstrapIters}, {Key: "gen_kwargs", Value: nil},
 		{Key: "backend", Value: r.Backend}, {Key: "schedule", Value: r.Schedule}}
-	var seconds any
-	if r.Seconds > 0 {
-		seconds = harness.PyFloatRepr(r.Seconds)
-	}
-	f = append(f, harness.DocField{Key: "group_subtasks", Value: gs}, harness.DocField{Key: "configs", Value: configs},
-		harness.DocField{Key: "versions", Value: versions}, harness.DocField{Key: "n-shot", Value: nShot},
-		harness.DocField{Key: "higher_is_better", Value: hib}, harness.DocField{Key: "n-samples", Value: nSamp},
-		harness.DocField{Key: "config", Value: config}, harness.DocField{Key: "git_hash", Value: nil},
-		harness.DocField{Key: "date", Value: date}, harness.DocField{Key: "task_hashes", Value: hashes},
-		harness.DocField{Key: "model_source", Value: "oryx"}, harness.DocField{Key: "model_name", Value: r.Model},
-		harness.DocField{Key: "model_name_sanitized", Value: SanitizeModelName(r.Model)},
-		harness.DocField{Key: "system_instruction", Value: nil}, harness.DocField{Key: "system_instruction_sha", Value: nil},
-		harness.DocField{Key: "fewshot_as_multiturn", Value: false}, harness.DocField{Key: "chat_template", Value: nil},
-		harness.DocField{Key: "chat_template_sha", Value: nil}, harness.DocField{Key: "total_evaluation_time_seconds", Value: seconds})
-	o := &oryxSection{RunInfo: r.RunInfo, Partial: r.Partial(), AttentionFraction: json.RawMessage("null"),
-		AttentionByGroup: r.AttentionByGroup, Tasks: r.Tasks, Averages: r.Averages}
-	if !math.IsNaN(r.AttentionFraction) {
-		o.AttentionFraction, _ = json.Marshal(r.AttentionFraction)
-	}
-	od, err := asDoc(o)
-	if err != nil {
-		return nil, err
-	}
-	return append(f, harness.DocField{Key: "oryx", Value: od}), nil
 }
 
 // oryxSection is the project's own part of the file.

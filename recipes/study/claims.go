@@ -487,7 +487,7 @@ func claimAWithin5(comps []Comparison) Claim {
 		"its single-mixer baselines (the study's first criterion): in attention mode than the Transformer, in linear mode than GDN, " +
 		"at the same training tokens",
 		Criterion: fmt.Sprintf("one-sided: relative validation-loss gap (L_oryx − L_base)/L_base ≤ +%.0f%% in both modes, the mean "+
-			"over seeds (controls: Oryx-TG trained at p = 1 and p = 0, the baselines at half the tokens, complementary mode training; "+
+			"over seeds (controls: Oryx-TG trained at p = 1 and p = 0, the baselines at half the tokens; "+
 			"each with the gap and the tokens the baseline needs to reach the same loss)", 100*LossGapMax),
 		Numbers: map[string]any{"comparisons": comparisonRows(comps)}}
 	var verdicts []string

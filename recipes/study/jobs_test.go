@@ -65,7 +65,7 @@ func TestForEachRun(t *testing.T) {
 	}
 }
 
-// TestStartOrder: the complementary ablation first, the Transformer last, ties in the study's order; with
+// TestStartOrder: the Oryx-TG main run first, the Transformer last, ties in the study's order; with
 // seeds a run's seeds in order; study-scale's wider runs before the tiny ones.
 func TestStartOrder(t *testing.T) {
 	c := Default()
@@ -74,7 +74,7 @@ func TestStartOrder(t *testing.T) {
 	for _, i := range startOrder(jobs) {
 		names = append(names, c.label(jobs[i]))
 	}
-	require.Equal(t, []string{"oryx-tg-complementary-tiny", "oryx-tg-tiny", "oryx-tg-p0-tiny", "gdn-tiny", "oryx-tg-p1-tiny", "transformer-tiny"}, names)
+	require.Equal(t, []string{"oryx-tg-tiny", "oryx-tg-p0-tiny", "gdn-tiny", "oryx-tg-p1-tiny", "transformer-tiny"}, names)
 
 	c.Runs, c.Seeds = c.Runs[:2], 2
 	jobs, names = c.jobs(), nil

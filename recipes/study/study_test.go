@@ -33,11 +33,12 @@ func TestQuickStudyArtefacts(t *testing.T) {
 	}
 	rep, err := Run(context.Background(), c, testLog{t})
 	require.NoError(t, err)
-	require.Len(t, rep.Models, 6)
+	require.Len(t, rep.Models, 5)
 	for _, f := range []string{"report.md", "leaderboard.md"} {
 		data, err := os.ReadFile(filepath.Join(c.Out, f))
 		require.NoError(t, err)
-		require.Contains(t, string(data), "oryx-tg-complementary")
+		require.Contains(t, string(data), "oryx-tg-p0")
+		require.NotContains(t, string(data), "oryx-tg-complementary", "the complementary ablation is the attribution's")
 	}
 	md, err := os.ReadFile(filepath.Join(c.Out, "report.md"))
 	require.NoError(t, err)
@@ -59,12 +60,12 @@ func TestQuickStudyArtefacts(t *testing.T) {
 		}
 	}
 	checkCurves(t, c, rep)
-	require.Len(t, rep.Controls, 8, "6 comparisons with the Oryx runs, 2 half-token controls")
+	require.Len(t, rep.Controls, 6, "4 comparisons with the Oryx runs, 2 half-token controls")
 	lb, err := os.ReadFile(filepath.Join(c.Out, "leaderboard.json"))
 	require.NoError(t, err)
 	var l evalrun.Leaderboard
 	require.NoError(t, json.Unmarshal(lb, &l))
-	require.Len(t, l.Runs, 14, "transformer/attention, gdn/linear, 4 oryx-tg runs × 3 schedules")
+	require.Len(t, l.Runs, 11, "transformer/attention, gdn/linear, 3 oryx-tg runs × 3 schedules")
 	for _, r := range l.Runs {
 		require.Contains(t, r.Tasks, "mqar")
 		require.Contains(t, r.Tasks, "mini_niah")
@@ -72,7 +73,7 @@ func TestQuickStudyArtefacts(t *testing.T) {
 	}
 	files, err := filepath.Glob(filepath.Join(c.Out, "results", "*.json"))
 	require.NoError(t, err)
-	require.Len(t, files, 14)
+	require.Len(t, files, 11)
 	for _, p := range []string{"loss.png", "mqar.png", "switch.png", "needle.png", "copy.png", "switch-oryx-tg.png", "mqar_curves.png"} {
 		f, err := os.Open(filepath.Join(c.Out, p))
 		require.NoError(t, err)
@@ -84,9 +85,9 @@ func TestQuickStudyArtefacts(t *testing.T) {
 		require.FileExists(t, filepath.Join(c.Out, "runs", m.Name+"-tiny", "curves.png"))
 	}
 	checkFrontierArtefacts(t, c, rep)
-	runJSON, err := os.ReadFile(filepath.Join(c.Out, "runs", "oryx-tg-complementary-tiny", "run.json"))
+	runJSON, err := os.ReadFile(filepath.Join(c.Out, "runs", "oryx-tg-tiny", "run.json"))
 	require.NoError(t, err)
-	require.Contains(t, string(runJSON), `"mode_training": "complementary"`)
+	require.Contains(t, string(runJSON), `"mode_training": "mixed"`)
 	require.Contains(t, string(runJSON), `"lr_schedule": "constant"`)
 }
 
@@ -395,6 +396,9 @@ func TestTrainingRuns(t *testing.T) {
 		"oryx-tg-key-l2":      func(r train.Run) bool { return r.Model.AttentionKeyNorm == oryx.AttentionKeyL2 },
 		"oryx-tg-key-preconv": func(r train.Run) bool { return r.Model.AttentionKeySource == oryx.AttentionKeyProjection },
 		"oryx-tg-lr1e-3":      func(r train.Run) bool { return r.Train.LR == 1e-3 && r.Train.BlockLen == 32 },
+		"oryx-tg-complementary": func(r train.Run) bool {
+			return r.Train.ModeTraining == train.ModeTrainingComplementary && r.Train.AttentionProb == 0.5
+		},
 	}
 	require.Len(t, c.Runs, len(want))
 	for i, rs := range c.Runs {

@@ -45,143 +45,190 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("tiny-study", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	quick := fs.Bool("quick", false, "smoke variant: a fraction of the budget, every artefact (numbers meaningless)")
-	out := fs.String("out", "", "output directory (default runs/study or runs/study-quick)")
-	runs := fs.String("runs", "", "comma-separated runs (default: all of transformer,gdn,oryx-tg,oryx-tg-p1,oryx-tg-p0,oryx-tg-complementary)")
-	trainRun := fs.Int("train-run", -1, "internal: train run N of --config's study and exit (the study's worker processes)")
-	configFile := fs.String("config", "", "internal: with --train-run, the study configuration (JSON)")
-	jobs := fs.Int("jobs", 0, "runs trained and evaluated at once (0: 2 on XLA with ≥ 2 cores, else 1); results do not depend on it")
-	steps := fs.Int("steps", 0, "training steps per model, the budget knob (default: the study's; keep it a multiple of 2·eval-every)")
-	seeds := fs.Int("seeds", 0, "train every run with N seeds (data order and initial weights; run directories <run>-s<k>); "+
-		"the claims use the mean ± SE over seeds (default: the study's: 1, or 3 with --scale)")
-	scale := fs.Bool("scale", false, "study-scale: transformer, gdn, oryx-tg × 2 widths × 3 seeds at 1.5× the budget (--steps: another); "+
-		"the claims' gaps against width and tokens (runs/study-scale)")
-	attribution := fs.Bool("attribution", false, "the recall-gap attribution: single-change oryx-tg runs at the study's budget "+
-		"(runs/study-attribution)")
-	force := fs.Bool("force", false, "write into --out even when it holds another command's output (a run directory, an export, ...)")
-	curveExamples := fs.Int("curve-examples", -1, "recall curves: MQAR examples per pair count scored at every validation (0: no curves; default: the study's)")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: go run [-tags xla] ./recipes/tiny-study [--quick] [--scale | --attribution] [--out DIR] [--runs LIST] "+
-			"[--steps N] [--seeds N] [--jobs N]\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
-	if err := cli.Parse(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return cli.Usagef("unexpected arguments %q (flags only; see -h)", fs.Args())
-	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	if set["train-run"] {
-		if *trainRun < 0 {
-			return cli.Usagef("--train-run must be ≥ 0, got %d", *trainRun)
-		}
-		return trainWorker(*configFile, *trainRun, stderr)
-	}
-	if set["config"] {
-		return cli.Usagef("--config is read only with --train-run (internal: the study's worker processes)")
-	}
-	if *jobs < 0 {
-		return cli.Usagef("--jobs must be ≥ 0 (0: automatic), got %d", *jobs)
-	}
-	if *steps < 0 {
-		return cli.Usagef("--steps must be ≥ 0 (0: the study's), got %d", *steps)
-	}
-	if *seeds < 0 {
-		return cli.Usagef("--seeds must be ≥ 1 (0: the study's), got %d", *seeds)
-	}
-	if *curveExamples < -1 {
-		return cli.Usagef("--curve-examples must be ≥ 0 (0: no recall curves), got %d", *curveExamples)
-	}
-	if *scale && *attribution {
-		return cli.Usagef("--scale and --attribution are two different studies: run one, then the other")
-	}
-	c := study.Default()
-	switch {
-	case *scale && *quick:
-		c = study.QuickScaleConfig()
-	case *scale:
-		c = study.ScaleConfig()
-	case *attribution && *quick:
-		c = study.QuickAttributionConfig()
-	case *attribution:
-		c = study.AttributionConfig()
-	}
-	var selected []study.RunSpec
-	if *runs != "" {
-		r, err := study.SelectRuns(c.Runs, *runs)
-		if err != nil {
-			return cli.Usagef("--runs: %w", err)
-		}
-		selected = r
-	}
-	be, err := backend.Get()
+	f, err := parseFlags(args, stderr)
 	if err != nil {
 		return err
 	}
-	switch {
-	case *scale || *attribution:
-		if backend.IsPureGo(be) && !*quick {
-			fmt.Fprintln(stderr, "tiny-study: pure-Go backend (no XLA CPU plugin): this study is sized for XLA CPU and would take many "+
-				"hours here; `make xla-cpu` (pip) first.")
+	if f.set["train-run"] {
+		if f.trainRun < 0 {
+			return cli.Usagef("--train-run must be ≥ 0, got %d", f.trainRun)
 		}
-	case *quick:
-		c = study.QuickConfig()
-	case backend.IsPureGo(be) && *steps == 0 && *runs == "":
-		c = study.PureGoConfig()
-		fmt.Fprintln(stderr, "tiny-study: pure-Go backend (no XLA CPU plugin): the reduced study (3 models × 200 steps); "+
-			"claims (b) and (c) are not measurable at that budget. `make xla-cpu` (pip) for the full one, or set --steps/--runs.")
+		return trainWorker(f.configFile, f.trainRun, stderr)
 	}
-	if backend.IsPureGo(be) && !*quick {
-		// Pure Go scores ~8× slower than XLA CPU: the frontier's examples as in the pure-Go budget.
-		c.FrontierExamples = min(c.FrontierExamples, study.PureGoConfig().FrontierExamples)
+	if err := f.check(); err != nil {
+		return err
 	}
-	if *out != "" {
-		c.Out = *out
+	c, selected, be, err := f.chooseConfig(stderr)
+	if err != nil {
+		return err
 	}
-	if selected != nil {
-		c.Runs = selected
-	}
-	if *steps > 0 {
-		c.Train.Steps = *steps
-		if *scale {
-			c.ScaleBudgets = scaleBudgets(c.Train.Steps, max(c.CurveEvery, 1)*c.Train.EvalEvery)
-		}
-	}
-	if *seeds > 0 {
-		c.Seeds = *seeds
-	}
-	if *curveExamples >= 0 {
-		c.CurveExamples = *curveExamples
-	}
-	c.Jobs = *jobs
-	if c.Jobs == 0 {
-		c.Jobs = defaultJobs(be)
-	}
+	f.apply(&c, selected, be)
 	c.TrainWorker = trainInChild
-	c.Force = *force
+	c.Force = f.force
 	ctx, stop := interrupt.Context(context.Background())
 	defer stop()
 	rep, err := study.Run(ctx, c, stderr)
 	if err != nil {
 		return err
 	}
+	printOutcome(stdout, c.Out, rep)
+	return nil
+}
+
+// flags are the command line's settings; set names the flags given.
+type flags struct {
+	quick, scale, attribution, force       bool
+	out, runs, configFile                  string
+	trainRun, jobs, steps, seeds, curveExs int
+	set                                    map[string]bool
+}
+
+// parseFlags parses the command line; arguments other than flags are a usage error.
+func parseFlags(args []string, stderr io.Writer) (*flags, error) {
+	f := &flags{set: map[string]bool{}}
+	fs := flag.NewFlagSet("tiny-study", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.BoolVar(&f.quick, "quick", false, "smoke variant: a fraction of the budget, every artefact (numbers meaningless)")
+	fs.StringVar(&f.out, "out", "", "output directory (default runs/study or runs/study-quick)")
+	fs.StringVar(&f.runs, "runs", "", "comma-separated runs (default: all of transformer,gdn,oryx-tg,oryx-tg-p1,oryx-tg-p0)")
+	fs.IntVar(&f.trainRun, "train-run", -1, "internal: train run N of --config's study and exit (the study's worker processes)")
+	fs.StringVar(&f.configFile, "config", "", "internal: with --train-run, the study configuration (JSON)")
+	fs.IntVar(&f.jobs, "jobs", 0, "runs trained and evaluated at once (0: 2 on XLA with ≥ 2 cores, else 1); results do not depend on it")
+	fs.IntVar(&f.steps, "steps", 0, "training steps per model, the budget knob (default: the study's; keep it a multiple of 2·eval-every)")
+	fs.IntVar(&f.seeds, "seeds", 0, "train every run with N seeds (data order and initial weights; run directories <run>-s<k>); "+
+		"the claims use the mean ± SE over seeds (default: the study's: 1, or 3 with --scale)")
+	fs.BoolVar(&f.scale, "scale", false, "study-scale: transformer, gdn, oryx-tg × 2 widths × 3 seeds at 1.5× the budget (--steps: another); "+
+		"the claims' gaps against width and tokens (runs/study-scale)")
+	fs.BoolVar(&f.attribution, "attribution", false, "the recall-gap attribution: single-change oryx-tg runs at the study's budget "+
+		"(runs/study-attribution)")
+	fs.BoolVar(&f.force, "force", false, "write into --out even when it holds another command's output (a run directory, an export, ...)")
+	fs.IntVar(&f.curveExs, "curve-examples", -1, "recall curves: MQAR examples per pair count scored at every validation (0: no curves; default: the study's)")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: go run [-tags xla] ./recipes/tiny-study [--quick] [--scale | --attribution] [--out DIR] [--runs LIST] "+
+			"[--steps N] [--seeds N] [--jobs N]\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := cli.Parse(fs, args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, cli.Usagef("unexpected arguments %q (flags only; see -h)", fs.Args())
+	}
+	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
+	return f, nil
+}
+
+// check rejects flag values out of range and flags that do not go together (outside --train-run).
+func (f *flags) check() error {
+	if f.set["config"] {
+		return cli.Usagef("--config is read only with --train-run (internal: the study's worker processes)")
+	}
+	if f.jobs < 0 {
+		return cli.Usagef("--jobs must be ≥ 0 (0: automatic), got %d", f.jobs)
+	}
+	if f.steps < 0 {
+		return cli.Usagef("--steps must be ≥ 0 (0: the study's), got %d", f.steps)
+	}
+	if f.seeds < 0 {
+		return cli.Usagef("--seeds must be ≥ 1 (0: the study's), got %d", f.seeds)
+	}
+	if f.curveExs < -1 {
+		return cli.Usagef("--curve-examples must be ≥ 0 (0: no recall curves), got %d", f.curveExs)
+	}
+	if f.scale && f.attribution {
+		return cli.Usagef("--scale and --attribution are two different studies: run one, then the other")
+	}
+	return nil
+}
+
+// chooseConfig picks the study configuration the flags and the backend call for (the full study, its
+// quick, scale or attribution variant, or the reduced pure-Go study), and the runs --runs selects from the
+// chosen study's runs (nil: all).
+func (f *flags) chooseConfig(stderr io.Writer) (study.Config, []study.RunSpec, backends.Backend, error) {
+	c := study.Default()
+	switch {
+	case f.scale && f.quick:
+		c = study.QuickScaleConfig()
+	case f.scale:
+		c = study.ScaleConfig()
+	case f.attribution && f.quick:
+		c = study.QuickAttributionConfig()
+	case f.attribution:
+		c = study.AttributionConfig()
+	}
+	var selected []study.RunSpec
+	if f.runs != "" {
+		r, err := study.SelectRuns(c.Runs, f.runs)
+		if err != nil {
+			return c, nil, nil, cli.Usagef("--runs: %w", err)
+		}
+		selected = r
+	}
+	be, err := backend.Get()
+	if err != nil {
+		return c, nil, nil, err
+	}
+	switch {
+	case f.scale || f.attribution:
+		if backend.IsPureGo(be) && !f.quick {
+			fmt.Fprintln(stderr, "tiny-study: pure-Go backend (no XLA CPU plugin): this study is sized for XLA CPU and would take many "+
+				"hours here; `make xla-cpu` (pip) first.")
+		}
+	case f.quick:
+		c = study.QuickConfig()
+	case backend.IsPureGo(be) && f.steps == 0 && f.runs == "":
+		c = study.PureGoConfig()
+		fmt.Fprintln(stderr, "tiny-study: pure-Go backend (no XLA CPU plugin): the reduced study (3 models × 200 steps); "+
+			"claims (b) and (c) are not measurable at that budget. `make xla-cpu` (pip) for the full one, or set --steps/--runs.")
+	}
+	if backend.IsPureGo(be) && !f.quick {
+		// Pure Go scores ~8× slower than XLA CPU: the frontier's examples as in the pure-Go budget.
+		c.FrontierExamples = min(c.FrontierExamples, study.PureGoConfig().FrontierExamples)
+	}
+	return c, selected, be, nil
+}
+
+// apply sets the flags' overrides on c: output directory, selected runs, steps (and study-scale's budgets),
+// seeds, recall-curve examples and jobs (0: defaultJobs for be).
+func (f *flags) apply(c *study.Config, selected []study.RunSpec, be backends.Backend) {
+	if f.out != "" {
+		c.Out = f.out
+	}
+	if selected != nil {
+		c.Runs = selected
+	}
+	if f.steps > 0 {
+		c.Train.Steps = f.steps
+		if f.scale {
+			c.ScaleBudgets = scaleBudgets(c.Train.Steps, max(c.CurveEvery, 1)*c.Train.EvalEvery)
+		}
+	}
+	if f.seeds > 0 {
+		c.Seeds = f.seeds
+	}
+	if f.curveExs >= 0 {
+		c.CurveExamples = f.curveExs
+	}
+	c.Jobs = f.jobs
+	if c.Jobs == 0 {
+		c.Jobs = defaultJobs(be)
+	}
+}
+
+// printOutcome prints what the study wrote to out and each claim's verdict.
+func printOutcome(stdout io.Writer, out string, rep *study.Report) {
 	switch {
 	case rep.Scale != nil:
-		fmt.Fprintf(stdout, "\nwrote %s/report.md, scale.json, scale.png, mqar_curves.png, loss.png (%.1f min)\n\n", c.Out, rep.Seconds/60)
+		fmt.Fprintf(stdout, "\nwrote %s/report.md, scale.json, scale.png, mqar_curves.png, loss.png (%.1f min)\n\n", out, rep.Seconds/60)
 		fmt.Fprint(stdout, rep.Scale.OneSeedConstants(fmt.Sprintf("make study-scale, %s, %s", rep.Date, rep.Backend)))
 	case rep.Attribution != nil:
-		fmt.Fprintf(stdout, "\nwrote %s/report.md, attribution.json, results/, mqar_curves.png, loss.png, mqar.png (%.1f min)\n", c.Out, rep.Seconds/60)
+		fmt.Fprintf(stdout, "\nwrote %s/report.md, attribution.json, results/, mqar_curves.png, loss.png, mqar.png (%.1f min)\n", out, rep.Seconds/60)
 	default:
-		fmt.Fprintf(stdout, "\nwrote %s/report.md, leaderboard.json, leaderboard.md, study.json, results/, *.png (%.1f min)\n\n", c.Out, rep.Seconds/60)
+		fmt.Fprintf(stdout, "\nwrote %s/report.md, leaderboard.json, leaderboard.md, study.json, results/, *.png (%.1f min)\n\n", out, rep.Seconds/60)
 	}
 	for _, cl := range rep.Claims {
 		fmt.Fprintf(stdout, "- %s: %s\n    %s\n    %s\n", cl.ID, strings.ToUpper(strings.ReplaceAll(cl.Verdict, "_", " ")), cl.Statement, cl.Summary)
 	}
-	return nil
 }
 
 // scaleBudgets are study-scale's budgets for a --steps override: half of it (rounded down to a step of the
