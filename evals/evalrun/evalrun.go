@@ -137,9 +137,9 @@ func Run(ctx context.Context, o Options) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	done := map[string]*harness.Result{}
+	var prev *leaderboard.RunFile
 	if !o.Force {
-		if done, err = finishedTasks(out, o, sched, tok.Name(), lengths); err != nil {
+		if prev, err = finishedRun(out, o, sched, tok.Name(), lengths); err != nil {
 			return "", err
 		}
 	}
@@ -153,6 +153,7 @@ func Run(ctx context.Context, o Options) (string, error) {
 		return "", err
 	}
 	info := o.runInfo(m, optimizers.GetGlobalStep(mctx), lm, model, modelMax, lengths)
+	done := reusableTasks(prev, info.CheckpointStep, out, o.Log)
 	// budget:F:question reads each task's split: the harness passes it in mixed mode.
 	b, isBudget := lm.Budget()
 	hopts := harness.Options{Limit: o.Limit, Mixed: o.Mixed || (isBudget && b.Policy == schedule.PolicyQuestion),
@@ -335,6 +336,9 @@ func (o *Options) runTaskCtx(ctx context.Context, lm *oryxlm.Model, t harness.Ta
 	}()
 	select {
 	case res := <-c:
+		if res.err == nil {
+			res.err = CheckResult(res.r) // a NaN score or no documents is a failure, never a number in the file
+		}
 		return res.r, res.err
 	case <-ctx.Done():
 		return nil, ctx.Err()
@@ -461,12 +465,12 @@ func checkWritable(out string) error {
 	return os.Remove(f.Name())
 }
 
-// finishedTasks returns the tasks out already holds when it is a results file of the same run (checkpoint,
-// schedule, tokenizer, limit, lengths); none when out does not exist; an error when it belongs to another
-// run.
-func finishedTasks(out string, o Options, schedule, tokName string, lengths map[string]int) (map[string]*harness.Result, error) {
+// finishedRun returns the results file out when it is one of the same run (checkpoint directory,
+// schedule, tokenizer, limit, lengths), nil when there is none, and an error when it is another run's;
+// reusableTasks then keeps the entries that still apply.
+func finishedRun(out string, o Options, schedule, tokName string, lengths map[string]int) (*leaderboard.RunFile, error) {
 	if _, err := os.Stat(out); errors.Is(err, fs.ErrNotExist) {
-		return map[string]*harness.Result{}, nil
+		return nil, nil
 	}
 	prev, err := leaderboard.ReadRunFile(out)
 	if err != nil {
@@ -478,7 +482,7 @@ func finishedTasks(out string, o Options, schedule, tokName string, lengths map[
 		return nil, fmt.Errorf("--out %s holds another run (checkpoint %s, schedule %s, tokenizer %s, limit %d, lengths %v); "+
 			"use --force to overwrite it or choose another --out", out, prev.Checkpoint, prev.Schedule, prev.Tokenizer, prev.Limit, prev.MaxLengths)
 	}
-	return prev.Tasks, nil
+	return prev, nil
 }
 
 // Merge builds <dir>/leaderboard.json and <dir>/leaderboard.md from run files (leaderboard.MergeWith:
