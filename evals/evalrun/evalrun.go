@@ -362,6 +362,7 @@ func (o *Options) runTask(lm *oryxlm.Model, t harness.Task, hopts harness.Option
 	}
 	lm.ResetCounters()
 	r, err := harness.Run(lm, t, hopts)
+	err = nameLengthFlag(t, hopts, err)
 	if hopts.Samples != nil {
 		if cerr := hopts.Samples.Close(); err == nil {
 			err = cerr
@@ -524,3 +525,17 @@ func presetName(c oryx.Config) string {
 var unsafeRE = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
 func safeName(s string) string { return strings.Trim(unsafeRE.ReplaceAllString(s, "_"), "_") }
+
+// nameLengthFlag adds to a request-too-long error the flag that sets the task's max_length (--lm-max-length
+// for the LM group, --max-length for the others) and its value.
+func nameLengthFlag(t harness.Task, hopts harness.Options, err error) error {
+	if !errors.Is(err, harness.ErrTooLong) {
+		return err
+	}
+	g := harness.GroupOf(t.Name())
+	flag := "--max-length"
+	if g == "lm" {
+		flag = "--lm-max-length"
+	}
+	return fmt.Errorf("%w (%s is %d: raise it)", err, flag, hopts.GroupMaxLength[g])
+}

@@ -375,3 +375,17 @@ func TestRerunTrustsOnlyValidResults(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, log.String(), "piqa: already in")
 }
+
+// TestTooShortMaxLengthNamesTheFlag runs the exact input --lm-max-length 2: the task fails with the flag and
+// its value named (the message used to say only "exceeds max_length 2").
+func TestTooShortMaxLengthNamesTheFlag(t *testing.T) {
+	root := t.TempDir()
+	p := filepath.Join(root, lmeval.DefaultPaths[lmeval.PIQA])
+	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+	require.NoError(t, parquet.WriteFile(p, []piqaRow{{"a b", "a long answer", "another long one", 0}}))
+	o := Options{Checkpoint: tinyCheckpoint(t, oryx.OryxTG), Tasks: "piqa", Harness: harness.Config{DataRoot: root},
+		DataRootSource: "flag", Batch: 4, LMMaxLength: 2, MaxLength: 2, Out: filepath.Join(t.TempDir(), "r.json")}
+	_, err := Run(context.Background(), o)
+	require.ErrorContains(t, err, "exceeds max_length 2")
+	require.ErrorContains(t, err, "--lm-max-length is 2: raise it")
+}

@@ -29,6 +29,7 @@ import (
 	"github.com/oryx-go/oryx/evals/oryxlm"
 	"github.com/oryx-go/oryx/internal/atomicfile"
 	"github.com/oryx-go/oryx/internal/backend"
+	"github.com/oryx-go/oryx/internal/cli"
 	"github.com/oryx-go/oryx/internal/figure"
 	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/internal/safefile"
@@ -179,7 +180,7 @@ func RunFrontier(o FrontierOptions) (*Frontier, error) {
 		o.Log = os.Stderr
 	}
 	if err := o.validate(); err != nil {
-		return nil, err
+		return nil, cli.Usage(err) // exit status 2, as every flag mistake
 	}
 	htasks, own, lengths, err := o.tasks()
 	if err != nil {
@@ -264,7 +265,7 @@ func (o *FrontierOptions) tasks() (htasks []harness.Task, own []string, lengths 
 		}
 		ts, err := harness.Resolve(name, o.Harness)
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf("--tasks: %w (the frontier's own tasks: %s, %s)", err, FrontierMQAR, FrontierNeedle)
+			return nil, nil, nil, cli.Usagef("--tasks: %w (the frontier's own tasks: %s, %s)", err, FrontierMQAR, FrontierNeedle)
 		}
 		htasks = append(htasks, ts...)
 	}
@@ -608,6 +609,7 @@ func frontierHarness(lm *oryxlm.Model, t harness.Task, hopts harness.Options) (F
 	b, _ := lm.Budget()
 	hopts.Mixed = b.Policy == schedule.PolicyQuestion
 	r, err := harness.Run(lm, t, hopts)
+	err = nameLengthFlag(t, hopts, err)
 	if err != nil {
 		return FrontierPoint{}, err
 	}

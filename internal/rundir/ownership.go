@@ -348,8 +348,9 @@ func ownsName(k Kind, name string) bool {
 	return false
 }
 
-// ClaimShared checks a directory that a command writes some files into beside others' (`evals`' lm-eval
-// folder <dir>/<model>/): it must not be another command's output of a kind above. force skips the check.
+// ClaimShared checks a directory that a command writes some files of names of its own into beside others'
+// (`evals`' lm-eval folder <dir>/<model>/, results_<date>.json): it must be a directory or absent; another
+// command's output there is left alone (no name clashes). force skips the check.
 func ClaimShared(flag, dir, what string, force bool) error {
 	if force {
 		return nil
@@ -361,9 +362,7 @@ func ClaimShared(flag, dir, what string, force bool) error {
 	if h.Exists && !h.IsDir {
 		return fmt.Errorf("%s: %s is %s, not a directory (it would hold %s)", flag, dir, h.Describe(), what)
 	}
-	if len(h.Kinds) > 0 {
-		return fmt.Errorf("%s: %s, where %s would go, holds %s, another command's output: refusing to write into it; "+
-			"choose another %s, or pass --force to write there anyway", flag, dir, what, h.Describe(), flag)
-	}
+	// Beside another command's output (evals --out runs/q.json with --checkpoint runs/q puts lm-eval's folder in
+	// the run directory) the dated files replace none of its files: allowed.
 	return nil
 }
