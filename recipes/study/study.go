@@ -272,7 +272,7 @@ func trainAndEvaluateAll(ctx context.Context, c Config, log io.Writer) ([]*Model
 	trained := make(chan int, len(jobs))
 	var trainErr error
 	go func() {
-		trainErr = forEachRun(startOrder(jobs), c.Jobs, func(i int) error {
+		trainErr = forEachRun(ctx, startOrder(jobs), c.Jobs, func(ctx context.Context, i int) error {
 			if err := ctx.Err(); err != nil {
 				return fmt.Errorf("interrupted before training %s: %w", c.label(jobs[i]), err)
 			}

@@ -278,7 +278,10 @@ func trainInChild(ctx context.Context, c study.Config, i int, log io.Writer) err
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
 	cmd.WaitDelay = 2 * time.Minute // time to save the checkpoint
-	if err := cmd.Run(); err != nil {
+	unlock := dieWithParent(cmd)
+	err = cmd.Run()
+	unlock()
+	if err != nil {
 		if ctx.Err() != nil {
 			return fmt.Errorf("training %s (worker process): %w", c.JobLabel(i), train.ErrInterrupted)
 		}
