@@ -1,7 +1,7 @@
 # Oryx in Go. `make demo` is the main job, `make test` the test suite (what CI runs).
 GO ?= go
 
-.PHONY: demo demo-run demo-quick study-scale study-attribution test test-go test-xla vet fuzz-short xla-cpu xla-cuda py-tools torch lmeval-check bench-mixers \
+.PHONY: demo demo-run demo-quick study-scale study-attribution test test-full test-go test-go-fuzz test-xla vet fuzz-short xla-cpu xla-cuda py-tools torch lmeval-check bench-mixers \
 	bench-mixers-all bench-model bench-train bench-train-xla bench-xla-vs-go bench-speculative build
 
 # XLA: `make xla-cpu` installs the pinned XLA CPU PJRT plugin from the Python package index into .xla/ (project-local,
@@ -49,29 +49,48 @@ study-scale:
 	$(XLA_MALLOC) $(GO) run $(XLA_TAGS) ./recipes/tiny-study --scale $(SCALE_FLAGS)
 
 # The recall-gap attribution (not in CI): Oryx-TG at the demo's budget and seed with one change each — mode-block
-# length 8 / 128, attention probability 0.25 / 0.75, attention reading the L2-normalised key or the key before the
-# conv and SiLU, learning rate 1e-3 — beside the unchanged model: MQAR per schedule, validation loss per mode,
+# length 8 / 64 / 128, attention probability 0.25 / 0.75, attention reading the L2-normalised key or the key before the
+# conv and SiLU, learning rate 1e-3, complementary mode training (both readouts on every token) — beside the unchanged model: MQAR per schedule, validation loss per mode,
 # tokens to 50 % / 90 % MQAR -> runs/study-attribution/{attribution.json,report.md,mqar_curves.png}.
 ATTRIBUTION_FLAGS ?=
 study-attribution:
 	-@$(MAKE) -s xla-cpu >/dev/null || echo "make study-attribution: no XLA CPU plugin: running on the pure-Go backend (hours)"
 	$(XLA_MALLOC) $(GO) run $(XLA_TAGS) ./recipes/tiny-study --attribution $(ATTRIBUTION_FLAGS)
 
-# The test suite (what CI runs): vet, every package on the pure-Go backend, the same suite again on XLA CPU (the
-# plugin installed first by `make xla-cpu`), then a short run of every fuzz test; `make py-tools` and `make torch`
-# first, so that the interop tests run (Python's safetensors, lm-eval's own code on the results and samples files,
-# the exported PyTorch reference against the Go model, transformers loading an export). No GPU; the network only
-# for pip and apt-get.
-test: vet py-tools torch test-go test-xla fuzz-short
+# The test suite (what CI runs), ≤ 15 minutes on 2 cores (README "The two commands", docs/testing.md):
+#  1. the set-up, at once (-j): `make vet` (`go vet` without, then with -tags xla: one after the other, so that
+#     on a cold build cache the two do not compile GoMLX twice), `make py-tools`, `make torch` and `make xla-cpu`
+#     (the installs are no-ops when done; a fresh machine waits on the network while vet computes);
+#  2. the pure-Go suite (`make test-go`, then the fuzz targets for $(FUZZTIME) each) beside the XLA CPU suite
+#     (`make test-xla`, -short): the XLA suite, mostly XLA compiling graphs, leaves one core idle about a third
+#     of its time (docs/testing.md §2), where the pure-Go suite runs.
+# py-tools and torch come before the suites, so that the interop tests run (Python's safetensors, lm-eval's own
+# code on the results and samples files, the exported PyTorch reference against the Go model, transformers
+# loading an export). No GPU; the network only for pip and apt-get. TEST_JOBS=1 runs the two suites one after
+# the other.
+TEST_JOBS ?= 2
+test:
+	@$(MAKE) --no-print-directory -j4 vet py-tools torch xla-cpu
+	@$(MAKE) --no-print-directory -j$(TEST_JOBS) test-go-fuzz test-xla
 
-# The pure-Go suite alone, for machines without pip.
+# The release check: the same, with every sweep and every quick study on both backends (XLA without -short:
+# XLA_FULL=1); README: its time.
+test-full:
+	@$(MAKE) --no-print-directory -j4 vet py-tools torch xla-cpu
+	@$(MAKE) --no-print-directory -j$(TEST_JOBS) test-go-fuzz test-xla XLA_FULL=1
+
+test-go-fuzz: test-go
+	@$(MAKE) --no-print-directory fuzz-short
+
+# The pure-Go suite alone, for machines without pip. The timeout is per package: beside the XLA suite on 2 cores
+# recipes/study's quick studies took over go test's default 10 minutes (2026-12-03, load 13).
 test-go:
-	$(GO) test ./...
+	$(GO) test -timeout 30m ./...
 
 # The suite on XLA CPU (cgo, -tags xla): every package whose tests reach a backend, XLA's fast-compile settings,
 # 4 host devices, -short (XLA_FULL=1 for every sweep); see scripts/test-xla.sh.
 test-xla:
-	bash scripts/test-xla.sh
+	XLA_FULL=$(XLA_FULL) bash scripts/test-xla.sh
 
 vet:
 	$(GO) vet ./...

@@ -44,9 +44,10 @@ func TestAttentionKeyOptionsExact(t *testing.T) {
 	}
 }
 
-// TestAttentionKeyOptionsGradients: gradients == central finite differences (float64) with each option.
+// TestAttentionKeyOptionsGradients: gradients == central finite differences (float64) with each option, on
+// both backends (two compiles per case on XLA: checkGradientsMatchFiniteDifferences compiles the loss once).
 func TestAttentionKeyOptionsGradients(t *testing.T) {
-	for _, c := range testutil.Sweep(attentionKeyCases(), 1) {
+	for _, c := range attentionKeyCases() {
 		t.Run(c.Name, func(t *testing.T) {
 			cfg := c.Config
 			cfg.Layers = 1

@@ -1,7 +1,9 @@
 package oryx_test
 
 import (
+	"fmt"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
@@ -46,77 +48,103 @@ func denseScores(t *testing.T, m *oryx.Model, logits [][]float64, vocab int, pos
 // TestScorerMatchesDense: the chunked scorer (time chunks, and vocabulary chunks under a tiny budget) equals
 // the dense log-softmax of Model.Logits at every requested position — all positions, and gathered positions
 // with padding — within 1e-12 (float64) and 1e-5 relative (float32).
+//
+// Every variant × dtype × budget compiles its own scorer (XLA: seconds each). -short (the XLA suite) keeps
+// Oryx-TG (the multi-mixer model, modes read) in float64 with every budget and in float32 with the two
+// vocabulary-chunk budgets (a logsumexp merged across chunks: where float32 rounding departs most from the
+// dense log-softmax), and the single-mixer Transformer and GDN in float64 with the two budgets that chunk
+// differently (time chunks over all positions; gathered, padded positions over vocabulary chunks); the pure-Go
+// suite runs all of them.
 func TestScorerMatchesDense(t *testing.T) {
-	const b, n = 3, 40
 	for _, dt := range []dtypes.DType{dtypes.Float64, dtypes.Float32} {
 		for _, v := range []oryx.Variant{oryx.OryxTG, oryx.Transformer, oryx.GDN} {
-			m, ctx := oryxtest.NewModel(t, oryxtest.Config(v))
-			m.DType = dt
-			vocab := m.Config.Vocab
-			tokens := oryxtest.RandomTokens(7, b, n+1, vocab)
-			modes := oryxtest.SwitchingModes(9, b, n)
-			in, tgt := make([][]int32, b), make([][]int32, b)
-			for r := range tokens {
-				in[r], tgt[r] = tokens[r][:n], tokens[r][1:]
+			var keep []string // the budgets -short keeps; nil: all
+			switch {
+			case !testing.Short() || (v == oryx.OryxTG && dt == dtypes.Float64):
+			case v == oryx.OryxTG:
+				keep = []string{"vocabulary chunks", "gathered vocabulary chunks"}
+			case dt == dtypes.Float64:
+				keep = []string{"time chunks", "gathered vocabulary chunks"}
+			default:
+				continue
 			}
-			logits := oryxtest.ParallelLogits(t, m, ctx, in, oryxtest.ModesFor(m, modes))
-			var md []int32
-			if v.IsMultiMixer() {
-				md = oryxtest.FlatInt32(modes)
+			t.Run(fmt.Sprintf("%s/%s", dt, v), func(t *testing.T) { scorerMatchesDense(t, dt, v, keep) })
+		}
+	}
+}
+
+// scorerMatchesDense is TestScorerMatchesDense for one dtype and variant, with the budgets named in keep (nil:
+// all of them).
+func scorerMatchesDense(t *testing.T, dt dtypes.DType, v oryx.Variant, keep []string) {
+	const b, n = 3, 40
+	m, ctx := oryxtest.NewModel(t, oryxtest.Config(v))
+	m.DType = dt
+	vocab := m.Config.Vocab
+	tokens := oryxtest.RandomTokens(7, b, n+1, vocab)
+	modes := oryxtest.SwitchingModes(9, b, n)
+	in, tgt := make([][]int32, b), make([][]int32, b)
+	for r := range tokens {
+		in[r], tgt[r] = tokens[r][:n], tokens[r][1:]
+	}
+	logits := oryxtest.ParallelLogits(t, m, ctx, in, oryxtest.ModesFor(m, modes))
+	var md []int32
+	if v.IsMultiMixer() {
+		md = oryxtest.FlatInt32(modes)
+	}
+	all := make([][]int32, b)
+	for r := range all {
+		for p := range n {
+			all[r] = append(all[r], int32(p))
+		}
+	}
+	// Gathered: a different number of positions per row (the continuation form), −1 padded.
+	gathered := [][]int32{{5, 6, 7, -1, -1}, {39, -1, -1, -1, -1}, {0, 17, 18, 19, 33}}
+	gtgt := make([][]int32, b)
+	for r := range gathered {
+		for _, p := range gathered[r] {
+			if p < 0 {
+				gtgt[r] = append(gtgt[r], 0)
+			} else {
+				gtgt[r] = append(gtgt[r], tgt[r][p])
 			}
-			all := make([][]int32, b)
-			for r := range all {
-				for p := range n {
-					all[r] = append(all[r], int32(p))
-				}
-			}
-			// Gathered: a different number of positions per row (the continuation form), −1 padded.
-			gathered := [][]int32{{5, 6, 7, -1, -1}, {39, -1, -1, -1, -1}, {0, 17, 18, 19, 33}}
-			gtgt := make([][]int32, b)
-			for r := range gathered {
-				for _, p := range gathered[r] {
-					if p < 0 {
-						gtgt[r] = append(gtgt[r], 0)
-					} else {
-						gtgt[r] = append(gtgt[r], tgt[r][p])
-					}
-				}
-			}
-			tol := 1e-12
-			if dt == dtypes.Float32 {
-				tol = 1e-5
-			}
-			elem := int64(oryx.ScoreDType(dt).Size())
-			for _, tc := range []struct {
-				name    string
-				mem     int64
-				pos     [][]int32
-				targets [][]int32
-			}{
-				{"one chunk", 1 << 30, all, tgt},
-				{"time chunks", oryx.ScoreLiveArrays * elem * int64(b*vocab*20), all, tgt}, // 16 positions per chunk
-				{"vocabulary chunks", oryx.ScoreLiveArrays * elem * int64(b*16*7), all, tgt},
-				{"gathered", 1 << 30, gathered, gtgt},
-				{"gathered vocabulary chunks", oryx.ScoreLiveArrays * elem * int64(b*16*7), gathered, gtgt},
-			} {
-				s, err := oryx.NewScorer(backend.MustGet(), ctx, m, tc.mem)
-				require.NoError(t, err)
-				k := len(tc.pos[0])
-				c, vc := s.Chunks(b, k)
-				switch tc.name {
-				case "time chunks":
-					require.Equal(t, [2]int{16, vocab}, [2]int{c, vc})
-				case "vocabulary chunks", "gathered vocabulary chunks":
-					require.Less(t, vc, vocab, "the budget must split the vocabulary")
-				}
-				lp, gr, err := s.Score(oryxtest.FlatInt32(in), md, b, n, oryxtest.FlatInt32(tc.pos), oryxtest.FlatInt32(tc.targets), k)
-				require.NoError(t, err)
-				wantLP, wantGR := denseScores(t, m, logits, vocab, tc.pos, tc.targets)
-				for r := range b {
-					require.LessOrEqual(t, testutil.RelErr(lp[r*k:(r+1)*k], wantLP[r]), tol, "%s %s %s row %d", dt, v, tc.name, r)
-					require.Equal(t, wantGR[r], gr[r*k:(r+1)*k], "%s %s %s row %d", dt, v, tc.name, r)
-				}
-			}
+		}
+	}
+	tol := 1e-12
+	if dt == dtypes.Float32 {
+		tol = 1e-5
+	}
+	elem := int64(oryx.ScoreDType(dt).Size())
+	for _, tc := range []struct {
+		name    string
+		mem     int64
+		pos     [][]int32
+		targets [][]int32
+	}{
+		{"one chunk", 1 << 30, all, tgt},
+		{"time chunks", oryx.ScoreLiveArrays * elem * int64(b*vocab*20), all, tgt}, // 16 positions per chunk
+		{"vocabulary chunks", oryx.ScoreLiveArrays * elem * int64(b*16*7), all, tgt},
+		{"gathered", 1 << 30, gathered, gtgt},
+		{"gathered vocabulary chunks", oryx.ScoreLiveArrays * elem * int64(b*16*7), gathered, gtgt},
+	} {
+		if keep != nil && !slices.Contains(keep, tc.name) {
+			continue
+		}
+		s, err := oryx.NewScorer(backend.MustGet(), ctx, m, tc.mem)
+		require.NoError(t, err)
+		k := len(tc.pos[0])
+		c, vc := s.Chunks(b, k)
+		switch tc.name {
+		case "time chunks":
+			require.Equal(t, [2]int{16, vocab}, [2]int{c, vc})
+		case "vocabulary chunks", "gathered vocabulary chunks":
+			require.Less(t, vc, vocab, "the budget must split the vocabulary")
+		}
+		lp, gr, err := s.Score(oryxtest.FlatInt32(in), md, b, n, oryxtest.FlatInt32(tc.pos), oryxtest.FlatInt32(tc.targets), k)
+		require.NoError(t, err)
+		wantLP, wantGR := denseScores(t, m, logits, vocab, tc.pos, tc.targets)
+		for r := range b {
+			require.LessOrEqual(t, testutil.RelErr(lp[r*k:(r+1)*k], wantLP[r]), tol, "%s %s %s row %d", dt, v, tc.name, r)
+			require.Equal(t, wantGR[r], gr[r*k:(r+1)*k], "%s %s %s row %d", dt, v, tc.name, r)
 		}
 	}
 }

@@ -3,7 +3,9 @@
 # directory .pytools (pip --target: nothing system-wide, no venv), the same mechanism as the XLA plugin
 # (scripts/install-xla.sh). Prints the directory as the last line; tests find it there (walking up from
 # their working directory) and put it on PYTHONPATH. Idempotent: when the pinned set is there it installs
-# nothing.
+# nothing. The tree itself is kept once per machine in the user's cache and .pytools links to it
+# (scripts/toolcache.sh; ORYX_TOOL_CACHE=off installs into .pytools itself): a fresh clone links it
+# instead of spending 100 s in pip.
 #
 #   scripts/install-pytools.sh     # make py-tools
 #
@@ -27,28 +29,39 @@ deps=(numpy==1.26.4 safetensors==0.8.0 datasets==3.6.0 pyarrow==19.0.1 pandas==2
   pytablewriter==1.2.1 sqlitedict==2.1.0 more_itertools==10.7.0 jinja2==3.1.6 pyyaml==6.0.2 sacrebleu==2.5.1
   word2number==1.1 dill==0.3.8 tqdm==4.67.1 regex==2024.11.6)
 nodeps=(lm_eval==0.4.13 transformers==4.44.2 tokenizers==0.19.1)
-dir=$PWD/.pytools
-stamp=$dir/.installed-$(echo "${deps[*]} ${nodeps[*]}" | sha256sum | cut -c1-16)
-if [[ ! -f $stamp ]]; then
-  python=${PYTHON:-python3}
+source scripts/toolcache.sh
+key=$(echo "${deps[*]} ${nodeps[*]}" | sha256sum | cut -c1-16)
+tool_tree pytools "$key" "$PWD/.pytools"
+dir=$tool_dir
+stamp=$dir/.installed-$key
+python=${PYTHON:-python3}
+# The wheels are for one Python version (.python's second line): another python3 installs again.
+pyver=$("$python" -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null || true)
+if [[ ! -f $stamp || ( -n $pyver && $(sed -n 2p "$dir/.python" 2>/dev/null) != "$pyver" ) ]]; then
   if ! command -v "$python" >/dev/null || ! "$python" -m pip --version >/dev/null 2>&1; then
     echo "scripts/install-pytools.sh: needs python3 with pip to fetch ${deps[*]} ${nodeps[*]} from the Python" \
       "package index; the tests that use them skip without it" >&2
     exit 3
   fi
-  echo "installing ${nodeps[*]} (without dependencies) and ${deps[*]} into $dir (pip --target, project-local) ..." >&2
-  rm -rf "$dir.tmp" "$dir.nodeps"
+  echo "installing ${nodeps[*]} (without dependencies) and ${deps[*]} into $dir (pip --target) ..." >&2
+  start=$(date +%s)
+  tmp=$dir.tmp.$$
+  rm -rf "$tmp" "$tmp.nodeps"
   export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_ROOT_USER_ACTION=ignore
-  "$python" -m pip install --quiet --no-compile --target "$dir.tmp" "${deps[@]}" >&2
-  "$python" -m pip install --quiet --no-compile --no-deps --target "$dir.nodeps" "${nodeps[@]}" >&2
-  for f in "$dir.nodeps"/*; do
-    [[ $(basename "$f") == bin ]] || mv "$f" "$dir.tmp/"
+  # The two sets are independent (--no-deps): two pips at once, one mostly waiting on the network.
+  "$python" -m pip install --quiet --no-compile --no-deps --target "$tmp.nodeps" "${nodeps[@]}" >&2 &
+  nodeps_pid=$!
+  "$python" -m pip install --quiet --no-compile --target "$tmp" "${deps[@]}" >&2
+  wait $nodeps_pid
+  for f in "$tmp.nodeps"/*; do
+    [[ $(basename "$f") == bin ]] || mv "$f" "$tmp/"
   done
-  mkdir -p "$dir.tmp/bin" && cp -r "$dir.nodeps/bin/." "$dir.tmp/bin/" 2>/dev/null || true
-  rm -rf "$dir.nodeps"
-  "$python" -c 'import sys; print(sys.executable); print("%d.%d" % sys.version_info[:2])' >"$dir.tmp/.python"
+  mkdir -p "$tmp/bin" && cp -r "$tmp.nodeps/bin/." "$tmp/bin/" 2>/dev/null || true
+  rm -rf "$tmp.nodeps"
+  "$python" -c 'import sys; print(sys.executable); print("%d.%d" % sys.version_info[:2])' >"$tmp/.python"
+  touch "$tmp/.installed-$key"
   rm -rf "$dir"
-  mv "$dir.tmp" "$dir"
-  touch "$stamp"
+  mv -T "$tmp" "$dir"
+  echo "installed in $(( $(date +%s) - start )) s" >&2
 fi
-echo "$dir"
+echo "$PWD/.pytools"

@@ -9,6 +9,8 @@
 #
 # Binaries built with `-tags xla` pick up .xla/cpu.plugin by themselves when GOMLX_BACKEND is unset (walking
 # up from the working directory); the CUDA plugin is chosen explicitly: GOMLX_BACKEND=xla:$(make -s xla-cuda).
+# The installed tree is kept once per machine in the user's cache and .xla/<kind> links to it
+# (scripts/toolcache.sh; ORYX_TOOL_CACHE=off installs into .xla/<kind> itself).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 kind=${1:?usage: scripts/install-xla.sh cpu|cuda}
@@ -21,8 +23,10 @@ case "$kind" in
   cuda) pkg=jax-cuda13-pjrt; version=0.12.0.1; so=jax_plugins/xla_cuda13/xla_cuda_plugin.so ;;
   *) echo "scripts/install-xla.sh: unknown plugin kind '$kind' (want cpu or cuda)" >&2; exit 2 ;;
 esac
-dir=$PWD/.xla/$kind
-plugin=$dir/$so
+source scripts/toolcache.sh
+tool_tree "$pkg" "$version" "$PWD/.xla/$kind"
+dir=$tool_dir
+plugin=$PWD/.xla/$kind/$so
 stamp=$dir/.installed-$pkg-$version
 if [[ ! -f $stamp || ! -f $plugin ]]; then
   python=${PYTHON:-python3}
@@ -32,16 +36,17 @@ if [[ ! -f $stamp || ! -f $plugin ]]; then
     exit 3
   fi
   echo "installing $pkg==$version into $dir (pip --target, project-local) ..." >&2
-  rm -rf "$dir.tmp"
+  tmp=$dir.tmp.$$
+  rm -rf "$tmp"
   PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_ROOT_USER_ACTION=ignore \
-    "$python" -m pip install --quiet --no-deps --no-compile --target "$dir.tmp" "$pkg==$version" >&2
-  if [[ ! -f $dir.tmp/$so ]]; then
+    "$python" -m pip install --quiet --no-deps --no-compile --target "$tmp" "$pkg==$version" >&2
+  if [[ ! -f $tmp/$so ]]; then
     echo "scripts/install-xla.sh: $pkg==$version installed no $so" >&2
     exit 1
   fi
+  touch "$tmp/.installed-$pkg-$version"
   rm -rf "$dir"
-  mv "$dir.tmp" "$dir"
-  touch "$stamp"
+  mv -T "$tmp" "$dir"
 fi
 echo "$plugin" > "$PWD/.xla/$kind.plugin.tmp" && mv "$PWD/.xla/$kind.plugin.tmp" "$PWD/.xla/$kind.plugin"
 echo "$plugin"

@@ -8,7 +8,8 @@
 #   - 4 host devices (--xla_force_host_platform_device_count=4) for the data-parallel tests.
 #   - -short unless XLA_FULL=1: the heaviest sweeps (every variant × every schedule) run one representative
 #     case each on XLA; `XLA_FULL=1 make test-xla` runs them all.
-# Extra `go test` arguments come from the command line: scripts/test-xla.sh -run TestX -v
+# Extra `go test` arguments come from the command line: scripts/test-xla.sh -run TestX -v; PKGS chooses the
+# packages instead of every backend package: PKGS=./recipes/train scripts/test-xla.sh -run '^TestX$' -count=1
 set -euo pipefail
 cd "$(dirname "$0")/.."
 plugin=$(bash scripts/install-xla.sh cpu | tail -n 1)
@@ -16,13 +17,13 @@ export GOMLX_BACKEND="xla:$plugin"
 export XLA_FLAGS="--xla_backend_optimization_level=0 --xla_llvm_disable_expensive_passes=true --xla_force_host_platform_device_count=4${XLA_FLAGS:+ $XLA_FLAGS}"
 # `go list -test` also lists test variants ("pkg [pkg.test]", "pkg_test [pkg.test]", "pkg.test"): fold them
 # into their package, keeping those whose code or tests depend on internal/backend.
-pkgs=$(go list -tags xla -test -f '{{.ImportPath}} {{join .Deps " "}}' ./... |
+pkgs=${PKGS:-$(go list -tags xla -test -f '{{.ImportPath}} {{join .Deps " "}}' ./... |
   awk '{ p = $1; sub(/_test$/, "", p) }
        p ~ /[.]test$/ { next }
-       p ~ /\/internal\/backend$/ || / github.com\/oryx-go\/oryx\/internal\/backend( |$)/ { print p }' | sort -u)
-short=-short
-[[ ${XLA_FULL:-0} == 1 ]] && short=
+       p ~ /\/internal\/backend$/ || / github.com\/oryx-go\/oryx\/internal\/backend( |$)/ { print p }' | sort -u)}
+short=-short timeout=40m
+[[ ${XLA_FULL:-0} == 1 ]] && short= timeout=120m
 echo "test-xla: $GOMLX_BACKEND"
 echo "test-xla: XLA_FLAGS=$XLA_FLAGS"
 # -p 1: XLA CPU compiles with all cores; two test binaries compiling at once only thrash on 2 cores.
-exec go test -tags xla -p 1 -timeout 40m $short "$@" $pkgs
+exec go test -tags xla -p 1 -timeout $timeout $short "$@" $pkgs

@@ -99,10 +99,18 @@ func TestChunkedScoringMatchesDense(t *testing.T) {
 	}
 	for _, cb := range combos {
 		dt, v := cb.dt, cb.v
+		// The dense scores per batch size: the budgets "one chunk" and "time chunks" share batch 3, and the dense
+		// scorer ignores the memory budget, so each combination compiles its dense graphs once per batch size.
+		denseScores := map[int]map[string][]harness.LLResult{}
 		for _, budget := range []struct {
 			name       string
 			batch, mem int
 		}{{"one chunk", 3, 0}, {"time chunks", 3, 1}, {"vocabulary chunks", 16, 1}} {
+			// -short (the XLA suite): float32 keeps the vocabulary chunks, where its rounding differs most from the
+			// dense log-softmax (a logsumexp merged across chunks); float64 keeps every budget.
+			if testing.Short() && dt == dtypes.Float32 && budget.name != "vocabulary chunks" {
+				continue
+			}
 			chunked, dense := pairModel(t, v, dt, Options{Schedule: Mixed, Batch: budget.batch, MaxLength: 128, ScoreMemMB: budget.mem})
 			c, vc := chunked.scorerChunks(budget.batch, 128)
 			switch budget.name {
@@ -111,9 +119,16 @@ func TestChunkedScoringMatchesDense(t *testing.T) {
 			case "vocabulary chunks":
 				require.Less(t, vc, 320, "%s: a split vocabulary", budget.name)
 			}
+			if denseScores[budget.batch] == nil {
+				denseScores[budget.batch] = map[string][]harness.LLResult{}
+				for fam, reqs := range families {
+					want, err := dense.LogLikelihood(reqs, nil)
+					require.NoError(t, err)
+					denseScores[budget.batch][fam] = want
+				}
+			}
 			for fam, reqs := range families {
-				want, err := dense.LogLikelihood(reqs, nil)
-				require.NoError(t, err)
+				want := denseScores[budget.batch][fam]
 				got, err := chunked.LogLikelihood(reqs, nil)
 				require.NoError(t, err)
 				for i := range reqs {

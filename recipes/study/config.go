@@ -261,6 +261,7 @@ func AttributionRuns() []RunSpec {
 	}
 	return []RunSpec{base,
 		with("oryx-tg-block8", "mode-block length 8", func(r *RunSpec) { r.BlockLen = 8 }),
+		with("oryx-tg-block64", "mode-block length 64", func(r *RunSpec) { r.BlockLen = 64 }),
 		with("oryx-tg-block128", "mode-block length 128", func(r *RunSpec) { r.BlockLen = 128 }),
 		with("oryx-tg-p025", "attention probability 0.25", func(r *RunSpec) { r.AttentionProb = 0.25 }),
 		with("oryx-tg-p075", "attention probability 0.75", func(r *RunSpec) { r.AttentionProb = 0.75 }),

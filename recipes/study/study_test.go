@@ -390,6 +390,7 @@ func TestTrainingRuns(t *testing.T) {
 				r.Model.AttentionKeySource == ""
 		},
 		"oryx-tg-block8":      func(r train.Run) bool { return r.Train.BlockLen == 8 },
+		"oryx-tg-block64":     func(r train.Run) bool { return r.Train.BlockLen == 64 },
 		"oryx-tg-block128":    func(r train.Run) bool { return r.Train.BlockLen == 128 },
 		"oryx-tg-p025":        func(r train.Run) bool { return r.Train.AttentionProb == 0.25 },
 		"oryx-tg-p075":        func(r train.Run) bool { return r.Train.AttentionProb == 0.75 },
