@@ -55,6 +55,11 @@ func Open(path string) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
+	return regularOnly(f, path)
+}
+
+// regularOnly returns f when it is a regular file, else closes it and returns the error naming what it is.
+func regularOnly(f *os.File, path string) (*os.File, error) {
 	st, err := f.Stat()
 	if err != nil {
 		_ = f.Close()
@@ -137,14 +142,5 @@ func OpenNoFollow(path string, flag int, perm fs.FileMode) (*os.File, error) {
 		}
 		return nil, err
 	}
-	st, err := f.Stat()
-	if err != nil {
-		_ = f.Close()
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		_ = f.Close()
-		return nil, notRegular(path, st.Mode())
-	}
-	return f, nil
+	return regularOnly(f, path)
 }
