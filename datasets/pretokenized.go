@@ -19,6 +19,8 @@ import (
 
 	"github.com/oryx-go/oryx/datasets/hfparquet"
 	"github.com/oryx-go/oryx/datasets/tokenizers"
+	"github.com/oryx-go/oryx/internal/rundir"
+	"github.com/oryx-go/oryx/internal/safefile"
 	"github.com/parquet-go/parquet-go"
 )
 
@@ -41,7 +43,7 @@ import (
 // stream reads the text, so the two paths see the same documents.
 
 // PretokenizedManifestFile is the name of the manifest in a pre-tokenized directory.
-const PretokenizedManifestFile = "manifest.json"
+const PretokenizedManifestFile = rundir.CorpusManifestFile // internal/rundir tells a corpus by it (rundir.Claim)
 
 // DefaultShardRows is the documents per shard when PretokenizeConfig.ShardRows is 0.
 const DefaultShardRows = 100_000
@@ -681,7 +683,7 @@ func OpenPretokenized(dir string) (*PretokenizedSource, error) {
 func ReadPretokenizedManifest(dir string) (PretokenizedManifest, error) {
 	var m PretokenizedManifest
 	path := filepath.Join(dir, PretokenizedManifestFile)
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return m, fmt.Errorf("datasets: pre-tokenized corpus %s: no %s (not a pre-tokenized directory, or an unfinished Pretokenize run): %w",

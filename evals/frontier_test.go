@@ -118,3 +118,28 @@ func TestFrontierBadInput(t *testing.T) {
 		assert.Contains(t, err.Error(), c.want, strings.Join(c.args, " "))
 	}
 }
+
+// TestFrontierRerunWithOtherSettings runs the exact input: a frontier, then a rerun on the same --out with
+// other MQAR settings (--pairs); its points used to be kept as computed. They are recomputed, saying why.
+func TestFrontierRerunWithOtherSettings(t *testing.T) {
+	ckpt := oryxtest.TinyCheckpoint(t, oryx.OryxTG)
+	out := filepath.Join(t.TempDir(), "frontier")
+	args := func(pairs string) []string {
+		return []string{"frontier", "--checkpoint", ckpt, "--tasks", "mqar", "--budgets", "0,1", "--policies", "last",
+			"--examples", "2", "--seq-len", "32", "--pairs", pairs, "--batch", "2", "--out", out}
+	}
+	var stdout, stderr bytes.Buffer
+	require.NoError(t, run(args("2"), &stdout, &stderr), stderr.String())
+	stderr.Reset()
+	require.NoError(t, run(args("2"), &stdout, &stderr), stderr.String())
+	assert.NotContains(t, stderr.String(), "frontier mqar budget:", "same settings: nothing recomputed")
+	stderr.Reset()
+	require.NoError(t, run(args("3"), &stdout, &stderr), stderr.String())
+	assert.Contains(t, stderr.String(), "was computed with other settings")
+	assert.Contains(t, stderr.String(), "frontier mqar budget:", "other settings: recomputed")
+	var f evalrun.Frontier
+	data, err := os.ReadFile(filepath.Join(out, "frontier.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &f))
+	assert.Contains(t, f.Settings["mqar"], "pairs [3]")
+}

@@ -62,7 +62,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&o.Mixed, "mixed", false, "the paper's mixed setting: context in linear mode, question/answer and generated tokens in attention")
 	fs.StringVar(&o.Schedule, "schedule", "", "schedule spec for every token (attention, linear, attention-last:N, ranges, budget:F:POLICY with POLICY last|question|random|entropy, ...); default attention")
 	fs.StringVar(&o.Out, "out", "", "results file, lm-eval 0.4.13's layout (default results/<model>-<schedule>.json; results/ is git-ignored), also written as <dir of --out>/<model>/results_<date>.json where lm-eval's tools look; rerunning with the same file skips its finished tasks")
-	fs.BoolVar(&o.Force, "force", false, "rerun the tasks --out already holds (and overwrite a file of another run)")
+	fs.BoolVar(&o.Force, "force", false, "rerun the tasks --out already holds (and overwrite a file of another run or kind, or write into another command's output directory)")
 	fs.IntVar(&o.Bootstrap, "bootstrap-iters", 0, "bootstrap resamples for LAMBADA perplexity stderr (0: lm-eval's 100000, <0: off)")
 	fs.BoolVar(&o.LogSamples, "log-samples", false, "write samples_<task>_<date>.jsonl (lm-eval's per-document records, its on-disk layout and hashes) into <dir of --out>/<model>/, beside results_<date>.json")
 	fs.StringVar(&o.ModelName, "model", "", "model name in the results (default: the checkpoint directory's name)")
@@ -110,6 +110,7 @@ func switchCmd(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&o.At, "at", 128, "position of the switch (first token read in the new mode)")
 	fs.IntVar(&o.Sequences, "sequences", 64, "sequences averaged")
 	fs.StringVar(&o.Out, "out", "results/switch", "output directory (switch.json, switch.png)")
+	fs.BoolVar(&o.Force, "force", false, "write into --out even when it holds another command's output")
 	if err := cli.Parse(fs, args); err != nil {
 		return err
 	}
@@ -151,6 +152,7 @@ func mqarCmd(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&o.Examples, "examples", 128, "examples per pair count")
 	fs.Uint64Var(&o.Seed, "seed", 77, "example seed (use one unseen in training)")
 	fs.StringVar(&o.Out, "out", "results/mqar.json", "JSON output")
+	fs.BoolVar(&o.Force, "force", false, "overwrite --out even when it is not an MQAR results file (or lies in another command's output)")
 	if err := cli.Parse(fs, args); err != nil {
 		return err
 	}
@@ -244,13 +246,14 @@ func mergeCmd(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	out := fs.String("out", "results", "directory for leaderboard.json and leaderboard.md")
 	partial := fs.Bool("include-partial", false, "include the averages of partial (--limit) runs")
+	force := fs.Bool("force", false, "write into --out even when it is another command's output, or over files there that are not a leaderboard")
 	if err := cli.Parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {
 		return cli.Usagef("merge: no run files given (evals merge [--out DIR] RUN.json...)")
 	}
-	l, err := evalrun.Merge(*out, fs.Args(), *partial)
+	l, err := evalrun.Merge(*out, fs.Args(), *partial, *force)
 	if err != nil {
 		return err
 	}
@@ -276,7 +279,7 @@ func frontierCmd(args []string, stdout, stderr io.Writer) error {
 	needleLengths := fs.String("needle-lengths", "", "mini needle prompt lengths in tokens (default: the run's seq_len - 6, else 122)")
 	needleDepths := fs.String("needle-depths", "0,0.25,0.5,0.75,1", "mini needle depths in [0, 1]")
 	fs.StringVar(&o.Out, "out", "", "output directory: frontier.json, frontier.png, frontier_fraction.png (default results/frontier-<model>); a rerun continues")
-	fs.BoolVar(&o.Force, "force", false, "recompute the points --out already holds")
+	fs.BoolVar(&o.Force, "force", false, "recompute the points --out already holds (and write into a directory of another command's output)")
 	fs.IntVar(&o.MQAR.SeqLen, "seq-len", 0, "MQAR tokens per example (default: the run's seq_len, else 256)")
 	fs.IntVar(&o.MQAR.Vocab, "vocab", 0, "MQAR vocabulary (default 128)")
 	fs.IntVar(&o.MQAR.Examples, "examples", 128, "MQAR examples per pair count (--limit caps it)")

@@ -297,6 +297,9 @@ func LoadCheckpoint(dir string, want *Config) (*Model, *context.Context, error) 
 	if !dtype.IsFloat() {
 		return nil, nil, errf("parameters have dtype %s, want a float dtype", dtype)
 	}
+	if err := checkFiniteParams(ctx); err != nil {
+		return nil, nil, errf("%s: %w", names[len(names)-1], err)
+	}
 	if emb := ctx.GetVariableByScopeAndName("/"+paramScopeEmbeddings, "embeddings"); emb == nil ||
 		!slices.Equal(emb.Shape().Dimensions, []int{cfg.Vocab, cfg.DModel}) {
 		return nil, nil, errf("the embeddings are missing or not [vocab %d, d_model %d]", cfg.Vocab, cfg.DModel)

@@ -1,6 +1,7 @@
 package oryx_test
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -362,4 +363,28 @@ func TestInitCheckpointDeterministic(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, oryxtest.ParallelLogits(t, ma, ca, checkpointTokens, checkpointModes),
 		oryxtest.ParallelLogits(t, mb, cb, checkpointTokens, checkpointModes))
+}
+
+// TestCheckpointNonFiniteWeights: a checkpoint whose weights hold a NaN (or an infinity) is refused on load
+// with the tensor named; evaluating it used to give scores (acc 0.25) with exit status 0.
+func TestCheckpointNonFiniteWeights(t *testing.T) {
+	cfg, err := oryx.Preset("tiny", oryx.Transformer)
+	require.NoError(t, err)
+	good := t.TempDir()
+	require.NoError(t, oryx.InitCheckpoint(good, cfg, 5))
+	for _, bad := range []float32{float32(math.NaN()), float32(math.Inf(-1))} {
+		_, ctx, err := oryx.LoadCheckpoint(good, nil)
+		require.NoError(t, err)
+		v := ctx.GetVariableByScopeAndName("/embeddings", "embeddings")
+		require.NotNil(t, v)
+		val, err := v.Value()
+		require.NoError(t, err)
+		flat := tensors.MustCopyFlatData[float32](val)
+		flat[7] = bad
+		require.NoError(t, v.SetValue(tensors.FromFlatDataAndDimensions(flat, val.Shape().Dimensions...)))
+		dir := t.TempDir()
+		require.NoError(t, oryx.SaveCheckpoint(dir, cfg, ctx))
+		_, _, err = oryx.LoadCheckpoint(dir, nil)
+		require.ErrorContains(t, err, "/embeddings/embeddings holds 1 non-finite value(s)")
+	}
 }

@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"reflect"
 	"strings"
 
 	"github.com/oryx-go/oryx/internal/atomicfile"
 	"github.com/oryx-go/oryx/internal/guard"
 	"github.com/oryx-go/oryx/internal/human"
+	"github.com/oryx-go/oryx/internal/safefile"
 )
 
 // Variant names the five models built from one block.
@@ -235,7 +235,7 @@ func SaveConfig(c Config, path string) error {
 
 // LoadConfig reads and validates a JSON config; unknown fields are an error (a typo must not be ignored).
 func LoadConfig(path string) (Config, error) {
-	f, err := os.Open(path)
+	f, err := safefile.Open(path)
 	if err != nil {
 		return Config{}, err
 	}

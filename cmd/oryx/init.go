@@ -23,6 +23,7 @@ func initCmd(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "", "checkpoint directory to write (required; must not hold checkpoints yet)")
 	vocab := fs.Int("vocab", 0, "vocabulary size with --preset (0: the preset's, except tiny: 320, the byte tokenizer's 258 ids padded to a multiple of 64, as the tiny recipes use)")
 	seed := fs.Int64("seed", 1, "random seed of the initial weights (0 = non-deterministic)")
+	force := fs.Bool("force", false, "write into --out even when it holds another command's output (an export, a corpus, ...)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "usage: oryx init --out DIR [--preset NAME --variant NAME | --config FILE] [--seed N]\n\n"+
 			"Writes a checkpoint with random weights (config.json + GoMLX checkpoint files) and prints its parameters.\n\n")
@@ -69,6 +70,10 @@ func initCmd(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if err := oryx.CheckWeightsMemory("init: writing", cfg); err != nil {
+		return err
+	}
+	// A run directory, never another command's output (an export's config.json would be replaced).
+	if err := rundir.Claim("init: --out", *out, rundir.KindRun, *force); err != nil {
 		return err
 	}
 	// One writer per directory: a second `oryx init` (or a training run) on the same --out is refused.

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/oryx-go/oryx/internal/cli"
+	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/oryx/hf"
 )
 
@@ -17,7 +18,8 @@ func exportCmd(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	ckpt := fs.String("checkpoint", "", "checkpoint directory (config.json + checkpoint files; the newest is exported)")
 	format := fs.String("format", "safetensors", "output format: safetensors (model.safetensors + HF-style config.json)")
-	out := fs.String("out", "", "output directory (created if needed)")
+	out := fs.String("out", "", "output directory (created if needed; an export of its own is replaced)")
+	force := fs.Bool("force", false, "write into --out even when it holds another command's output (a run directory, a corpus, ...)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: oryx export --checkpoint DIR --format safetensors --out DIR\n\n"+
 			"Writes model.safetensors (Hugging Face / fla-style names, the mapping is in `go doc ./oryx/hf`), a\n"+
@@ -39,6 +41,11 @@ func exportCmd(args []string, stdout, stderr io.Writer) error {
 	case *format != "safetensors":
 		return usageErr(fs, "--format %q: the only format is safetensors", *format)
 	}
+	// An export, never a run directory (`--out` = `--checkpoint` replaced the run's config.json) or another
+	// command's output.
+	if err := rundir.Claim("export: --out", *out, rundir.KindExport, *force); err != nil {
+		return err
+	}
 	if err := hf.Export(*ckpt, *out); err != nil {
 		return err
 	}
@@ -53,6 +60,7 @@ func importCmd(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	in := fs.String("from", "", "export directory (model.safetensors + config.json written by `oryx export`)")
 	out := fs.String("out", "", "checkpoint directory to write (must not hold checkpoints)")
+	force := fs.Bool("force", false, "write into --out even when it holds another command's output (an export, a corpus, ...)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: oryx import --from DIR --out CHECKPOINT_DIR\n\n"+
 			"Reads an `oryx export --format safetensors` directory into a checkpoint that generate, evals and\n"+
@@ -70,6 +78,11 @@ func importCmd(args []string, stdout, stderr io.Writer) error {
 		return usageErr(fs, "--from is required")
 	case *out == "":
 		return usageErr(fs, "--out is required")
+	}
+	// A run directory, never the export itself (`--out` = `--from` replaced its config.json) or another
+	// command's output.
+	if err := rundir.Claim("import: --out", *out, rundir.KindRun, *force); err != nil {
+		return err
 	}
 	info, err := hf.Import(*in, *out)
 	if err != nil {

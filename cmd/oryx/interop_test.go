@@ -119,3 +119,35 @@ func convertTensor(t *testing.T, x hf.Tensor, dtype string) hf.Tensor {
 	}
 	return hf.Tensor{Name: x.Name, DType: dtype, Shape: x.Shape, Data: data}
 }
+
+// TestWritersRefuseOtherCommandsOutput runs the exact inputs that replaced another command's config.json:
+// `export --out` a run directory (its own checkpoint), `import --out` the export it reads, `init --out` an
+// export. Each is refused naming the path and what it holds, the file is left as it was, and --force writes.
+func TestWritersRefuseOtherCommandsOutput(t *testing.T) {
+	dir := t.TempDir()
+	ckpt, exp := filepath.Join(dir, "ckpt"), filepath.Join(dir, "hf")
+	var out, errOut bytes.Buffer
+	require.NoError(t, initCmd([]string{"--preset", "tiny", "--variant", "gdn", "--out", ckpt, "--seed", "5"}, &out, &errOut))
+	require.NoError(t, exportCmd([]string{"--checkpoint", ckpt, "--out", exp}, &out, &errOut))
+	runConfig, err := os.ReadFile(filepath.Join(ckpt, "config.json"))
+	require.NoError(t, err)
+	expConfig, err := os.ReadFile(filepath.Join(exp, "config.json"))
+	require.NoError(t, err)
+
+	err = exportCmd([]string{"--checkpoint", ckpt, "--out", ckpt}, &out, &errOut)
+	require.ErrorContains(t, err, "--out "+ckpt+" holds a run directory")
+	err = importCmd([]string{"--from", exp, "--out", exp}, &out, &errOut)
+	require.ErrorContains(t, err, "--out "+exp+" holds an export")
+	err = initCmd([]string{"--preset", "tiny", "--variant", "gdn", "--out", exp}, &out, &errOut)
+	require.ErrorContains(t, err, "--out "+exp+" holds an export")
+	got, err := os.ReadFile(filepath.Join(ckpt, "config.json"))
+	require.NoError(t, err)
+	require.Equal(t, string(runConfig), string(got), "the run's config.json is unchanged")
+	got, err = os.ReadFile(filepath.Join(exp, "config.json"))
+	require.NoError(t, err)
+	require.Equal(t, string(expConfig), string(got), "the export's config.json is unchanged")
+	// A rerun of the same export replaces its own output.
+	require.NoError(t, exportCmd([]string{"--checkpoint", ckpt, "--out", exp}, &out, &errOut))
+	// --force writes anyway.
+	require.NoError(t, exportCmd([]string{"--checkpoint", ckpt, "--out", filepath.Join(dir, "ckpt2"), "--force"}, &out, &errOut))
+}

@@ -4,9 +4,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 
 	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/datasets/hfparquet"
 	"github.com/oryx-go/oryx/internal/cli"
+	"github.com/oryx-go/oryx/internal/rundir"
 )
 
 // synthCmd writes a synthetic corpus to parquet:
@@ -23,6 +27,7 @@ func synthCmd(args []string, stdout, stderr io.Writer) error {
 	vocab := fs.Int("vocab", 256, "mqar: vocabulary (filler 0, keys [1, V/2), values [V/2, V))")
 	seqLen := fs.Int("seq-len", 256, "mqar: sequence length T (rows hold T+1 tokens)")
 	pairs := fs.Int("pairs", 16, "mqar: key-value pairs per sequence")
+	force := fs.Bool("force", false, "overwrite --out even when it is not a synthetic corpus of this --kind (or lies in another command's output directory)")
 	if err := cli.Parse(fs, args); err != nil {
 		return err
 	}
@@ -34,6 +39,16 @@ func synthCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	if *n <= 0 {
 		return cli.Usagef("--n must be > 0, got %d", *n)
+	}
+	columns, ok := synthColumns[*kind]
+	if !ok {
+		return cli.Usagef(`--kind must be "mqar" or "synthlang", got %q`, *kind)
+	}
+	// Rewriting a corpus of the same kind is a rerun; anything else at --out (a run's config.json, a parquet
+	// file of other columns, real data) is not synth's to replace.
+	what := fmt.Sprintf("a synthetic %s corpus (a parquet file of columns %s)", *kind, strings.Join(columns, ", "))
+	if err := rundir.ClaimFile("synth: --out", *out, what, func(path string) error { return sameColumns(path, columns) }, *force); err != nil {
+		return err
 	}
 	var err error
 	switch *kind {
@@ -48,5 +63,24 @@ func synthCmd(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "wrote %s: %d %s rows (seed %d)\n", *out, *n, *kind, *seed)
+	return nil
+}
+
+// synthColumns are the columns of each kind's rows (datasets.MQARRow, datasets.TextRow).
+var synthColumns = map[string][]string{"mqar": {"tokens", "mask"}, "synthlang": {"text"}}
+
+// sameColumns returns nil when path is a parquet file with exactly the columns want.
+func sameColumns(path string, want []string) error {
+	set, err := hfparquet.Open(path)
+	if err != nil {
+		return err
+	}
+	got, err := set.Columns(path)
+	if err != nil {
+		return err
+	}
+	if !slices.Equal(got, want) {
+		return fmt.Errorf("its columns are %s", strings.Join(got, ", "))
+	}
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/oryx-go/oryx/internal/human"
 	"github.com/oryx-go/oryx/internal/interrupt"
 	"github.com/oryx-go/oryx/internal/progress"
+	"github.com/oryx-go/oryx/internal/rundir"
 )
 
 // tokenizeCmd implements `oryx tokenize`: encode a text parquet corpus once into token shards
@@ -27,6 +28,7 @@ func tokenizeCmd(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "", "output directory for tokens-NNNNN.parquet shards and manifest.json (required; must not hold a finished corpus)")
 	shardRows := fs.Int("shard-rows", datasets.DefaultShardRows, "documents per shard")
 	workers := fs.Int("workers", 0, "goroutines encoding documents (0 = all CPUs)")
+	force := fs.Bool("force", false, "write into --out even when it holds another command's output (a run directory, an export, ...)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "usage: oryx tokenize --input PATTERN [--column text] --tokenizer (bytes|PATH/tokenizer.json|PATH/tokenizer.model)\n"+
 			"                     --out DIR [--shard-rows N] [--workers N]\n\n"+
@@ -63,6 +65,9 @@ func tokenizeCmd(args []string, stdout, stderr io.Writer) error {
 	tok, err := tokenizers.Load(*tokSpec)
 	if err != nil {
 		return fmt.Errorf("tokenize: --tokenizer: %w", err)
+	}
+	if err := rundir.Claim("tokenize: --out", *out, rundir.KindCorpus, *force); err != nil {
+		return err
 	}
 
 	ctx, stop := interrupt.Context(context.Background())

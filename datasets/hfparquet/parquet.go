@@ -31,6 +31,8 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/deprecated"
 	"github.com/parquet-go/parquet-go/format"
+
+	"github.com/oryx-go/oryx/internal/safefile"
 )
 
 // FeaturesKey is the key/value metadata key under which Hugging Face (datasets, the parquet converter)
@@ -192,7 +194,7 @@ func openFile(path string) (f *os.File, pf *parquet.File, err error) {
 			f = nil
 		}
 	}()
-	f, err = os.Open(path)
+	f, err = safefile.Open(path) // a FIFO or device named *.parquet is refused, not waited on
 	if err != nil {
 		return nil, nil, fmt.Errorf("hfparquet: %w", err)
 	}

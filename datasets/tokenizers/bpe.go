@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -14,6 +13,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/oryx-go/oryx/internal/guard"
+	"github.com/oryx-go/oryx/internal/safefile"
 )
 
 // BPETokenizer is a Hugging Face byte-level BPE tokenizer read from a tokenizer.json (the GPT-2 family:
@@ -151,7 +151,7 @@ func LoadHFTokenizer(path string) (*BPETokenizer, error) {
 
 // readHFTokenizerFile reads and parses a tokenizer.json.
 func readHFTokenizerFile(path string) (*hfTokenizerFile, error) {
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("tokenizers: reading tokenizer: %w", err)
 	}

@@ -5,11 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/oryx-go/oryx/internal/safefile"
 )
 
 // SentencePieceTokenizer is a SentencePiece BPE model read from a tokenizer.model file (a serialized
@@ -142,7 +143,7 @@ func (w *spmWire) next() (field int, wt int, v uint64, data []byte, ok bool) {
 // options that this implementation does not follow (remove_extra_whitespaces, treat_whitespace_as_suffix,
 // no whitespace escaping) are an error naming the file and the field.
 func LoadSentencePiece(path string) (*SentencePieceTokenizer, error) {
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("tokenizers: reading tokenizer: %w", err)
 	}

@@ -127,6 +127,9 @@ func Run(ctx context.Context, o Options) (string, error) {
 	lengths := o.groupLengths()
 	modelMax := max(o.MaxLength, o.LMMaxLength)
 	sched, model, out := o.names()
+	if err := claimResults(out, model, o.Force); err != nil {
+		return "", err
+	}
 	if err := checkWritable(out); err != nil {
 		return "", fmt.Errorf("--out: %w", err)
 	}
@@ -134,9 +137,9 @@ func Run(ctx context.Context, o Options) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	done := map[string]*harness.Result{}
+	var prev *leaderboard.RunFile
 	if !o.Force {
-		if done, err = finishedTasks(out, o, sched, tok.Name(), lengths); err != nil {
+		if prev, err = finishedRun(out, o, sched, tok.Name(), lengths); err != nil {
 			return "", err
 		}
 	}
@@ -150,6 +153,7 @@ func Run(ctx context.Context, o Options) (string, error) {
 		return "", err
 	}
 	info := o.runInfo(m, optimizers.GetGlobalStep(mctx), lm, model, modelMax, lengths)
+	done := reusableTasks(prev, info.CheckpointStep, out, o.Log)
 	// budget:F:question reads each task's split: the harness passes it in mixed mode.
 	b, isBudget := lm.Budget()
 	hopts := harness.Options{Limit: o.Limit, Mixed: o.Mixed || (isBudget && b.Policy == schedule.PolicyQuestion),
@@ -332,6 +336,9 @@ func (o *Options) runTaskCtx(ctx context.Context, lm *oryxlm.Model, t harness.Ta
 	}()
 	select {
 	case res := <-c:
+		if res.err == nil {
+			res.err = CheckResult(res.r) // a NaN score or no documents is a failure, never a number in the file
+		}
 		return res.r, res.err
 	case <-ctx.Done():
 		return nil, ctx.Err()
@@ -355,6 +362,7 @@ func (o *Options) runTask(lm *oryxlm.Model, t harness.Task, hopts harness.Option
 	}
 	lm.ResetCounters()
 	r, err := harness.Run(lm, t, hopts)
+	err = nameLengthFlag(t, hopts, err)
 	if hopts.Samples != nil {
 		if cerr := hopts.Samples.Close(); err == nil {
 			err = cerr
@@ -426,6 +434,20 @@ func isMissingData(err error) bool {
 	return errors.Is(err, fs.ErrNotExist) || strings.Contains(err.Error(), "matches no files")
 }
 
+// claimResults refuses a results file out that would replace a file of another kind or go into another
+// command's output directory, and an lm-eval folder (LMEvalDir) that is another command's output, unless
+// force (internal/rundir's rules).
+func claimResults(out, model string, force bool) error {
+	isRunFile := func(path string) error {
+		_, err := leaderboard.ReadRunFile(path)
+		return err
+	}
+	if err := rundir.ClaimFile("--out", out, "a results file", isRunFile, force); err != nil {
+		return err
+	}
+	return rundir.ClaimShared("--out", LMEvalDir(out, model), "lm-eval's results_<date>.json", force)
+}
+
 // checkWritable creates out's directory and a temporary file in it, so that an unwritable --out fails
 // before any compute.
 func checkWritable(out string) error {
@@ -444,12 +466,12 @@ func checkWritable(out string) error {
 	return os.Remove(f.Name())
 }
 
-// finishedTasks returns the tasks out already holds when it is a results file of the same run (checkpoint,
-// schedule, tokenizer, limit, lengths); none when out does not exist; an error when it belongs to another
-// run.
-func finishedTasks(out string, o Options, schedule, tokName string, lengths map[string]int) (map[string]*harness.Result, error) {
+// finishedRun returns the results file out when it is one of the same run (checkpoint directory,
+// schedule, tokenizer, limit, lengths), nil when there is none, and an error when it is another run's;
+// reusableTasks then keeps the entries that still apply.
+func finishedRun(out string, o Options, schedule, tokName string, lengths map[string]int) (*leaderboard.RunFile, error) {
 	if _, err := os.Stat(out); errors.Is(err, fs.ErrNotExist) {
-		return map[string]*harness.Result{}, nil
+		return nil, nil
 	}
 	prev, err := leaderboard.ReadRunFile(out)
 	if err != nil {
@@ -461,14 +483,24 @@ func finishedTasks(out string, o Options, schedule, tokName string, lengths map[
 		return nil, fmt.Errorf("--out %s holds another run (checkpoint %s, schedule %s, tokenizer %s, limit %d, lengths %v); "+
 			"use --force to overwrite it or choose another --out", out, prev.Checkpoint, prev.Schedule, prev.Tokenizer, prev.Limit, prev.MaxLengths)
 	}
-	return prev.Tasks, nil
+	return prev, nil
 }
 
 // Merge builds <dir>/leaderboard.json and <dir>/leaderboard.md from run files (leaderboard.MergeWith:
 // merge's own outputs among files are skipped; partial runs' averages are left out unless includePartial).
-func Merge(dir string, files []string, includePartial bool) (*leaderboard.Leaderboard, error) {
+// It refuses a dir that is another command's output, or a leaderboard.json there that is not a leaderboard,
+// unless force.
+func Merge(dir string, files []string, includePartial, force bool) (*leaderboard.Leaderboard, error) {
 	if len(files) == 0 {
 		return nil, errors.New("merge: no run files given")
+	}
+	if err := rundir.ClaimFile("--out", filepath.Join(dir, "leaderboard.json"), "a leaderboard",
+		leaderboard.CheckLeaderboardFile, force); err != nil {
+		return nil, err
+	}
+	if err := rundir.ClaimFile("--out", filepath.Join(dir, "leaderboard.md"), "a leaderboard's table",
+		leaderboard.CheckLeaderboardTable, force); err != nil {
+		return nil, err
 	}
 	l, err := leaderboard.MergeWith(leaderboard.MergeOptions{IncludePartial: includePartial}, files...)
 	if err != nil {
@@ -493,3 +525,17 @@ func presetName(c oryx.Config) string {
 var unsafeRE = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
 func safeName(s string) string { return strings.Trim(unsafeRE.ReplaceAllString(s, "_"), "_") }
+
+// nameLengthFlag adds to a request-too-long error the flag that sets the task's max_length (--lm-max-length
+// for the LM group, --max-length for the others) and its value.
+func nameLengthFlag(t harness.Task, hopts harness.Options, err error) error {
+	if !errors.Is(err, harness.ErrTooLong) {
+		return err
+	}
+	g := harness.GroupOf(t.Name())
+	flag := "--max-length"
+	if g == "lm" {
+		flag = "--lm-max-length"
+	}
+	return fmt.Errorf("%w (%s is %d: raise it)", err, flag, hopts.GroupMaxLength[g])
+}

@@ -77,9 +77,9 @@ func TestRunAndMergeOnRealData(t *testing.T) {
 		"doc_hash", "prompt_hash", "target_hash", "acc", "acc_norm"} {
 		assert.Contains(t, rec, k)
 	}
-	_, err = Merge(out, files, false)
+	_, err = Merge(out, files, false, false)
 	require.NoError(t, err)
-	l, err := Merge(out, append(files, filepath.Join(out, "leaderboard.json")), false) // its own output skipped
+	l, err := Merge(out, append(files, filepath.Join(out, "leaderboard.json")), false, false) // its own output skipped
 	require.NoError(t, err)
 	assert.Len(t, l.Skipped, 1)
 	md, err := os.ReadFile(filepath.Join(out, "leaderboard.md"))
@@ -139,7 +139,7 @@ func TestBadInput(t *testing.T) {
 	}
 	_, err := Run(context.Background(), Options{Checkpoint: "x", Tasks: "piqa", Harness: harness.Config{DataRoot: ""}})
 	assert.ErrorContains(t, err, "--data-root")
-	_, err = Merge(t.TempDir(), nil, false)
+	_, err = Merge(t.TempDir(), nil, false, false)
 	require.ErrorContains(t, err, "no run files")
 	// An unwritable --out fails before the checkpoint is read.
 	file := filepath.Join(t.TempDir(), "file")
@@ -322,4 +322,70 @@ func TestRunBudgetRecordsCost(t *testing.T) {
 	require.Empty(t, lin.Policy)
 	require.Nil(t, lin.Budget)
 	require.Zero(t, lin.LinearPassTokens)
+}
+
+// TestRerunTrustsOnlyValidResults runs the exact inputs: a zero-row parquet (it scored "acc=NaN (docs 0/0)"
+// with exit 0), then reruns over a results file whose entry says acc 42, docs −5 or no metrics, and one
+// scored at an earlier checkpoint step: each is recomputed with the reason said, never kept as "already in".
+func TestRerunTrustsOnlyValidResults(t *testing.T) {
+	root := t.TempDir()
+	p := filepath.Join(root, lmeval.DefaultPaths[lmeval.PIQA])
+	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+	require.NoError(t, parquet.WriteFile(p, []piqaRow{}))
+	ck := tinyCheckpoint(t, oryx.OryxTG)
+	out := filepath.Join(t.TempDir(), "run.json")
+	var log bytes.Buffer
+	o := Options{Checkpoint: ck, Tasks: "piqa", Harness: harness.Config{DataRoot: root}, DataRootSource: "flag",
+		Batch: 4, Out: out, Log: &log}
+	_, err := Run(context.Background(), o)
+	require.ErrorContains(t, err, "task piqa: 0 documents scored")
+	if rf, err := leaderboard.ReadRunFile(out); err == nil {
+		assert.NotContains(t, rf.Tasks, "piqa", "no score written for an empty data file")
+	}
+
+	require.NoError(t, parquet.WriteFile(p, []piqaRow{{"a b", "c", "d", 0}, {"e", "f g", "h", 1}}))
+	_, err = Run(context.Background(), o)
+	require.NoError(t, err)
+	for _, c := range []struct {
+		name   string
+		edit   func(rf *leaderboard.RunFile)
+		reason string
+	}{
+		{"acc 42", func(rf *leaderboard.RunFile) { rf.Tasks["piqa"].Metrics["acc"] = harness.Metric{Value: 42, N: 2} }, "out of [0, 1]"},
+		{"docs -5", func(rf *leaderboard.RunFile) { rf.Tasks["piqa"].Docs = -5 }, "-5 documents scored"},
+		{"no metrics", func(rf *leaderboard.RunFile) { rf.Tasks["piqa"].Metrics = nil }, "no metrics"},
+		{"earlier step", func(rf *leaderboard.RunFile) { rf.CheckpointStep = 99 }, "scored at checkpoint step 99"},
+	} {
+		rf, err := leaderboard.ReadRunFile(out)
+		require.NoError(t, err)
+		c.edit(rf)
+		require.NoError(t, rf.WriteFile(out))
+		log.Reset()
+		_, err = Run(context.Background(), o)
+		require.NoError(t, err, c.name)
+		assert.Contains(t, log.String(), c.reason, c.name)
+		assert.NotContains(t, log.String(), "already in", c.name)
+		rf, err = leaderboard.ReadRunFile(out)
+		require.NoError(t, err)
+		require.NoError(t, CheckResult(rf.Tasks["piqa"]), c.name)
+	}
+	// A valid entry at the same step is kept.
+	log.Reset()
+	_, err = Run(context.Background(), o)
+	require.NoError(t, err)
+	assert.Contains(t, log.String(), "piqa: already in")
+}
+
+// TestTooShortMaxLengthNamesTheFlag runs the exact input --lm-max-length 2: the task fails with the flag and
+// its value named (the message used to say only "exceeds max_length 2").
+func TestTooShortMaxLengthNamesTheFlag(t *testing.T) {
+	root := t.TempDir()
+	p := filepath.Join(root, lmeval.DefaultPaths[lmeval.PIQA])
+	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+	require.NoError(t, parquet.WriteFile(p, []piqaRow{{"a b", "a long answer", "another long one", 0}}))
+	o := Options{Checkpoint: tinyCheckpoint(t, oryx.OryxTG), Tasks: "piqa", Harness: harness.Config{DataRoot: root},
+		DataRootSource: "flag", Batch: 4, LMMaxLength: 2, MaxLength: 2, Out: filepath.Join(t.TempDir(), "r.json")}
+	_, err := Run(context.Background(), o)
+	require.ErrorContains(t, err, "exceeds max_length 2")
+	require.ErrorContains(t, err, "--lm-max-length is 2: raise it")
 }

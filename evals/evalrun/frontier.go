@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -28,8 +29,10 @@ import (
 	"github.com/oryx-go/oryx/evals/oryxlm"
 	"github.com/oryx-go/oryx/internal/atomicfile"
 	"github.com/oryx-go/oryx/internal/backend"
+	"github.com/oryx-go/oryx/internal/cli"
 	"github.com/oryx-go/oryx/internal/figure"
 	"github.com/oryx-go/oryx/internal/rundir"
+	"github.com/oryx-go/oryx/internal/safefile"
 	"github.com/oryx-go/oryx/niah"
 	"github.com/oryx-go/oryx/oryx"
 	"github.com/oryx-go/oryx/oryx/schedule"
@@ -154,6 +157,9 @@ type Frontier struct {
 	Notes          []string          `json:"notes"`
 	Points         []FrontierPoint   `json:"points"`
 	Failed         map[string]string `json:"failed,omitempty"`
+	// Settings are the tasks' settings that produced the points (MQAR sizes, needle lengths, maximum lengths,
+	// data root): a rerun keeps the points only when they are the same (previousPoints).
+	Settings map[string]string `json:"settings,omitempty"`
 }
 
 // frontierNotes explain the file's quantities.
@@ -174,7 +180,7 @@ func RunFrontier(o FrontierOptions) (*Frontier, error) {
 		o.Log = os.Stderr
 	}
 	if err := o.validate(); err != nil {
-		return nil, err
+		return nil, cli.Usage(err) // exit status 2, as every flag mistake
 	}
 	htasks, own, lengths, err := o.tasks()
 	if err != nil {
@@ -198,10 +204,13 @@ func RunFrontier(o FrontierOptions) (*Frontier, error) {
 			return nil, err
 		}
 	}
+	if err := rundir.Claim("--out", o.Out, rundir.KindFrontier, o.Force); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
 		return nil, fmt.Errorf("--out: %w", err)
 	}
-	jsonPath := filepath.Join(o.Out, "frontier.json")
+	jsonPath := filepath.Join(o.Out, rundir.FrontierFile)
 
 	maxLen := max(o.MaxLength, o.LMMaxLength, mo.SeqLen+1)
 	for _, n := range needles {
@@ -212,9 +221,10 @@ func RunFrontier(o FrontierOptions) (*Frontier, error) {
 		return nil, err
 	}
 	f := o.newFrontier(lm, step)
+	f.Settings = o.settings(mo, needles, lengths)
 	done := map[string]FrontierPoint{}
 	if !o.Force {
-		if done, err = previousPoints(jsonPath, f); err != nil {
+		if done, err = previousPoints(jsonPath, f, o.Log); err != nil {
 			return nil, err
 		}
 	}
@@ -255,7 +265,7 @@ func (o *FrontierOptions) tasks() (htasks []harness.Task, own []string, lengths 
 		}
 		ts, err := harness.Resolve(name, o.Harness)
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf("--tasks: %w (the frontier's own tasks: %s, %s)", err, FrontierMQAR, FrontierNeedle)
+			return nil, nil, nil, cli.Usagef("--tasks: %w (the frontier's own tasks: %s, %s)", err, FrontierMQAR, FrontierNeedle)
 		}
 		htasks = append(htasks, ts...)
 	}
@@ -390,6 +400,9 @@ func (o *FrontierOptions) runTask(lm *oryxlm.Model, f *Frontier, task string, ru
 			if err != nil {
 				return fmt.Errorf("%s: %w", spec, err)
 			}
+			if math.IsNaN(pt.Value) || math.IsInf(pt.Value, 0) {
+				return fmt.Errorf("%s: %s is %v (non-finite scores)", spec, pt.Metric, pt.Value)
+			}
 			pt.Task, pt.Policy, pt.Budget, pt.Shared = task, string(p), b, shared
 			pt.FLOPs, pt.FLOPsGathered, pt.LinearPassTokens = lm.FLOPs, lm.FLOPsGathered, lm.LinearPassTokens
 			if pt.Tokens > 0 {
@@ -430,11 +443,29 @@ func (f *Frontier) add(p FrontierPoint) {
 	f.Points = append(f.Points, p)
 }
 
+// settings describes what produced a point besides the checkpoint, tokenizer, limit, budget and policy.
+func (o *FrontierOptions) settings(mo MQAROptions, needles []datasets.MiniNeedle, lengths map[string]int) map[string]string {
+	s := map[string]string{
+		"max_lengths": fmt.Sprintf("%v max %d lm %d", lengths, o.MaxLength, o.LMMaxLength),
+		"data_root":   o.Harness.DataRoot,
+	}
+	if slices.Contains(o.Tasks, FrontierMQAR) {
+		s["mqar"] = fmt.Sprintf("pairs %v seq_len %d vocab %d offset %d examples %d seed %d", mo.Pairs, mo.SeqLen,
+			mo.Vocab, mo.Offset, mo.Examples, mo.Seed)
+	}
+	if slices.Contains(o.Tasks, FrontierNeedle) {
+		s["needle"] = fmt.Sprintf("lengths %v depths %v samples %d needles %d", o.NeedleLengths, o.NeedleDepths,
+			o.NeedleSamples, len(needles))
+	}
+	return s
+}
+
 // previousPoints reads the points of an existing frontier.json of the same checkpoint, tokenizer and limit
-// (none when there is no file; an error when it belongs to another run).
-func previousPoints(path string, f *Frontier) (map[string]FrontierPoint, error) {
+// (none when there is no file; an error when it belongs to another run). Points computed with other task
+// settings (f.Settings), or whose value is not finite, are dropped, saying so on log: they are recomputed.
+func previousPoints(path string, f *Frontier, log io.Writer) (map[string]FrontierPoint, error) {
 	out := map[string]FrontierPoint{}
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return out, nil
 	}
@@ -450,7 +481,16 @@ func previousPoints(path string, f *Frontier) (map[string]FrontierPoint, error) 
 		return nil, fmt.Errorf("--out: %s holds the frontier of another run (checkpoint %s step %d, limit %d); use --force or another --out",
 			path, prev.Checkpoint, prev.CheckpointStep, prev.Limit)
 	}
+	if !maps.Equal(prev.Settings, f.Settings) {
+		fmt.Fprintf(log, "frontier: %s was computed with other settings (%v; now %v): recomputing its %d point(s)\n",
+			path, prev.Settings, f.Settings, len(prev.Points))
+		return out, nil
+	}
 	for _, p := range prev.Points {
+		if math.IsNaN(p.Value) || math.IsInf(p.Value, 0) {
+			fmt.Fprintf(log, "frontier: %s: point %s %s %g has value %v: recomputing it\n", path, p.Task, p.Policy, p.Budget, p.Value)
+			continue
+		}
 		out[pointKey(p.Task, p.Policy, p.Budget)] = p
 	}
 	return out, nil
@@ -569,6 +609,7 @@ func frontierHarness(lm *oryxlm.Model, t harness.Task, hopts harness.Options) (F
 	b, _ := lm.Budget()
 	hopts.Mixed = b.Policy == schedule.PolicyQuestion
 	r, err := harness.Run(lm, t, hopts)
+	err = nameLengthFlag(t, hopts, err)
 	if err != nil {
 		return FrontierPoint{}, err
 	}

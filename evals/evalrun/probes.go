@@ -13,7 +13,9 @@ import (
 	"github.com/oryx-go/oryx/evals/modeswitch"
 	"github.com/oryx-go/oryx/evals/mqar"
 	"github.com/oryx-go/oryx/evals/oryxlm"
+	"github.com/oryx-go/oryx/internal/atomicfile"
 	"github.com/oryx-go/oryx/internal/rundir"
+	"github.com/oryx-go/oryx/internal/safefile"
 	"github.com/oryx-go/oryx/oryx"
 )
 
@@ -29,6 +31,7 @@ type SwitchOptions struct {
 	Batch      int
 	ScoreMemMB int    // oryxlm.Options.ScoreMemMB (0 = default)
 	Out        string // directory: switch.json and switch.png
+	Force      bool   // write into Out even when it is another command's output
 }
 
 // HeldOut reads n sequences of seqLen+1 tokens of held-out text, in order: data is read with
@@ -48,6 +51,9 @@ func HeldOut(data datasets.DataSpec, tok tokenizers.Tokenizer, seqLen, n int) ([
 
 // Switch computes the per-position loss curves around a mode switch and writes switch.json and switch.png.
 func Switch(o SwitchOptions, log io.Writer) (*modeswitch.Curves, error) {
+	if err := rundir.Claim("--out", o.Out, rundir.KindSwitch, o.Force); err != nil {
+		return nil, err
+	}
 	lm, err := loadLM(o.Checkpoint, o.Tokenizer, oryxlm.Options{Batch: o.Batch, MaxLength: o.SeqLen + 1, ScoreMemMB: o.ScoreMemMB})
 	if err != nil {
 		return nil, err
@@ -70,7 +76,7 @@ func Switch(o SwitchOptions, log io.Writer) (*modeswitch.Curves, error) {
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
 		return nil, err
 	}
-	if err := c.WriteJSON(filepath.Join(o.Out, "switch.json")); err != nil {
+	if err := c.WriteJSON(filepath.Join(o.Out, rundir.SwitchFile)); err != nil {
 		return nil, err
 	}
 	title := fmt.Sprintf("%s: loss around a mode switch at %d", filepath.Base(o.Checkpoint), o.At)
@@ -98,11 +104,17 @@ type MQAROptions struct {
 	Batch      int
 	ScoreMemMB int    // oryxlm.Options.ScoreMemMB (0 = default)
 	Out        string // JSON file
+	Force      bool   // overwrite Out even when it is not an MQAR results file, or lies in another command's output
 }
 
 // MQAR scores MQAR accuracy per schedule and number of pairs and writes a JSON file.
 func MQAR(o MQAROptions, log io.Writer) (map[int][]mqar.Result, error) {
 	o = o.Resolve(log)
+	if o.Out != "" {
+		if err := rundir.ClaimFile("--out", o.Out, "an MQAR results file", isMQARFile, o.Force); err != nil {
+			return nil, err
+		}
+	}
 	lm, err := loadLM(o.Checkpoint, o.Tokenizer, oryxlm.Options{Batch: o.Batch, MaxLength: o.SeqLen + 1, ScoreMemMB: o.ScoreMemMB})
 	if err != nil {
 		return nil, err
@@ -122,11 +134,21 @@ func MQAR(o MQAROptions, log io.Writer) (map[int][]mqar.Result, error) {
 		if err := os.MkdirAll(filepath.Dir(o.Out), 0o755); err != nil {
 			return nil, err
 		}
-		if err := os.WriteFile(o.Out, append(data, '\n'), 0o644); err != nil {
+		if err := atomicfile.WriteFile(o.Out, append(data, '\n')); err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
+}
+
+// isMQARFile returns nil when path holds what MQAR writes: a JSON object of results per pair count.
+func isMQARFile(path string) error {
+	data, err := safefile.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var v map[int][]mqar.Result
+	return json.Unmarshal(data, &v)
 }
 
 // ScoreMQAR scores MQAR under every schedule the model's variant has (mqar.Evaluate) for each number of

@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"sync"
+
+	"github.com/oryx-go/oryx/internal/safefile"
 )
 
 // DocSample is one --log-samples record, in lm-eval 0.4's on-disk layout (what its EvaluationTracker writes
@@ -206,7 +208,7 @@ func (s *SampleWriter) Close() error {
 
 // CreateSampleFile creates (truncating) path and returns a SampleWriter on it; Close closes the file.
 func CreateSampleFile(path string) (*SampleWriter, error) {
-	f, err := os.Create(path)
+	f, err := safefile.OpenNoFollow(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("harness: log-samples: %w", err)
 	}

@@ -1,9 +1,14 @@
 package harness
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 )
+
+// ErrTooLong is wrapped by the error of a request that no truncation can fit into the task's max_length: a
+// caller names its flag (evals: --lm-max-length, --max-length).
+var ErrTooLong = errors.New("longer than max_length")
 
 // TruncateLL applies lm-eval's left truncation to a loglikelihood request: the model input is
 // (ctx+cont)[-(maxLen+1):][:-1], so at most the last maxLen+1 tokens of Context+Continuation are kept and
@@ -18,7 +23,7 @@ func TruncateLL(r LLRequest, maxLen int) (out LLRequest, truncated bool, err err
 		return r, false, fmt.Errorf("harness: loglikelihood request with an empty context (the task must apply the prefix-token rule)")
 	}
 	if len(r.Continuation) > maxLen {
-		return r, false, fmt.Errorf("harness: continuation of %d tokens exceeds max_length %d", len(r.Continuation), maxLen)
+		return r, false, fmt.Errorf("harness: continuation of %d tokens exceeds max_length %d: %w", len(r.Continuation), maxLen, ErrTooLong)
 	}
 	total := len(r.Context) + len(r.Continuation)
 	out = r

@@ -3,9 +3,9 @@ package leaderboard
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -16,6 +16,7 @@ import (
 	"github.com/oryx-go/oryx/internal/atomicfile"
 
 	"github.com/oryx-go/oryx/evals/harness"
+	"github.com/oryx-go/oryx/internal/safefile"
 )
 
 // RunInfo is the metadata of one evaluation run, filled by the caller.
@@ -645,7 +646,7 @@ func (r *RunFile) WriteFile(path string) error {
 // ReadRunFile reads a run file written by WriteFile (or an lm-evaluation-harness results file); errors
 // name the file.
 func ReadRunFile(path string) (*RunFile, error) {
-	b, err := os.ReadFile(path)
+	b, err := safefile.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("leaderboard: %w", err)
 	}
@@ -664,17 +665,38 @@ func IsOwnOutput(path string) bool {
 	case "leaderboard.json", "leaderboard.md":
 		return true
 	}
-	b, err := os.ReadFile(path)
+	return CheckLeaderboardFile(path) == nil
+}
+
+// CheckLeaderboardFile returns nil when path has the shape of merge's leaderboard.json (a "runs" list and no
+// "results"), else an error saying what it is not.
+func CheckLeaderboardFile(path string) error {
+	b, err := safefile.ReadFile(path)
 	if err != nil {
-		return false
+		return err
 	}
 	var probe map[string]json.RawMessage
-	if json.Unmarshal(b, &probe) != nil {
-		return false
+	if err := json.Unmarshal(b, &probe); err != nil {
+		return fmt.Errorf("not a JSON object: %w", err)
 	}
 	_, runs := probe["runs"]
 	_, results := probe["results"]
-	return runs && !results
+	if !runs || results {
+		return errors.New(`not a leaderboard (a "runs" list and no "results")`)
+	}
+	return nil
+}
+
+// CheckLeaderboardTable returns nil when path begins like the markdown table WriteFiles writes.
+func CheckLeaderboardTable(path string) error {
+	b, err := safefile.ReadFileMax(path, 64<<20)
+	if err != nil {
+		return err
+	}
+	if !bytes.HasPrefix(b, []byte("| Model | ")) {
+		return errors.New("not a leaderboard table (it does not begin with \"| Model | \")")
+	}
+	return nil
 }
 
 func writeAtomic(path string, data []byte) error {

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 
 	"github.com/oryx-go/oryx/evals/oryxlm"
+	"github.com/oryx-go/oryx/internal/atomicfile"
 	"github.com/oryx-go/oryx/internal/figure"
 	"github.com/oryx-go/oryx/oryx"
 )
@@ -160,7 +161,7 @@ func (c *Curves) WriteJSON(path string) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, append(data, '\n'), 0o644)
+	return atomicfile.WriteFile(path, append(data, '\n'))
 }
 
 // WritePNG plots the curves (a centred moving average over Window positions) with a vertical line at the

@@ -71,8 +71,34 @@ func Add(a, b int64) (int64, bool) {
 	return a + b, true
 }
 
-// HostMemory is MemTotal from /proc/meminfo in bytes (0 where it is unknown).
+// HostMemory is the memory this process may use, in bytes (0 where nothing is known): the smallest of the
+// machine's memory (MemTotal), the process's address-space and data limits (RLIMIT_AS, RLIMIT_DATA) and its
+// control group's limit (cgroup v2 memory.max, v1 memory.limit_in_bytes). MemoryLimit says which it is.
 func HostMemory() int64 {
+	b, _ := MemoryLimit()
+	return b
+}
+
+// A memory limit and where it comes from.
+type memLimit struct {
+	bytes  int64
+	source string // "" for MemTotal: "this machine has X"; else the limit's name
+}
+
+// MemoryLimit is HostMemory with where the limit comes from: "" for the machine's memory, else the name of
+// the limit ("RLIMIT_AS", "cgroup memory.max", ...).
+func MemoryLimit() (int64, string) {
+	var best memLimit
+	for _, l := range memoryLimits() {
+		if l.bytes > 0 && (best.bytes == 0 || l.bytes < best.bytes) {
+			best = l
+		}
+	}
+	return best.bytes, best.source
+}
+
+// memTotal is MemTotal from /proc/meminfo in bytes (0 where it is unknown).
+func memTotal() int64 {
 	data, err := os.ReadFile("/proc/meminfo")
 	if err != nil {
 		return 0
@@ -91,19 +117,23 @@ func HostMemory() int64 {
 // MemoryFraction is the share of the machine's memory an estimate may use before CheckMemory refuses it.
 const MemoryFraction = 0.9
 
-// hostMemory is HostMemory, replaceable in tests.
-var hostMemory = HostMemory
+// memoryLimit is MemoryLimit, replaceable in tests.
+var memoryLimit = MemoryLimit
 
-// CheckMemory refuses an estimate (bytes) above MemoryFraction of this machine's memory, or negative
-// (an overflow upstream), with an error naming what needs it. Where the machine's memory is unknown only a
-// negative estimate is refused.
+// CheckMemory refuses an estimate (bytes) above MemoryFraction of the memory this process may use
+// (MemoryLimit), or negative (an overflow upstream), with an error naming what needs it and the limit. Where
+// nothing is known only a negative estimate is refused.
 func CheckMemory(what string, bytes int64) error {
 	if bytes < 0 {
 		return fmt.Errorf("%s: the memory estimate overflows", what)
 	}
-	host := hostMemory()
+	host, source := memoryLimit()
 	if host > 0 && float64(bytes) > MemoryFraction*float64(host) {
-		return fmt.Errorf("%s needs ~%s of memory, this machine has %s", what, HumanBytes(bytes), HumanBytes(host))
+		where := ""
+		if source != "" {
+			where = " (the process's limit, " + source + ")"
+		}
+		return fmt.Errorf("%s needs ~%s of memory, this machine has %s%s", what, HumanBytes(bytes), HumanBytes(host), where)
 	}
 	return nil
 }

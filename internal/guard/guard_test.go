@@ -46,13 +46,13 @@ func TestCheck(t *testing.T) {
 }
 
 func TestCheckMemory(t *testing.T) {
-	old := hostMemory
-	defer func() { hostMemory = old }()
-	hostMemory = func() int64 { return 10 << 30 }
+	old := memoryLimit
+	defer func() { memoryLimit = old }()
+	memoryLimit = func() (int64, string) { return 10 << 30, "" }
 	require.NoError(t, CheckMemory("the weights", 9<<30))
 	require.EqualError(t, CheckMemory("the weights", 10<<30), "the weights needs ~10.0 GiB of memory, this machine has 10.0 GiB")
 	require.EqualError(t, CheckMemory("the KV cache", -1), "the KV cache: the memory estimate overflows")
-	hostMemory = func() int64 { return 0 } // unknown: only overflow is refused
+	memoryLimit = func() (int64, string) { return 0, "" } // unknown: only overflow is refused
 	require.NoError(t, CheckMemory("the weights", 1<<50))
 }
 

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/oryx-go/oryx/internal/safefile"
 )
 
 // The names of a run directory that the checkpoint writer (oryx.SaveCheckpoint) and the trainer share; the
@@ -66,7 +68,7 @@ func CopyTokenizer(out, spec, name string) (string, error) {
 			return rel, nil // training with the run's own copy
 		}
 	}
-	data, err := os.ReadFile(spec)
+	data, err := safefile.ReadFile(spec)
 	if err != nil {
 		return "", err
 	}

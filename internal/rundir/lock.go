@@ -18,6 +18,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/oryx-go/oryx/internal/safefile"
 )
 
 // LockFile is the lock file inside a run directory.
@@ -39,7 +41,8 @@ var ErrBusy = errors.New("run directory in use")
 func AcquireLock(dir, what string, log io.Writer) (*Lock, error) {
 	path := filepath.Join(dir, LockFile)
 	for attempt := 0; ; attempt++ {
-		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+		// Never through a link planted at the lock's path (its target would be truncated), never a FIFO.
+		f, err := safefile.OpenNoFollow(path, os.O_RDWR|os.O_CREATE, 0o644)
 		if err != nil {
 			return nil, fmt.Errorf("run directory %s: creating the lock file: %w", dir, err)
 		}
@@ -142,7 +145,7 @@ func samePath(f *os.File, path string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	b, err := os.Stat(path)
+	b, err := os.Lstat(path)
 	if err != nil {
 		return false, nil
 	}

@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/oryx-go/oryx/internal/safefile"
 )
 
 // StepRecord is one line of metrics.jsonl for a training step (every LogEvery steps).
@@ -172,7 +174,7 @@ func OpenMetrics(dir string, keepUpTo int) (*MetricsLog, error) {
 	path := filepath.Join(dir, MetricsFile)
 	var kept []byte
 	if keepUpTo >= 0 {
-		data, err := os.ReadFile(path)
+		data, err := safefile.ReadFile(path)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, err
 		}
@@ -191,7 +193,7 @@ func OpenMetrics(dir string, keepUpTo int) (*MetricsLog, error) {
 	if err := WriteFileAtomic(path, kept); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0o644)
+	f, err := safefile.OpenAppend(path)
 	if err != nil {
 		return nil, err
 	}
@@ -220,7 +222,7 @@ func (m *MetricsLog) Close() error {
 // ReadMetrics reads dir/metrics.jsonl back (for plots, summaries and tests).
 func ReadMetrics(dir string) (train []StepRecord, val []ValRecord, err error) {
 	path := filepath.Join(dir, MetricsFile)
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(path)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
+
+	"github.com/oryx-go/oryx/internal/safefile"
 )
 
 // ProbeRecord is one line of metrics.jsonl for a probe measured at a validation point (train.Run.Probe):
@@ -58,7 +59,7 @@ func (r *ProbeRecord) UnmarshalJSON(b []byte) error {
 // ReadProbes reads the "probe" lines of dir/metrics.jsonl, in order.
 func ReadProbes(dir string) ([]ProbeRecord, error) {
 	path := filepath.Join(dir, MetricsFile)
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}

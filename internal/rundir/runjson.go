@@ -26,6 +26,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/oryx-go/oryx/internal/safefile"
 )
 
 // File names in a run directory.
@@ -58,7 +60,7 @@ type record struct {
 // pass --tokenizer.
 func Tokenizer(dir string) (string, error) {
 	path := filepath.Join(dir, RunFile)
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "bytes", nil
 	}
@@ -101,7 +103,7 @@ func Tokenizer(dir string) (string, error) {
 // TrainedOn returns the training data spec and sequence length recorded in dir/run.json; ok is false when
 // there is no run.json or it does not say (checkpoints written by `oryx init` or outside a recipe).
 func TrainedOn(dir string) (data string, seqLen int, ok bool) {
-	raw, err := os.ReadFile(filepath.Join(dir, RunFile))
+	raw, err := safefile.ReadFile(filepath.Join(dir, RunFile))
 	if err != nil {
 		return "", 0, false
 	}

@@ -11,6 +11,7 @@ import (
 	"strconv"
 
 	"github.com/oryx-go/oryx/internal/atomicfile"
+	"github.com/oryx-go/oryx/internal/safefile"
 )
 
 // Trainer state: what a checkpoint needs besides the weights and optimizer state to resume a run exactly
@@ -45,7 +46,7 @@ func WriteState(dir string, step int, st any) error {
 // ReadState reads the state file of step from dir into st, checking that it holds that step.
 func ReadState(dir string, step int, st any) error {
 	path := filepath.Join(dir, StateFileName(step))
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("the newest checkpoint is at step %d but %s is missing: cannot resume the data order "+
 			"(delete the run directory to start over)", step, path)
@@ -69,7 +70,7 @@ func ReadState(dir string, step int, st any) error {
 // TokensSeen is the training tokens recorded in dir's state file of step, or 0 when there is none (a
 // checkpoint written outside a recipe).
 func TokensSeen(dir string, step int64) int64 {
-	data, err := os.ReadFile(filepath.Join(dir, StateFileName(int(step))))
+	data, err := safefile.ReadFile(filepath.Join(dir, StateFileName(int(step))))
 	if err != nil {
 		return 0
 	}

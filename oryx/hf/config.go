@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"reflect"
 	"slices"
 	"strings"
 
 	"github.com/oryx-go/oryx/internal/atomicfile"
+	"github.com/oryx-go/oryx/internal/safefile"
 	"github.com/oryx-go/oryx/layers"
 	"github.com/oryx-go/oryx/oryx"
 )
@@ -194,7 +194,7 @@ var TorchDTypes = map[string]string{"F32": "float32", "F64": "float64", "BF16": 
 // use_short_conv or model_type would otherwise be half-honoured: the weights would run with the values
 // of oryx_config while the file says something else).
 func ReadConfig(path string) (oryx.Config, string, error) {
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(path)
 	if err != nil {
 		return oryx.Config{}, "", err
 	}
@@ -244,7 +244,8 @@ func ReadConfig(path string) (oryx.Config, string, error) {
 }
 
 // decodeOryxConfig decodes oryx_config strictly: unknown fields (a misspelt "rop") and missing fields are
-// errors, and the config must validate.
+// errors (except the omitempty ones, which the export leaves out at their zero value), and the config must
+// validate.
 func decodeOryxConfig(raw json.RawMessage) (oryx.Config, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
@@ -259,7 +260,10 @@ func decodeOryxConfig(raw json.RawMessage) (oryx.Config, error) {
 	t := reflect.TypeFor[oryx.Config]()
 	var missing []string
 	for i := range t.NumField() {
-		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		name, opts, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if strings.Contains(opts, "omitempty") {
+			continue // written only when set (Export marshals oryx.Config), absent means its zero value
+		}
 		if _, ok := fields[name]; !ok {
 			missing = append(missing, name)
 		}

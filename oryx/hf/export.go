@@ -15,14 +15,15 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/gomlx/gomlx/pkg/ml/context"
 	"github.com/oryx-go/oryx/internal/atomicfile"
+	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/oryx"
 )
 
-// File names of an export directory.
+// File names of an export directory (internal/rundir tells an export by them: rundir.Claim).
 const (
-	WeightsFile  = "model.safetensors"
-	ConfigFile   = "config.json"
-	ModelingFile = "modeling_oryx.py" // the PyTorch reference (ModelingPy)
+	WeightsFile  = rundir.ExportWeightsFile
+	ConfigFile   = rundir.ConfigFile
+	ModelingFile = rundir.ExportModelingFile // the PyTorch reference (ModelingPy)
 )
 
 // ModelingPy is modeling_oryx.py, the PyTorch reference implementation of every variant that Export writes
@@ -149,6 +150,9 @@ func Import(exportDir, ckptDir string) (*Imported, error) {
 		return nil, fmt.Errorf("import %s: %w", exportDir, err)
 	}
 	weights := filepath.Join(exportDir, WeightsFile)
+	if err := checkWeightsFileSize(weights, cfg, torchDType); err != nil {
+		return nil, fmt.Errorf("import %s: %w", exportDir, err)
+	}
 	ts, _, err := ReadSafetensors(weights)
 	if err != nil {
 		return nil, fmt.Errorf("import %s: %w", exportDir, err)
@@ -242,4 +246,25 @@ func float16ToFloat32(h uint16) float32 {
 		return math.Float32frombits(sign | math.Float32bits(v))
 	}
 	return math.Float32frombits(sign | (exp+127-15)<<23 | frac<<13)
+}
+
+// checkWeightsFileSize refuses, before anything is read, a weights file larger than the config's parameters
+// can take in the dtype config.json states, with the largest header: a 9 GB file for a tiny model was read
+// whole before its size was compared with anything.
+func checkWeightsFileSize(path string, cfg oryx.Config, torchDType string) error {
+	st, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	bytesPer := map[string]int64{"float32": 4, "float64": 8, "bfloat16": 2, "float16": 2}[torchDType]
+	if bytesPer == 0 {
+		bytesPer = 8
+	}
+	params := oryx.CountParams(cfg).Total
+	limit := params*bytesPer + 8 + maxHeader
+	if st.Size() > limit {
+		return fmt.Errorf("%s is %d bytes, more than the %d parameters of its config.json take in %s (%d bytes) "+
+			"plus the largest header: not this model's weights", path, st.Size(), params, torchDType, params*bytesPer)
+	}
+	return nil
 }

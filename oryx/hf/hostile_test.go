@@ -252,3 +252,18 @@ func TestReadSafetensorsRefusesDuplicateNames(t *testing.T) {
 	require.ErrorContains(t, err, "tensor names must be unique")
 	require.ErrorContains(t, importErr(dir, filepath.Join(t.TempDir(), "ckpt")), "appears twice")
 }
+
+// TestImportRefusesOversizedWeightsFile runs the case of a weights file far larger than its config's model
+// (a 9 GB model.safetensors beside a tiny config was read whole first): refused from its size alone, before
+// any read (the file here is sparse: nothing is written to disk).
+func TestImportRefusesOversizedWeightsFile(t *testing.T) {
+	cfg, err := oryx.Preset("tiny", oryx.GDN)
+	require.NoError(t, err)
+	ckpt, exp := filepath.Join(t.TempDir(), "ckpt"), filepath.Join(t.TempDir(), "exp")
+	require.NoError(t, oryx.InitCheckpoint(ckpt, cfg, 1))
+	require.NoError(t, Export(ckpt, exp))
+	require.NoError(t, os.Truncate(filepath.Join(exp, WeightsFile), 9<<30))
+	_, err = Import(exp, filepath.Join(t.TempDir(), "back"))
+	require.ErrorContains(t, err, "more than the")
+	require.ErrorContains(t, err, "not this model's weights")
+}

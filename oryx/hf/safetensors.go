@@ -6,9 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/oryx-go/oryx/internal/safefile"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -123,7 +123,7 @@ func ReadSafetensors(path string) ([]Tensor, map[string]string, error) {
 	errf := func(format string, args ...any) error {
 		return fmt.Errorf("safetensors %s: %s", path, fmt.Sprintf(format, args...))
 	}
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(path) // a regular file that fits in memory (a FIFO would hang os.ReadFile)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -19,7 +19,8 @@ import (
 )
 
 // Main is the whole command of a recipe directory (recipes/<name>/main.go): it parses the flags, prints the
-// plan with --plan, refuses runs that cannot fit the machine (unless --force), and trains or resumes (a
+// plan with --plan, refuses runs that cannot fit the machine or whose --out is another command's output
+// (unless --force), and trains or resumes (a
 // finished run is left as it is unless --retrain). A usage error exits 2, an interrupted run 130 (its
 // checkpoint saved), any other failure 1 (internal/cli).
 func Main(name string) {
@@ -108,7 +109,7 @@ func MainArgs(name string, args []string, stdout, stderr io.Writer) error {
 	sum, err := train.Train(train.Run{
 		Name: name, Model: cfg, Train: tc, Data: datasets.DataSpec{Spec: *f.data, Column: *f.column},
 		ValData: datasets.DataSpec{Spec: *f.valData, Column: *f.column}, Tokenizer: *f.tokenizer, Out: *f.out, Log: stderr,
-		Retrain: *f.retrain,
+		Retrain: *f.retrain, Force: *f.force,
 	})
 	if err != nil {
 		return err
@@ -143,7 +144,7 @@ func newFlags(name string, rec Recipe, tc *train.TrainConfig, stderr io.Writer) 
 		plan:      fs.Bool("plan", false, "print the run's plan (a summary line on stderr, then JSON on stdout: parameters, FLOPs, tokens, memory, time, fits) and exit"),
 		hardware:  fs.String("hardware", "cpu-here", "with --plan: the target to size the run for: "+hardwareNames()+" (memory, peak bf16 TFLOP/s and sources: README, recipes/recipe/hardware.go)"),
 		mfu:       fs.Float64("mfu", DefaultMFU, "with --plan --hardware GPU: the fraction of the peak bf16 rate assumed reached"),
-		force:     fs.Bool("force", false, "train even when the plan says the run does not fit this machine"),
+		force:     fs.Bool("force", false, "train even when the plan says the run does not fit this machine, or when --out holds another command's output (an export, a corpus, ...)"),
 		retrain:   fs.Bool("retrain", false, "a finished run in --out is trained again from scratch (its checkpoints, metrics and summary are replaced); without it, rerunning a finished run changes nothing"),
 		devices:   fs.Int("devices", 1, "data-parallel devices (XLA with several GPUs; the pure-Go backend has 1)"),
 		precision: fs.String("precision", "", "f32 | bf16 (bf16 compute, f32 master weights); default: the recipe's on XLA, f32 on the pure-Go backend"),

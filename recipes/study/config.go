@@ -125,6 +125,9 @@ type Config struct {
 	// trains each run in a child process: two XLA CPU trainings in one process share its PJRT client and ran
 	// no faster together than one after the other, two processes 1.5× faster (jobs.go).
 	TrainWorker func(ctx context.Context, c Config, i int, log io.Writer) error `json:"-"`
+	// Force writes into an Out that holds another command's output (a run directory, an export, ...), which
+	// Run otherwise refuses (rundir.Claim).
+	Force bool `json:"-"`
 
 	// The attention-budget frontier of the Oryx-TG main model (frontier.go): MQAR over ClaimPairs with the
 	// first FrontierExamples evaluation examples per pair count (0: no frontier), at each budget under each

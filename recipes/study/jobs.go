@@ -2,6 +2,7 @@ package study
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -101,13 +102,16 @@ func startOrder(jobs []job) []int {
 	return order
 }
 
-// forEachRun calls do(i) for every index of order, at most jobs at a time (jobs ≤ 1: one after the other, in
-// order). After a failure no new call starts; the first error (in order of occurrence) is returned once the
-// running calls have returned.
-func forEachRun(order []int, jobs int, do func(i int) error) error {
+// forEachRun calls do(ctx, i) for every index of order, at most jobs at a time (jobs ≤ 1: one after the
+// other, in order). After a failure no new call starts and the context of the running calls is cancelled (a
+// worker whose process died stops the study at once; the others save a checkpoint and stop, and a rerun
+// resumes them); the first error (in order of occurrence) is returned once the running calls have returned.
+func forEachRun(parent context.Context, order []int, jobs int, do func(ctx context.Context, i int) error) error {
+	ctx, cancel := context.WithCancel(parent)
+	defer cancel()
 	if jobs <= 1 {
 		for _, i := range order {
-			if err := do(i); err != nil {
+			if err := do(ctx, i); err != nil {
 				return err
 			}
 		}
@@ -137,10 +141,11 @@ func forEachRun(order []int, jobs int, do func(i int) error) error {
 				if !ok {
 					return
 				}
-				if err := do(i); err != nil {
+				if err := do(ctx, i); err != nil {
 					mu.Lock()
 					if firstErr == nil {
 						firstErr = err
+						cancel()
 					}
 					mu.Unlock()
 				}

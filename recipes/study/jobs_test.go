@@ -26,7 +26,7 @@ func TestForEachRun(t *testing.T) {
 			seen         []int
 			running, top atomic.Int32
 		)
-		err := forEachRun(order, jobs, func(i int) error {
+		err := forEachRun(context.Background(), order, jobs, func(_ context.Context, i int) error {
 			n := running.Add(1)
 			for {
 				m := top.Load()
@@ -52,7 +52,7 @@ func TestForEachRun(t *testing.T) {
 	for _, jobs := range []int{1, 2} {
 		var started atomic.Int32
 		boom := errors.New("boom")
-		err := forEachRun(order, jobs, func(i int) error {
+		err := forEachRun(context.Background(), order, jobs, func(_ context.Context, i int) error {
 			started.Add(1)
 			if i == 0 { // the second to start
 				return boom
@@ -63,6 +63,28 @@ func TestForEachRun(t *testing.T) {
 		require.ErrorIs(t, err, boom)
 		require.Less(t, started.Load(), int32(len(order)), "jobs %d: runs after the failure did not start", jobs)
 	}
+}
+
+// TestDeadWorkerStopsTheOthers: when one run fails (a worker process killed with -9), the run training beside
+// it is stopped at once through its context, and the failure is returned promptly with its run's error; it
+// used to be reported only when the other run finished (152 s later in the campaign).
+func TestDeadWorkerStopsTheOthers(t *testing.T) {
+	dead := errors.New("training oryx-tg-tiny (worker process): signal: killed")
+	start := time.Now()
+	err := forEachRun(context.Background(), []int{0, 1}, 2, func(ctx context.Context, i int) error {
+		if i == 0 {
+			time.Sleep(10 * time.Millisecond)
+			return dead
+		}
+		select { // the long run: stops only when told to
+		case <-ctx.Done():
+			return fmt.Errorf("interrupted: %w", ctx.Err())
+		case <-time.After(time.Minute):
+			return nil
+		}
+	})
+	require.ErrorIs(t, err, dead)
+	require.Less(t, time.Since(start), 20*time.Second, "the failure is reported without waiting for the other run")
 }
 
 // TestStartOrder: the Oryx-TG main run first, the Transformer last, ties in the study's order; with

@@ -13,7 +13,9 @@ import (
 	"github.com/oryx-go/oryx/datasets"
 	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/evals/evalrun"
+	"github.com/oryx-go/oryx/internal/atomicfile"
 	"github.com/oryx-go/oryx/internal/backend"
+	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/oryx"
 	"github.com/oryx-go/oryx/recipes/train"
 )
@@ -60,6 +62,9 @@ func Run(ctx context.Context, c Config, log io.Writer) (*Report, error) {
 		}
 	}
 	if err := checkFrontier(c); err != nil {
+		return nil, err
+	}
+	if err := rundir.Claim("--out", c.Out, rundir.KindStudy, c.Force); err != nil {
 		return nil, err
 	}
 	// The runs: trained c.Jobs at a time (jobs.go), each evaluated here once trained; the results in the
@@ -267,7 +272,7 @@ func trainAndEvaluateAll(ctx context.Context, c Config, log io.Writer) ([]*Model
 	trained := make(chan int, len(jobs))
 	var trainErr error
 	go func() {
-		trainErr = forEachRun(startOrder(jobs), c.Jobs, func(i int) error {
+		trainErr = forEachRun(ctx, startOrder(jobs), c.Jobs, func(ctx context.Context, i int) error {
 			if err := ctx.Err(); err != nil {
 				return fmt.Errorf("interrupted before training %s: %w", c.label(jobs[i]), err)
 			}
@@ -331,7 +336,7 @@ func writeArtefacts(c Config, rep *Report) error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(c.Out, c.kind()+".json"), append(data, '\n'), 0o644); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(c.Out, c.kind()+".json"), append(data, '\n')); err != nil {
 		return err
 	}
 	if err := writePlots(c, rep); err != nil {
@@ -346,7 +351,7 @@ func writeArtefacts(c Config, rep *Report) error {
 	default:
 		md = markdown(c, rep)
 	}
-	return os.WriteFile(filepath.Join(c.Out, "report.md"), []byte(md), 0o644)
+	return atomicfile.WriteFile(filepath.Join(c.Out, "report.md"), []byte(md))
 }
 
 // writeResults writes results/<run>-<schedule>.json per run and schedule, and their leaderboard.

@@ -31,9 +31,11 @@ import (
 
 	"github.com/gomlx/gomlx/backends"
 
+	"github.com/oryx-go/oryx/internal/atomicfile"
 	"github.com/oryx-go/oryx/internal/backend"
 	"github.com/oryx-go/oryx/internal/cli"
 	"github.com/oryx-go/oryx/internal/interrupt"
+	"github.com/oryx-go/oryx/internal/safefile"
 	"github.com/oryx-go/oryx/recipes/study"
 	"github.com/oryx-go/oryx/recipes/train"
 )
@@ -62,6 +64,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	f.apply(&c, selected, be)
 	c.TrainWorker = trainInChild
+	c.Force = f.force
 	ctx, stop := interrupt.Context(context.Background())
 	defer stop()
 	rep, err := study.Run(ctx, c, stderr)
@@ -74,7 +77,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 
 // flags are the command line's settings; set names the flags given.
 type flags struct {
-	quick, scale, attribution              bool
+	quick, scale, attribution, force       bool
 	out, runs, configFile                  string
 	trainRun, jobs, steps, seeds, curveExs int
 	set                                    map[string]bool
@@ -98,6 +101,7 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 		"the claims' gaps against width and tokens (runs/study-scale)")
 	fs.BoolVar(&f.attribution, "attribution", false, "the recall-gap attribution: single-change oryx-tg runs at the study's budget "+
 		"(runs/study-attribution)")
+	fs.BoolVar(&f.force, "force", false, "write into --out even when it holds another command's output (a run directory, an export, ...)")
 	fs.IntVar(&f.curveExs, "curve-examples", -1, "recall curves: MQAR examples per pair count scored at every validation (0: no curves; default: the study's)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: go run [-tags xla] ./recipes/tiny-study [--quick] [--scale | --attribution] [--out DIR] [--runs LIST] "+
@@ -262,7 +266,7 @@ func trainInChild(ctx context.Context, c study.Config, i int, log io.Writer) err
 		return err
 	}
 	cfgFile := filepath.Join(c.Out, fmt.Sprintf(".worker-%s.json", c.JobLabel(i)))
-	if err := os.WriteFile(cfgFile, data, 0o644); err != nil {
+	if err := atomicfile.WriteFile(cfgFile, data); err != nil {
 		return err
 	}
 	defer os.Remove(cfgFile)
@@ -274,7 +278,10 @@ func trainInChild(ctx context.Context, c study.Config, i int, log io.Writer) err
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
 	cmd.WaitDelay = 2 * time.Minute // time to save the checkpoint
-	if err := cmd.Run(); err != nil {
+	unlock := dieWithParent(cmd)
+	err = cmd.Run()
+	unlock()
+	if err != nil {
 		if ctx.Err() != nil {
 			return fmt.Errorf("training %s (worker process): %w", c.JobLabel(i), train.ErrInterrupted)
 		}
@@ -288,7 +295,7 @@ func trainWorker(file string, i int, stderr io.Writer) error {
 	if file == "" {
 		return cli.Usagef("--train-run needs --config FILE")
 	}
-	data, err := os.ReadFile(file)
+	data, err := safefile.ReadFile(file)
 	if err != nil {
 		return err
 	}

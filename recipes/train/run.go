@@ -59,6 +59,10 @@ type Run struct {
 	// Retrain starts a finished run over (its checkpoints, trainer states, metrics, plot and summary are
 	// removed); without it, a finished run is returned as it is and no file changes.
 	Retrain bool `json:"-"`
+
+	// Force writes into an Out that holds another command's output (an export, a tokenized corpus, ...),
+	// which Train otherwise refuses (rundir.Claim).
+	Force bool `json:"-"`
 }
 
 // hooks are where a test steps into a run (hooks_test.go): the loss scale of a step (e.g. NaN, to make a
@@ -111,6 +115,9 @@ func train(r Run, h hooks) (*Summary, error) {
 	}
 	be, err := backend.Get()
 	if err != nil {
+		return nil, err
+	}
+	if err := rundir.Claim("--out", r.Out, rundir.KindRun, r.Force); err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(r.Out, 0o755); err != nil {

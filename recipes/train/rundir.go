@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/oryx-go/oryx/internal/rundir"
+	"github.com/oryx-go/oryx/internal/safefile"
 	"github.com/oryx-go/oryx/oryx"
 )
 
@@ -51,7 +51,7 @@ func finishedRun(r Run) (*Summary, bool, error) {
 	if cfg, err := oryx.LoadConfig(filepath.Join(r.Out, rundir.ConfigFile)); err != nil || len(cfg.Diff(r.Model)) > 0 {
 		return nil, false, nil // LoadCheckpoint reports it
 	}
-	data, err := os.ReadFile(filepath.Join(r.Out, rundir.SummaryFile))
+	data, err := safefile.ReadFile(filepath.Join(r.Out, rundir.SummaryFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false, nil
 	}

@@ -1,0 +1,5 @@
+//go:build !unix
+
+package guard
+
+func rlimits() []memLimit { return nil }
