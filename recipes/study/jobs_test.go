@@ -117,12 +117,12 @@ func TestStartOrder(t *testing.T) {
 // names it always had).
 func TestJobs(t *testing.T) {
 	c := Default()
-	require.Len(t, c.jobs(), 6)
+	require.Len(t, c.jobs(), 5)
 	require.Equal(t, "runs/study/runs/oryx-tg-tiny", c.jobDir(c.jobs()[2]))
 	require.Equal(t, uint64(1), c.trainSeed(1))
 	c.Seeds = 3
 	jobs := c.jobs()
-	require.Len(t, jobs, 18)
+	require.Len(t, jobs, 15)
 	require.Equal(t, job{c.Runs[0], 3}, jobs[2])
 	require.Equal(t, "runs/study/runs/transformer-tiny-s3", c.jobDir(jobs[2]))
 	require.Equal(t, uint64(3), c.trainSeed(3))
