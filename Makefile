@@ -41,7 +41,8 @@ demo-quick:
 # read from one run: warm-up + constant LR; SCALE_FLAGS="--steps 1400" for 2×, estimated at 85–130 min), nothing
 # evaluated after training: claim (a)'s loss gaps and claim (b)'s
 # recall ratio against width and tokens, over seeds -> runs/study-scale/{scale.json,report.md,scale.png,
-# mqar_curves.png}; it prints the one-seed spread constants for recipes/study/claims.go.
+# mqar_curves.png}; it prints the one-seed spread constants for recipes/study/claims.go (SCALE_FLAGS="--widths 1": the
+# tiny width alone, which is all those constants need, in about a third of the time; a later full run resumes it).
 SCALE_FLAGS ?=
 study-scale:
 	-@$(MAKE) -s xla-cpu >/dev/null || echo "make study-scale: no XLA CPU plugin: running on the pure-Go backend (many hours)"

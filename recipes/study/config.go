@@ -14,6 +14,8 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/oryx-go/oryx/evals/evalrun"
@@ -320,6 +322,35 @@ func SelectRuns(all []RunSpec, list string) ([]RunSpec, error) {
 	var out []RunSpec
 	for _, r := range all {
 		if want[r.Name] {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// SelectWidths keeps the runs of all whose width is in list (comma-separated widths: 1 the tiny preset, 2
+// tiny2x; a run with Width 0 is width 1). A width no run has is an error naming the widths there are.
+func SelectWidths(all []RunSpec, list string) ([]RunSpec, error) {
+	have := map[int]bool{}
+	for _, r := range all {
+		have[max(r.Width, 1)] = true
+	}
+	want := map[int]bool{}
+	for _, f := range strings.Split(list, ",") {
+		w, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || !have[w] {
+			var ws []string
+			for w := range have {
+				ws = append(ws, strconv.Itoa(w))
+			}
+			sort.Strings(ws)
+			return nil, fmt.Errorf("width %q: want some of %s", strings.TrimSpace(f), strings.Join(ws, ","))
+		}
+		want[w] = true
+	}
+	var out []RunSpec
+	for _, r := range all {
+		if want[max(r.Width, 1)] {
 			out = append(out, r)
 		}
 	}

@@ -129,6 +129,15 @@ func TestJobs(t *testing.T) {
 	s := ScaleConfig()
 	require.Len(t, s.jobs(), 18, "3 models × 2 widths × 3 seeds")
 	require.Equal(t, "gdn-tiny2x-s2", s.label(s.jobs()[13]))
+
+	// --widths 1: the tiny width alone (the one-seed spread), with the run directories of the full study.
+	s.Runs, _ = SelectWidths(s.Runs, "1")
+	require.Len(t, s.jobs(), 9)
+	for _, j := range s.jobs() {
+		require.Contains(t, s.label(j), "-tiny-s")
+	}
+	_, err := SelectWidths(ScaleRuns(), "1,4")
+	require.EqualError(t, err, `width "4": want some of 1,2`)
 }
 
 // TestPrefixWriter: lines from concurrent writers come out whole, each with its writer's label, blank lines

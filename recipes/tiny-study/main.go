@@ -78,7 +78,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 // flags are the command line's settings; set names the flags given.
 type flags struct {
 	quick, scale, attribution, force       bool
-	out, runs, configFile                  string
+	out, runs, configFile, widths          string
 	trainRun, jobs, steps, seeds, curveExs int
 	set                                    map[string]bool
 }
@@ -99,6 +99,8 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 		"the claims use the mean ± SE over seeds (default: the study's: 1, or 3 with --scale)")
 	fs.BoolVar(&f.scale, "scale", false, "study-scale: transformer, gdn, oryx-tg × 2 widths × 3 seeds at 1.5× the budget (--steps: another); "+
 		"the claims' gaps against width and tokens (runs/study-scale)")
+	fs.StringVar(&f.widths, "widths", "", "with --scale: the widths to train, comma-separated (1: tiny, 2: tiny2x; default both); "+
+		"--widths 1 measures the one-seed spread claims.go records in a third of the time")
 	fs.BoolVar(&f.attribution, "attribution", false, "the recall-gap attribution: single-change oryx-tg runs at the study's budget "+
 		"(runs/study-attribution)")
 	fs.BoolVar(&f.force, "force", false, "write into --out even when it holds another command's output (a run directory, an export, ...)")
@@ -138,6 +140,9 @@ func (f *flags) check() error {
 	if f.scale && f.attribution {
 		return cli.Usagef("--scale and --attribution are two different studies: run one, then the other")
 	}
+	if f.widths != "" && !f.scale {
+		return cli.Usagef("--widths selects study-scale's widths: give it with --scale")
+	}
 	return nil
 }
 
@@ -161,6 +166,16 @@ func (f *flags) chooseConfig(stderr io.Writer) (study.Config, []study.RunSpec, b
 		r, err := study.SelectRuns(c.Runs, f.runs)
 		if err != nil {
 			return c, nil, nil, cli.Usagef("--runs: %w", err)
+		}
+		selected = r
+	}
+	if f.widths != "" {
+		if selected == nil {
+			selected = c.Runs
+		}
+		r, err := study.SelectWidths(selected, f.widths)
+		if err != nil {
+			return c, nil, nil, cli.Usagef("--widths: %w", err)
 		}
 		selected = r
 	}

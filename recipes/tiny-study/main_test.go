@@ -43,6 +43,9 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"--out", out, "--scale", "--attribution"}, 2, []string{"--scale and --attribution are two different studies"}},
 		{[]string{"--out", out, "--scale", "--runs", "oryx-tg-p1"}, 2, []string{`--runs: unknown run "oryx-tg-p1"`}},
 		{[]string{"--out", out, "--attribution", "--runs", "oryx-tg-block8,nope"}, 2, []string{`--runs: unknown run "nope"`}},
+		{[]string{"--out", out, "--widths", "1"}, 2, []string{"--widths selects study-scale's widths: give it with --scale"}},
+		{[]string{"--out", out, "--scale", "--widths", "3"}, 2, []string{`--widths: width "3": want some of 1,2`}},
+		{[]string{"--out", out, "--scale", "--widths", "1,x"}, 2, []string{`--widths: width "x"`}},
 		{[]string{"-h"}, 0, []string{"Usage: go run", "-quick", "-jobs", "-seeds", "-scale", "-attribution"}},
 		{[]string{"--quick", "--runs", "transformer", "--out", filepath.Join(file, "study")}, 1, []string{file, "not a directory"}},
 	} {
