@@ -1,7 +1,7 @@
 # Oryx in Go. `make demo` is the main job, `make test` the test suite (what CI runs).
 GO ?= go
 
-.PHONY: demo demo-run demo-quick study-scale study-attribution test test-full test-go test-go-fuzz test-xla vet fuzz-short xla-cpu xla-cuda py-tools torch lmeval-check bench-mixers \
+.PHONY: demo demo-run demo-quick study-scale study-scale-run study-attribution study-attribution-run test test-full test-go test-go-fuzz test-xla vet fuzz-short xla-cpu xla-cuda py-tools torch lmeval-check bench-mixers \
 	bench-mixers-all bench-model bench-model-peer bench-compile bench-train bench-train-xla bench-xla-vs-go bench-speculative build
 
 # XLA: `make xla-cpu` installs the pinned XLA CPU PJRT plugin from the Python package index into .xla/ (project-local,
@@ -46,6 +46,10 @@ demo-quick:
 SCALE_FLAGS ?=
 study-scale:
 	-@$(MAKE) -s xla-cpu >/dev/null || echo "make study-scale: no XLA CPU plugin: running on the pure-Go backend (many hours)"
+	$(MAKE) study-scale-run
+
+# A sub-make, as demo-run: XLA_TAGS is read when make starts, before xla-cpu has installed the plugin.
+study-scale-run:
 	$(GO) run $(XLA_TAGS) ./recipes/tiny-study --scale $(SCALE_FLAGS)
 
 # The recall-gap attribution (not in CI): Oryx-TG at the demo's budget and seed with one change each — mode-block
@@ -55,6 +59,9 @@ study-scale:
 ATTRIBUTION_FLAGS ?=
 study-attribution:
 	-@$(MAKE) -s xla-cpu >/dev/null || echo "make study-attribution: no XLA CPU plugin: running on the pure-Go backend (hours)"
+	$(MAKE) study-attribution-run
+
+study-attribution-run:
 	$(GO) run $(XLA_TAGS) ./recipes/tiny-study --attribution $(ATTRIBUTION_FLAGS)
 
 # The test suite (what CI runs), ≤ 15 minutes on 2 cores (README "The two commands", docs/testing.md):
