@@ -48,13 +48,15 @@ const (
 // at the tiny width and the study's budget (700 steps, 2.87M tokens), in each mode — the numbers `make
 // study-scale` prints under "one-seed spread". A one-seed study uses it as the standard error of its gap.
 //
-// PLACEHOLDER, NOT MEASURED YET: 0 means no spread recorded, and a one-seed study's ClaimA is then
-// not_measurable. To be replaced by study-scale's numbers, with OneSeedSpreadSource saying the date, the
-// commit, the command and the machine load of the run they come from.
+// Measured by `make study-scale SCALE_FLAGS="--widths 1"` (the tiny width's 9 runs, 1,050 steps each, the
+// first 700 read at the study's budget) on 2026-12-04, main at e614335, XLA CPU, this 2-core VM with a CI check
+// running beside it (load average 8–14; 45.9 min): per-seed gaps at 700 steps, seeds 1..3, attention −6.25 %,
+// −1.68 %, +2.77 % and linear +1.31 %, +5.01 %, +4.24 % (runs/study-scale/scale.json, "one_seed_spread").
+// Fixed before the demo run that first uses them.
 const (
-	OneSeedGapSDAttention = 0.0 // PLACEHOLDER: Oryx-TG attention vs the Transformer
-	OneSeedGapSDLinear    = 0.0 // PLACEHOLDER: Oryx-TG linear vs GDN
-	OneSeedSpreadSource   = ""  // PLACEHOLDER: "make study-scale, <date>, main at <commit>, XLA CPU, <load>, 3 seeds"
+	OneSeedGapSDAttention = 0.0451 // Oryx-TG attention vs the Transformer
+	OneSeedGapSDLinear    = 0.0195 // Oryx-TG linear vs GDN
+	OneSeedSpreadSource   = "make study-scale SCALE_FLAGS=\"--widths 1\", 2026-12-04, main at e614335, XLA CPU, load 8–14, 3 seeds"
 )
 
 // The claims' identifiers in study.json, each saying what it compares.
