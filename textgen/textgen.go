@@ -185,6 +185,9 @@ func Run(o Options) (*Result, error) {
 	if err := oryx.CheckDecodeMemory(m.Config, len(rows), capacity); err != nil {
 		return nil, fmt.Errorf("--capacity %d with %d prompt(s): %w", capacity, len(rows), err)
 	}
+	if err := infer.CheckPrefillMemory(m.Config, len(rows), longest, capacity, infer.PrefillAttentionMemBytes); err != nil {
+		return nil, fmt.Errorf("%s: the longest prompt has %d tokens: %w", promptFlag(o.Prompts, rows, longest), longest, err)
+	}
 
 	be, err := backend.Get()
 	if err != nil {
@@ -205,6 +208,16 @@ func Run(o Options) (*Result, error) {
 		return nil, err
 	}
 	return &Result{Prompts: o.Prompts, Rows: rows, Generation: gen, Schedule: spec, Variant: m.Config.Variant, tok: tok}, nil
+}
+
+// promptFlag names the flag that gave the longest prompt (--prompt or --prompt-ids).
+func promptFlag(prompts []Prompt, rows [][]int32, longest int) string {
+	for i, r := range rows {
+		if len(r) == longest && prompts[i].IsText() {
+			return "--prompt"
+		}
+	}
+	return "--prompt-ids"
 }
 
 // encodePrompts turns the prompts into token rows, checking every id against the model's vocabulary.

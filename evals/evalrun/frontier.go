@@ -31,10 +31,12 @@ import (
 	"github.com/oryx-go/oryx/internal/backend"
 	"github.com/oryx-go/oryx/internal/cli"
 	"github.com/oryx-go/oryx/internal/figure"
+	"github.com/oryx-go/oryx/internal/guard"
 	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/internal/safefile"
 	"github.com/oryx-go/oryx/niah"
 	"github.com/oryx-go/oryx/oryx"
+	"github.com/oryx-go/oryx/oryx/infer"
 	"github.com/oryx-go/oryx/oryx/schedule"
 )
 
@@ -193,6 +195,9 @@ func RunFrontier(o FrontierOptions) (*Frontier, error) {
 		if o.Limit > 0 {
 			mo.Examples = min(mo.Examples, o.Limit)
 		}
+		if err := o.checkMQARMemory(mo); err != nil {
+			return nil, err
+		}
 	}
 	tok, err := loadTokenizer(o.Tokenizer, o.Checkpoint)
 	if err != nil {
@@ -288,6 +293,36 @@ func (o *FrontierOptions) tasks() (htasks []harness.Task, own []string, lengths 
 		}
 	}
 	return htasks, own, lengths, nil
+}
+
+// checkMQARMemory refuses, before any example is generated or the model loaded, an MQAR sequence length whose
+// memory would not fit this process (internal/guard): the examples' token buffers (ids and per-token outputs,
+// ~16 bytes a token, as `evals mqar` checks them) and the forward of one batch of rows at that length
+// (infer.PrefillBytes with the checkpoint's config, attention in query chunks under --score-mem-mb).
+func (o *FrontierOptions) checkMQARMemory(mo MQAROptions) error {
+	seqLen := mo.SeqLen
+	if seqLen <= 0 {
+		seqLen = 256 // MQAR's default
+	}
+	name := fmt.Sprintf("--seq-len %d (MQAR tokens per example)", seqLen)
+	b, ok := guard.MulAll(int64(max(mo.Examples, 1)), int64(seqLen), 16)
+	if !ok {
+		b = -1
+	}
+	if err := guard.CheckMemory(fmt.Sprintf("%s × --examples %d", name, mo.Examples), b); err != nil {
+		return err
+	}
+	cfg, err := oryx.LoadConfig(filepath.Join(o.Checkpoint, oryx.ConfigFileName))
+	if err != nil {
+		return nil // loadModel reports it
+	}
+	attnMem := oryx.DefaultScoreMemBytes
+	if o.ScoreMemMB > 0 {
+		attnMem = int64(o.ScoreMemMB) << 20
+	}
+	rows := max(min(o.Batch, max(mo.Examples, 1)), 1)
+	return guard.CheckMemory(fmt.Sprintf("%s: the forward of %d row(s)", name, rows),
+		infer.PrefillBytes(cfg, rows, seqLen+1, seqLen+1, 4, attnMem))
 }
 
 // loadModel loads the checkpoint, a multi-mixer model, as the evaluations' LM of maxLen tokens and returns
