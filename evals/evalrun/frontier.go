@@ -148,6 +148,7 @@ type Frontier struct {
 	Model          string            `json:"model"`
 	Checkpoint     string            `json:"checkpoint"`
 	CheckpointStep int64             `json:"checkpoint_step"`
+	CheckpointHash string            `json:"checkpoint_hash,omitempty"` // the weights' identity (oryx.CheckpointHash)
 	Variant        string            `json:"variant"`
 	Backend        string            `json:"backend"`
 	Tokenizer      string            `json:"tokenizer"`
@@ -226,6 +227,9 @@ func RunFrontier(o FrontierOptions) (*Frontier, error) {
 		return nil, err
 	}
 	f := o.newFrontier(lm, step)
+	if f.CheckpointHash, err = oryx.CheckpointHash(o.Checkpoint); err != nil {
+		return nil, err
+	}
 	f.Settings = o.settings(mo, needles, lengths)
 	done := map[string]FrontierPoint{}
 	if !o.Force {
@@ -515,6 +519,15 @@ func previousPoints(path string, f *Frontier, log io.Writer) (map[string]Frontie
 		prev.CheckpointStep != f.CheckpointStep {
 		return nil, fmt.Errorf("--out: %s holds the frontier of another run (checkpoint %s step %d, limit %d); use --force or another --out",
 			path, prev.Checkpoint, prev.CheckpointStep, prev.Limit)
+	}
+	if prev.CheckpointHash != f.CheckpointHash {
+		was := prev.CheckpointHash
+		if was == "" {
+			was = "not recorded"
+		}
+		fmt.Fprintf(log, "frontier: %s was computed with other weights (checkpoint hash %s, now %s, same step %d): recomputing its %d point(s)\n",
+			path, was, f.CheckpointHash, f.CheckpointStep, len(prev.Points))
+		return out, nil
 	}
 	if !maps.Equal(prev.Settings, f.Settings) {
 		fmt.Fprintf(log, "frontier: %s was computed with other settings (%v; now %v): recomputing its %d point(s)\n",
