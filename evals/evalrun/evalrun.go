@@ -90,6 +90,11 @@ func (o *Options) validate() error {
 	case o.LMMaxLength < 2:
 		return fmt.Errorf("--lm-max-length %d: want at least 2 tokens", o.LMMaxLength)
 	}
+	if o.Schedule != "" { // before the data root, the checkpoint and the model: a usage error
+		if err := schedule.CheckSpec(o.Schedule); err != nil {
+			return fmt.Errorf("--schedule %q: %w", o.Schedule, err)
+		}
+	}
 	return nil
 }
 
