@@ -112,6 +112,8 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"--tasks", "piqa"}, 2, []string{"--checkpoint is required"}},
 		{[]string{"--checkpoint", missing, "--tasks", "no-such-task"}, 2, []string{"--tasks", "no-such-task"}},
 		{[]string{"--checkpoint", missing, "--param", "nokey"}, 2, []string{"--param"}},
+		{[]string{"--checkpoint", missing, "--schedule", "bogus"}, 2, []string{`--schedule "bogus"`, "unknown schedule"}},
+		{[]string{"--checkpoint", missing, "--schedule", "budget:2:last"}, 2, []string{`--schedule "budget:2:last"`, "budget fraction"}},
 		{[]string{"mqar", "--bogus"}, 2, []string{"flag provided but not defined: -bogus"}},
 		{[]string{"mqar", "--checkpoint", missing, "--pairs", "x"}, 2, []string{"--pairs"}},
 		{[]string{"switch", "--seq-len", "many"}, 2, []string{`invalid value "many" for flag -seq-len`}},

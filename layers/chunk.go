@@ -60,12 +60,16 @@ func chunksToVectors(x *Node, ch chunking) *Node {
 	return x
 }
 
-// lowerMask returns the [C, C] boolean mask j ≤ i (strict: j < i).
+// lowerMask returns the [C, C] boolean mask j ≤ i (strict: j < i), compared from an int32 [C, 1] and a
+// [1, C] iota: GoMLX's LowerTriangular builds two int64 [C, C] iotas first, 16·C² bytes before the mask
+// itself (12.8 GB each for a 40,000-token dense attention mask).
 func lowerMask(g *Graph, c int, strict bool) *Node {
+	rows := Iota(g, shapes.Make(dtypes.Int32, c, 1), 0) // i
+	cols := Iota(g, shapes.Make(dtypes.Int32, 1, c), 1) // j
 	if strict {
-		return ShapedLowerTriangular(g, c, c, -1)
+		rows = AddScalar(rows, -1)
 	}
-	return LowerTriangular(g, c)
+	return LessOrEqual(BroadcastToDims(cols, c, c), BroadcastToDims(rows, c, c))
 }
 
 // chunkCumsum returns the inclusive cumulative sum along the last axis (the chunk's tokens) of g [..., C]:
@@ -73,7 +77,7 @@ func lowerMask(g *Graph, c int, strict bool) *Node {
 // differentiable on the pure-Go backend). Sums restart at every chunk, so they stay small (docs/mixers.md §7).
 func chunkCumsum(g *Node) *Node {
 	c := g.Shape().Dim(-1)
-	ones := ConvertDType(LowerTriangular(g.Graph(), c), g.DType()) // [i, l] = 1 for l ≤ i
+	ones := ConvertDType(lowerMask(g.Graph(), c, false), g.DType()) // [i, l] = 1 for l ≤ i
 	return DotGeneral(g, []int{g.Rank() - 1}, nil, ones, []int{1}, nil)
 }
 

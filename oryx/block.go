@@ -95,6 +95,9 @@ type sequenceInputs struct {
 	attnPos   *Node // [B, N] int32: gathered evaluation computes attention only here (−1 = padding); nil = all
 	// only, when set, puts every token in one mode and builds only that readout (LogitsInMode); modes is nil.
 	only *Mode
+	// cache asks every layer for its keys and values (blockMemory.k, v) even when only excludes the attention
+	// readout: an all-linear prefill still fills the KV cache (Model.PrefillAllLinear).
+	cache bool
 }
 
 // computes reports whether the block builds the readout of mode (the variant has it, and only does not
@@ -127,15 +130,18 @@ func (m *Model) block(p blockParams, h *Node, in sequenceInputs) (*Node, blockMe
 		oLinear, mem.linear = m.linearMixer(p, x, q, k, v, in.valid)
 	}
 	var o *Node
-	if in.computes(c.Variant, Attention) {
+	readAttention := in.computes(c.Variant, Attention)
+	if readAttention || (in.cache && c.Variant.HasAttention()) {
 		kAttn := m.attentionKey(kProj, k)
 		if c.RoPE {
 			kAttn = layers.RoPE(kAttn, in.positions, c.RoPEBase)
 		}
 		mem.k, mem.v = kAttn, v
-		if in.attnPos != nil && oLinear != nil {
+		switch {
+		case !readAttention: // the KV cache's keys and values only (an all-linear prefill)
+		case in.attnPos != nil && oLinear != nil:
 			o = m.gatheredAttention(p, x, kAttn, v, oLinear, in.attnPos)
-		} else {
+		default:
 			q := Einsum("btd,hkd->bthk", x, p.wqAttn)
 			if c.RoPE {
 				q = layers.RoPE(q, in.positions, c.RoPEBase)

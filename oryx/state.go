@@ -119,6 +119,23 @@ func (m *Model) unflatten(nodes []*Node, withCache bool) *State {
 // the KV-cache size. Padded tokens write neither memory: the linear state and conv inputs are those after
 // each row's last prompt token, and KV-cache rows from each row's length on are zero, ready for Step.
 func (m *Model) Prefill(ctx *context.Context, tokens, modes, lengths *Node, capacity int) (lastLogits *Node, state *State) {
+	return m.prefill(ctx, tokens, lengths, capacity, sequenceInputs{modes: modes})
+}
+
+// PrefillAllLinear is Prefill with every prompt token in linear mode, for variants with a linear mixer: the
+// attention readout is not built (its T×T work would be discarded), but every layer's keys and values still
+// fill the KV cache, so the state equals Prefill's with all-linear modes and later tokens may attend.
+func (m *Model) PrefillAllLinear(ctx *context.Context, tokens, lengths *Node, capacity int) (lastLogits *Node, state *State) {
+	if m.Config.Variant.LinearMixer() == NoLinear {
+		panic(fmt.Errorf("Model.PrefillAllLinear: variant %s has no linear readout", m.Config.Variant))
+	}
+	checkTokenShape("Model.PrefillAllLinear", tokens) // before tokens.Graph()
+	linear := Linear
+	return m.prefill(ctx, tokens, lengths, capacity, sequenceInputs{only: &linear, cache: true})
+}
+
+// prefill is Prefill and PrefillAllLinear with the sequence inputs in (modes or only).
+func (m *Model) prefill(ctx *context.Context, tokens, lengths *Node, capacity int, in sequenceInputs) (lastLogits *Node, state *State) {
 	g := tokens.Graph()
 	s := m.root(ctx, g)
 	b, t := tokens.Shape().Dim(0), tokens.Shape().Dim(1)
@@ -129,7 +146,8 @@ func (m *Model) Prefill(ctx *context.Context, tokens, modes, lengths *Node, capa
 		panic(fmt.Errorf("Model.Prefill: lengths must be int32 [%d], got %s", b, shapeString(lengths)))
 	}
 	valid := LessThan(Iota(g, shapeInt(b, t), 1), ExpandAxes(lengths, -1))
-	h, table, mems := m.forward(s, tokens, sequenceInputs{modes: modes, valid: valid})
+	in.valid = valid
+	h, table, mems := m.forward(s, tokens, in)
 
 	// Hidden state of each row's last prompt token, by a one-hot selection (no dynamic slicing needed).
 	last := ConvertDType(Equal(Iota(g, shapeInt(b, t), 1), ExpandAxes(AddScalar(lengths, -1), -1)), m.computeDType())

@@ -15,6 +15,7 @@ import (
 
 	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/internal/backend"
+	"github.com/oryx-go/oryx/internal/cli"
 	"github.com/oryx-go/oryx/internal/guard"
 	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/oryx"
@@ -171,7 +172,7 @@ func Run(o Options) (*Result, error) {
 	}
 	for _, id := range o.Stop {
 		if int(id) >= m.Config.Vocab {
-			return nil, fmt.Errorf("--stop: token %d is outside the model's vocabulary [0, %d)", id, m.Config.Vocab)
+			return nil, cli.Usagef("--stop: token %d is outside the model's vocabulary [0, %d)", id, m.Config.Vocab)
 		}
 	}
 	capacity := o.Capacity
@@ -179,11 +180,14 @@ func Run(o Options) (*Result, error) {
 	if capacity == 0 {
 		capacity = longest + o.MaxTokens
 	} else if capacity < need {
-		return nil, fmt.Errorf("--capacity %d is too small: the longest prompt (%d tokens) with --max-tokens %d needs %d",
+		return nil, cli.Usagef("--capacity %d is too small: the longest prompt (%d tokens) with --max-tokens %d needs %d",
 			capacity, longest, o.MaxTokens, need)
 	}
 	if err := oryx.CheckDecodeMemory(m.Config, len(rows), capacity); err != nil {
 		return nil, fmt.Errorf("--capacity %d with %d prompt(s): %w", capacity, len(rows), err)
+	}
+	if err := infer.CheckPrefillMemory(m.Config, len(rows), longest, capacity, infer.PrefillAttentionMemBytes); err != nil {
+		return nil, fmt.Errorf("%s: the longest prompt has %d tokens: %w", promptFlag(o.Prompts, rows, longest), longest, err)
 	}
 
 	be, err := backend.Get()
@@ -207,6 +211,16 @@ func Run(o Options) (*Result, error) {
 	return &Result{Prompts: o.Prompts, Rows: rows, Generation: gen, Schedule: spec, Variant: m.Config.Variant, tok: tok}, nil
 }
 
+// promptFlag names the flag that gave the longest prompt (--prompt or --prompt-ids).
+func promptFlag(prompts []Prompt, rows [][]int32, longest int) string {
+	for i, r := range rows {
+		if len(r) == longest && prompts[i].IsText() {
+			return "--prompt"
+		}
+	}
+	return "--prompt-ids"
+}
+
 // encodePrompts turns the prompts into token rows, checking every id against the model's vocabulary.
 func encodePrompts(prompts []Prompt, tok tokenizers.Tokenizer, vocab int) ([][]int32, error) {
 	rows := make([][]int32, len(prompts))
@@ -214,7 +228,7 @@ func encodePrompts(prompts []Prompt, tok tokenizers.Tokenizer, vocab int) ([][]i
 		if !p.IsText() {
 			for _, id := range p.IDs {
 				if id < 0 || int(id) >= vocab {
-					return nil, fmt.Errorf("--prompt-ids (prompt %d): token %d is outside the model's vocabulary [0, %d)", i, id, vocab)
+					return nil, cli.Usagef("--prompt-ids (prompt %d): token %d is outside the model's vocabulary [0, %d)", i, id, vocab)
 				}
 			}
 			rows[i] = p.IDs

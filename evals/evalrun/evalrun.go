@@ -90,6 +90,11 @@ func (o *Options) validate() error {
 	case o.LMMaxLength < 2:
 		return fmt.Errorf("--lm-max-length %d: want at least 2 tokens", o.LMMaxLength)
 	}
+	if o.Schedule != "" { // before the data root, the checkpoint and the model: a usage error
+		if err := schedule.CheckSpec(o.Schedule); err != nil {
+			return fmt.Errorf("--schedule %q: %w", o.Schedule, err)
+		}
+	}
 	return nil
 }
 
@@ -108,15 +113,7 @@ func (o *Options) groupLengths() map[string]int {
 // results file already, the one in progress is dropped (a partial task has no score; its computation is
 // abandoned, and a rerun of the same command continues with it), and the error wraps ctx.Err().
 func Run(ctx context.Context, o Options) (string, error) {
-	if o.Log == nil {
-		o.Log = os.Stderr
-	}
-	if o.MaxLength == 0 && o.LMMaxLength == 0 { // library callers: the defaults of the command
-		o.MaxLength, o.LMMaxLength = 8192, DefaultLMMaxLength
-	}
-	if o.Batch == 0 {
-		o.Batch = 8
-	}
+	o.setDefaults()
 	if err := o.validate(); err != nil {
 		return "", cli.Usage(err)
 	}
@@ -153,7 +150,10 @@ func Run(ctx context.Context, o Options) (string, error) {
 		return "", err
 	}
 	info := o.runInfo(m, optimizers.GetGlobalStep(mctx), lm, model, modelMax, lengths)
-	done := reusableTasks(prev, info.CheckpointStep, out, o.Log)
+	if info.CheckpointHash, err = oryx.CheckpointHash(o.Checkpoint); err != nil {
+		return "", err
+	}
+	done := reusableTasks(prev, info, out, o.Log)
 	// budget:F:question reads each task's split: the harness passes it in mixed mode.
 	b, isBudget := lm.Budget()
 	hopts := harness.Options{Limit: o.Limit, Mixed: o.Mixed || (isBudget && b.Policy == schedule.PolicyQuestion),
@@ -206,6 +206,7 @@ func Run(ctx context.Context, o Options) (string, error) {
 			errs = append(errs, fmt.Errorf("task %s: %w", name, err))
 			fmt.Fprintf(o.Log, "%s: FAILED: %v\n", name, err)
 		} else {
+			recordDataHash(r, o.Log)
 			results[name] = r
 			delete(failed, name)
 			fmt.Fprintln(o.Log, r.Summary())
@@ -225,6 +226,19 @@ func Run(ctx context.Context, o Options) (string, error) {
 		return out, fmt.Errorf("%d of %d tasks failed (the others are in %s):\n%w", len(errs), len(tasks), out, errors.Join(errs...))
 	}
 	return out, nil
+}
+
+// setDefaults fills what library callers may leave zero with the command's defaults.
+func (o *Options) setDefaults() {
+	if o.Log == nil {
+		o.Log = os.Stderr
+	}
+	if o.MaxLength == 0 && o.LMMaxLength == 0 {
+		o.MaxLength, o.LMMaxLength = 8192, DefaultLMMaxLength
+	}
+	if o.Batch == 0 {
+		o.Batch = 8
+	}
 }
 
 // resolveTasks resolves o.Tasks and checks their data root and each task's length against its group's

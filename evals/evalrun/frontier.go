@@ -31,10 +31,12 @@ import (
 	"github.com/oryx-go/oryx/internal/backend"
 	"github.com/oryx-go/oryx/internal/cli"
 	"github.com/oryx-go/oryx/internal/figure"
+	"github.com/oryx-go/oryx/internal/guard"
 	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/internal/safefile"
 	"github.com/oryx-go/oryx/niah"
 	"github.com/oryx-go/oryx/oryx"
+	"github.com/oryx-go/oryx/oryx/infer"
 	"github.com/oryx-go/oryx/oryx/schedule"
 )
 
@@ -146,6 +148,7 @@ type Frontier struct {
 	Model          string            `json:"model"`
 	Checkpoint     string            `json:"checkpoint"`
 	CheckpointStep int64             `json:"checkpoint_step"`
+	CheckpointHash string            `json:"checkpoint_hash,omitempty"` // the weights' identity (oryx.CheckpointHash)
 	Variant        string            `json:"variant"`
 	Backend        string            `json:"backend"`
 	Tokenizer      string            `json:"tokenizer"`
@@ -193,6 +196,9 @@ func RunFrontier(o FrontierOptions) (*Frontier, error) {
 		if o.Limit > 0 {
 			mo.Examples = min(mo.Examples, o.Limit)
 		}
+		if err := o.checkMQARMemory(mo); err != nil {
+			return nil, err
+		}
 	}
 	tok, err := loadTokenizer(o.Tokenizer, o.Checkpoint)
 	if err != nil {
@@ -200,6 +206,9 @@ func RunFrontier(o FrontierOptions) (*Frontier, error) {
 	}
 	var needles []datasets.MiniNeedle
 	if slices.Contains(own, FrontierNeedle) {
+		if err := o.checkNeedleMemory(); err != nil {
+			return nil, err
+		}
 		if needles, err = o.needles(tok); err != nil {
 			return nil, err
 		}
@@ -221,6 +230,9 @@ func RunFrontier(o FrontierOptions) (*Frontier, error) {
 		return nil, err
 	}
 	f := o.newFrontier(lm, step)
+	if f.CheckpointHash, err = oryx.CheckpointHash(o.Checkpoint); err != nil {
+		return nil, err
+	}
 	f.Settings = o.settings(mo, needles, lengths)
 	done := map[string]FrontierPoint{}
 	if !o.Force {
@@ -289,6 +301,67 @@ func (o *FrontierOptions) tasks() (htasks []harness.Task, own []string, lengths 
 	}
 	return htasks, own, lengths, nil
 }
+
+// checkMQARMemory refuses, before any example is generated or the model loaded, an MQAR sequence length whose
+// memory would not fit this process (checkLengthMemory).
+func (o *FrontierOptions) checkMQARMemory(mo MQAROptions) error {
+	seqLen := mo.SeqLen
+	if seqLen <= 0 {
+		seqLen = 256 // MQAR's default
+	}
+	return o.checkLengthMemory(fmt.Sprintf("--seq-len %d (MQAR tokens per example)", seqLen),
+		fmt.Sprintf("--examples %d", mo.Examples), max(mo.Examples, 1), max(min(o.Batch, mo.Examples), 1), seqLen)
+}
+
+// checkNeedleMemory is checkMQARMemory for the mini needles: the longest of --needle-lengths, as many
+// needles as the lengths, depths and --needle-samples (or --limit) make.
+func (o *FrontierOptions) checkNeedleMemory() error {
+	longest := slices.Max(append([]int{0}, o.NeedleLengths...))
+	if longest == 0 {
+		return nil // the run's length
+	}
+	depths, samples := len(o.NeedleDepths), o.NeedleSamples
+	if depths == 0 {
+		depths = 5 // needles()'s defaults
+	}
+	if samples == 0 {
+		samples = 12
+	}
+	n := len(o.NeedleLengths) * depths * samples
+	if o.Limit > 0 {
+		n = min(n, o.Limit)
+	}
+	return o.checkLengthMemory(fmt.Sprintf("--needle-lengths %d (mini needle tokens)", longest),
+		fmt.Sprintf("%d needles", n), n, 1, longest) // generation sizes its batch to --gen-mem-mb: one row at least
+}
+
+// checkLengthMemory refuses n sequences of seqLen tokens (named by what and count) whose memory would not
+// fit this process (internal/guard), before they are generated: the forward of rows of them at that
+// length (infer.PrefillBytes with the checkpoint's config, attention in query chunks under --score-mem-mb;
+// checked first, since one huge sequence is the likelier mistake) and the sequences' host buffers (ids,
+// text and per-token outputs: frontierBytesPerToken a token).
+func (o *FrontierOptions) checkLengthMemory(what, count string, n, rows, seqLen int) error {
+	if cfg, err := oryx.LoadConfig(filepath.Join(o.Checkpoint, oryx.ConfigFileName)); err == nil { // else loadModel reports it
+		attnMem := oryx.DefaultScoreMemBytes
+		if o.ScoreMemMB > 0 {
+			attnMem = int64(o.ScoreMemMB) << 20
+		}
+		if err := guard.CheckMemory(fmt.Sprintf("%s: the forward of %d row(s)", what, rows),
+			infer.PrefillBytes(cfg, rows, seqLen+8, seqLen+8, 4, attnMem)); err != nil {
+			return err
+		}
+	}
+	b, ok := guard.MulAll(int64(n), int64(seqLen), frontierBytesPerToken)
+	if !ok {
+		b = -1
+	}
+	return guard.CheckMemory(fmt.Sprintf("%s × %s", what, count), b)
+}
+
+// frontierBytesPerToken bounds the host memory of one generated token of an MQAR example or a mini needle:
+// ids, the needle's text and scratch (GenerateMiniNeedle grew a 47-byte-per-token buffer for a 16,777,216-token
+// needle) and the per-token outputs.
+const frontierBytesPerToken = 64
 
 // loadModel loads the checkpoint, a multi-mixer model, as the evaluations' LM of maxLen tokens and returns
 // it with the checkpoint's step.
@@ -480,6 +553,15 @@ func previousPoints(path string, f *Frontier, log io.Writer) (map[string]Frontie
 		prev.CheckpointStep != f.CheckpointStep {
 		return nil, fmt.Errorf("--out: %s holds the frontier of another run (checkpoint %s step %d, limit %d); use --force or another --out",
 			path, prev.Checkpoint, prev.CheckpointStep, prev.Limit)
+	}
+	if prev.CheckpointHash != f.CheckpointHash {
+		was := prev.CheckpointHash
+		if was == "" {
+			was = "not recorded"
+		}
+		fmt.Fprintf(log, "frontier: %s was computed with other weights (checkpoint hash %s, now %s, same step %d): recomputing its %d point(s)\n",
+			path, was, f.CheckpointHash, f.CheckpointStep, len(prev.Points))
+		return out, nil
 	}
 	if !maps.Equal(prev.Settings, f.Settings) {
 		fmt.Fprintf(log, "frontier: %s was computed with other settings (%v; now %v): recomputing its %d point(s)\n",

@@ -1,23 +1,30 @@
 package evalrun
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"maps"
 	"math"
+	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/oryx-go/oryx/evals/harness"
 	"github.com/oryx-go/oryx/evals/leaderboard"
+	"github.com/oryx-go/oryx/internal/safefile"
 )
 
 // reusableTasks returns the entries of a previous results file of the same run (finishedRun) that a rerun
-// may keep: none when the checkpoint has moved on to another step since (the scores are of other weights),
-// and never an entry that fails CheckResult (null or missing metrics, an accuracy out of [0, 1], a document
-// count that does not add up). Each entry dropped is said on log with the reason; it is recomputed.
-func reusableTasks(prev *leaderboard.RunFile, step int64, out string, log io.Writer) map[string]*harness.Result {
+// may keep: none when the checkpoint has moved on to another step since, or holds other weights at the same
+// step (its CheckpointHash differs from now's, or the file records none), since the scores are of other
+// weights; and never an entry that fails CheckResult (null or missing metrics, an accuracy out of [0, 1], a
+// document count that does not add up) or whose data file's content changed since it was scored (its
+// DataHash, or none recorded). Each entry dropped is said on log with the reason; it is recomputed.
+func reusableTasks(prev *leaderboard.RunFile, now leaderboard.RunInfo, out string, log io.Writer) map[string]*harness.Result {
 	done := map[string]*harness.Result{}
 	if prev == nil {
 		return done
@@ -25,9 +32,21 @@ func reusableTasks(prev *leaderboard.RunFile, step int64, out string, log io.Wri
 	if log == nil {
 		log = io.Discard
 	}
-	if prev.CheckpointStep != step && len(prev.Tasks) > 0 {
+	if len(prev.Tasks) == 0 {
+		return done
+	}
+	if prev.CheckpointStep != now.CheckpointStep {
 		fmt.Fprintf(log, "%s: its %d task(s) were scored at checkpoint step %d, the checkpoint is now at step %d: "+
-			"rerunning them\n", out, len(prev.Tasks), prev.CheckpointStep, step)
+			"rerunning them\n", out, len(prev.Tasks), prev.CheckpointStep, now.CheckpointStep)
+		return done
+	}
+	if prev.CheckpointHash != now.CheckpointHash {
+		was := prev.CheckpointHash
+		if was == "" {
+			was = "not recorded"
+		}
+		fmt.Fprintf(log, "%s: its %d task(s) were scored with other weights (checkpoint %s at step %d: hash %s, now %s): "+
+			"rerunning them\n", out, len(prev.Tasks), now.Checkpoint, now.CheckpointStep, was, now.CheckpointHash)
 		return done
 	}
 	for _, name := range slices.Sorted(maps.Keys(prev.Tasks)) {
@@ -36,9 +55,86 @@ func reusableTasks(prev *leaderboard.RunFile, step int64, out string, log io.Wri
 			fmt.Fprintf(log, "%s: the entry in %s is not usable (%v): rerunning it\n", name, out, err)
 			continue
 		}
+		if err := sameData(r); err != nil {
+			fmt.Fprintf(log, "%s: the entry in %s is not usable (%v): rerunning it\n", name, out, err)
+			continue
+		}
 		done[name] = r
 	}
 	return done
+}
+
+// sameData checks that r's data files (Data) still have the content it was scored on (DataHash).
+func sameData(r *harness.Result) error {
+	if r.Data == "" {
+		return nil // a task without a data file (generated samples)
+	}
+	now, err := DataHash(r.Data)
+	switch {
+	case err != nil:
+		return fmt.Errorf("its data file %s cannot be read now: %w", r.Data, err)
+	case r.DataHash == "":
+		return fmt.Errorf("it records no identity of its data file %s", r.Data)
+	case now != r.DataHash:
+		return fmt.Errorf("its data file %s changed since it was scored (hash %s, now %s)", r.Data, r.DataHash, now)
+	}
+	return nil
+}
+
+// recordDataHash sets r.DataHash, the identity of the data r was just scored on: a rerun keeps r only while
+// it holds (reusableTasks). A file that cannot be hashed leaves it empty, said on log: a rerun recomputes.
+func recordDataHash(r *harness.Result, log io.Writer) {
+	if r.Data == "" {
+		return
+	}
+	var err error
+	if r.DataHash, err = DataHash(r.Data); err != nil {
+		fmt.Fprintf(log, "%s: no identity recorded for its data file (%v): a rerun recomputes it\n", r.Task, err)
+	}
+}
+
+// DataHash identifies the content of a task's data (a file, or a glob pattern: every file it matches, in
+// name order): "sha256:" and the SHA-256 of each file's name, length and bytes. A content hash, as
+// oryx.CheckpointHash and for the same reasons (a rewrite may keep a file's size and time); the files are
+// read once more, which costs little beside scoring them.
+func DataHash(pattern string) (string, error) {
+	files := []string{pattern}
+	if strings.ContainsAny(pattern, "*?[") {
+		var err error
+		if files, err = filepath.Glob(pattern); err != nil {
+			return "", err
+		}
+		if len(files) == 0 {
+			return "", fmt.Errorf("%s matches no files", pattern)
+		}
+		slices.Sort(files)
+	}
+	h := sha256.New()
+	for _, path := range files {
+		if err := hashFile(h, path); err != nil {
+			return "", err
+		}
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// hashFile adds path, the file's length and its bytes to h; anything but a regular file is refused
+// (safefile.Open: a FIFO must not hang the hash).
+func hashFile(h hash.Hash, path string) error {
+	f, err := safefile.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(h, "%d:%s:%d:", len(path), path, st.Size())
+	if _, err := io.Copy(h, f); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
 }
 
 // CheckResult validates a task's result before it is written or trusted again: at least one document

@@ -143,6 +143,9 @@ type Result struct {
 	// Data is the parquet file (or pattern) read; Notes are the task's caveats (approximate data, ...).
 	Data  string   `json:"data,omitempty"`
 	Notes []string `json:"notes,omitempty"`
+	// DataHash identifies the content of Data's files when the result was computed ("sha256:..."; filled by
+	// the caller, evals/evalrun): a rerun keeps the result only while it is unchanged.
+	DataHash string `json:"data_hash,omitempty"`
 }
 
 // Summary renders the result on one line: the metrics (sorted by name, with ± stderr when known), the

@@ -27,10 +27,11 @@ type RunInfo struct {
 	Parameters     int64    `json:"parameters"`           // parameter count
 	Checkpoint     string   `json:"checkpoint,omitempty"` // checkpoint directory
 	CheckpointStep int64    `json:"checkpoint_step"`
-	TokensSeen     int64    `json:"tokens_seen"`         // training tokens of the checkpoint
-	Schedule       string   `json:"schedule"`            // "mixed", or the --schedule spec the model ran
-	Backend        string   `json:"backend"`             // e.g. "go", "xla:cuda"
-	Tokenizer      string   `json:"tokenizer,omitempty"` // tokenizer name
+	CheckpointHash string   `json:"checkpoint_hash,omitempty"` // the weights' identity (oryx.CheckpointHash)
+	TokensSeen     int64    `json:"tokens_seen"`               // training tokens of the checkpoint
+	Schedule       string   `json:"schedule"`                  // "mixed", or the --schedule spec the model ran
+	Backend        string   `json:"backend"`                   // e.g. "go", "xla:cuda"
+	Tokenizer      string   `json:"tokenizer,omitempty"`       // tokenizer name
 	MaxLength      int      `json:"max_length,omitempty"`
 	FLOPs          float64  `json:"flops,omitempty"` // forward FLOPs of the whole run, when the caller counts them
 	Date           string   `json:"date,omitempty"`  // when the run finished (RFC 3339)

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -102,4 +103,29 @@ func (r Result) Check(t testing.TB, code int, want ...string) {
 			t.Errorf("%q: the output does not contain %q:\n%s", r.Args, w, r.Output)
 		}
 	}
+}
+
+// RunUnderMemoryLimit is Run with the child's address space limited to limitKiB (sh's `ulimit -v`,
+// RLIMIT_AS), for tests that a command's memory stays bounded, or that its memory guard refuses work before
+// allocating it. It skips the test where there is no sh.
+func RunUnderMemoryLimit(t testing.TB, limitKiB int64, args ...string) Result {
+	t.Helper()
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh for ulimit")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(sh, append([]string{"-c", `ulimit -v ` + strconv.FormatInt(limitKiB, 10) + ` && exec "$0" "$@"`, exe}, args...)...)
+	cmd.Env = append(os.Environ(), childEnv+"=1")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	res := Wait(t, cmd, &out, 2*time.Minute)
+	res.Args = args
+	return res
 }

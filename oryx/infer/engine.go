@@ -24,7 +24,9 @@ type Engine struct {
 	capacity int
 
 	prefill, step *context.Exec
+	prefillLinear *context.Exec // every prompt token in linear mode: no attention readout (multi-mixer variants)
 	stepLinear    *context.Exec // all rows in linear mode: no attention read (variants with a linear mixer)
+	attnMem       int64         // the prefill's bound on one attention query chunk (prefillModel)
 	state         []*tensors.Tensor
 	pos           []int            // host copy of State.Pos
 	lastLogits    [][]float64      // the logits of the last call, at full precision
@@ -42,13 +44,24 @@ func NewEngine(be backends.Backend, ctx *context.Context, m *oryx.Model, batch, 
 		return nil, fmt.Errorf("infer.NewEngine: %w", err)
 	}
 	e := &Engine{model: m, ctx: ctx, backend: be, batch: batch, capacity: capacity}
+	pm := prefillModel(m)
+	e.attnMem = pm.AttentionMemBytes
 	var err error
 	e.prefill, err = context.NewExec(be, ctx, func(ctx *context.Context, in []*Node) []*Node {
-		logits, st := m.Prefill(ctx, in[0], m.ModesOrNil(in[1]), in[2], capacity)
+		logits, st := pm.Prefill(ctx, in[0], pm.ModesOrNil(in[1]), in[2], capacity)
 		return append([]*Node{logits}, st.Flatten()...)
 	})
 	if err != nil {
 		return nil, err
+	}
+	if m.Config.Variant.IsMultiMixer() {
+		e.prefillLinear, err = context.NewExec(be, ctx, func(ctx *context.Context, in []*Node) []*Node {
+			logits, st := pm.PrefillAllLinear(ctx, in[0], in[2], capacity)
+			return append([]*Node{logits}, st.Flatten()...)
+		})
+		if err != nil {
+			return nil, err
+		}
 	}
 	e.step, err = context.NewExec(be, ctx, func(ctx *context.Context, in []*Node) []*Node {
 		logits, st := m.Step(ctx, in[0], m.ModesOrNil(in[1]), m.Unflatten(in[2:]))
@@ -148,7 +161,14 @@ func (e *Engine) prefillPadded(prompts [][]int32, modes [][]oryx.Mode, t int) ([
 		}
 		lengths[b] = int32(len(p))
 	}
-	outs, err := e.prefill.Exec(tensors.FromFlatDataAndDimensions(tok, e.batch, t),
+	if err := CheckPrefillMemory(e.model.Config, e.batch, t, e.capacity, e.attnMem); err != nil {
+		return nil, fmt.Errorf("Engine.Prefill: %w", err)
+	}
+	exec := e.prefill
+	if e.prefillLinear != nil && allLinear(md) {
+		exec = e.prefillLinear
+	}
+	outs, err := exec.Exec(tensors.FromFlatDataAndDimensions(tok, e.batch, t),
 		tensors.FromFlatDataAndDimensions(md, e.batch, t), tensors.FromFlatDataAndDimensions(lengths, e.batch))
 	if err != nil {
 		return nil, err
@@ -156,6 +176,33 @@ func (e *Engine) prefillPadded(prompts [][]int32, modes [][]oryx.Mode, t int) ([
 	e.setState(outs[1:])
 	return e.logitsRows(outs[0]), nil
 }
+
+// allLinear reports whether every mode in md is Linear.
+func allLinear(md []int32) bool {
+	for _, x := range md {
+		if x != int32(oryx.Linear) {
+			return false
+		}
+	}
+	return true
+}
+
+// prefillModel is m as the engine's prefill runs it: when m sets no bound on the attention logits
+// (AttentionMemBytes 0, the dense T×T form), a copy bounded by PrefillAttentionMemBytes, so that a long prompt's
+// attention runs in query chunks (O(T) memory per chunk instead of O(T²); layers.CausalAttentionChunked, the
+// same values) while prompts whose dense logits fit that bound keep the dense form unchanged.
+func prefillModel(m *oryx.Model) *oryx.Model {
+	if m.AttentionMemBytes > 0 {
+		return m
+	}
+	pm := *m
+	pm.AttentionMemBytes = PrefillAttentionMemBytes
+	return &pm
+}
+
+// PrefillAttentionMemBytes bounds one attention query chunk of the engine's prefill when the model sets no
+// bound: the evaluation's default (oryx.DefaultScoreMemBytes).
+const PrefillAttentionMemBytes = oryx.DefaultScoreMemBytes
 
 // prefillBucket: Prefill pads its batch to a multiple of this many tokens (the longest prompt rounded up,
 // at most the capacity), so that prompts of nearby lengths share one compiled prefill graph. Without it each
@@ -192,11 +239,8 @@ func (e *Engine) Step(tokens []int32, modes []oryx.Mode) ([][]float32, error) {
 			md[b] = int32(modes[b])
 		}
 	}
-	exec, allLinear := e.step, e.stepLinear != nil
-	for _, x := range md {
-		allLinear = allLinear && x == int32(oryx.Linear)
-	}
-	if allLinear {
+	exec := e.step
+	if e.stepLinear != nil && allLinear(md) {
 		exec = e.stepLinear
 	}
 	args := []any{tensors.FromFlatDataAndDimensions(append([]int32(nil), tokens...), e.batch), tensors.FromFlatDataAndDimensions(md, e.batch)}

@@ -26,6 +26,7 @@ package infer
 import (
 	"fmt"
 
+	"github.com/oryx-go/oryx/internal/guard"
 	"github.com/oryx-go/oryx/oryx"
 )
 
@@ -41,6 +42,44 @@ func GenerationRowBytes(c oryx.Config, t, capacity, bytesPerValue int) int64 {
 		width += 2*h*ch + 2*h*k*v/ch
 	}
 	return perToken*int64(capacity) + fixed + perToken*int64(t) + e*int64(t)*width + e*3*int64(c.Vocab)
+}
+
+// PrefillBytes estimates the peak bytes of a prefill of batch rows padded to t tokens into a KV cache of
+// capacity tokens, at bytesPerValue: GenerationRowBytes per row plus the attention logits of one query chunk
+// (attentionLiveArrays [B, H, chunk, T] arrays), which attnMem bounds (≤ 0: the dense [B, H, T, T] form) down
+// to one query row. −1 when the arithmetic overflows an int64.
+func PrefillBytes(c oryx.Config, batch, t, capacity, bytesPerValue int, attnMem int64) int64 {
+	rows, ok := guard.Mul(GenerationRowBytes(c, t, capacity, bytesPerValue), int64(batch))
+	if !ok {
+		return -1
+	}
+	if !c.Variant.HasAttention() {
+		return rows
+	}
+	const attentionLiveArrays = 4 // logits, biased logits, their exponential, the probabilities (oryx/block.go)
+	perQuery, ok := guard.MulAll(attentionLiveArrays, int64(batch), int64(c.Heads), int64(t), int64(bytesPerValue))
+	if !ok {
+		return -1
+	}
+	chunk, ok := guard.Mul(perQuery, int64(t)) // dense
+	if !ok {
+		chunk = -1
+	}
+	if attnMem > 0 && (chunk < 0 || chunk > attnMem) {
+		chunk = max(attnMem, perQuery)
+	}
+	total, ok := guard.Add(rows, chunk)
+	if !ok || chunk < 0 {
+		return -1
+	}
+	return total
+}
+
+// CheckPrefillMemory refuses, before anything is built, a prefill whose PrefillBytes (float32) exceed what
+// this process may use (guard.CheckMemory: the smallest of MemTotal, RLIMIT_AS/DATA and the cgroup limit).
+func CheckPrefillMemory(c oryx.Config, batch, t, capacity int, attnMem int64) error {
+	return guard.CheckMemory(fmt.Sprintf("the prefill of %d row(s) of %d tokens (KV cache %d tokens)", batch, t, capacity),
+		PrefillBytes(c, batch, t, capacity, 4, attnMem))
 }
 
 // GenerationBatch returns how many rows (at most maxBatch, at least 1) of prompts up to t tokens with a KV

@@ -52,6 +52,9 @@ func TestRecipeCommandExitCodes(t *testing.T) {
 		{[]string{"--out", out, "--plan", "--hardware", "tpu-v9"}, 2, []string{`--hardware "tpu-v9": unknown target`}},
 		{[]string{"--out", out, "--plan", "--mfu", "1.5"}, 2, []string{"--mfu 1.5: must be in (0, 1]"}},
 		{[]string{"--out", out, "--lr-schedule", "sawtooth"}, 2, []string{"sawtooth"}},
+		// --devices 0 trained silently on one device (the config's 0 = default).
+		{[]string{"--out", out, "--devices", "0"}, 2, []string{"--devices 0: must be ≥ 1"}},
+		{[]string{"--out", out, "--devices", "-3"}, 2, []string{"--devices -3: must be ≥ 1"}},
 		{[]string{"--out", out, "--tokenizer", missing}, 1, []string{"--tokenizer", missing}},
 		{[]string{"-h"}, 0, []string{"Usage: go run ./recipes/transformer-tiny", "-retrain"}},
 	} {

@@ -74,6 +74,9 @@ func MainArgs(name string, args []string, stdout, stderr io.Writer) error {
 	if !(*f.mfu > 0 && *f.mfu <= 1) {
 		return cli.Usagef("--mfu %v: must be in (0, 1]", *f.mfu)
 	}
+	if *f.devices < 1 { // the config's 0 means "the default, 1"; a flag of 0 or less is a mistake
+		return cli.Usagef("--devices %d: must be ≥ 1", *f.devices)
+	}
 	tc.Devices = *f.devices
 	if err := tc.WithDefaults().Validate(); err != nil {
 		return cli.Usagef("flags: %w", err)
