@@ -116,7 +116,7 @@ func evaluate(c Config, j job, dir string, sum *train.Summary, log io.Writer) (*
 		}
 		for _, s := range curveSchedules(res.Curves) {
 			rc := res.Curves[s]
-			fmt.Fprintf(log, "  recall curve (%s): %.1f%% at the end; 50%% at %s tokens, 90%% at %s tokens (%.2f s a point)\n", s,
+			fmt.Fprintf(log, "  recall curve (%s): %.1f%% at the end; 50%% %s, 90%% %s (%.2f s a point)\n", s,
 				100*rc.Accuracy[len(rc.Accuracy)-1], tokensOrNever(float64(rc.TokensTo50)), tokensOrNever(float64(rc.TokensTo90)), rc.ProbeSeconds)
 		}
 	}
@@ -170,12 +170,12 @@ func (c Config) kind() string {
 	return c.Kind
 }
 
-// tokensOrNever formats a token count, "never" for NaN.
+// tokensOrNever says when a curve crossed its mark: "at N tokens", or "never within the budget" for NaN.
 func tokensOrNever(t float64) string {
 	if math.IsNaN(t) {
-		return "never"
+		return "never within the budget"
 	}
-	return human.Int(int64(t))
+	return "at " + human.Int(int64(t)) + " tokens"
 }
 
 // evaluateMQAR scores MQAR under every schedule the variant has and, with withSwitch for multi-mixer
