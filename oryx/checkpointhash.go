@@ -2,11 +2,8 @@ package oryx
 
 import (
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"fmt"
-	"hash"
-	"io"
 	"path/filepath"
 
 	"github.com/gomlx/gomlx/pkg/ml/context/checkpoints"
@@ -34,33 +31,9 @@ func CheckpointHash(dir string) (string, error) {
 	newest := names[len(names)-1]
 	h := sha256.New()
 	for _, name := range []string{ConfigFileName, newest + checkpoints.JsonNameSuffix, newest + checkpoints.BinDataSuffix} {
-		if err := hashFile(h, filepath.Join(dir, name), name); err != nil {
+		if err := safefile.HashInto(h, filepath.Join(dir, name), name); err != nil {
 			return "", fmt.Errorf("checkpoint %s: %w", dir, err)
 		}
 	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
-}
-
-// hashFile adds name, the file's length and its bytes to h; anything but a regular file is refused
-// (safefile.Open: a FIFO must not hang the hash).
-func hashFile(h hash.Hash, path, name string) error {
-	f, err := safefile.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	var n [8]byte
-	binary.LittleEndian.PutUint64(n[:], uint64(len(name)))
-	h.Write(n[:])
-	io.WriteString(h, name)
-	binary.LittleEndian.PutUint64(n[:], uint64(st.Size()))
-	h.Write(n[:])
-	if _, err := io.Copy(h, f); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return nil
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"maps"
 	"math"
@@ -111,30 +110,11 @@ func DataHash(pattern string) (string, error) {
 	}
 	h := sha256.New()
 	for _, path := range files {
-		if err := hashFile(h, path); err != nil {
+		if err := safefile.HashInto(h, path, path); err != nil {
 			return "", err
 		}
 	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
-}
-
-// hashFile adds path, the file's length and its bytes to h; anything but a regular file is refused
-// (safefile.Open: a FIFO must not hang the hash).
-func hashFile(h hash.Hash, path string) error {
-	f, err := safefile.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(h, "%d:%s:%d:", len(path), path, st.Size())
-	if _, err := io.Copy(h, f); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return nil
 }
 
 // CheckResult validates a task's result before it is written or trusted again: at least one document
