@@ -180,6 +180,33 @@ func TestCheckpointOptimizerState(t *testing.T) {
 	}
 }
 
+// TestCheckpointLoadKeepsVariableOrder: a loaded context lists its variables in the order of the context that
+// saved them, every time. That order is the order of the variables a graph updates among its outputs, so a
+// random one (GoMLX's immediate load iterated a map: third_party/PATCHES.md) made every resumed training compile
+// a different program, which no compilation cache could find again.
+func TestCheckpointLoadKeepsVariableOrder(t *testing.T) {
+	cfg, _, ctx := newCheckpointModel(t, oryx.OryxTG)
+	// Variables created after the model's, in an order that is neither sorted nor the model's.
+	for _, name := range []string{"z", "a", "m", "b"} {
+		ctx.InAbsPath("/AdamOptimizer/zz").VariableWithValue(name, []float32{1}).SetTrainable(false)
+	}
+	dir := t.TempDir()
+	require.NoError(t, oryx.SaveCheckpoint(dir, cfg, ctx)) // creates global_step when missing
+	var saved []string
+	for v := range ctx.IterVariables() {
+		saved = append(saved, v.ScopeAndName())
+	}
+	for range 3 {
+		_, loaded, err := oryx.LoadCheckpoint(dir, nil)
+		require.NoError(t, err)
+		var got []string
+		for v := range loaded.IterVariables() {
+			got = append(got, v.ScopeAndName())
+		}
+		require.Equal(t, saved, got)
+	}
+}
+
 // TestCheckpointConfigMismatch: loading with a different requested config is refused, naming every field.
 func TestCheckpointConfigMismatch(t *testing.T) {
 	dir := t.TempDir()

@@ -6,6 +6,12 @@
 #     2-8 s per compile on 2 cores; LLVM's optimisation level 0 halves that. The HLO passes (fusion, layout)
 #     are XLA's usual ones, so the numerics tested are those of the fused graphs. Benchmarks use the defaults.
 #   - 4 host devices (--xla_force_host_platform_device_count=4) for the data-parallel tests.
+#   - a compilation cache of the suite's own (ORYX_XLA_CACHE, a temporary directory removed at the end; an
+#     ORYX_XLA_CACHE the caller sets wins, `off` included): a test that compiles a program an earlier test (or
+#     an earlier package, or a child process) compiled loads it instead: a resumed training, the same model
+#     trained again in another test. Loading gives the executable compiling gives (same program, options,
+#     plugin, XLA_FLAGS and processor: third_party/PATCHES.md), so the numerics tested are the same; only the
+#     compiler's time is saved. Test binaries never use the user's cache (internal/backend/xla_cache.go).
 #   - -short unless XLA_FULL=1: the heaviest sweeps (every variant × every schedule) run one representative
 #     case each on XLA; `XLA_FULL=1 make test-xla` runs them all.
 # Extra `go test` arguments come from the command line: scripts/test-xla.sh -run TestX -v; PKGS chooses the
@@ -25,5 +31,11 @@ short=-short timeout=40m
 [[ ${XLA_FULL:-0} == 1 ]] && short= timeout=120m
 echo "test-xla: $GOMLX_BACKEND"
 echo "test-xla: XLA_FLAGS=$XLA_FLAGS"
+if [[ -z ${ORYX_XLA_CACHE+set} ]]; then
+  ORYX_XLA_CACHE=$(mktemp -d "${TMPDIR:-/tmp}/oryx-test-xla-cache.XXXXXX")
+  trap 'rm -rf "$ORYX_XLA_CACHE"' EXIT
+fi
+export ORYX_XLA_CACHE
+echo "test-xla: ORYX_XLA_CACHE=$ORYX_XLA_CACHE"
 # -p 1: XLA CPU compiles with all cores; two test binaries compiling at once only thrash on 2 cores.
-exec go test -tags xla -p 1 -timeout $timeout $short "$@" $pkgs
+go test -tags xla -p 1 -timeout $timeout $short "$@" $pkgs

@@ -441,7 +441,8 @@ func (c *Config) Done() (*Handler, error) {
 
 	if c.immediate {
 		ctxToSet := c.ctx.Checked(false)
-		for paramName, value := range handler.variableValues {
+		for _, paramName := range handler.loadOrder() {
+			value := handler.variableValues[paramName]
 			scope, name := context.VariableScopeAndNameFromParameterName(paramName)
 			v := ctxToSet.GetVariableByScopeAndName(scope, name)
 			if v != nil {
@@ -466,6 +467,32 @@ func (c *Config) Done() (*Handler, error) {
 	}
 	handler.attachTo(c.ctx)
 	return handler, nil
+}
+
+// loadOrder lists the loaded variables in the order the checkpoint stores them (the saving context's order),
+// then any others sorted by name. An immediate load creates the variables in this order: iterating the map
+// created them in a random order, and the order of a context's variables is the order of the variables a
+// graph updates among its outputs, so every load compiled a different program for the same model (and a
+// persistent compilation cache never found a resumed training's graphs).
+func (h *Handler) loadOrder() []string {
+	names := make([]string, 0, len(h.variableValues))
+	seen := make(map[string]bool, len(h.variableValues))
+	if h.serialized != nil {
+		for _, varInfo := range h.serialized.Variables {
+			if _, found := h.variableValues[varInfo.ParameterName]; found && !seen[varInfo.ParameterName] {
+				names = append(names, varInfo.ParameterName)
+				seen[varInfo.ParameterName] = true
+			}
+		}
+	}
+	var rest []string
+	for name := range h.variableValues {
+		if !seen[name] {
+			rest = append(rest, name)
+		}
+	}
+	sort.Strings(rest)
+	return append(names, rest...)
 }
 
 // MustDone constructs the checkpoints.Handler. It panics if there was an error.
