@@ -129,15 +129,17 @@ torch:
 	@bash scripts/install-torch.sh
 
 # 10 s per fuzz target (seed corpora in each package's testdata/fuzz); longer: FUZZTIME=5m make fuzz-short.
-# Targets are package:FuzzName; one at a time.
+# Targets are package:FuzzName; one at a time, one fuzzing worker each (FUZZ_PARALLEL): in `make test` they run
+# beside the XLA suite on 2 cores, where a second worker only takes a core from it (docs/testing.md).
 FUZZTIME ?= 10s
+FUZZ_PARALLEL ?= 1
 FUZZ_TARGETS = ./datasets/tokenizers:FuzzByteTokenizer ./datasets/tokenizers:FuzzBPE \
 	./datasets/tokenizers:FuzzSentencePiece ./datasets/hfparquet:FuzzParquetReader ./oryx:FuzzLoadConfig \
 	./oryx/schedule:FuzzParseSchedule ./internal/rundir:FuzzRunJSON ./recipes/train:FuzzTrainerState
 fuzz-short:
 	@for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; f=$${t#*:}; \
-		$(GO) test $$pkg -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) || exit 1; \
+		$(GO) test $$pkg -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) -parallel $(FUZZ_PARALLEL) || exit 1; \
 	done
 
 # Mixer-core benchmarks written up in BENCHMARKS.md (takes several minutes on 2 cores).

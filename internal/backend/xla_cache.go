@@ -3,6 +3,7 @@
 package backend
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -15,6 +16,14 @@ import (
 // unset for the default (DefaultCacheDir; off in test binaries, which write only to their temporary
 // directories).
 const CacheEnvVar = "ORYX_XLA_CACHE"
+
+// CacheMinCompileEnvVar overrides cacheMinCompile (a Go duration, e.g. "0s": keep every executable). The test
+// suite's own cache (scripts/test-xla.sh) keeps them all: with XLA's fast-compile flags most of its graphs
+// compile in 0.1–0.5 s, and many are compiled again by later tests.
+const CacheMinCompileEnvVar = "ORYX_XLA_CACHE_MIN_COMPILE"
+
+// xlaCacheMinCompile is the threshold setupCompilationCache chose (for tests).
+var xlaCacheMinCompile time.Duration
 
 const (
 	// cacheMinCompile: executables that compile faster than this are not kept (loading costs about as much).
@@ -47,6 +56,16 @@ func setupCompilationCache() {
 	case !set || dir == "":
 		dir = DefaultCacheDir()
 	}
-	pjrt.SetCompilationCache(dir, cacheMinCompile, cacheMaxBytes)
+	minCompile := cacheMinCompile
+	if v := os.Getenv(CacheMinCompileEnvVar); v != "" {
+		if d, err := time.ParseDuration(v); err == nil && d >= 0 {
+			minCompile = d
+		} else {
+			fmt.Fprintf(os.Stderr, "backend: ignoring %s=%q: not a duration ≥ 0 (e.g. 0s, 200ms); keeping %s\n",
+				CacheMinCompileEnvVar, v, cacheMinCompile)
+		}
+	}
+	pjrt.SetCompilationCache(dir, minCompile, cacheMaxBytes)
+	xlaCacheMinCompile = minCompile
 	xlaCacheDir = pjrt.CompilationCacheDir
 }

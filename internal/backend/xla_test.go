@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	. "github.com/gomlx/gomlx/pkg/core/graph"
@@ -48,4 +49,15 @@ func TestCompilationCacheSetting(t *testing.T) {
 	os.Unsetenv(CacheEnvVar)
 	setupCompilationCache()
 	require.Equal(t, "", xlaCacheDir(), "off in test binaries unless set")
+
+	// ORYX_XLA_CACHE_MIN_COMPILE: a duration ≥ 0 replaces the 0.5 s threshold; anything else keeps it.
+	for _, c := range []struct {
+		env  string
+		want time.Duration
+	}{{"", cacheMinCompile}, {"0s", 0}, {"200ms", 200 * time.Millisecond}, {"-1s", cacheMinCompile}, {"soon", cacheMinCompile}} {
+		t.Setenv(CacheMinCompileEnvVar, c.env)
+		setupCompilationCache()
+		require.Equal(t, c.want, xlaCacheMinCompile, "%s=%q", CacheMinCompileEnvVar, c.env)
+	}
+	os.Unsetenv(CacheMinCompileEnvVar)
 }
