@@ -6,6 +6,10 @@
 # 1.27). A real finding always says so ("Failing input written to ...", a panic, a t.Error line), so a run
 # whose only complaint is that line is run once more; any other failure fails at once.
 set -uo pipefail
+if (( $# < 2 )); then
+  echo "usage: scripts/fuzz-short.sh FUZZTIME PARALLEL pkg:FuzzName... (make fuzz-short passes them)" >&2
+  exit 2
+fi
 fuzztime=$1 parallel=$2
 shift 2
 for t in "$@"; do
