@@ -2,6 +2,7 @@ package layers
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
@@ -235,6 +236,23 @@ func TestAttentionCachedMatchesSteps(t *testing.T) {
 			require.LessOrEqual(t, testutil.RelErr(got[1], got[0]), tolerance(dtype), "chunk attention vs steps")
 			require.Equal(t, got[2], got[3], "the chunk writes the rows the steps write")
 			require.Equal(t, got[5], got[4], "adding the negated rows restores the cache exactly")
+		})
+	}
+}
+
+// TestCachedLogitsPureGoBlocks: the pure-Go form of AttentionCached's q·kᵀ — keys in blocks of at most
+// directDotCrosses rows, queries in groups — equals the one product, for a cache longer than two blocks (a
+// ragged last block, one query per group) and a short one (several queries per group, a ragged last group).
+func TestCachedLogitsPureGoBlocks(t *testing.T) {
+	for _, c := range []struct{ t, l int }{{3, 2*directDotCrosses + 5}, {7, 5000}} {
+		t.Run(fmt.Sprintf("T=%d,L=%d", c.t, c.l), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(7, uint64(c.l)))
+			q, k := in{randn(r, 2*c.t*3, 1), []int{1, 2, c.t, 3}}, in{randn(r, 2*c.l*3, 1), []int{1, 2, c.l, 3}}
+			got := mustExecGraph(t, dtypes.Float64, func(x []*Node) []*Node {
+				return []*Node{cachedLogitsPureGo(x[0], x[1]), DotGeneral(x[0], []int{3}, []int{0, 1}, x[1], []int{3}, []int{0, 1})}
+			}, q, k)
+			require.Equal(t, len(got[1]), 2*c.t*c.l)
+			require.LessOrEqual(t, testutil.RelErr(got[0], got[1]), 1e-14)
 		})
 	}
 }

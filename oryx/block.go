@@ -127,7 +127,7 @@ func (m *Model) block(p blockParams, h *Node, in sequenceInputs) (*Node, blockMe
 	var oAttn, oLinear *Node
 	if in.computes(c.Variant, Linear) {
 		q := Einsum("btd,hkd->bthk", x, p.wqLinear)
-		oLinear, mem.linear = m.linearMixer(p, x, q, k, v, in.valid)
+		oLinear, mem.linear = m.linearMixer(p, x, q, k, v, in.valid, nil)
 	}
 	var o *Node
 	readAttention := in.computes(c.Variant, Attention)

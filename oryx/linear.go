@@ -49,8 +49,8 @@ func (m *Model) linearGates(p blockParams, x, valid *Node) (logDecay, write *Nod
 }
 
 // linearMixer is the chunked (parallel) linear readout: q, k [B, T, H, K], v [B, T, H, V] → o [B, T, H, V]
-// and the state [B, H, K, V] after the last valid token.
-func (m *Model) linearMixer(p blockParams, x, q, k, v, valid *Node) (o, state *Node) {
+// and the state [B, H, K, V] after the last valid token, starting from s0 [B, H, K, V] (nil: zero).
+func (m *Model) linearMixer(p blockParams, x, q, k, v, valid, s0 *Node) (o, state *Node) {
 	c := m.Config
 	inter, err := layers.ParseInterChunk(c.InterChunk)
 	if err != nil {
@@ -58,11 +58,11 @@ func (m *Model) linearMixer(p blockParams, x, q, k, v, valid *Node) (o, state *N
 	}
 	logDecay, write := m.linearGates(p, x, valid)
 	if c.Variant.LinearMixer() == MixerMamba2 {
-		o, state = layers.NewSSD(q, k, Mul(v, ExpandAxes(write, -1)), logDecay).Chunk(c.Chunk).InterChunk(inter).Done()
+		o, state = layers.NewSSD(q, k, Mul(v, ExpandAxes(write, -1)), logDecay).InitialState(s0).Chunk(c.Chunk).InterChunk(inter).Done()
 		return Add(o, Mul(v, leading(ExpandAxes(p.dSkip, -1), v.Rank()))), state
 	}
 	return layers.NewGatedDeltaRule(layers.NormalizeL2(q, l2Eps), layers.NormalizeL2(k, l2Eps), v, logDecay, write).
-		Scale(layers.DefaultScale(c.KeyDim)).Chunk(c.Chunk).InterChunk(inter).Done()
+		InitialState(s0).Scale(layers.DefaultScale(c.KeyDim)).Chunk(c.Chunk).InterChunk(inter).Done()
 }
 
 // linearStep is one token of the linear readout: q, k [B, H, K], v [B, H, V], state [B, H, K, V].

@@ -184,6 +184,10 @@ func Run(o Options) (*Result, error) {
 			capacity, longest, o.MaxTokens, need)
 	}
 	if err := oryx.CheckDecodeMemory(m.Config, len(rows), capacity); err != nil {
+		if o.Capacity == 0 { // the capacity follows the prompt: name what the user gave
+			return nil, fmt.Errorf("%s: the longest prompt has %d tokens (a KV cache of %d tokens with --max-tokens %d): %w",
+				promptFlag(o.Prompts, rows, longest), longest, capacity, o.MaxTokens, err)
+		}
 		return nil, fmt.Errorf("--capacity %d with %d prompt(s): %w", capacity, len(rows), err)
 	}
 	if err := infer.CheckPrefillMemory(m.Config, len(rows), longest, capacity, infer.PrefillAttentionMemBytes); err != nil {

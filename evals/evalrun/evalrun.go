@@ -153,7 +153,7 @@ func Run(ctx context.Context, o Options) (string, error) {
 	if info.CheckpointHash, err = oryx.CheckpointHash(o.Checkpoint); err != nil {
 		return "", err
 	}
-	done := reusableTasks(prev, info, out, o.Log)
+	done := reusableTasks(prev, info, tasks, out, o.Log)
 	// budget:F:question reads each task's split: the harness passes it in mixed mode.
 	b, isBudget := lm.Budget()
 	hopts := harness.Options{Limit: o.Limit, Mixed: o.Mixed || (isBudget && b.Policy == schedule.PolicyQuestion),

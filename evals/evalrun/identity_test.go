@@ -43,7 +43,8 @@ func replaceWeights(t *testing.T, dir string, seed int64) {
 
 // TestRerunRecomputesOnOtherWeightsOrData runs the exact inputs of the reuse rule: a task is scored, then the
 // checkpoint's weights are replaced at the same step (the step alone kept the old scores) and the task's data
-// file is rewritten: each rerun recomputes, naming what changed, and a rerun with nothing changed keeps it.
+// file is rewritten, then another data root is given: each rerun recomputes, naming what changed, and a rerun
+// with nothing changed keeps it.
 func TestRerunRecomputesOnOtherWeightsOrData(t *testing.T) {
 	root := t.TempDir()
 	p := filepath.Join(root, lmeval.DefaultPaths[lmeval.PIQA])
@@ -85,6 +86,18 @@ func TestRerunRecomputesOnOtherWeightsOrData(t *testing.T) {
 	require.NoError(t, parquet.WriteFile(p, []piqaRow{{"a b", "c", "d", 1}, {"e", "f g", "h", 1}}))
 	got = rerun()
 	assert.Contains(t, got, "its data file "+p+" changed since it was scored")
+	assert.NotContains(t, got, "already in")
+	assert.Contains(t, rerun(), "piqa: already in")
+
+	// Another data root: the task reads another file now (a copy with the same rows: the identity is the
+	// file scored, not only its content); the recorded file, unchanged, kept the old score.
+	root2 := t.TempDir()
+	p2 := filepath.Join(root2, lmeval.DefaultPaths[lmeval.PIQA])
+	require.NoError(t, os.MkdirAll(filepath.Dir(p2), 0o755))
+	require.NoError(t, parquet.WriteFile(p2, []piqaRow{{"a b", "c", "d", 1}, {"e", "f g", "h", 1}}))
+	o.Harness.DataRoot = root2
+	got = rerun()
+	assert.Contains(t, got, "it was scored on "+p+", this run reads "+p2)
 	assert.NotContains(t, got, "already in")
 	assert.Contains(t, rerun(), "piqa: already in")
 

@@ -22,8 +22,10 @@ import (
 // step (its CheckpointHash differs from now's, or the file records none), since the scores are of other
 // weights; and never an entry that fails CheckResult (null or missing metrics, an accuracy out of [0, 1], a
 // document count that does not add up) or whose data file's content changed since it was scored (its
-// DataHash, or none recorded). Each entry dropped is said on log with the reason; it is recomputed.
-func reusableTasks(prev *leaderboard.RunFile, now leaderboard.RunInfo, out string, log io.Writer) map[string]*harness.Result {
+// DataHash, or none recorded), or that was scored on another data file than the one its task reads now
+// (tasks: this run's; a task that is a harness.DataSource names its file). Each entry dropped is said on log
+// with the reason; it is recomputed.
+func reusableTasks(prev *leaderboard.RunFile, now leaderboard.RunInfo, tasks []harness.Task, out string, log io.Writer) map[string]*harness.Result {
 	done := map[string]*harness.Result{}
 	if prev == nil {
 		return done
@@ -48,13 +50,19 @@ func reusableTasks(prev *leaderboard.RunFile, now leaderboard.RunInfo, out strin
 			"rerunning them\n", out, len(prev.Tasks), now.Checkpoint, now.CheckpointStep, was, now.CheckpointHash)
 		return done
 	}
+	dataPaths := map[string]string{}
+	for _, t := range tasks {
+		if d, ok := t.(harness.DataSource); ok {
+			dataPaths[t.Name()] = d.DataPath()
+		}
+	}
 	for _, name := range slices.Sorted(maps.Keys(prev.Tasks)) {
 		r := prev.Tasks[name]
 		if err := CheckResult(r); err != nil {
 			fmt.Fprintf(log, "%s: the entry in %s is not usable (%v): rerunning it\n", name, out, err)
 			continue
 		}
-		if err := sameData(r); err != nil {
+		if err := sameData(r, dataPaths[name]); err != nil {
 			fmt.Fprintf(log, "%s: the entry in %s is not usable (%v): rerunning it\n", name, out, err)
 			continue
 		}
@@ -63,8 +71,17 @@ func reusableTasks(prev *leaderboard.RunFile, now leaderboard.RunInfo, out strin
 	return done
 }
 
-// sameData checks that r's data files (Data) still have the content it was scored on (DataHash).
-func sameData(r *harness.Result) error {
+// sameData checks that r was scored on the data file its task reads now (current; "" when the task names
+// none) and that the file still has the content it was scored on (DataHash). A rerun with another data root
+// reads other files: the earlier score is not of them, whatever the recorded file holds.
+func sameData(r *harness.Result, current string) error {
+	if current != "" && filepath.Clean(current) != filepath.Clean(r.Data) {
+		was := r.Data
+		if was == "" {
+			was = "no data file"
+		}
+		return fmt.Errorf("it was scored on %s, this run reads %s", was, current)
+	}
 	if r.Data == "" {
 		return nil // a task without a data file (generated samples)
 	}

@@ -11,6 +11,13 @@ type Task interface {
 	Build(m Model, opts Options) (*Plan, error)
 }
 
+// DataSource is implemented by a task that reads a data file: DataPath is the file (or glob) Build will
+// read — its Plan's Data — known before Build, so that a rerun keeps an earlier result only when it was
+// scored on this same path and content.
+type DataSource interface {
+	DataPath() string
+}
+
 // Options are the run options every task understands.
 type Options struct {
 	// Limit scores only the first Limit documents (0: all), like lm-eval --limit N.

@@ -25,6 +25,9 @@ type lambadaTask struct{ path string }
 
 func (t *lambadaTask) Name() string { return Lambada }
 
+// DataPath is the parquet file Build reads (harness.DataSource).
+func (t *lambadaTask) DataPath() string { return t.path }
+
 func (t *lambadaTask) Build(m harness.Model, opts harness.Options) (*harness.Plan, error) {
 	tab, err := harness.ReadTable(t.path, []string{"text"})
 	if err != nil {

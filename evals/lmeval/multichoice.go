@@ -60,6 +60,9 @@ type mcTask struct {
 
 func (t *mcTask) Name() string { return t.name }
 
+// DataPath is the parquet file Build reads (harness.DataSource).
+func (t *mcTask) DataPath() string { return t.path }
+
 // Build reads the file and makes one loglikelihood request per choice of each of the first Limit
 // documents. The gold index is checked against the number of choices (an error naming file and row).
 func (t *mcTask) Build(m harness.Model, opts harness.Options) (*harness.Plan, error) {

@@ -19,6 +19,9 @@ type wikiTextTask struct{ path string }
 
 func (t *wikiTextTask) Name() string { return WikiText }
 
+// DataPath is the parquet file Build reads (harness.DataSource).
+func (t *wikiTextTask) DataPath() string { return t.path }
+
 // wikiDoc is what scoring needs of a page.
 type wikiDoc struct {
 	words, bytes float64

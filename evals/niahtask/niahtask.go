@@ -76,6 +76,9 @@ type task struct {
 
 func (k *task) Name() string { return string(k.t) }
 
+// DataPath is the essays file Build reads, its Plan's Data (harness.DataSource).
+func (k *task) DataPath() string { return k.cfg.Path(string(k.t), "ruler_essays/essays.parquet") }
+
 // config builds the niah.Config of the task from the harness config, and the depth labels (depth → its
 // percent as written) of a sweep.
 func (k *task) config() (niah.Config, map[float64]string, error) {

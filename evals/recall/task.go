@@ -47,6 +47,9 @@ type Task struct {
 // Name returns the task's registry name.
 func (t *Task) Name() string { return t.name }
 
+// DataPath is the parquet file Build reads (harness.DataSource).
+func (t *Task) DataPath() string { return t.path }
+
 // answerKeys are the fork's --answer_key for the task: ["value"] for SQuAD, ["key", "value"] otherwise
 // (launch_jrt.py).
 func (t *Task) answerKeys() []string {

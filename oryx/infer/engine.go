@@ -24,9 +24,11 @@ type Engine struct {
 	capacity int
 
 	prefill, step *context.Exec
-	prefillLinear *context.Exec // every prompt token in linear mode: no attention readout (multi-mixer variants)
-	stepLinear    *context.Exec // all rows in linear mode: no attention read (variants with a linear mixer)
-	attnMem       int64         // the prefill's bound on one attention query chunk (prefillModel)
+	prefillLinear *context.Exec                  // every prompt token in linear mode: no attention readout (multi-mixer variants)
+	segments      map[segmentGraph]*context.Exec // a long prompt's segment graphs (prefillsegments.go), made on first use
+	segmentKeys   int                            // the cache rows a segment's attention reads grow in steps of this (0: by backend)
+	stepLinear    *context.Exec                  // all rows in linear mode: no attention read (variants with a linear mixer)
+	attnMem       int64                          // the prefill's bound on one attention query chunk (prefillModel)
 	state         []*tensors.Tensor
 	pos           []int            // host copy of State.Pos
 	lastLogits    [][]float64      // the logits of the last call, at full precision
@@ -142,7 +144,10 @@ func (e *Engine) Prefill(prompts [][]int32, modes [][]oryx.Mode) ([][]float32, e
 	if modes == nil && e.model.Config.Variant.IsMultiMixer() {
 		return nil, fmt.Errorf("Engine.Prefill: variant %s needs a mode for every prompt token", e.model.Config.Variant)
 	}
-	return e.prefillPadded(prompts, modes, prefillLength(t, e.capacity))
+	if pt := prefillLength(t, e.capacity); pt <= prefillOneShotMax {
+		return e.prefillPadded(prompts, modes, pt)
+	}
+	return e.prefillSegments(prompts, modes, t, 0)
 }
 
 // prefillPadded runs Prefill's graph on the prompts padded to t tokens (≥ the longest, checked by Prefill).
@@ -276,12 +281,20 @@ func (e *Engine) logitsRows(t *tensors.Tensor) [][]float32 {
 	defer t.FinalizeAll()
 	v := e.model.Config.Vocab
 	flat := tensordata.Float64s(t)
-	rows := make([][]float32, e.batch)
-	e.lastLogits = make([][]float64, e.batch)
-	for b := range rows {
-		e.lastLogits[b] = flat[b*v : (b+1)*v]
-		rows[b] = make([]float32, v)
-		for i, x := range e.lastLogits[b] {
+	last := make([][]float64, e.batch)
+	for b := range last {
+		last[b] = flat[b*v : (b+1)*v]
+	}
+	return e.keepLogits(last)
+}
+
+// keepLogits keeps last ([B][Vocab]) as LastLogits and returns its float32 copy for sampling.
+func (e *Engine) keepLogits(last [][]float64) [][]float32 {
+	e.lastLogits = last
+	rows := make([][]float32, len(last))
+	for b, l := range last {
+		rows[b] = make([]float32, len(l))
+		for i, x := range l {
 			rows[b][i] = float32(x)
 		}
 	}

@@ -26,6 +26,8 @@ package infer
 import (
 	"fmt"
 
+	"github.com/gomlx/gomlx/pkg/ml/context"
+
 	"github.com/oryx-go/oryx/internal/guard"
 	"github.com/oryx-go/oryx/oryx"
 )
@@ -47,8 +49,13 @@ func GenerationRowBytes(c oryx.Config, t, capacity, bytesPerValue int) int64 {
 // PrefillBytes estimates the peak bytes of a prefill of batch rows padded to t tokens into a KV cache of
 // capacity tokens, at bytesPerValue: GenerationRowBytes per row plus the attention logits of one query chunk
 // (attentionLiveArrays [B, H, chunk, T] arrays), which attnMem bounds (≤ 0: the dense [B, H, T, T] form) down
-// to one query row. −1 when the arithmetic overflows an int64.
+// to one query row. Past prefillOneShotMax tokens the engine reads the prompt in segments and the estimate is
+// one segment's (segmentPrefillBytes, the segment reading attention). −1 when the arithmetic overflows an int64.
 func PrefillBytes(c oryx.Config, batch, t, capacity, bytesPerValue int, attnMem int64) int64 {
+	if t > prefillOneShotMax { // read in segments (prefillsegments.go), attention assumed
+		seg := segmentLength(c, batch, capacity, true, attnMem, bytesPerValue)
+		return segmentPrefillBytes(c, batch, seg, capacity, bytesPerValue, true)
+	}
 	rows, ok := guard.Mul(GenerationRowBytes(c, t, capacity, bytesPerValue), int64(batch))
 	if !ok {
 		return -1
@@ -56,7 +63,6 @@ func PrefillBytes(c oryx.Config, batch, t, capacity, bytesPerValue int, attnMem 
 	if !c.Variant.HasAttention() {
 		return rows
 	}
-	const attentionLiveArrays = 4 // logits, biased logits, their exponential, the probabilities (oryx/block.go)
 	perQuery, ok := guard.MulAll(attentionLiveArrays, int64(batch), int64(c.Heads), int64(t), int64(bytesPerValue))
 	if !ok {
 		return -1
@@ -109,9 +115,12 @@ func (e *Engine) Free() {
 // Finalize releases the state and the compiled graphs; the engine cannot be used afterwards.
 func (e *Engine) Finalize() {
 	e.Free()
-	e.prefill.Finalize()
-	e.step.Finalize()
-	if e.stepLinear != nil {
-		e.stepLinear.Finalize()
+	for _, x := range []*context.Exec{e.prefill, e.prefillLinear, e.step, e.stepLinear} {
+		if x != nil {
+			x.Finalize()
+		}
+	}
+	for _, x := range e.segments {
+		x.Finalize()
 	}
 }

@@ -40,18 +40,23 @@ func TestPrefillAllLinearExact(t *testing.T) {
 }
 
 // TestPrefillBytesLinearInPrompt: the prefill estimate grows linearly with the prompt once the attention
-// logits are chunked (the engine's default bound), not with its square; unbounded (attnMem 0) it is the
-// dense [B, H, T, T] form. A 40,000-token prompt of the tiny preset needs well under 1 GiB (the int64 [T, T]
-// mask it once built was 12.8 GB).
+// logits are bounded (the engine's default bound), not with its square: in one graph up to
+// prefillOneShotMax tokens (query chunks), in segments beyond (the KV cache grows, a segment's work does not);
+// unbounded (attnMem 0) the one-graph form is the dense [B, H, T, T] one. A 40,000-token prompt of the tiny
+// preset needs well under 1 GiB (the int64 [T, T] mask it once built was 12.8 GB).
 func TestPrefillBytesLinearInPrompt(t *testing.T) {
 	cfg, err := oryx.Preset("tiny", oryx.OryxTG)
 	require.NoError(t, err)
 	at := func(n int, mem int64) int64 { return PrefillBytes(cfg, 1, n, n, 4, mem) }
-	a, b := at(40000, PrefillAttentionMemBytes), at(80000, PrefillAttentionMemBytes)
-	require.Less(t, a, int64(1<<30))
-	require.InDelta(t, 2, float64(b-PrefillAttentionMemBytes)/float64(a-PrefillAttentionMemBytes), 0.01)
-	require.Greater(t, at(40000, 0), int64(4*2*40000)*40000*4, "dense: 4 arrays of [1, 2, T, T] float32")
-	require.Equal(t, int64(-1), PrefillBytes(cfg, 1<<20, 1<<24, 1<<24, 4, 0), "overflow")
+	const bound = 1 << 18 // a bound the dense form of 256 tokens exceeds: query chunks
+	require.InDelta(t, 2, float64(at(prefillOneShotMax, bound)-bound)/float64(at(prefillOneShotMax/2, bound)-bound), 0.01)
+	long, longer := at(40000, PrefillAttentionMemBytes), at(80000, PrefillAttentionMemBytes)
+	require.Less(t, long, int64(1<<30))
+	perToken, _ := oryx.StateMemory(cfg, 4)
+	require.InDelta(t, float64(40000*perToken), float64(longer-long), float64(PrefillAttentionMemBytes),
+		"40,000 more tokens cost their KV cache, within one attention bound")
+	require.Greater(t, at(prefillOneShotMax, 0), int64(4*cfg.Heads*prefillOneShotMax)*prefillOneShotMax*4, "dense: 4 arrays of [1, H, T, T] float32")
+	require.Equal(t, int64(-1), PrefillBytes(cfg, 1<<30, 1<<24, 1<<24, 4, 0), "overflow")
 }
 
 // TestPrefillRefusedBeforeWork: a prefill whose estimate exceeds the machine is refused by Engine.Prefill
