@@ -114,28 +114,15 @@ func (m *Model) blockSegment(p blockParams, h, modes, positions, valid *Node, st
 }
 
 // sharedStreamFrom is sharedStream continued from the conv inputs before the segment, convState [B, W-1, E]
-// (nil for W ≤ 1): proj [B, S, H, X] → the activations [B, S, H, X] and the conv inputs after each row's last
-// valid token (the old ones for a row without valid tokens).
+// (nil for W ≤ 1): proj [B, S, H, X] → the activations [B, S, H, X] (sharedStreamChunk's) and the conv inputs
+// after each row's last valid token (the old ones for a row without valid tokens).
 func (m *Model) sharedStreamFrom(proj, convW, convState, valid *Node) (out, newState *Node) {
-	c := m.Config
-	if c.ConvWidth == 0 {
-		return proj, nil
+	out, inputs := m.sharedStreamChunk(proj, convW, convState) // inputs: concat(convState, proj) [B, W-1+S, E]
+	if inputs == nil {
+		return out, nil
 	}
-	d := proj.Shape().Dimensions
-	flat := Reshape(proj, d[0], d[1], d[2]*d[3])
-	if c.ConvWidth == 1 {
-		convState = nil
-	}
-	y, _ := layers.CausalConv1D(flat, convW, nil, convState)
-	if c.ConvWidth > 1 {
-		w := c.ConvWidth - 1
-		g, b := valid.Graph(), valid.Shape().Dim(0)
-		before := GreaterThan(Ones(g, shapeInt(b, w)), Zeros(g, shapeInt(b, w))) // [B, W-1] true: the old inputs count
-		inputs := Concatenate([]*Node{convState, flat}, 1)                       // [B, W-1+S, E]
-		newState = lastValidRows(inputs, Concatenate([]*Node{before, valid}, 1), w)
-	}
-	if c.ConvActivation == "silu" {
-		y = layers.SiLU(y)
-	}
-	return Reshape(y, d...), newState
+	w := m.Config.ConvWidth - 1
+	g, b := valid.Graph(), valid.Shape().Dim(0)
+	before := GreaterThan(Ones(g, shapeInt(b, w)), Zeros(g, shapeInt(b, w))) // [B, W-1] true: the old inputs count
+	return out, lastValidRows(inputs, Concatenate([]*Node{before, valid}, 1), w)
 }

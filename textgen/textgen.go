@@ -49,6 +49,9 @@ type Options struct {
 	Speculative int     // tokens drafted per round by self-speculative decoding (--speculative; 0 = off)
 	// Progress, when set, is Generate's progress callback (done and total tokens per prompt).
 	Progress func(done, total int)
+	// PrefillProgress, when set, is called as a long prompt is read (done and total prompt tokens of the
+	// longest prompt; infer.Engine.PrefillProgress).
+	PrefillProgress func(done, total int)
 }
 
 // Check validates the options that need no model (run before loading one); errors name the flag.
@@ -202,6 +205,7 @@ func Run(o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	engine.PrefillProgress = o.PrefillProgress
 	opts := infer.GenerateOptions{Schedule: spec, MaxTokens: o.MaxTokens, Stop: o.Stop, Sampler: sampler, Progress: o.Progress}
 	var gen *infer.Generation
 	if o.Speculative > 0 {

@@ -107,7 +107,8 @@ func generateCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	progress := isTerminal(stderr)
 	if progress {
-		o.Progress = func(done, total int) { fmt.Fprintf(stderr, "\rgenerating: %d/%d tokens per prompt", done, total) }
+		o.Progress = func(done, total int) { fmt.Fprintf(stderr, "\r\033[Kgenerating: %d/%d tokens per prompt", done, total) }
+		o.PrefillProgress = func(done, total int) { fmt.Fprintf(stderr, "\rreading the prompt: %d/%d tokens", done, total) }
 	}
 	res, err := textgen.Run(o)
 	if progress {

@@ -34,6 +34,10 @@ type Engine struct {
 	lastLogits    [][]float64      // the logits of the last call, at full precision
 	spec          *specExecs       // speculative decoding's graphs (speculative.go), built on first use
 	escalation    *escalationExecs // StepEscalate's graphs and the entropy budget's prompt pass (escalate.go), made on first use
+
+	// PrefillProgress, when set, is called after each segment of a prefill read in segments (batches longer
+	// than one segment: prefillsegments.go) with the prompt tokens read so far and the longest prompt's length.
+	PrefillProgress func(done, total int)
 }
 
 // NewEngine prepares an engine for batch rows with a KV cache of capacity tokens. ctx holds the weights

@@ -187,6 +187,9 @@ func (e *Engine) prefillSegments(prompts [][]int32, modes [][]oryx.Mode, t, seg 
 				last[b] = flat[b*v : (b+1)*v]
 			}
 		}
+		if e.PrefillProgress != nil {
+			e.PrefillProgress(min(s0+seg, t), t)
+		}
 	}
 	return e.keepLogits(last), nil
 }

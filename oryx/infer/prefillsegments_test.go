@@ -45,7 +45,14 @@ func TestPrefillSegmentsMatchPrefill(t *testing.T) {
 				for _, c := range testutil.Sweep([]struct{ seg, keys int }{{6, 8}, {8, 0}, {2, 4}}, 1) {
 					seg := c.seg
 					e.segmentKeys = c.keys // the attention reads the cache rows filled so far, in steps of keys
+					var progress []int
+					e.PrefillProgress = func(done, total int) {
+						require.Equal(t, 23, total)
+						progress = append(progress, done)
+					}
 					got, err := e.prefillSegments(prompts, modes, 23, seg)
+					require.Equal(t, (23+seg-1)/seg, len(progress), "one progress call a segment")
+					require.Equal(t, 23, progress[len(progress)-1])
 					require.NoError(t, err)
 					require.Len(t, got, 2)
 					for r := range 2 {
