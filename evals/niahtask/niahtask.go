@@ -82,7 +82,7 @@ func (k *task) DataPath() string { return k.cfg.Path(string(k.t), "ruler_essays/
 // config builds the niah.Config of the task from the harness config, and the depth labels (depth → its
 // percent as written) of a sweep.
 func (k *task) config() (niah.Config, map[float64]string, error) {
-	essays := k.cfg.Path(string(k.t), "ruler_essays/essays.parquet")
+	essays := k.DataPath()
 	words := k.cfg.Path("ruler_words", "ruler_words/words.parquet")
 	switch w := k.cfg.Params[ParamWords]; w {
 	case "embedded":

@@ -24,6 +24,7 @@ type Engine struct {
 	capacity int
 
 	prefill, step *context.Exec
+	empty         *context.Exec                  // the empty state (Reset)
 	prefillLinear *context.Exec                  // every prompt token in linear mode: no attention readout (multi-mixer variants)
 	segments      map[segmentGraph]*context.Exec // a long prompt's segment graphs (prefillsegments.go), made on first use
 	segmentKeys   int                            // the cache rows a segment's attention reads grow in steps of this (0: by backend)
@@ -88,16 +89,18 @@ func NewEngine(be backends.Backend, ctx *context.Context, m *oryx.Model, batch, 
 	return e, e.Reset()
 }
 
-// Reset empties the state (positions 0).
+// Reset empties the state (positions 0). Its graph is kept: a prefill read in segments starts with a Reset.
 func (e *Engine) Reset() error {
-	exec, err := context.NewExec(e.backend, e.ctx, func(ctx *context.Context, g *Graph) []*Node {
-		return e.model.EmptyState(g, e.batch, e.capacity).Flatten()
-	})
-	if err != nil {
-		return err
+	if e.empty == nil {
+		exec, err := context.NewExec(e.backend, e.ctx, func(ctx *context.Context, g *Graph) []*Node {
+			return e.model.EmptyState(g, e.batch, e.capacity).Flatten()
+		})
+		if err != nil {
+			return err
+		}
+		e.empty = exec
 	}
-	defer exec.Finalize()
-	outs, err := exec.Exec()
+	outs, err := e.empty.Exec()
 	if err != nil {
 		return err
 	}
@@ -143,6 +146,9 @@ func (e *Engine) Prefill(prompts [][]int32, modes [][]oryx.Mode) ([][]float32, e
 		if modes != nil && len(modes[b]) != len(p) {
 			return nil, fmt.Errorf("Engine.Prefill: prompt %d has %d tokens but %d modes", b, len(p), len(modes[b]))
 		}
+		if err := e.checkTokens(p); err != nil {
+			return nil, fmt.Errorf("Engine.Prefill: prompt %d: %w", b, err)
+		}
 		t = max(t, len(p))
 	}
 	if modes == nil && e.model.Config.Variant.IsMultiMixer() {
@@ -154,14 +160,11 @@ func (e *Engine) Prefill(prompts [][]int32, modes [][]oryx.Mode) ([][]float32, e
 	return e.prefillSegments(prompts, modes, t, 0)
 }
 
-// prefillPadded runs Prefill's graph on the prompts padded to t tokens (≥ the longest, checked by Prefill).
+// prefillPadded runs Prefill's graph on the prompts padded to t tokens (≥ the longest; prompts checked by Prefill).
 func (e *Engine) prefillPadded(prompts [][]int32, modes [][]oryx.Mode, t int) ([][]float32, error) {
 	tok, md := make([]int32, e.batch*t), make([]int32, e.batch*t)
 	lengths := make([]int32, e.batch)
 	for b, p := range prompts {
-		if err := e.checkTokens(p); err != nil {
-			return nil, fmt.Errorf("Engine.Prefill: prompt %d: %w", b, err)
-		}
 		copy(tok[b*t:], p)
 		for i := range p {
 			if modes != nil {
@@ -254,12 +257,9 @@ func (e *Engine) Step(tokens []int32, modes []oryx.Mode) ([][]float32, error) {
 	}
 	args := []any{tensors.FromFlatDataAndDimensions(append([]int32(nil), tokens...), e.batch), tensors.FromFlatDataAndDimensions(md, e.batch)}
 	// The state is donated: the backend updates the caches in place (a token's cache write is O(1)).
-	for _, s := range e.state {
-		d, err := DonateTensorBuffer(s, e.backend, 0)
-		if err != nil {
-			return nil, err
-		}
-		args = append(args, d)
+	args, err := e.appendDonated(args, e.state)
+	if err != nil {
+		return nil, err
 	}
 	outs, err := exec.Exec(args...)
 	if err != nil {
@@ -269,6 +269,19 @@ func (e *Engine) Step(tokens []int32, modes []oryx.Mode) ([][]float32, error) {
 	e.state = nil // donated to the step, replaced by its outputs
 	e.setState(outs[1:])
 	return e.logitsRows(outs[0]), nil
+}
+
+// appendDonated appends ts to args as buffers donated to the next execution (the backend may write its
+// outputs into them; the tensors are not usable afterwards).
+func (e *Engine) appendDonated(args []any, ts []*tensors.Tensor) ([]any, error) {
+	for _, t := range ts {
+		d, err := DonateTensorBuffer(t, e.backend, 0)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, d)
+	}
+	return args, nil
 }
 
 func (e *Engine) checkTokens(tokens []int32) error {

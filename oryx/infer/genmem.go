@@ -115,7 +115,7 @@ func (e *Engine) Free() {
 // Finalize releases the state and the compiled graphs; the engine cannot be used afterwards.
 func (e *Engine) Finalize() {
 	e.Free()
-	for _, x := range []*context.Exec{e.prefill, e.prefillLinear, e.step, e.stepLinear} {
+	for _, x := range []*context.Exec{e.prefill, e.prefillLinear, e.step, e.stepLinear, e.empty} {
 		if x != nil {
 			x.Finalize()
 		}

@@ -9,6 +9,7 @@ package infer
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
@@ -105,7 +106,7 @@ func (e *Engine) segmentExec(g segmentGraph) (*context.Exec, error) {
 // whole cache in one graph: its reads are cheap next to compiling a graph per step.
 const segmentKeyStep = 8192
 
-// segmentKeys is the number of cache rows the segment ending at token end reads (0: all).
+// segmentKeysFor is the number of cache rows the segment ending at token end reads (0: all).
 func (e *Engine) segmentKeysFor(end int) int {
 	step := e.segmentKeys
 	if step == 0 {
@@ -120,19 +121,14 @@ func (e *Engine) segmentKeysFor(end int) int {
 	return 0
 }
 
-// prefillSegments is Prefill for a batch whose longest prompt has t > prefillOneShotMax tokens (prompts and
-// modes checked by Prefill): from the empty state, segment after segment of seg tokens (≤ 0: segmentLength's
+// prefillSegments is Prefill for a batch whose longest prompt has t > prefillOneShotMax tokens (prompts, their
+// tokens and modes checked by Prefill): from the empty state, segment after segment of seg tokens (≤ 0: segmentLength's
 // choice), each row's logits taken from the segment that holds its last token.
 func (e *Engine) prefillSegments(prompts [][]int32, modes [][]oryx.Mode, t, seg int) ([][]float32, error) {
 	c := e.model.Config
 	attention := c.Variant.HasAttention() && c.Variant.LinearMixer() == oryx.NoLinear
-	for b, p := range prompts {
-		if err := e.checkTokens(p); err != nil {
-			return nil, fmt.Errorf("Engine.Prefill: prompt %d: %w", b, err)
-		}
-		for i := range p {
-			attention = attention || (modes != nil && modes[b][i] == oryx.Attention)
-		}
+	for _, row := range modes {
+		attention = attention || slices.Contains(row, oryx.Attention)
 	}
 	if seg <= 0 {
 		seg = segmentLength(c, e.batch, e.capacity, attention, e.attnMem, 4)
@@ -151,8 +147,8 @@ func (e *Engine) prefillSegments(prompts [][]int32, modes [][]oryx.Mode, t, seg 
 		for b, p := range prompts {
 			n := copy(tok[b*seg:(b+1)*seg], p[min(s0, len(p)):])
 			counts[b] = int32(n)
-			for i := range n {
-				if modes != nil {
+			if modes != nil {
+				for i := range n {
 					md[b*seg+i] = int32(modes[b][s0+i])
 				}
 			}
@@ -167,12 +163,9 @@ func (e *Engine) prefillSegments(prompts [][]int32, modes [][]oryx.Mode, t, seg 
 		}
 		args := []any{tensors.FromFlatDataAndDimensions(tok, e.batch, seg), tensors.FromFlatDataAndDimensions(md, e.batch, seg),
 			tensors.FromFlatDataAndDimensions(counts, e.batch)}
-		for _, s := range e.state { // donated: each segment updates the caches in place
-			d, err := graph.DonateTensorBuffer(s, e.backend, 0)
-			if err != nil {
-				return nil, err
-			}
-			args = append(args, d)
+		args, err = e.appendDonated(args, e.state) // each segment updates the caches in place
+		if err != nil {
+			return nil, err
 		}
 		outs, err := exec.Exec(args...)
 		e.state = nil // donated to the segment, replaced by its outputs

@@ -421,12 +421,9 @@ func (e *Engine) draft(x *specExecs, sampler *Sampler, last []int32, drafts []in
 func (e *Engine) verify(x *specExecs, tok, md, counts []int32, t int) ([]*tensors.Tensor, [][][]float32, error) {
 	args := []any{tensors.FromFlatDataAndDimensions(tok, e.batch, t), tensors.FromFlatDataAndDimensions(md, e.batch, t),
 		tensors.FromFlatDataAndDimensions(counts, e.batch)}
-	for _, s := range e.state {
-		d, err := DonateTensorBuffer(s, e.backend, 0)
-		if err != nil {
-			return nil, nil, err
-		}
-		args = append(args, d)
+	args, err := e.appendDonated(args, e.state)
+	if err != nil {
+		return nil, nil, err
 	}
 	outs, err := x.verify.Exec(args...)
 	e.state = nil // donated
@@ -452,12 +449,9 @@ func (e *Engine) commit(x *specExecs, chunk []*tensors.Tensor, accepted []int32)
 		pos[b] = int32(p)
 	}
 	args := []any{tensors.FromFlatDataAndDimensions(pos, e.batch), tensors.FromFlatDataAndDimensions(accepted, e.batch)}
-	for _, c := range chunk {
-		d, err := DonateTensorBuffer(c, e.backend, 0)
-		if err != nil {
-			return err
-		}
-		args = append(args, d)
+	args, err := e.appendDonated(args, chunk)
+	if err != nil {
+		return err
 	}
 	outs, err := x.commit.Exec(args...)
 	if err != nil {
