@@ -27,7 +27,7 @@ const (
 	// `oryx generate` of the tiny Oryx-TG on a 40,000-token prompt read in linear mode took 46 s cold in
 	// segments of 2,048 tokens (41 s of it compiling), 8.2 s in segments of 512 and 5.3 s in segments of 256;
 	// one graph of 8,000 tokens had not compiled after 12 minutes, at 12.7 GB resident (2026-12-05, 2-core VM,
-	// quiet); a 1,000-token prompt in one graph took longer than a 2,000-token one in segments. So a batch longer
+	// quiet); a 1,000-token prompt took 6.8 s in one graph, a 2,000-token one 7.1 s in segments. So a batch longer
 	// than one segment is read in segments; the tiny study's prompts (≤ 128 tokens) stay on the one graph.
 	prefillOneShotMax = prefillSegmentMax
 	// prefillSegmentMax is the longest segment (the figures above; on pure Go 512-token segments cost little
