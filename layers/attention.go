@@ -136,7 +136,8 @@ func AttentionStep(q, kCache, vCache, length *Node, scale float64) *Node {
 //
 // q: [B, T, H, K]; kCache: [B, H, L, K]; vCache: [B, H, L, V], with the chunk's own keys and values already
 // written (CacheAppendRows); length: [B, T] integer, the number of cache entries query t of row b reads (its
-// own token included: position + 1), ≥ 1. Returns [B, T, H, V]. The cache is read once for all T queries.
+// own token included: position + 1), ≥ 1. Returns [B, T, H, V]. The cache is read once for all T queries, except
+// on XLA for T ≤ perQueryMaxT (cachedAttentionPerQuery: there T matrix-vector reads are faster).
 func AttentionCached(q, kCache, vCache, length *Node, scale float64) *Node {
 	c := checker{"AttentionCached"}
 	qa, ka, va, la := arg{"q", q}, arg{"kCache", kCache}, arg{"vCache", vCache}, arg{"length", length}
@@ -152,17 +153,65 @@ func AttentionCached(q, kCache, vCache, length *Node, scale float64) *Node {
 	c.integer(la)
 	c.dims(la, "[B, T] with B, T of q", b, t)
 
+	if !onPureGo(q.Graph()) && t <= perQueryMaxT {
+		return cachedAttentionPerQuery(q, kCache, vCache, length, scale)
+	}
+	return cachedAttentionBatched(q, kCache, vCache, length, scale)
+}
+
+// cachedAttentionBatched is AttentionCached with the cache read once for all T queries: on XLA one batched
+// product, on pure Go the products its direct kernel computes (cachedLogitsPureGo).
+func cachedAttentionBatched(q, kCache, vCache, length *Node, scale float64) *Node {
+	b, t, h := q.Shape().Dim(0), q.Shape().Dim(1), q.Shape().Dim(2)
+	l := kCache.Shape().Dim(2)
 	qT := TransposeAllAxes(q, 0, 2, 1, 3) // [B, H, T, K]
 	var logits *Node
 	if onPureGo(q.Graph()) {
 		logits = cachedLogitsPureGo(qT, kCache)
 	} else {
-		logits = DotGeneral(qT, []int{3}, []int{0, 1}, kCache, []int{3}, []int{0, 1}) // [B, H, T, L]: the cache read once
+		logits = DotGeneral(qT, []int{3}, []int{0, 1}, kCache, []int{3}, []int{0, 1}) // [B, H, T, L]
 	}
 	logits = MulScalar(logits, scale) // [B, H, T, L]
 	pos := Iota(q.Graph(), shapes.Make(length.DType(), b, h, t, l), 3)
 	valid := LessThan(pos, BroadcastToDims(Reshape(length, b, 1, t, 1), b, h, t, l))
 	return Einsum("bhtl,bhlv->bthv", maskedSoftmax(logits, valid), vCache)
+}
+
+// perQueryMaxT is the most queries for which AttentionCached reads the cache on XLA as one matrix-vector
+// product per query (cachedAttentionPerQuery) instead of one batched product (cachedAttentionBatched).
+const perQueryMaxT = 3
+
+// cachedAttentionPerQuery is AttentionCached with both products taken per query: T matrix-vector products
+// q_t·kᵀ (one masked softmax over all T rows) and T products p_t·v. XLA CPU runs a batched product with a
+// few rows (M = T) through its general matrix-matrix path, which costs ~3× a matrix-vector product per cached
+// key: per query the cache is read T times, but each read is the cheap one. BenchmarkAttentionCached with
+// XLA CPU (2026-12-05, quiet 2-core VM, best wall ms of 30, batched → per-query; one step for scale):
+//
+//	heads              L       step   T = 2          T = 3          T = 5          T = 9
+//	small (4×16, 32)   8,192   0.28   0.63 → 0.40    0.84 → 0.53    0.79 → 0.70    0.95 → 1.26
+//	small              16,384  0.49   1.19 → 0.68    1.16 → 0.89    1.36 → 1.29    1.72 → 2.36
+//	130m (6×64, 128)   8,192   1.10   3.91 → 2.07    4.17 → 2.85    4.29 → 4.84    4.77 → 8.61
+//	130m               16,384  2.70   8.82 → 5.04    8.67 → 7.59    9.06 → 11.52   10.04 → 23.01
+//
+// Hence T ≤ 3: the verify pass of speculative decoding with K ≤ 2 drafts. The pure-Go backend keeps the
+// batched read (its kernel has no such gap; cachedLogitsPureGo).
+func cachedAttentionPerQuery(q, kCache, vCache, length *Node, scale float64) *Node {
+	b, t, h := q.Shape().Dim(0), q.Shape().Dim(1), q.Shape().Dim(2)
+	l := kCache.Shape().Dim(2)
+	query := func(n *Node, i int) *Node { return Squeeze(SliceAxis(n, 1, AxisRange(i, i+1)), 1) } // [B, H, K]
+	rows := make([]*Node, t)
+	for i := range t {
+		rows[i] = Einsum("bhk,bhlk->bhl", query(q, i), kCache)
+	}
+	logits := MulScalar(Stack(rows, 2), scale) // [B, H, T, L]
+	pos := Iota(q.Graph(), shapes.Make(length.DType(), b, h, t, l), 3)
+	valid := LessThan(pos, BroadcastToDims(Reshape(length, b, 1, t, 1), b, h, t, l))
+	p := maskedSoftmax(logits, valid)
+	outs := make([]*Node, t)
+	for i := range t {
+		outs[i] = Einsum("bhl,bhlv->bhv", Squeeze(SliceAxis(p, 2, AxisRange(i, i+1)), 2), vCache)
+	}
+	return Stack(outs, 1) // [B, T, H, V]
 }
 
 // directDotCrosses is the largest output of one product per batch element (rows × columns) for which the

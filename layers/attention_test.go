@@ -230,10 +230,12 @@ func TestAttentionCachedMatchesSteps(t *testing.T) {
 				kRows, vRows := rows(x[1]), rows(x[2])
 				kChunk, vChunk := CacheAppendRows(kc, kRows, pos), CacheAppendRows(vc, vRows, pos)
 				o := AttentionCached(rows(x[0]), kChunk, vChunk, AddScalar(pos, 1), scale)
+				perQuery := cachedAttentionPerQuery(rows(x[0]), kChunk, vChunk, AddScalar(pos, 1), scale) // XLA's form for T ≤ 4
 				kBack := CacheAppendRows(kChunk, Neg(kRows), pos)
-				return []*Node{Stack(steps, 1), o, kStep, kChunk, kBack, kc}
+				return []*Node{Stack(steps, 1), o, kStep, kChunk, kBack, kc, perQuery}
 			}, m.inputs()[:3]...)
 			require.LessOrEqual(t, testutil.RelErr(got[1], got[0]), tolerance(dtype), "chunk attention vs steps")
+			require.LessOrEqual(t, testutil.RelErr(got[6], got[0]), tolerance(dtype), "per-query chunk attention vs steps")
 			require.Equal(t, got[2], got[3], "the chunk writes the rows the steps write")
 			require.Equal(t, got[5], got[4], "adding the negated rows restores the cache exactly")
 		})
