@@ -12,7 +12,7 @@ XLA_PLUGIN = $(shell cat .xla/cpu.plugin 2>/dev/null)
 XLA_TAGS = $(if $(XLA_PLUGIN),-tags xla,)
 # No allocator variable is needed: XLA CPU allocates 30-150 MiB of temporaries per execution and with glibc's
 # defaults pays the kernel's page faults every time (a quarter of its CPU time in the mixer benchmarks), so every
-# binary built with -tags xla sets glibc's allocator itself when it is loaded (one arena, no mmap for large
+# binary built with -tags xla sets glibc's allocator itself when it is loaded (four arenas, no mmap for large
 # blocks, no trimming: internal/backend/xla_malloc.go; ORYX_XLA_MALLOC=default keeps glibc's defaults).
 
 # The main job: the set-up self-check, then the tiny study (recipes/study): Transformer, GDN and Oryx-TG with

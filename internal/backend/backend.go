@@ -110,7 +110,7 @@ func Describe(b backends.Backend) string {
 	}
 	line := fmt.Sprintf("backend: %s (from %s)", b.Description(), source)
 	if xlaMallocTuned() {
-		line += "; glibc malloc set for XLA (one arena, no mmap, no trim; ORYX_XLA_MALLOC=default keeps glibc's defaults)"
+		line += "; glibc malloc set for XLA (four arenas, no mmap, no trim; ORYX_XLA_MALLOC=default keeps glibc's defaults)"
 	}
 	if dir := xlaCacheDir(); dir != "" {
 		line += "; compiled executables kept in " + dir + " (ORYX_XLA_CACHE=off disables)"
