@@ -171,6 +171,18 @@ func NewScorer(be backends.Backend, ctx *context.Context, m *Model, memBytes int
 // MemBytes is the chunk budget in use.
 func (s *Scorer) MemBytes() int64 { return s.memBytes }
 
+// Finalize releases the scorer's compiled graphs (on XLA, their executables); it must not be used afterwards.
+func (s *Scorer) Finalize() {
+	for _, x := range s.execs() {
+		if x != nil {
+			x.Finalize()
+		}
+	}
+}
+
+// execs lists the scorer's compiled graphs (Finalize releases them).
+func (s *Scorer) execs() []*context.Exec { return []*context.Exec{s.hidden, s.chunk, s.vchunk, s.entropy} }
+
 // Chunks returns the chunk sizes (positions, vocabulary ids) used for b rows of n scored positions.
 func (s *Scorer) Chunks(b, n int) (c, vc int) {
 	return ScoreChunks(b, n, s.model.Config.Vocab, ScoreDType(s.model.computeDType()).Size(), s.memBytes)

@@ -25,6 +25,7 @@ package infer
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/gomlx/gomlx/pkg/ml/context"
 
@@ -112,15 +113,29 @@ func (e *Engine) Free() {
 	e.state = nil
 }
 
-// Finalize releases the state and the compiled graphs; the engine cannot be used afterwards.
+// Finalize releases the state and the compiled graphs — speculative decoding's and StepEscalate's too; the
+// engine cannot be used afterwards.
 func (e *Engine) Finalize() {
 	e.Free()
-	for _, x := range []*context.Exec{e.prefill, e.prefillLinear, e.step, e.stepLinear, e.empty} {
-		if x != nil {
-			x.Finalize()
-		}
-	}
-	for _, x := range e.segments {
+	for _, x := range e.execs() {
 		x.Finalize()
 	}
+	if e.escalation != nil && e.escalation.scorer != nil {
+		e.escalation.scorer.Finalize()
+	}
+}
+
+// execs lists every compiled graph the engine holds (made so far); Finalize releases them.
+func (e *Engine) execs() []*context.Exec {
+	all := []*context.Exec{e.prefill, e.prefillLinear, e.step, e.stepLinear, e.empty}
+	for _, x := range e.segments {
+		all = append(all, x)
+	}
+	if x := e.spec; x != nil {
+		all = append(all, x.draft, x.verify, x.commit)
+	}
+	if x := e.escalation; x != nil {
+		all = append(all, x.trial, x.appendKV)
+	}
+	return slices.DeleteFunc(all, func(x *context.Exec) bool { return x == nil })
 }
