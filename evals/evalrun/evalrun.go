@@ -149,6 +149,7 @@ func Run(ctx context.Context, o Options) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	defer lm.Close()
 	info := o.runInfo(m, optimizers.GetGlobalStep(mctx), lm, model, modelMax, lengths)
 	if info.CheckpointHash, err = oryx.CheckpointHash(o.Checkpoint); err != nil {
 		return "", err

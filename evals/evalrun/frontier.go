@@ -229,6 +229,7 @@ func RunFrontier(o FrontierOptions) (*Frontier, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer lm.Close()
 	f := o.newFrontier(lm, step)
 	if f.CheckpointHash, err = oryx.CheckpointHash(o.Checkpoint); err != nil {
 		return nil, err

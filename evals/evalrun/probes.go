@@ -58,6 +58,7 @@ func Switch(o SwitchOptions, log io.Writer) (*modeswitch.Curves, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer lm.Close()
 	if o.SeqLen < 2 || o.Sequences < 1 {
 		return nil, fmt.Errorf("--seq-len %d and --sequences %d must be ≥ 2 and ≥ 1", o.SeqLen, o.Sequences)
 	}
@@ -119,6 +120,7 @@ func MQAR(o MQAROptions, log io.Writer) (map[int][]mqar.Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer lm.Close()
 	out, err := ScoreMQAR(lm, datasets.MQARConfig{Vocab: o.Vocab, SeqLen: o.SeqLen, Seed: o.Seed}, o.Pairs, o.Examples, o.Offset)
 	if err != nil {
 		return nil, err

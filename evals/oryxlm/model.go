@@ -88,6 +88,24 @@ type Model struct {
 	LinearPassTokens     int64
 }
 
+// Close releases the compiled graphs and the engines' state (KV caches); the model stays usable — what it
+// needs next is made again on first use. Call it when done with a model in a process that goes on (a study
+// evaluates many models in one process).
+func (m *Model) Close() {
+	if m.scorer != nil {
+		m.scorer.Finalize()
+		m.scorer = nil
+	}
+	if m.dense != nil {
+		m.dense.Finalize()
+		m.dense = nil
+	}
+	for _, ke := range m.engines {
+		ke.eng.Finalize()
+	}
+	m.engines = nil
+}
+
 // ResetCounters sets FLOPs, FLOPsGathered and LinearPassTokens to 0.
 func (m *Model) ResetCounters() { m.FLOPs, m.FLOPsGathered, m.LinearPassTokens = 0, 0, 0 }
 

@@ -211,3 +211,33 @@ func TestGenerateUntilSameAtAnyBatch(t *testing.T) {
 		}
 	}
 }
+
+// TestCloseReleasesAndStaysUsable: Close releases the scorer's and the engines' graphs and the engines' KV
+// caches; the same requests afterwards make them again and give the same results.
+func TestCloseReleasesAndStaysUsable(t *testing.T) {
+	lm, _, _ := tinyModel(t, oryx.OryxTG, Options{Schedule: Mixed, Batch: 2})
+	tok := lm.Tokenizer()
+	ll := []harness.LLRequest{{Context: tok.Encode("The cat sat on the"), Continuation: tok.Encode(" mat."), AttentionFrom: 18}}
+	gen := []harness.GenRequest{{Context: tok.Encode("Question: what is it? Answer:"), AttentionFrom: 9, MaxTokens: 6}}
+	run := func() ([]harness.LLResult, []harness.GenResult) {
+		a, err := lm.LogLikelihood(ll, nil)
+		require.NoError(t, err)
+		b, err := lm.GenerateUntil(gen, nil)
+		require.NoError(t, err)
+		return a, b
+	}
+	a1, g1 := run()
+	require.NotNil(t, lm.scorer, "test setup: no scorer")
+	require.NotEmpty(t, lm.engines, "test setup: no engine")
+	engines := lm.engines
+	lm.Close()
+	require.Nil(t, lm.scorer)
+	require.Empty(t, lm.engines)
+	for _, ke := range engines {
+		require.Empty(t, ke.eng.State(), "an engine kept its state after Close")
+	}
+	a2, g2 := run()
+	require.Equal(t, a1, a2)
+	require.Equal(t, g1, g2)
+	lm.Close()
+}

@@ -132,6 +132,7 @@ func evaluate(c Config, j job, dir string, sum *train.Summary, log io.Writer) (*
 	if err != nil {
 		return nil, err
 	}
+	defer lm.Close()
 	full := c.evaluation() == EvalFull
 	if err := evaluateMQAR(c, lm, res, full, log); err != nil {
 		return nil, err
@@ -230,6 +231,7 @@ func evaluateGenProbes(c Config, m *oryx.Model, ctx *context.Context, tok tokeni
 	if err != nil {
 		return err
 	}
+	defer gen.Close()
 	for _, sched := range schedulesOf(m.Config.Variant) {
 		if err := gen.SetSchedule(sched); err != nil {
 			return err
