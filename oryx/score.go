@@ -181,7 +181,9 @@ func (s *Scorer) Finalize() {
 }
 
 // execs lists the scorer's compiled graphs (Finalize releases them).
-func (s *Scorer) execs() []*context.Exec { return []*context.Exec{s.hidden, s.chunk, s.vchunk, s.entropy} }
+func (s *Scorer) execs() []*context.Exec {
+	return []*context.Exec{s.hidden, s.chunk, s.vchunk, s.entropy}
+}
 
 // Chunks returns the chunk sizes (positions, vocabulary ids) used for b rows of n scored positions.
 func (s *Scorer) Chunks(b, n int) (c, vc int) {
