@@ -162,8 +162,6 @@ func AttentionCached(q, kCache, vCache, length *Node, scale float64) *Node {
 // cachedAttentionBatched is AttentionCached with the cache read once for all T queries: on XLA one batched
 // product, on pure Go the products its direct kernel computes (cachedLogitsPureGo).
 func cachedAttentionBatched(q, kCache, vCache, length *Node, scale float64) *Node {
-	b, t, h := q.Shape().Dim(0), q.Shape().Dim(1), q.Shape().Dim(2)
-	l := kCache.Shape().Dim(2)
 	qT := TransposeAllAxes(q, 0, 2, 1, 3) // [B, H, T, K]
 	var logits *Node
 	if onPureGo(q.Graph()) {
@@ -171,10 +169,16 @@ func cachedAttentionBatched(q, kCache, vCache, length *Node, scale float64) *Nod
 	} else {
 		logits = DotGeneral(qT, []int{3}, []int{0, 1}, kCache, []int{3}, []int{0, 1}) // [B, H, T, L]
 	}
-	logits = MulScalar(logits, scale) // [B, H, T, L]
-	pos := Iota(q.Graph(), shapes.Make(length.DType(), b, h, t, l), 3)
+	return Einsum("bhtl,bhlv->bthv", cachedProbs(MulScalar(logits, scale), length), vCache)
+}
+
+// cachedProbs is the softmax of both cached-attention forms: logits [B, H, T, L] (scaled) with query t of row
+// b reading the first length[b, t] cache entries → probabilities [B, H, T, L].
+func cachedProbs(logits, length *Node) *Node {
+	b, h, t, l := logits.Shape().Dim(0), logits.Shape().Dim(1), logits.Shape().Dim(2), logits.Shape().Dim(3)
+	pos := Iota(logits.Graph(), shapes.Make(length.DType(), b, h, t, l), 3)
 	valid := LessThan(pos, BroadcastToDims(Reshape(length, b, 1, t, 1), b, h, t, l))
-	return Einsum("bhtl,bhlv->bthv", maskedSoftmax(logits, valid), vCache)
+	return maskedSoftmax(logits, valid)
 }
 
 // perQueryMaxT is the most queries for which AttentionCached reads the cache on XLA as one matrix-vector
@@ -196,17 +200,13 @@ const perQueryMaxT = 3
 // Hence T ≤ 3: the verify pass of speculative decoding with K ≤ 2 drafts. The pure-Go backend keeps the
 // batched read (its kernel has no such gap; cachedLogitsPureGo).
 func cachedAttentionPerQuery(q, kCache, vCache, length *Node, scale float64) *Node {
-	b, t, h := q.Shape().Dim(0), q.Shape().Dim(1), q.Shape().Dim(2)
-	l := kCache.Shape().Dim(2)
+	t := q.Shape().Dim(1)
 	query := func(n *Node, i int) *Node { return Squeeze(SliceAxis(n, 1, AxisRange(i, i+1)), 1) } // [B, H, K]
 	rows := make([]*Node, t)
 	for i := range t {
 		rows[i] = Einsum("bhk,bhlk->bhl", query(q, i), kCache)
 	}
-	logits := MulScalar(Stack(rows, 2), scale) // [B, H, T, L]
-	pos := Iota(q.Graph(), shapes.Make(length.DType(), b, h, t, l), 3)
-	valid := LessThan(pos, BroadcastToDims(Reshape(length, b, 1, t, 1), b, h, t, l))
-	p := maskedSoftmax(logits, valid)
+	p := cachedProbs(MulScalar(Stack(rows, 2), scale), length) // [B, H, T, L]
 	outs := make([]*Node, t)
 	for i := range t {
 		outs[i] = Einsum("bhl,bhlv->bhv", Squeeze(SliceAxis(p, 2, AxisRange(i, i+1)), 2), vCache)
@@ -226,7 +226,8 @@ const directDotCrosses = 16 * 1024
 // layer: a 40,000-token prompt read in segments of 384 queries peaked above 8 GB resident that way, and the
 // copies were most of its time. BenchmarkAttentionCached (L = 16,384, H = 4, process CPU time, loaded 2-core
 // VM, when the cache was [B, L, H, K] and transposed first): one step 29 ms; T = 5 queries 78 ms in one
-// product, 47 ms in groups; T = 9 93 ms → 68 ms. XLA takes the one product (AttentionCached).
+// product, 47 ms in groups; T = 9 93 ms → 68 ms. XLA takes one product (cachedAttentionBatched), or one per
+// query for T ≤ perQueryMaxT (cachedAttentionPerQuery).
 func cachedLogitsPureGo(qT, kCache *Node) *Node {
 	t, l := qT.Shape().Dim(2), kCache.Shape().Dim(2)
 	block := min(l, directDotCrosses)

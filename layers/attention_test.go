@@ -230,7 +230,7 @@ func TestAttentionCachedMatchesSteps(t *testing.T) {
 				kRows, vRows := rows(x[1]), rows(x[2])
 				kChunk, vChunk := CacheAppendRows(kc, kRows, pos), CacheAppendRows(vc, vRows, pos)
 				o := AttentionCached(rows(x[0]), kChunk, vChunk, AddScalar(pos, 1), scale)
-				perQuery := cachedAttentionPerQuery(rows(x[0]), kChunk, vChunk, AddScalar(pos, 1), scale) // XLA's form for T ≤ 4
+				perQuery := cachedAttentionPerQuery(rows(x[0]), kChunk, vChunk, AddScalar(pos, 1), scale) // XLA's form for T ≤ perQueryMaxT
 				kBack := CacheAppendRows(kChunk, Neg(kRows), pos)
 				return []*Node{Stack(steps, 1), o, kStep, kChunk, kBack, kc, perQuery}
 			}, m.inputs()[:3]...)

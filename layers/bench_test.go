@@ -350,8 +350,8 @@ func BenchmarkBatchedMatmul(b *testing.B) {
 
 // BenchmarkAttentionCached: the cached attention read of T new tokens at once (AttentionCached, the verify
 // pass of speculative decoding) in both of its forms — "batched" (the cache read once for all T queries) and
-// "per-query" (T matrix-vector reads, XLA's choice for T ≤ perQueryMaxT; the table at cachedAttentionPerQuery) — against one token (AttentionStep),
-// float32, batch 1, a cache of L = 8,192 or 16,384 tokens, the small preset's heads (H = 4, K = 16, V = 32) or
+// "per-query" (T matrix-vector reads, XLA's choice for T ≤ perQueryMaxT; the table at cachedAttentionPerQuery)
+// — against one token (AttentionStep), float32, batch 1, a cache of L = 8,192 or 16,384 tokens, the small preset's heads (H = 4, K = 16, V = 32) or
 // with ORYX_BENCH_HEADS=130m the 130m preset's (H = 6, K = 64, V = 128). best-ms is the least wall time of
 // one run; cpu-ms the least process CPU time (steadier than wall time on a loaded machine):
 //
