@@ -359,8 +359,12 @@ func BenchmarkBatchedMatmul(b *testing.B) {
 //	GOMLX_BACKEND=xla:PLUGIN go test -tags xla ./layers -run '^$' -bench 'AttentionCached' -benchtime 30x
 func BenchmarkAttentionCached(b *testing.B) {
 	h, dk, dv := 4, 16, 32
-	if os.Getenv("ORYX_BENCH_HEADS") == "130m" {
+	switch heads := os.Getenv("ORYX_BENCH_HEADS"); heads {
+	case "", "small":
+	case "130m":
 		h, dk, dv = 6, 64, 128
+	default:
+		b.Fatalf("ORYX_BENCH_HEADS=%q: want small or 130m", heads)
 	}
 	be := backend.MustGet()
 	forms := []struct {
