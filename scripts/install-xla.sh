@@ -48,5 +48,6 @@ if [[ ! -f $stamp || ! -f $plugin ]]; then
   rm -rf "$dir"
   mv -T "$tmp" "$dir"
 fi
-echo "$plugin" > "$PWD/.xla/$kind.plugin.tmp" && mv "$PWD/.xla/$kind.plugin.tmp" "$PWD/.xla/$kind.plugin"
+# Binaries trust the pointer only when others cannot write it (internal/backend/plugin.go): whatever the umask.
+echo "$plugin" > "$PWD/.xla/$kind.plugin.tmp" && chmod 0644 "$PWD/.xla/$kind.plugin.tmp" && mv "$PWD/.xla/$kind.plugin.tmp" "$PWD/.xla/$kind.plugin"
 echo "$plugin"

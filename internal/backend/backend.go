@@ -7,7 +7,8 @@
 //     "go:parallelism=-1", or "xla:/abs/path/plugin.so" for a PJRT plugin by path (XLA needs a binary built
 //     with `-tags xla`).
 //  2. In a binary built with `-tags xla`: the XLA CPU plugin installed by `make xla-cpu`, found through the
-//     file .xla/cpu.plugin in the working directory or one of its parents (InstalledPlugin).
+//     file .xla/cpu.plugin in the working directory or one of its parents (InstalledPlugin), trusted only when
+//     owned by the user or root and not writable by others (plugin.go).
 //  3. Otherwise the pure-Go backend in the configuration DefaultConfig ("go:parallelism=-1"): an unbounded
 //     worker pool, which cannot hit SimpleGo v0.26's worker-pool deadlock (a DotGeneral holding a worker
 //     while waiting for more, docs/gomlx.md §6), and runs independent graph nodes concurrently. It is 1.3–2×
@@ -23,7 +24,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -73,31 +73,6 @@ func configAndSource() (config, source string, err error) {
 		}
 	}
 	return DefaultConfig, "default", nil
-}
-
-// InstalledPlugin returns the absolute path of the PJRT plugin of the given kind ("cpu", "cuda") that
-// `make xla-<kind>` installed, read from .xla/<kind>.plugin in the working directory or the nearest parent
-// that has one; "" when there is none. A pointer file whose plugin is gone is an error.
-func InstalledPlugin(kind string) (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", nil
-	}
-	for {
-		pointer := filepath.Join(dir, ".xla", kind+".plugin")
-		if data, err := os.ReadFile(pointer); err == nil {
-			plugin := strings.TrimSpace(string(data))
-			if _, err := os.Stat(plugin); err != nil {
-				return "", fmt.Errorf("%s names a PJRT plugin that is missing (%v): rerun `make xla-%s`", pointer, err, kind)
-			}
-			return plugin, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", nil
-		}
-		dir = parent
-	}
 }
 
 // Describe is the one line every command prints at start: the backend in use and why it was chosen, e.g.
