@@ -66,14 +66,14 @@ func (m *Model) blockParams(s scope) blockParams {
 	case MixerMamba2:
 		p.wqLinear = s.proj("wq_linear", d, h, dk, d)
 		p.dtProj = s.proj("dt_proj", d, h, d)
-		p.dtBias = s.param("dt_bias", dtBiasInit(s.ctx), h)
-		p.aLog = s.param("a_log", aLogInit(s.ctx), h)
+		p.dtBias = s.random("dt_bias", dtBiasDraw, h)
+		p.aLog = s.random("a_log", aLogDraw, h)
 		p.dSkip = s.ones("d_skip", h)
 	case MixerGDN:
 		p.wqLinear = s.proj("wq_linear", d, h, dk, d)
 		p.decayProj = s.proj("decay_proj", d, h, d)
-		p.dtBias = s.param("dt_bias", dtBiasInit(s.ctx), h)
-		p.aLog = s.param("a_log", aLogInit(s.ctx), h)
+		p.dtBias = s.random("dt_bias", dtBiasDraw, h)
+		p.aLog = s.random("a_log", aLogDraw, h)
 		p.betaProj = s.proj("beta_proj", d, h, d)
 	}
 	return p

@@ -6,8 +6,6 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	. "github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/core/shapes"
-	"github.com/gomlx/gomlx/pkg/ml/context"
-	"github.com/gomlx/gomlx/pkg/ml/context/initializers"
 )
 
 func shapeOf(dtype dtypes.DType, dims ...int) shapes.Shape { return shapes.Make(dtype, dims...) }
@@ -24,8 +22,3 @@ func shapeString(x *Node) string {
 // LM head reads the same table, so N(0, 1) would give initial logits of standard deviation √d (a loss of
 // tens of nats); 0.02 gives a near-uniform initial prediction (loss ≈ ln V).
 const EmbeddingInitStd = 0.02
-
-// embeddingInit is the embedding initialiser: N(0, EmbeddingInitStd²).
-func embeddingInit(s scope) context.VariableInitializer {
-	return initializers.RandomNormalFn(s.ctx, EmbeddingInitStd)
-}

@@ -60,8 +60,8 @@ func (m *Model) embed(s scope, tokens *Node) (x, table *Node) {
 
 // embeddingTable is the token embedding table [Vocab, D] in the compute dtype.
 func (m *Model) embeddingTable(s scope) *Node {
-	table := s.in("embeddings").ctx.WithInitializer(embeddingInit(s)).
-		VariableWithShape("embeddings", shapeOf(m.DType, m.Config.Vocab, m.Config.DModel)).ValueGraph(s.g)
+	table := randomParam(s.in("embeddings").ctx, "embeddings", m.DType, normalDraw(EmbeddingInitStd),
+		m.Config.Vocab, m.Config.DModel).ValueGraph(s.g)
 	return s.compute(table)
 }
 

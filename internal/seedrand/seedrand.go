@@ -5,6 +5,7 @@
 package seedrand
 
 import (
+	"math"
 	"math/bits"
 	"math/rand/v2"
 )
@@ -48,4 +49,19 @@ func UniformN(src *rand.PCG, n int) int {
 // UniformFloat returns a uniform float64 in [0, 1).
 func UniformFloat(src *rand.PCG) float64 {
 	return float64(src.Uint64()>>11) * 0x1p-53
+}
+
+// Normals fills dst with standard normal draws from src by the Box–Muller transform (pairs of uniforms, both
+// outputs used), written out like UniformN so that a seed's sequence never changes with the Go release.
+func Normals(src *rand.PCG, dst []float64) {
+	for i := 0; i < len(dst); i += 2 {
+		u1 := 1 - UniformFloat(src) // (0, 1]: log(u1) is finite
+		u2 := UniformFloat(src)
+		r := math.Sqrt(-2 * math.Log(u1))
+		s, c := math.Sincos(2 * math.Pi * u2)
+		dst[i] = r * c
+		if i+1 < len(dst) {
+			dst[i+1] = r * s
+		}
+	}
 }

@@ -34,7 +34,7 @@ func genTestModel(t *testing.T, v oryx.Variant) (*oryx.Model, *context.Context) 
 	return m, ctx
 }
 
-var genTestSeed = int64(7)
+var genTestSeed = int64(6)
 
 func newTestEngine(t *testing.T, v oryx.Variant, batch, capacity int) *Engine {
 	t.Helper()
