@@ -11,6 +11,7 @@ import (
 func TestJSONKeysSnakeCase(t *testing.T) {
 	testutil.CheckSnakeCaseJSON(t, nil, Report{}, Claim{}, Comparison{})
 	require.Equal(t, "oryx_tg_attention_vs_transformer", snakeKey("oryx-tg attention vs transformer"))
-	cl := claimA([]Comparison{{Name: "oryx-tg linear vs gdn", Loss: 1, RefLoss: 1}})
+	cl := claimA(Default(), []Comparison{{Name: "oryx-tg linear vs gdn", Loss: 1, RefLoss: 1}, {Name: "oryx-tg attention vs transformer"}})
 	require.Contains(t, cl.Numbers, "oryx_tg_linear_vs_gdn_gap")
+	testutil.CheckSnakeCaseJSON(t, nil, cl.Numbers)
 }

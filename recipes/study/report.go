@@ -30,9 +30,12 @@ func markdown(c Config, rep *Report) string {
 			"(~500 steps of this mixture on XLA CPU), so (b) and (c) cannot be measured here and (a) has no p = 1 / p = 0 " +
 			"controls; install the plugin (`make xla-cpu`, needs pip) for the full study.\n\n")
 	}
-	b.WriteString("## Claims\n\nCriteria fixed before the runs (recipes/study/claims.go); the verdicts are machine-readable in study.json " +
-		"(`claims`). Each claim as the paper states it, beside the study's first criteria (against the model's own attention mode, " +
-		"within 5 %). " + seedsSentence(c) + ".\n\n")
+	b.WriteString("## Claims\n\nLevel, margins and thresholds fixed in code before the runs (recipes/study/verdict.go, claims.go); " +
+		"the verdicts are machine-readable in study.json (`claims`). Each verdict is one of holds, fails, inconclusive (the data do " +
+		fmt.Sprintf("not decide at the %.0f %% level) or not measurable (a precondition fails, with its reason), from one-sided ", 100*Level) +
+		"Student-t bounds over seeds (a one-seed study: with the spread recorded from other seeds, else inconclusive). Each claim " +
+		"as the paper states it, beside the study's first criteria (against the model's own attention mode, within 5 %). " +
+		seedsSentence(c) + ".\n\n")
 	b.WriteString("| claim | as the paper states it | verdict | criterion | measured |\n|---|---|---|---|---|\n")
 	for _, cl := range rep.Claims {
 		paper := "no (the study's first criterion)"

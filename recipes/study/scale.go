@@ -21,8 +21,6 @@ import (
 // ScaleResult is study-scale's section of scale.json.
 type ScaleResult struct {
 	Rows []ScaleRow `json:"rows"` // by width, then budget
-	// OneSeedSpread is the spread claims.go's OneSeedGapSD* record: at the tiny width and the first budget.
-	OneSeedSpread *OneSeedSpread `json:"one_seed_spread"`
 }
 
 // ScaleRow is one width at one budget. The statistics are over seeds (mean, standard error over seeds,
@@ -46,18 +44,6 @@ type ScaleRow struct {
 
 	gapA, gapL, ratio, ratioSE float64 // for the plot and the report
 	seA, seL                   float64
-}
-
-// OneSeedSpread is the standard deviation over seeds of the per-seed loss gaps: the one-seed standard error
-// of claim (a) as the paper states it (claims.go).
-type OneSeedSpread struct {
-	Size        string  `json:"size"`
-	Steps       int     `json:"steps"`
-	Tokens      int64   `json:"tokens"`
-	Seeds       int     `json:"seeds"`
-	SDAttention any     `json:"sd_attention_vs_transformer"`
-	SDLinear    any     `json:"sd_linear_vs_gdn"`
-	sdA, sdL    float64 // the values (NaN: fewer than 2 seeds)
 }
 
 // scaleResult reads the gaps of every width at every budget.
@@ -91,12 +77,6 @@ func scaleResult(c Config, models []*ModelResult) *ScaleResult {
 			row.ratio, row.ratioSE = ratio(mixed.Mean, mixed.SE, ref.Mean, ref.SE)
 			row.RecallRatio, row.RecallRatioSE = r4(row.ratio), r4(row.ratioSE)
 			res.Rows = append(res.Rows, row)
-			if w == 1 && len(c.ScaleBudgets) > 0 && steps == c.ScaleBudgets[0] {
-				sp := &OneSeedSpread{Size: row.Size, Steps: steps, Tokens: tokens, Seeds: len(ga.Values),
-					sdA: ga.SE * math.Sqrt(float64(len(ga.Values))), sdL: gl.SE * math.Sqrt(float64(len(gl.Values)))}
-				sp.SDAttention, sp.SDLinear = r4(sp.sdA), r4(sp.sdL)
-				res.OneSeedSpread = sp
-			}
 		}
 	}
 	return res
@@ -145,19 +125,6 @@ func curveAccuracy(runs []*ModelResult, sched string, tokens float64, queries in
 		se = math.Sqrt(vals[0] * (1 - vals[0]) / float64(queries))
 	}
 	return overSeeds(vals, se, seFromBinomial)
-}
-
-// OneSeedConstants is the Go text of claims.go's one-seed spread constants from the scale's measurement
-// (what `make study-scale` prints for the maintainer to record, with its source).
-func (r *ScaleResult) OneSeedConstants(source string) string {
-	sp := r.OneSeedSpread
-	if sp == nil || math.IsNaN(sp.sdA) || math.IsNaN(sp.sdL) {
-		return "one-seed spread: not measured (needs ≥ 2 seeds of transformer, gdn and oryx-tg at the tiny width)\n"
-	}
-	return fmt.Sprintf("one-seed spread for recipes/study/claims.go (SD over %d seeds of the per-seed relative loss gap, %s width, "+
-		"%d steps = %s tokens):\n\tOneSeedGapSDAttention = %.4f // Oryx-TG attention vs the Transformer\n"+
-		"\tOneSeedGapSDLinear    = %.4f // Oryx-TG linear vs GDN\n\tOneSeedSpreadSource   = %q\n",
-		sp.Seeds, sp.Size, sp.Steps, human.Int(sp.Tokens), sp.sdA, sp.sdL, source)
 }
 
 // writeScalePlot draws scale.png: claim (a)'s gaps and claim (b)'s recall ratio against training tokens, one
@@ -210,8 +177,8 @@ func scaleMarkdown(c Config, rep *Report) string {
 		b.WriteString("**Quick variant (smoke test): the numbers below mean nothing.**\n\n")
 	}
 	b.WriteString("Gaps: (L_oryx − L_base)/L_base, mean ± SE over seeds (paired by seed). Recall: mixed Oryx-TG / Transformer accuracy " +
-		"on the curve subset, ratio ± SE (delta method). A claim holds as the paper states it where the (a) gaps are ≤ 2 SE and the " +
-		"ratio is ≥ 0.9 (claims.go).\n\n")
+		"on the curve subset, ratio ± SE (delta method). The claims' verdicts with their level and margins are the study's and the " +
+		"decomposition's (verdict.go); this table shows the trends.\n\n")
 	b.WriteString("| size | params (T / GDN / Oryx-TG) | steps | tokens | (a) attention vs Transformer | (a) linear vs GDN | mixed Oryx-TG | Transformer | Oryx-TG attention | (b) ratio |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, row := range r.Rows {
 		fmt.Fprintf(&b, "| %s | %s / %s / %s | %d | %s | %s | %s | %s | %s | %s | %s |\n", row.Size, human.Int(row.Params["transformer"]),
@@ -220,7 +187,6 @@ func scaleMarkdown(c Config, rep *Report) string {
 			pctStat(row.AttentionAccuracy, false), plusMinus(row.ratio, row.ratioSE))
 	}
 	b.WriteString("\n![gaps against width and tokens](scale.png)\n\n")
-	b.WriteString("```\n" + r.OneSeedConstants("make study-scale, "+rep.Date+", "+rep.Backend) + "```\n\n")
 	b.WriteString(curvesMarkdown(c, rep))
 	b.WriteString(throughputMarkdown(rep))
 	return b.String()

@@ -100,7 +100,7 @@ func checkClaims(t *testing.T, sj map[string]any, seeds int) {
 	for i, id := range []string{ClaimA, ClaimAWithin5, ClaimB, ClaimBSelf, ClaimC} {
 		cl := cls[i].(map[string]any)
 		require.Equal(t, id, cl["id"])
-		require.Contains(t, []string{Holds, Fails, NotMeasurable}, cl["verdict"])
+		require.Contains(t, []string{Holds, Fails, Inconclusive, NotMeasurable}, cl["verdict"])
 		require.NotEmpty(t, cl["criterion"])
 		require.Contains(t, cl, "as_paper_states")
 		if id == ClaimAWithin5 {
@@ -328,12 +328,6 @@ func TestQuickScale(t *testing.T) {
 			require.NotNil(t, row.RecallRatio)
 		}
 	}
-	sp := rep.Scale.OneSeedSpread
-	require.NotNil(t, sp)
-	require.Equal(t, c.ScaleBudgets[0], sp.Steps)
-	require.Equal(t, 2, sp.Seeds)
-	require.NotNil(t, sp.SDAttention)
-	require.Contains(t, rep.Scale.OneSeedConstants("test"), "OneSeedGapSDAttention = ")
 	for _, f := range []string{"scale.json", "report.md", "scale.png", "mqar_curves.png", "loss.png"} {
 		require.FileExists(t, filepath.Join(c.Out, f))
 	}
@@ -342,7 +336,6 @@ func TestQuickScale(t *testing.T) {
 	md, err := os.ReadFile(filepath.Join(c.Out, "report.md"))
 	require.NoError(t, err)
 	require.Contains(t, string(md), "| tiny |")
-	require.Contains(t, string(md), "OneSeedGapSDLinear")
 }
 
 // TestQuickAttribution: the attribution at a tiny budget, on the reference and two of its single-change

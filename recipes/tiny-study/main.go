@@ -235,7 +235,6 @@ func printOutcome(stdout io.Writer, out string, rep *study.Report) {
 	switch {
 	case rep.Scale != nil:
 		fmt.Fprintf(stdout, "\nwrote %s/report.md, scale.json, scale.png, mqar_curves.png, loss.png (%.1f min)\n\n", out, rep.Seconds/60)
-		fmt.Fprint(stdout, rep.Scale.OneSeedConstants(fmt.Sprintf("make study-scale, %s, %s", rep.Date, rep.Backend)))
 	case rep.Attribution != nil:
 		fmt.Fprintf(stdout, "\nwrote %s/report.md, attribution.json, results/, mqar_curves.png, loss.png, mqar.png (%.1f min)\n", out, rep.Seconds/60)
 	default:
