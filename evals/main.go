@@ -69,7 +69,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&o.Force, "force", false, "rerun the tasks --out already holds (and overwrite a file of another run or kind, or write into another command's output directory)")
 	fs.IntVar(&o.Bootstrap, "bootstrap-iters", 0, "bootstrap resamples for LAMBADA perplexity stderr (0: lm-eval's 100000, <0: off)")
 	fs.BoolVar(&o.LogSamples, "log-samples", false, "write samples_<task>_<date>.jsonl (lm-eval's per-document records, its on-disk layout and hashes) into <dir of --out>/<model>/, beside results_<date>.json")
-	fs.StringVar(&o.ModelName, "model", "", "model name in the results (default: the checkpoint directory's name)")
+	fs.StringVar(&o.ModelName, "model", "", "model name in the results (default: the checkpoint directory's name); file and folder names take it as lm-eval does (\"/\" and other path characters become \"__\"); \"..\", control characters and invalid UTF-8 are refused")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: go run ./evals --checkpoint DIR [--tasks LIST] [--mixed | --schedule SPEC] [flags]\n"+
 			"       go run ./evals merge [--out DIR] [--include-partial] RUN.json...\n"+

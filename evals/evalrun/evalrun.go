@@ -124,6 +124,12 @@ func Run(ctx context.Context, o Options) (string, error) {
 	lengths := o.groupLengths()
 	modelMax := max(o.MaxLength, o.LMMaxLength)
 	sched, model, out := o.names()
+	if err := checkModelName(model, o.ModelName != "", o.Checkpoint); err != nil {
+		return "", cli.Usage(err)
+	}
+	if err := checkLMEvalDirOutsideCheckpoint(LMEvalDir(out, model), o.Checkpoint, out, model); err != nil {
+		return "", cli.Usage(err)
+	}
 	if err := claimResults(out, model, o.Force); err != nil {
 		return "", err
 	}
@@ -269,7 +275,8 @@ func (o *Options) resolveTasks() ([]harness.Task, error) {
 }
 
 // names are the run's schedule spec (Mixed, or o.Schedule, "attention" by default), model name (default:
-// the checkpoint directory's) and results file (default: results/<model>-<schedule>.json).
+// the checkpoint directory's) and results file (default: results/<model>-<schedule>.json, the model name
+// sanitized as lm-eval's folder: "org/m" → results/org__m-attention.json).
 func (o *Options) names() (sched, model, out string) {
 	sched = o.Schedule
 	switch {
@@ -280,11 +287,16 @@ func (o *Options) names() (sched, model, out string) {
 	}
 	model = o.ModelName
 	if model == "" {
-		model = filepath.Base(filepath.Clean(o.Checkpoint))
+		// The directory's own name: "--checkpoint .." is named after the parent, not "..".
+		abs, err := filepath.Abs(o.Checkpoint)
+		if err != nil {
+			abs = filepath.Clean(o.Checkpoint)
+		}
+		model = filepath.Base(abs)
 	}
 	out = o.Out
 	if out == "" {
-		out = filepath.Join("results", model+"-"+safeName(sched)+".json")
+		out = filepath.Join("results", leaderboard.SanitizeModelName(model)+"-"+safeName(sched)+".json")
 	}
 	return sched, model, out
 }
