@@ -117,12 +117,6 @@ func Run(ctx context.Context, o Options) (string, error) {
 	if err := o.validate(); err != nil {
 		return "", cli.Usage(err)
 	}
-	tasks, err := o.resolveTasks()
-	if err != nil {
-		return "", err
-	}
-	lengths := o.groupLengths()
-	modelMax := max(o.MaxLength, o.LMMaxLength)
 	sched, model, out := o.names()
 	if err := checkModelName(model, o.ModelName != "", o.Checkpoint); err != nil {
 		return "", cli.Usage(err)
@@ -130,6 +124,12 @@ func Run(ctx context.Context, o Options) (string, error) {
 	if err := checkLMEvalDirOutsideCheckpoint(LMEvalDir(out, model), o.Checkpoint, out, model); err != nil {
 		return "", cli.Usage(err)
 	}
+	tasks, err := o.resolveTasks()
+	if err != nil {
+		return "", err
+	}
+	lengths := o.groupLengths()
+	modelMax := max(o.MaxLength, o.LMMaxLength)
 	if err := claimResults(out, model, o.Force); err != nil {
 		return "", err
 	}
