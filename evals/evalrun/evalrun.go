@@ -146,7 +146,8 @@ func Run(ctx context.Context, o Options) (string, error) {
 			return "", err
 		}
 	}
-	m, mctx, err := oryx.LoadCheckpoint(o.Checkpoint, nil)
+	// The weights, their step and their hash, all of one checkpoint (a training may be saving into it).
+	m, mctx, hash, err := oryx.LoadCheckpointHashed(o.Checkpoint, nil)
 	if err != nil {
 		return "", err
 	}
@@ -157,9 +158,7 @@ func Run(ctx context.Context, o Options) (string, error) {
 	}
 	defer lm.Close()
 	info := o.runInfo(m, optimizers.GetGlobalStep(mctx), lm, model, modelMax, lengths)
-	if info.CheckpointHash, err = oryx.CheckpointHash(o.Checkpoint); err != nil {
-		return "", err
-	}
+	info.CheckpointHash = hash
 	done := reusableTasks(prev, info, tasks, out, o.Log)
 	// budget:F:question reads each task's split: the harness passes it in mixed mode.
 	b, isBudget := lm.Budget()
