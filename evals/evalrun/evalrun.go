@@ -528,7 +528,8 @@ func Merge(dir string, files []string, includePartial, force bool) (*leaderboard
 		leaderboard.CheckLeaderboardTable, force); err != nil {
 		return nil, err
 	}
-	l, err := leaderboard.MergeWith(leaderboard.MergeOptions{IncludePartial: includePartial}, files...)
+	// A file's results are checked as a rerun checks them before trusting them again (checkMergedResult).
+	l, err := leaderboard.MergeWith(leaderboard.MergeOptions{IncludePartial: includePartial, Check: checkMergedResult}, files...)
 	if err != nil {
 		return nil, err
 	}
