@@ -33,6 +33,10 @@ func main() {
 	cli.Exit("evals", run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
+// maxBootstrapIters bounds --bootstrap-iters: every resample's statistic is kept (8 bytes each, 128 MiB here)
+// and each resample draws every document again; lm-eval's default is 100,000.
+const maxBootstrapIters = 1 << 24
+
 type listFlag []string
 
 func (l *listFlag) String() string     { return strings.Join(*l, ",") }
@@ -65,7 +69,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&o.Force, "force", false, "rerun the tasks --out already holds (and overwrite a file of another run or kind, or write into another command's output directory)")
 	fs.IntVar(&o.Bootstrap, "bootstrap-iters", 0, "bootstrap resamples for LAMBADA perplexity stderr (0: lm-eval's 100000, <0: off)")
 	fs.BoolVar(&o.LogSamples, "log-samples", false, "write samples_<task>_<date>.jsonl (lm-eval's per-document records, its on-disk layout and hashes) into <dir of --out>/<model>/, beside results_<date>.json")
-	fs.StringVar(&o.ModelName, "model", "", "model name in the results (default: the checkpoint directory's name)")
+	fs.StringVar(&o.ModelName, "model", "", "model name in the results (default: the checkpoint directory's name); file and folder names take it as lm-eval does (\"/\" and other path characters become \"__\"); \"..\", control characters and invalid UTF-8 are refused")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: go run ./evals --checkpoint DIR [--tasks LIST] [--mixed | --schedule SPEC] [flags]\n"+
 			"       go run ./evals merge [--out DIR] [--include-partial] RUN.json...\n"+
@@ -84,6 +88,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 	var err error
 	if o.Harness, o.DataRootSource, err = ef.check(); err != nil {
 		return err
+	}
+	if o.Bootstrap > maxBootstrapIters {
+		return cli.Usagef("--bootstrap-iters must be ≤ %d (0: lm-eval's %d, < 0: off), got %d", maxBootstrapIters,
+			harness.DefaultBootstrapIters, o.Bootstrap)
 	}
 	o.Checkpoint, o.Tokenizer, o.Batch, o.ScoreMemMB = ef.Checkpoint, ef.Tokenizer, ef.Batch, ef.ScoreMemMB
 	o.Limit, o.MaxLength, o.LMMaxLength, o.GenMemMB = ef.Limit, ef.MaxLength, ef.LMMaxLength, ef.GenMemMB
@@ -159,15 +167,9 @@ func mqarCmd(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return cli.Usagef("mqar: unexpected arguments %q", fs.Args())
 	}
-	for _, f := range strings.Split(*pairs, ",") {
-		if *pairs == "" {
-			break
-		}
-		var p int
-		if _, err := fmt.Sscan(strings.TrimSpace(f), &p); err != nil || p < 1 {
-			return cli.Usagef("--pairs %q: want comma-separated positive integers", *pairs)
-		}
-		o.Pairs = append(o.Pairs, p)
+	var err error
+	if o.Pairs, err = parseInts("--pairs", *pairs, 1, guard.MaxSeqLen); err != nil {
+		return cli.Usage(err)
 	}
 	if ef.Checkpoint == "" {
 		return cli.Usagef("--checkpoint is required")
@@ -314,10 +316,10 @@ func frontierCmd(args []string, stdout, stderr io.Writer) error {
 		}
 		o.Policies = append(o.Policies, pol)
 	}
-	if o.MQAR.Pairs, err = parseInts("--pairs", *pairs, 1); err != nil {
+	if o.MQAR.Pairs, err = parseInts("--pairs", *pairs, 1, guard.MaxSeqLen); err != nil {
 		return cli.Usage(err)
 	}
-	if o.NeedleLengths, err = parseInts("--needle-lengths", *needleLengths, 16); err != nil {
+	if o.NeedleLengths, err = parseInts("--needle-lengths", *needleLengths, 16, guard.MaxSeqLen); err != nil {
 		return cli.Usage(err)
 	}
 	if o.NeedleDepths, err = parseFloats("--needle-depths", *needleDepths, 0, 1); err != nil {
@@ -358,16 +360,16 @@ func parseFloats(name, s string, lo, hi float64) ([]float64, error) {
 	return out, nil
 }
 
-// parseInts parses a comma-separated list of integers ≥ lo ("" = none).
-func parseInts(name, s string, lo int) ([]int, error) {
+// parseInts parses a comma-separated list of integers in [lo, hi] ("" = none).
+func parseInts(name, s string, lo, hi int) ([]int, error) {
 	var out []int
 	for _, f := range strings.Split(s, ",") {
 		if f = strings.TrimSpace(f); f == "" {
 			continue
 		}
 		x, err := strconv.Atoi(f)
-		if err != nil || x < lo {
-			return nil, fmt.Errorf("%s %q: want comma-separated integers ≥ %d", name, s, lo)
+		if err != nil || x < lo || x > hi {
+			return nil, fmt.Errorf("%s %q: want comma-separated integers in [%d, %d]", name, s, lo, hi)
 		}
 		out = append(out, x)
 	}

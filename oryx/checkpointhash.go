@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/gomlx/gomlx/pkg/ml/context"
 	"github.com/gomlx/gomlx/pkg/ml/context/checkpoints"
 
 	"github.com/oryx-go/oryx/internal/safefile"
@@ -28,12 +29,60 @@ func CheckpointHash(dir string) (string, error) {
 	if len(names) == 0 {
 		return "", fmt.Errorf("checkpoint %s: no checkpoint files", dir)
 	}
-	newest := names[len(names)-1]
+	return checkpointHashOf(dir, names[len(names)-1])
+}
+
+// checkpointHashOf is CheckpointHash of the checkpoint named name in dir.
+func checkpointHashOf(dir, name string) (string, error) {
 	h := sha256.New()
-	for _, name := range []string{ConfigFileName, newest + checkpoints.JsonNameSuffix, newest + checkpoints.BinDataSuffix} {
-		if err := safefile.HashInto(h, filepath.Join(dir, name), name); err != nil {
+	for _, file := range []string{ConfigFileName, name + checkpoints.JsonNameSuffix, name + checkpoints.BinDataSuffix} {
+		if err := safefile.HashInto(h, filepath.Join(dir, file), file); err != nil {
 			return "", fmt.Errorf("checkpoint %s: %w", dir, err)
 		}
 	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// loadForHash is LoadCheckpoint, replaceable in tests (to save a checkpoint during the load).
+var loadForHash = LoadCheckpoint
+
+// loadHashedTries is how many times LoadCheckpointHashed loads before giving up on a directory that gets a
+// newer checkpoint during every load.
+const loadHashedTries = 5
+
+// LoadCheckpointHashed is LoadCheckpoint with the CheckpointHash of the checkpoint it loaded. Loading and
+// hashing one after the other in a directory a training saves into can see two checkpoints: the weights of
+// step 15 and the hash of step 18 (a results file then claims the wrong weights). Here the newest checkpoint
+// is listed before the load and again after hashing it; a checkpoint's name is never reused and the newest
+// one is never pruned, so the same newest name at both ends means no checkpoint was saved in between and
+// the load, the hash and the step are all of it. Otherwise it loads again, up to loadHashedTries times.
+func LoadCheckpointHashed(dir string, want *Config) (*Model, *context.Context, string, error) {
+	newest := func() string {
+		names, _ := ListCheckpoints(dir)
+		if len(names) == 0 {
+			return ""
+		}
+		return names[len(names)-1]
+	}
+	for try := 1; ; try++ {
+		before := newest()
+		m, ctx, err := loadForHash(dir, want)
+		var hash string
+		if err == nil {
+			hash, err = checkpointHashOf(dir, before)
+		}
+		if newest() == before {
+			if err != nil {
+				return nil, nil, "", err
+			}
+			return m, ctx, hash, nil
+		}
+		if ctx != nil {
+			ctx.Finalize()
+		}
+		if try == loadHashedTries {
+			return nil, nil, "", fmt.Errorf("checkpoint %s: a newer checkpoint was saved during each of %d loads (a training "+
+				"saving into it?): could not load one checkpoint and hash the same", dir, loadHashedTries)
+		}
+	}
 }

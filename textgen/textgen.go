@@ -79,8 +79,8 @@ func (o *Options) Check() error {
 	if math.IsNaN(o.Temperature) || math.IsInf(o.Temperature, 0) || o.Temperature < 0 {
 		return fmt.Errorf("--temperature must be a finite number >= 0 (0 = greedy), got %v", o.Temperature)
 	}
-	if o.TopK < 0 {
-		return fmt.Errorf("--top-k must be >= 0 (0 = off), got %d", o.TopK)
+	if o.TopK < 0 || o.TopK > guard.MaxVocab {
+		return fmt.Errorf("--top-k must be in [0, %d] (0 = off), got %d", guard.MaxVocab, o.TopK)
 	}
 	if math.IsNaN(o.TopP) || o.TopP < 0 || o.TopP > 1 {
 		return fmt.Errorf("--top-p must be in [0, 1] (0 or 1 = off), got %v", o.TopP)

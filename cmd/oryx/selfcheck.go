@@ -12,8 +12,12 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/oryx-go/oryx/internal/backend"
 	"github.com/oryx-go/oryx/internal/cli"
+	"github.com/oryx-go/oryx/internal/guard"
 	"github.com/oryx-go/oryx/layers"
 )
+
+// maxSelfcheckT bounds -T: the token-by-token form unrolls T steps into one graph.
+const maxSelfcheckT = 4096
 
 // selfcheck runs each mixer three ways on the same random float32 input — chunked with the unrolled
 // inter-chunk loop, chunked with the associative scan, and one token at a time — and fails if they differ
@@ -30,6 +34,9 @@ func selfcheck(args []string) error {
 	}
 	if *seqLen <= 0 || *chunk <= 0 {
 		return cli.Usagef("flags -T and -chunk must be > 0, got %d and %d", *seqLen, *chunk)
+	}
+	if *seqLen > maxSelfcheckT || *chunk > guard.MaxChunk {
+		return cli.Usagef("flags -T and -chunk must be ≤ %d and ≤ %d, got %d and %d", maxSelfcheckT, guard.MaxChunk, *seqLen, *chunk)
 	}
 	backend.AnnounceTo = nil // said below, on standard output with the rest of the report
 	be, err := backend.Get()

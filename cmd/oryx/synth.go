@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"github.com/oryx-go/oryx/datasets"
 	"github.com/oryx-go/oryx/datasets/hfparquet"
 	"github.com/oryx-go/oryx/internal/cli"
+	"github.com/oryx-go/oryx/internal/guard"
 	"github.com/oryx-go/oryx/internal/rundir"
 )
 
@@ -37,12 +39,18 @@ func synthCmd(args []string, stdout, stderr io.Writer) error {
 	if *out == "" {
 		return cli.Usagef("--out is required")
 	}
-	if *n <= 0 {
-		return cli.Usagef("--n must be > 0, got %d", *n)
+	if *n <= 0 || *n > maxSynthRows {
+		return cli.Usagef("--n must be in [1, %d], got %d", maxSynthRows, *n)
 	}
 	columns, ok := synthColumns[*kind]
 	if !ok {
 		return cli.Usagef(`--kind must be "mqar" or "synthlang", got %q`, *kind)
+	}
+	mqar := datasets.MQARConfig{Vocab: *vocab, SeqLen: *seqLen, NumPairs: *pairs, Seed: *seed}
+	if *kind == "mqar" {
+		if err := checkMQARFlags(mqar, *n); err != nil {
+			return err
+		}
 	}
 	// Rewriting a corpus of the same kind is a rerun; anything else at --out (a run's config.json, a parquet
 	// file of other columns, real data) is not synth's to replace.
@@ -53,7 +61,7 @@ func synthCmd(args []string, stdout, stderr io.Writer) error {
 	var err error
 	switch *kind {
 	case "mqar":
-		err = datasets.WriteMQARParquet(*out, datasets.MQARConfig{Vocab: *vocab, SeqLen: *seqLen, NumPairs: *pairs, Seed: *seed}, *n)
+		err = datasets.WriteMQARParquet(*out, mqar, *n)
 	case "synthlang":
 		err = datasets.WriteSynthLangParquet(*out, datasets.SynthLangConfig{Seed: *seed}, *n)
 	default:
@@ -64,6 +72,26 @@ func synthCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "wrote %s: %d %s rows (seed %d)\n", *out, *n, *kind, *seed)
 	return nil
+}
+
+// maxSynthRows bounds --n: the corpus is one parquet file, written row by row (a billion rows is a terabyte
+// of synthetic text).
+const maxSynthRows = 1 << 30
+
+// checkMQARFlags refuses --vocab, --seq-len and --pairs out of range or inconsistent (usage errors naming the
+// flags), and rows that would not fit this machine's memory: they are written 1,024 at a time, each of
+// seq-len + 1 ids and as many mask bytes, about twice that while encoded.
+func checkMQARFlags(cfg datasets.MQARConfig, n int) error {
+	err := errors.Join(guard.Check("--vocab", int64(cfg.Vocab), 4, guard.MaxVocab),
+		guard.Check("--seq-len", int64(cfg.SeqLen), 1, guard.MaxSeqLen), guard.Check("--pairs", int64(cfg.NumPairs), 1, guard.MaxSeqLen))
+	if err != nil {
+		return cli.Usage(err)
+	}
+	if _, err := datasets.NewMQARGenerator(cfg); err != nil {
+		return cli.Usagef("--vocab %d --seq-len %d --pairs %d: %w", cfg.Vocab, cfg.SeqLen, cfg.NumPairs, err)
+	}
+	b, _ := guard.MulAll(int64(min(n, 1024)), int64(cfg.SeqLen+1), 10)
+	return guard.CheckMemory(fmt.Sprintf("--seq-len %d (rows written 1,024 at a time)", cfg.SeqLen), b)
 }
 
 // synthColumns are the columns of each kind's rows (datasets.MQARRow, datasets.TextRow).

@@ -17,6 +17,10 @@ import (
 	"github.com/oryx-go/oryx/internal/rundir"
 )
 
+// maxTokenizeWorkers bounds --workers: each is a goroutine with its own buffers, and encoding is CPU-bound
+// (more workers than cores only add memory).
+const maxTokenizeWorkers = 1024
+
 // tokenizeCmd implements `oryx tokenize`: encode a text parquet corpus once into token shards
 // (datasets.Pretokenize), with a progress bar on stderr and a summary line on stdout.
 func tokenizeCmd(args []string, stdout, stderr io.Writer) error {
@@ -59,8 +63,8 @@ func tokenizeCmd(args []string, stdout, stderr io.Writer) error {
 	if *shardRows < 1 {
 		return cli.Usagef("tokenize: --shard-rows must be >= 1, got %d", *shardRows)
 	}
-	if *workers < 0 {
-		return cli.Usagef("tokenize: --workers must be >= 0 (0 = all CPUs), got %d", *workers)
+	if *workers < 0 || *workers > maxTokenizeWorkers {
+		return cli.Usagef("tokenize: --workers must be >= 0 and <= %d (0 = all CPUs), got %d", maxTokenizeWorkers, *workers)
 	}
 	tok, err := tokenizers.Load(*tokSpec)
 	if err != nil {

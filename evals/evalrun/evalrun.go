@@ -117,13 +117,19 @@ func Run(ctx context.Context, o Options) (string, error) {
 	if err := o.validate(); err != nil {
 		return "", cli.Usage(err)
 	}
+	sched, model, out := o.names()
+	if err := checkModelName(model, o.ModelName != "", o.Checkpoint); err != nil {
+		return "", cli.Usage(err)
+	}
+	if err := checkLMEvalDirOutsideCheckpoint(LMEvalDir(out, model), o.Checkpoint, out, model); err != nil {
+		return "", cli.Usage(err)
+	}
 	tasks, err := o.resolveTasks()
 	if err != nil {
 		return "", err
 	}
 	lengths := o.groupLengths()
 	modelMax := max(o.MaxLength, o.LMMaxLength)
-	sched, model, out := o.names()
 	if err := claimResults(out, model, o.Force); err != nil {
 		return "", err
 	}
@@ -140,7 +146,8 @@ func Run(ctx context.Context, o Options) (string, error) {
 			return "", err
 		}
 	}
-	m, mctx, err := oryx.LoadCheckpoint(o.Checkpoint, nil)
+	// The weights, their step and their hash, all of one checkpoint (a training may be saving into it).
+	m, mctx, hash, err := oryx.LoadCheckpointHashed(o.Checkpoint, nil)
 	if err != nil {
 		return "", err
 	}
@@ -151,9 +158,7 @@ func Run(ctx context.Context, o Options) (string, error) {
 	}
 	defer lm.Close()
 	info := o.runInfo(m, optimizers.GetGlobalStep(mctx), lm, model, modelMax, lengths)
-	if info.CheckpointHash, err = oryx.CheckpointHash(o.Checkpoint); err != nil {
-		return "", err
-	}
+	info.CheckpointHash = hash
 	done := reusableTasks(prev, info, tasks, out, o.Log)
 	// budget:F:question reads each task's split: the harness passes it in mixed mode.
 	b, isBudget := lm.Budget()
@@ -269,7 +274,8 @@ func (o *Options) resolveTasks() ([]harness.Task, error) {
 }
 
 // names are the run's schedule spec (Mixed, or o.Schedule, "attention" by default), model name (default:
-// the checkpoint directory's) and results file (default: results/<model>-<schedule>.json).
+// the checkpoint directory's) and results file (default: results/<model>-<schedule>.json, the model name
+// sanitized as lm-eval's folder: "org/m" → results/org__m-attention.json).
 func (o *Options) names() (sched, model, out string) {
 	sched = o.Schedule
 	switch {
@@ -280,11 +286,16 @@ func (o *Options) names() (sched, model, out string) {
 	}
 	model = o.ModelName
 	if model == "" {
-		model = filepath.Base(filepath.Clean(o.Checkpoint))
+		// The directory's own name: "--checkpoint .." is named after the parent, not "..".
+		abs, err := filepath.Abs(o.Checkpoint)
+		if err != nil {
+			abs = filepath.Clean(o.Checkpoint)
+		}
+		model = filepath.Base(abs)
 	}
 	out = o.Out
 	if out == "" {
-		out = filepath.Join("results", model+"-"+safeName(sched)+".json")
+		out = filepath.Join("results", leaderboard.SanitizeModelName(model)+"-"+safeName(sched)+".json")
 	}
 	return sched, model, out
 }
@@ -517,7 +528,8 @@ func Merge(dir string, files []string, includePartial, force bool) (*leaderboard
 		leaderboard.CheckLeaderboardTable, force); err != nil {
 		return nil, err
 	}
-	l, err := leaderboard.MergeWith(leaderboard.MergeOptions{IncludePartial: includePartial}, files...)
+	// A file's results are checked as a rerun checks them before trusting them again (checkMergedResult).
+	l, err := leaderboard.MergeWith(leaderboard.MergeOptions{IncludePartial: includePartial, Check: checkMergedResult}, files...)
 	if err != nil {
 		return nil, err
 	}

@@ -225,15 +225,13 @@ func RunFrontier(o FrontierOptions) (*Frontier, error) {
 	for _, n := range needles {
 		maxLen = max(maxLen, len(n.PromptTokens)+8)
 	}
-	lm, step, err := o.loadModel(tok, maxLen)
+	lm, step, hash, err := o.loadModel(tok, maxLen)
 	if err != nil {
 		return nil, err
 	}
 	defer lm.Close()
 	f := o.newFrontier(lm, step)
-	if f.CheckpointHash, err = oryx.CheckpointHash(o.Checkpoint); err != nil {
-		return nil, err
-	}
+	f.CheckpointHash = hash
 	f.Settings = o.settings(mo, needles, lengths)
 	done := map[string]FrontierPoint{}
 	if !o.Force {
@@ -365,21 +363,21 @@ func (o *FrontierOptions) checkLengthMemory(what, count string, n, rows, seqLen 
 const frontierBytesPerToken = 64
 
 // loadModel loads the checkpoint, a multi-mixer model, as the evaluations' LM of maxLen tokens and returns
-// it with the checkpoint's step.
-func (o *FrontierOptions) loadModel(tok tokenizers.Tokenizer, maxLen int) (*oryxlm.Model, int64, error) {
-	m, mctx, err := oryx.LoadCheckpoint(o.Checkpoint, nil)
+// it with the checkpoint's step and hash (of the one checkpoint loaded: oryx.LoadCheckpointHashed).
+func (o *FrontierOptions) loadModel(tok tokenizers.Tokenizer, maxLen int) (*oryxlm.Model, int64, string, error) {
+	m, mctx, hash, err := oryx.LoadCheckpointHashed(o.Checkpoint, nil)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, "", err
 	}
 	if !m.Config.Variant.IsMultiMixer() {
-		return nil, 0, fmt.Errorf("--checkpoint %s: variant %s has one readout; the frontier needs a multi-mixer model (oryx-tg, oryx-tm)", o.Checkpoint, m.Config.Variant)
+		return nil, 0, "", fmt.Errorf("--checkpoint %s: variant %s has one readout; the frontier needs a multi-mixer model (oryx-tg, oryx-tm)", o.Checkpoint, m.Config.Variant)
 	}
 	lm, err := oryxlm.New(m, mctx, tok, oryxlm.Options{Batch: o.Batch, MaxLength: maxLen, ScoreMemMB: o.ScoreMemMB,
 		GenMemMB: o.GenMemMB, Log: o.Log})
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, "", err
 	}
-	return lm, optimizers.GetGlobalStep(mctx), nil
+	return lm, optimizers.GetGlobalStep(mctx), hash, nil
 }
 
 // newFrontier starts frontier.json's record of lm at the checkpoint's step: no points yet.

@@ -144,9 +144,18 @@ func CheckResult(r *harness.Result) error {
 	switch {
 	case r.Docs <= 0:
 		return fmt.Errorf("%d documents scored (is the task's data file empty?)", r.Docs)
+	case r.TotalDocs < 0:
+		return fmt.Errorf("%d documents in the data", r.TotalDocs)
 	case r.TotalDocs > 0 && r.Docs > r.TotalDocs:
 		return fmt.Errorf("%d documents scored of %d in the data", r.Docs, r.TotalDocs)
-	case len(r.Metrics) == 0:
+	}
+	return checkMetrics(r)
+}
+
+// checkMetrics is CheckResult's check of the metrics: present, finite, accuracies in [0, 1], perplexities
+// ≥ 0.
+func checkMetrics(r *harness.Result) error {
+	if len(r.Metrics) == 0 {
 		return errors.New("no metrics")
 	}
 	for _, name := range slices.Sorted(maps.Keys(r.Metrics)) {
@@ -161,6 +170,15 @@ func CheckResult(r *harness.Result) error {
 		}
 	}
 	return nil
+}
+
+// checkMergedResult is CheckResult for a result `evals merge` reads from a file. lm-eval 0.4.0 recorded no
+// document counts (n-samples): such a result reads as 0 of 0 documents, and only its metrics are checked.
+func checkMergedResult(r *harness.Result) error {
+	if r == nil || r.Docs != 0 || r.TotalDocs != 0 {
+		return CheckResult(r)
+	}
+	return checkMetrics(r)
 }
 
 // isFraction reports whether a metric is a proportion of documents (acc, acc_norm, contains, exact_match).

@@ -3,9 +3,14 @@ package leaderboard
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/oryx-go/oryx/evals/harness"
 )
 
 // Leaderboard is the merge of several run files.
@@ -30,6 +35,9 @@ type MergeOptions struct {
 	// IncludePartial keeps the averages of partial (--limit) runs; by default they are left out (the run
 	// stays in the table, marked partial).
 	IncludePartial bool
+	// Check, when set, validates every task result of every file: an error refuses the merge, naming the
+	// file and the task (`evals merge` checks what a rerun checks before trusting a result again).
+	Check func(*harness.Result) error
 }
 
 // Merge is MergeWith(MergeOptions{}, paths...).
@@ -59,6 +67,9 @@ func MergeWith(opts MergeOptions, paths ...string) (*Leaderboard, error) {
 		r, err := ReadRunFile(p)
 		if err != nil {
 			return nil, err
+		}
+		if err := checkMergeable(r, opts.Check); err != nil {
+			return nil, fmt.Errorf("leaderboard: merge: %s: %w", p, err)
 		}
 		id := r.identity()
 		have := byID[id]
@@ -138,6 +149,28 @@ func MergeWith(opts MergeOptions, paths ...string) (*Leaderboard, error) {
 }
 
 // identity is what makes two run files the same run (see MergeWith).
+// checkMergeable refuses a run whose identity holds U+FFFD (what an invalid UTF-8 byte or a lone surrogate
+// escape decodes to: runs whose names differ only there would read back as one row) or whose results fail
+// check.
+func checkMergeable(r *RunFile, check func(*harness.Result) error) error {
+	for _, f := range []struct{ name, value string }{{"model", r.Model}, {"variant", r.Variant}, {"size", r.Size},
+		{"checkpoint", r.Checkpoint}, {"schedule", r.Schedule}, {"backend", r.Backend}, {"tokenizer", r.Tokenizer}} {
+		if strings.ContainsRune(f.value, utf8.RuneError) {
+			return fmt.Errorf("its %s %q holds U+FFFD (an invalid UTF-8 byte or a lone surrogate escape): runs whose "+
+				"names differ only there would be merged into one row", f.name, f.value)
+		}
+	}
+	if check == nil {
+		return nil
+	}
+	for _, t := range slices.Sorted(maps.Keys(r.Tasks)) {
+		if err := check(r.Tasks[t]); err != nil {
+			return fmt.Errorf("task %q: %w", t, err)
+		}
+	}
+	return nil
+}
+
 func (r *RunFile) identity() string {
 	b, _ := json.Marshal([]any{r.Model, r.Variant, r.Size, r.Checkpoint, r.CheckpointStep, r.Schedule, r.Backend,
 		r.Tokenizer, r.Limit, r.MaxLength, r.MaxLengths})

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/oryx-go/oryx/internal/atomicfile"
 
@@ -651,12 +652,29 @@ func ReadRunFile(path string) (*RunFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("leaderboard: %w", err)
 	}
+	// JSON is UTF-8; Go's decoder turns any other byte into U+FFFD, so two names differing only there would
+	// read back the same.
+	if !utf8.Valid(b) {
+		return nil, fmt.Errorf("leaderboard: %s: not a results file: not valid UTF-8 (at byte %d)", path, invalidUTF8At(b))
+	}
 	var r RunFile
 	if err := json.Unmarshal(quotePythonNonFinite(b), &r); err != nil { // Python's bare NaN is not JSON
 		return nil, fmt.Errorf("leaderboard: %s: not a results file: %w", path, err)
 	}
 	r.Path = path
 	return &r, nil
+}
+
+// invalidUTF8At is the offset of the first byte of b that is not valid UTF-8 (len(b) if none).
+func invalidUTF8At(b []byte) int {
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return i
+		}
+		i += n
+	}
+	return len(b)
 }
 
 // IsOwnOutput reports whether path is one of merge's own outputs (leaderboard.json, leaderboard.md) or a

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/oryx-go/oryx/internal/clitest"
+	"github.com/oryx-go/oryx/internal/guard"
 	"github.com/stretchr/testify/require"
 )
 
@@ -28,9 +29,19 @@ func TestRecipeCommandHostileInputs(t *testing.T) {
 		{[]string{"--out", out, "--steps", "9223372036854775807", "--plan"}, []string{"overflows the token count"}},
 		{[]string{"--out", out, "--tokens", "-5"}, []string{"--tokens must be > 0, got -5"}},
 		{[]string{"--out", out, "--seq-len", "2000000000"}, []string{"seq_len: 2000000000"}},
+		// The validation set is built whole: 2e9 × 16 sequences ran out of memory (issue 39 item 5).
+		{[]string{"--out", out, "--eval-batches", "2000000000"}, []string{"eval_batches: 2000000000 × micro_batch 16 validation sequences, must be ≤ 1048576"}},
 	} {
 		clitest.Run(t, nil, c.args...).Check(t, 2, c.want...)
 	}
+	require.NoDirExists(t, out, "a refused run creates nothing")
+	// Within the bound but beyond this machine (with --force past the plan; 65,536 sequences of 1M tokens, ~244
+	// GiB): refused before it is built.
+	if m := guard.HostMemory(); m == 0 || m > 250<<30 {
+		t.Skipf("this machine's memory (%s) may hold the validation set", guard.HumanBytes(m))
+	}
+	clitest.Run(t, nil, "--out", out, "--eval-batches", "4096", "--seq-len", "1000000", "--steps", "2", "--force").
+		Check(t, 1, "the validation set (eval_batches × micro_batch = 65536 sequences of 1000000 tokens) needs ~")
 	require.NoDirExists(t, out, "a refused run creates nothing")
 }
 

@@ -25,6 +25,10 @@ type job struct {
 	Seed int // 1..Config.Seeds
 }
 
+// MaxSeeds bounds Config.Seeds: each seed is a whole training of every run (hours at the study's budget), and
+// the study lists its runs × seeds trainings (checkConfig refuses more).
+const MaxSeeds = 100
+
 // seeds is the number of seeds per run (at least 1).
 func (c Config) seeds() int { return max(c.Seeds, 1) }
 
@@ -37,6 +41,14 @@ func (c Config) jobs() []job {
 		}
 	}
 	return out
+}
+
+// job is training i of c.jobs(), found without listing them; false out of range.
+func (c Config) job(i int) (job, bool) {
+	if i < 0 || i >= c.Trainings() {
+		return job{}, false
+	}
+	return job{c.Runs[i/c.seeds()], i%c.seeds() + 1}, true
 }
 
 // trainSeed is the training seed of seed k (1-based): Train.Seed, Train.Seed+1, ...
@@ -214,9 +226,9 @@ func (c Config) Trainings() int { return len(c.Runs) * c.seeds() }
 
 // JobLabel names training i of c (its run directory), "training i" out of range.
 func (c Config) JobLabel(i int) string {
-	jobs := c.jobs()
-	if i < 0 || i >= len(jobs) {
+	j, ok := c.job(i)
+	if !ok {
 		return fmt.Sprintf("training %d", i)
 	}
-	return c.label(jobs[i])
+	return c.label(j)
 }

@@ -140,6 +140,30 @@ func TestJobs(t *testing.T) {
 	require.EqualError(t, err, `width "4": want some of 1,2`)
 }
 
+// TestSeedsBounded (issue 39 item 3): a study of more than MaxSeeds seeds is refused before anything is
+// trained, and a training of a study is found without listing the study's runs × seeds trainings (before:
+// 2,000,000,000 seeds built the whole list and ran out of memory).
+func TestSeedsBounded(t *testing.T) {
+	c := Default()
+	c.Seeds = 3
+	for i, j := range c.jobs() {
+		got, ok := c.job(i)
+		require.True(t, ok)
+		require.Equal(t, j, got, "training %d", i)
+	}
+	_, ok := c.job(c.Trainings())
+	require.False(t, ok)
+
+	c.Seeds = MaxSeeds + 1
+	require.ErrorContains(t, checkConfig(c), fmt.Sprintf("seeds %d must be in [1, %d]", MaxSeeds+1, MaxSeeds))
+	c.Seeds = 2_000_000_000
+	last := c.Trainings() - 1
+	require.Equal(t, "oryx-tg-p0-tiny-s2000000000", c.JobLabel(last))
+	r, err := trainingRun(c, last, io.Discard)
+	require.NoError(t, err)
+	require.Equal(t, uint64(2_000_000_000), r.Train.Seed)
+}
+
 // TestPrefixWriter: lines from concurrent writers come out whole, each with its writer's label, blank lines
 // blank, an unterminated last line on Flush.
 func TestPrefixWriter(t *testing.T) {

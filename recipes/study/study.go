@@ -107,8 +107,8 @@ func checkConfig(c Config) error {
 	default:
 		return fmt.Errorf("study: evaluation %q: want %s, %s or %s", c.Evaluation, EvalFull, EvalMQAR, EvalCurves)
 	}
-	if c.Seeds < 0 {
-		return fmt.Errorf("study: seeds %d must be ≥ 1 (0: one)", c.Seeds)
+	if c.Seeds < 0 || c.Seeds > MaxSeeds {
+		return fmt.Errorf("study: seeds %d must be in [1, %d] (0: one)", c.Seeds, MaxSeeds)
 	}
 	if c.CurveExamples < 0 {
 		return fmt.Errorf("study: curve examples %d must be ≥ 0 (0: no recall curves)", c.CurveExamples)
@@ -156,8 +156,9 @@ func TrainRun(c Config, i int, log io.Writer) (*train.Summary, error) {
 	if err != nil {
 		return nil, err
 	}
+	j, _ := c.job(i)
 	fmt.Fprintf(log, "\n[%d/%d] training %s (%s) on %s (%d steps × %d tokens, seed %d)\n", i+1, c.Trainings(), run.Name,
-		c.jobs()[i].Run.Role, c.Data, run.Train.Steps, run.Train.TokensPerStep(), run.Train.Seed)
+		j.Run.Role, c.Data, run.Train.Steps, run.Train.TokensPerStep(), run.Train.Seed)
 	sum, err := train.Train(run)
 	if err != nil {
 		return nil, fmt.Errorf("training %s: %w", run.Name, err)
@@ -169,11 +170,10 @@ func TrainRun(c Config, i int, log io.Writer) (*train.Summary, error) {
 // changes (mode training, block length, learning rate), the run's architecture, its run directory, and the
 // recall-curve probe.
 func trainingRun(c Config, i int, log io.Writer) (train.Run, error) {
-	jobs := c.jobs()
-	if i < 0 || i >= len(jobs) {
-		return train.Run{}, fmt.Errorf("study: training %d of %d", i, len(jobs))
+	j, ok := c.job(i)
+	if !ok {
+		return train.Run{}, fmt.Errorf("study: training %d of %d", i, c.Trainings())
 	}
-	j := jobs[i]
 	rs := j.Run
 	tc := c.Train
 	tc.Seed = c.trainSeed(j.Seed)

@@ -120,27 +120,44 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 	return f, nil
 }
 
+// The bounds of the counts the flags give (beyond them a study only runs out of memory, processes or time):
+const (
+	// maxJobs: every job is a worker process with its own XLA client (hundreds of MB) keeping ~1.5 cores busy.
+	maxJobs = 16
+	// maxSteps: a billion steps is years of the tiny models' training on a CPU; steps × tokens per step stays
+	// far from overflowing.
+	maxSteps = 1 << 30
+	// maxCurveExamples: the recall-curve subset is generated whole and scored at every validation.
+	maxCurveExamples = 1 << 16
+)
+
 // check rejects flag values out of range and flags that do not go together (outside --train-run).
 func (f *flags) check() error {
 	if f.set["config"] {
 		return cli.Usagef("--config is read only with --train-run (internal: the study's worker processes)")
 	}
-	if f.jobs < 0 {
-		return cli.Usagef("--jobs must be ≥ 0 (0: automatic), got %d", f.jobs)
+	if f.jobs < 0 || f.jobs > maxJobs {
+		return cli.Usagef("--jobs must be ≥ 0 and ≤ %d (0: automatic), got %d", maxJobs, f.jobs)
 	}
-	if f.steps < 0 {
-		return cli.Usagef("--steps must be ≥ 0 (0: the study's), got %d", f.steps)
+	if f.steps < 0 || f.steps > maxSteps {
+		return cli.Usagef("--steps must be ≥ 0 and ≤ %d (0: the study's), got %d", maxSteps, f.steps)
 	}
-	if f.seeds < 0 {
-		return cli.Usagef("--seeds must be ≥ 1 (0: the study's), got %d", f.seeds)
+	if f.seeds < 0 || f.seeds > study.MaxSeeds {
+		return cli.Usagef("--seeds must be ≥ 1 and ≤ %d (0: the study's), got %d", study.MaxSeeds, f.seeds)
 	}
-	if f.curveExs < -1 {
-		return cli.Usagef("--curve-examples must be ≥ 0 (0: no recall curves), got %d", f.curveExs)
+	if f.curveExs < -1 || f.curveExs > maxCurveExamples {
+		return cli.Usagef("--curve-examples must be ≥ 0 and ≤ %d (0: no recall curves), got %d", maxCurveExamples, f.curveExs)
+	}
+	// An empty list is not "all" (the default, when the flag is left out): it selects nothing.
+	for _, list := range []struct{ name, value string }{{"runs", f.runs}, {"widths", f.widths}} {
+		if f.set[list.name] && strings.Trim(list.value, ", \t") == "" {
+			return cli.Usagef("--%s %q selects nothing: name at least one, or leave --%s out for all", list.name, list.value, list.name)
+		}
 	}
 	if f.scale && f.attribution {
 		return cli.Usagef("--scale and --attribution are two different studies: run one, then the other")
 	}
-	if f.widths != "" && !f.scale {
+	if f.set["widths"] && !f.scale {
 		return cli.Usagef("--widths selects study-scale's widths: give it with --scale")
 	}
 	return nil
@@ -316,6 +333,9 @@ func trainWorker(file string, i int, stderr io.Writer) error {
 	var c study.Config
 	if err := json.Unmarshal(data, &c); err != nil {
 		return fmt.Errorf("--config %s: %w", file, err)
+	}
+	if c.Seeds > study.MaxSeeds {
+		return cli.Usagef("--config %s: %d seeds, more than %d", file, c.Seeds, study.MaxSeeds)
 	}
 	if n := c.Trainings(); i >= n {
 		return cli.Usagef("--train-run %d: the study in %s has %d trainings (runs × seeds)", i, file, n)

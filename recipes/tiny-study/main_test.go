@@ -54,6 +54,34 @@ func TestExitCodes(t *testing.T) {
 	require.NoDirExists(t, out, "a refused study writes nothing")
 }
 
+// TestCountsBounded (issue 39 items 3, 5): every count the command takes is bounded at its flag, and an empty
+// --runs or --widths selects nothing instead of everything: exit 2 naming the flag, nothing written. Before,
+// --seeds 2000000000 and --curve-examples 2000000000 ran out of memory, --runs "" trained all five runs,
+// --jobs was capped only by runs × seeds and --steps overflowed only once the training started (exit 1).
+func TestCountsBounded(t *testing.T) {
+	tmp := t.TempDir()
+	out := filepath.Join(tmp, "study")
+	huge := filepath.Join(tmp, "huge-seeds.json")
+	require.NoError(t, os.WriteFile(huge, []byte(`{"runs": [{"name": "transformer", "variant": "transformer"}], "seeds": 2000000000}`), 0o644))
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--seeds", "2000000000"}, "--seeds must be ≥ 1 and ≤ 100 (0: the study's), got 2000000000"},
+		{[]string{"--seeds", "101"}, "--seeds must be ≥ 1 and ≤ 100"},
+		{[]string{"--jobs", "17"}, "--jobs must be ≥ 0 and ≤ 16 (0: automatic), got 17"},
+		{[]string{"--steps", "9223372036854775807"}, "--steps must be ≥ 0 and ≤ 1073741824"},
+		{[]string{"--curve-examples", "2000000000"}, "--curve-examples must be ≥ 0 and ≤ 65536"},
+		{[]string{"--runs", ""}, `--runs "" selects nothing: name at least one, or leave --runs out for all`},
+		{[]string{"--runs", " , "}, `--runs " , " selects nothing`},
+		{[]string{"--scale", "--widths", ""}, `--widths "" selects nothing`},
+	} {
+		clitest.Run(t, nil, append([]string{"--quick", "--out", out}, c.args...)...).Check(t, 2, c.want)
+	}
+	clitest.Run(t, nil, "--train-run", "0", "--config", huge).Check(t, 2, "--config "+huge+": 2000000000 seeds, more than 100")
+	require.NoDirExists(t, out, "a refused study writes nothing")
+}
+
 // TestWorkerProcesses: with --jobs 2 each run trains in a child process of the command (--train-run) and is
 // evaluated by the parent; both runs' results reach study.json, the log lines carry their run's name, and the
 // numbers equal those of the same study run one after the other in this process (training is

@@ -171,6 +171,9 @@ func (c TrainConfig) Validate() error {
 	}
 	if c.CheckpointEvery < 0 || c.EvalEvery < 0 || c.LogEvery < 1 || c.EvalBatches < 0 || c.KeepCheckpoints < 0 {
 		bad("checkpoint_every/eval_every/log_every/eval_batches/keep_checkpoints", "must be ≥ 0 (log_every ≥ 1)")
+	} else if rows, ok := guard.Mul(int64(c.EvalBatches), int64(c.MicroBatch)); c.MicroBatch >= 1 && (!ok || rows > guard.MaxBatch) {
+		// The validation set is built whole before the first step: eval_batches × micro_batch sequences.
+		bad("eval_batches", "%d × micro_batch %d validation sequences, must be ≤ %d", c.EvalBatches, c.MicroBatch, guard.MaxBatch)
 	}
 	return errors.Join(errs...)
 }

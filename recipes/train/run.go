@@ -22,6 +22,7 @@ import (
 	"github.com/oryx-go/oryx/datasets"
 	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/internal/backend"
+	"github.com/oryx-go/oryx/internal/guard"
 	"github.com/oryx-go/oryx/internal/human"
 	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/internal/seedrand"
@@ -172,6 +173,14 @@ func setUp(r *Run) (tokenizers.Tokenizer, error) {
 	}
 	if r.Out == "" {
 		return nil, errors.New("--out: the run directory is required")
+	}
+	// The validation set is built whole, before the first step (Validate bounds its sequences).
+	if n := r.Train.EvalBatches * r.Train.MicroBatch; n > 0 {
+		b, _ := guard.MulAll(int64(n), int64(r.Train.SeqLen+1), 4)
+		what := fmt.Sprintf("the validation set (eval_batches × micro_batch = %d sequences of %d tokens)", n, r.Train.SeqLen)
+		if err := guard.CheckMemory(what, b); err != nil {
+			return nil, err
+		}
 	}
 	if r.Train.WarmupSteps > r.Train.Steps {
 		fmt.Fprintf(r.Log, "%s: warning: the warm-up (%d steps) is longer than the run (%d steps): the learning rate "+

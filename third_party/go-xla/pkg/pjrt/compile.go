@@ -176,7 +176,10 @@ func (cc *CompileConfig) Done() (*LoadedExecutable, error) {
 	var exec *LoadedExecutable
 	if cacheDir != "" {
 		cacheKey = compilationCacheKey(cc.plugin, cc.client, cc.programFormat, cc.program, binOptions)
-		exec = loadCachedExecutable(cc.client, cacheDir, cacheKey)
+		exec = loadCachedExecutable(cc.client, cacheDir, cacheKey, cacheMaxBytes)
+		if exec != nil {
+			exec.cacheOrigin = newCacheOrigin(cc, binOptions, cacheDir, cacheKey, cacheMaxBytes)
+		}
 	}
 	if exec == nil {
 		klog.V(2).Infof("calling pjrtClientCompile()")

@@ -1,17 +1,22 @@
 package pjrt
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
+	"github.com/pkg/errors"
 	"k8s.io/klog/v2"
 )
 
@@ -36,8 +41,14 @@ const compilationCacheSuffix = ".pjrt-executable"
 //
 // The key of an executable is the SHA-256 of the program, the compile options, the plugin (path, size,
 // modification time, platform and its version), the XLA_FLAGS environment variable and, for the CPU, the
-// host's processor model and instruction-set flags (the compiled code targets them). A file that fails to
-// load is removed and the program compiled again.
+// host's processor model and instruction-set flags (the compiled code targets them).
+//
+// The cache heals itself: a file is verified before the plugin reads it (its key and a checksum of its
+// contents, see compilationCacheMagic); one that fails verification, is not a regular file, exceeds the entry
+// bound (maxBytes, or 4 GiB without a limit) or fails to load is removed with a warning and the program
+// compiled again; an executable loaded from the cache whose first execution fails is removed, compiled again
+// and run once more. Temporary files of writers killed mid-write are removed after an hour and counted in
+// maxBytes until then.
 func SetCompilationCache(dir string, minCompileTime time.Duration, maxBytes int64) {
 	compilationCache.mu.Lock()
 	defer compilationCache.mu.Unlock()
@@ -60,7 +71,7 @@ func compilationCacheSettings() (dir string, minTime time.Duration, maxBytes int
 // compilationCacheKey identifies a compilation: see SetCompilationCache.
 func compilationCacheKey(plugin *Plugin, client *Client, format string, program, options []byte) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "go-xla compilation cache v1\x00%s\x00%s\x00%s\x00", plugin.Path(), client.platform, client.platformVersion)
+	fmt.Fprintf(h, "go-xla compilation cache v2\x00%s\x00%s\x00%s\x00", plugin.Path(), client.platform, client.platformVersion)
 	if fi, err := os.Stat(plugin.Path()); err == nil {
 		fmt.Fprintf(h, "%d\x00%d\x00", fi.Size(), fi.ModTime().UnixNano())
 	}
@@ -91,17 +102,172 @@ var hostFingerprint = sync.OnceValue(func() string {
 	return strings.Join(keep, "\n")
 })
 
-// loadCachedExecutable returns the cached executable of key, or nil (a file that fails to load is removed).
-func loadCachedExecutable(client *Client, dir, key string) *LoadedExecutable {
-	path := filepath.Join(dir, key+compilationCacheSuffix)
-	data, err := os.ReadFile(path)
-	if err != nil {
+// compilationCacheMagic starts every cache file. A file is the magic, two header lines and the plugin's
+// serialization of the executable:
+//
+//	go-xla pjrt executable v2
+//	key <the key, 64 hex digits>
+//	sha256 <SHA-256 of the serialization, 64 hex digits>
+//	<serialization>
+//
+// Both are checked before the plugin sees a byte: an executable deserialized from corrupt bytes can crash the
+// process when it runs (SIGSEGV, SIGILL: one changed byte did), and one stored under another program's key
+// fails to run or computes the other program.
+const compilationCacheMagic = "go-xla pjrt executable v2\n"
+
+const (
+	// defaultMaxCacheEntryBytes bounds a cache file when the cache has no size limit.
+	defaultMaxCacheEntryBytes = 4 << 30
+	// staleCacheTempAge: a temporary file older than this is a killed writer's (writing takes seconds at most).
+	staleCacheTempAge = time.Hour
+)
+
+// cacheWarnf reports what the cache removes or fails to store (a variable for the tests).
+var cacheWarnf = klog.Warningf
+
+// cacheEntryBound is the largest cache file read or written.
+func cacheEntryBound(maxBytes int64) int64 {
+	if maxBytes > 0 {
+		return maxBytes
+	}
+	return defaultMaxCacheEntryBytes
+}
+
+// isHexKey reports whether s is a key: 64 lower-case hex digits.
+func isHexKey(s string) bool {
+	if len(s) != 2*sha256.Size {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// isCacheEntryName: <key>.pjrt-executable. The cache touches no other name than these and isCacheTempName's.
+func isCacheEntryName(name string) bool {
+	key, ok := strings.CutSuffix(name, compilationCacheSuffix)
+	return ok && isHexKey(key)
+}
+
+// isCacheTempName: <key>.tmp<digits>, what storeCachedExecutable writes before renaming it.
+func isCacheTempName(name string) bool {
+	key, digits, ok := strings.Cut(name, ".tmp")
+	if !ok || !isHexKey(key) || digits == "" {
+		return false
+	}
+	return strings.Trim(digits, "0123456789") == ""
+}
+
+// encodeCacheEntry returns the cache file of key holding the serialized executable.
+func encodeCacheEntry(key string, serialized []byte) []byte {
+	sum := sha256.Sum256(serialized)
+	header := fmt.Sprintf("%skey %s\nsha256 %s\n", compilationCacheMagic, key, hex.EncodeToString(sum[:]))
+	return append([]byte(header), serialized...)
+}
+
+// decodeCacheEntry returns the serialized executable of a cache file after checking that it is the file of
+// key and its checksum matches.
+func decodeCacheEntry(data []byte, key string) ([]byte, error) {
+	rest, ok := bytes.CutPrefix(data, []byte(compilationCacheMagic))
+	if !ok {
+		return nil, errors.New("not a cache file of this version (no header)")
+	}
+	field := func(name string) (string, bool) {
+		var line []byte
+		line, rest, ok = bytes.Cut(rest, []byte("\n"))
+		value, found := bytes.CutPrefix(line, []byte(name+" "))
+		return string(value), ok && found
+	}
+	gotKey, ok := field("key")
+	if !ok {
+		return nil, errors.New("no key in its header")
+	}
+	if gotKey != key {
+		return nil, errors.Errorf("it holds the executable of another program (key %.64q)", gotKey)
+	}
+	wantSum, ok := field("sha256")
+	if !ok {
+		return nil, errors.New("no checksum in its header")
+	}
+	if sum := sha256.Sum256(rest); hex.EncodeToString(sum[:]) != wantSum {
+		return nil, errors.Errorf("its contents (%d bytes) do not match their checksum: the file is corrupt", len(rest))
+	}
+	return rest, nil
+}
+
+// readCacheEntry reads the cache file path, which must be a regular file of at most bound bytes: it is
+// checked before it is opened (Lstat: a symbolic link to /dev/zero is not followed, a 20 GB sparse file is not
+// read), opened without following a link nor blocking on a FIFO (either may replace the file in between),
+// checked again and read with a limit. An absent file is fs.ErrNotExist.
+func readCacheEntry(path string, bound int64) ([]byte, error) {
+	check := func(info fs.FileInfo) error {
+		if !info.Mode().IsRegular() {
+			return errors.Errorf("not a regular file (%s)", info.Mode().Type())
+		}
+		if info.Size() > bound {
+			return errors.Errorf("%d bytes, larger than the bound of %d", info.Size(), bound)
+		}
 		return nil
 	}
-	exec, err := client.DeserializeAndLoad(data)
+	info, err := os.Lstat(path)
 	if err != nil {
-		klog.Warningf("pjrt compilation cache: removing %s, which failed to load: %v", path, err)
-		_ = os.Remove(path)
+		return nil, err
+	}
+	if err := check(info); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|openNoFollowNonBlock, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if info, err = f.Stat(); err != nil {
+		return nil, err
+	}
+	if err := check(info); err != nil {
+		return nil, err
+	}
+	data, err := io.ReadAll(io.LimitReader(f, bound+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > bound {
+		return nil, errors.Errorf("it grew beyond the bound of %d bytes while read", bound)
+	}
+	return data, nil
+}
+
+// removeCacheEntry removes a cache file that cannot be used, with a warning saying why.
+func removeCacheEntry(path string, why error) {
+	cacheWarnf("pjrt compilation cache: removing %s and compiling the program again: %v", path, why)
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		cacheWarnf("pjrt compilation cache: %v", err)
+	}
+}
+
+// loadCachedExecutable returns the cached executable of key, or nil: when there is none, or the file fails
+// verification or fails to load (it is then removed).
+func loadCachedExecutable(client *Client, dir, key string, maxBytes int64) *LoadedExecutable {
+	path := filepath.Join(dir, key+compilationCacheSuffix)
+	data, err := readCacheEntry(path, cacheEntryBound(maxBytes))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	var serialized []byte
+	if err == nil {
+		serialized, err = decodeCacheEntry(data, key)
+	}
+	var exec *LoadedExecutable
+	if err == nil {
+		if exec, err = client.DeserializeAndLoad(serialized); err != nil {
+			err = errors.WithMessage(err, "it failed to load")
+		}
+	}
+	if err != nil {
+		removeCacheEntry(path, err)
 		return nil
 	}
 	now := time.Now()
@@ -112,18 +278,23 @@ func loadCachedExecutable(client *Client, dir, key string) *LoadedExecutable {
 // storeCachedExecutable writes exec to the cache (atomically: other processes may read it) and trims the cache
 // to maxBytes. Failures are logged: the cache is an optimisation.
 func storeCachedExecutable(exec *LoadedExecutable, dir, key string, maxBytes int64) {
-	data, err := exec.Serialize()
+	serialized, err := exec.Serialize()
 	if err != nil {
-		klog.Warningf("pjrt compilation cache: not storing %q: %v", exec.Name, err)
+		cacheWarnf("pjrt compilation cache: not storing %q: %v", exec.Name, err)
+		return
+	}
+	data := encodeCacheEntry(key, serialized)
+	if bound := cacheEntryBound(maxBytes); int64(len(data)) > bound {
+		cacheWarnf("pjrt compilation cache: not storing %q: %d bytes, larger than the bound of %d", exec.Name, len(data), bound)
 		return
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		klog.Warningf("pjrt compilation cache: %v", err)
+		cacheWarnf("pjrt compilation cache: %v", err)
 		return
 	}
 	tmp, err := os.CreateTemp(dir, key+".tmp*")
 	if err != nil {
-		klog.Warningf("pjrt compilation cache: %v", err)
+		cacheWarnf("pjrt compilation cache: %v", err)
 		return
 	}
 	_, err = tmp.Write(data)
@@ -135,15 +306,15 @@ func storeCachedExecutable(exec *LoadedExecutable, dir, key string, maxBytes int
 	}
 	if err != nil {
 		_ = os.Remove(tmp.Name())
-		klog.Warningf("pjrt compilation cache: %v", err)
+		cacheWarnf("pjrt compilation cache: %v", err)
 		return
 	}
-	if maxBytes > 0 {
-		trimCompilationCache(dir, maxBytes)
-	}
+	trimCompilationCache(dir, maxBytes)
 }
 
-// trimCompilationCache removes the least recently used cached executables until the rest fit in maxBytes.
+// trimCompilationCache removes the temporary files of killed writers and what is not a regular file under an
+// entry's name, then the least recently used cached executables until they and the temporary files of
+// writers at work fit in maxBytes (≤ 0: no limit). It touches no name but the cache's own.
 func trimCompilationCache(dir string, maxBytes int64) {
 	type file struct {
 		path string
@@ -152,16 +323,35 @@ func trimCompilationCache(dir string, maxBytes int64) {
 	}
 	var files []file
 	var total int64
-	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(path, compilationCacheSuffix) {
-			return nil
+	entries, _ := os.ReadDir(dir)
+	for _, entry := range entries {
+		name := entry.Name()
+		isTemp := isCacheTempName(name)
+		if !isTemp && !isCacheEntryName(name) {
+			continue
 		}
-		if info, err := d.Info(); err == nil {
+		info, err := entry.Info() // of the name itself, as Lstat
+		if err != nil {
+			continue
+		}
+		path := filepath.Join(dir, name)
+		switch {
+		case !info.Mode().IsRegular():
+			cacheWarnf("pjrt compilation cache: removing %s: not a regular file (%s)", path, info.Mode().Type())
+			_ = os.Remove(path)
+		case isTemp && time.Since(info.ModTime()) > staleCacheTempAge:
+			klog.V(1).Infof("pjrt compilation cache: removing %s, left by a writer that did not finish", path)
+			_ = os.Remove(path)
+		case isTemp:
+			total += info.Size() // being written: counted, kept
+		default:
 			files = append(files, file{path, info.Size(), info.ModTime()})
 			total += info.Size()
 		}
-		return nil
-	})
+	}
+	if maxBytes <= 0 {
+		return
+	}
 	slices.SortFunc(files, func(a, b file) int { return a.used.Compare(b.used) })
 	for _, f := range files {
 		if total <= maxBytes {
@@ -170,5 +360,56 @@ func trimCompilationCache(dir string, maxBytes int64) {
 		if os.Remove(f.path) == nil {
 			total -= f.size
 		}
+	}
+}
+
+// cacheOrigin is what an executable loaded from the cache needs to be compiled again if its first execution
+// fails (LoadedExecutable.recompileCached): a file can pass verification and still be wrong (an entry written
+// for another program under this key). It is dropped after the first successful execution.
+type cacheOrigin struct {
+	dir, key  string
+	maxBytes  int64
+	recompile func() (*LoadedExecutable, error)
+}
+
+// newCacheOrigin keeps copies of the program and options of cc (its program may be freed when Done returns).
+func newCacheOrigin(cc *CompileConfig, options []byte, dir, key string, maxBytes int64) *cacheOrigin {
+	plugin, client, format := cc.plugin, cc.client, cc.programFormat
+	program, options := bytes.Clone(cc.program), bytes.Clone(options)
+	return &cacheOrigin{dir: dir, key: key, maxBytes: maxBytes, recompile: func() (*LoadedExecutable, error) {
+		var pinner runtime.Pinner
+		pinner.Pin(unsafe.SliceData(program))
+		pinner.Pin(unsafe.SliceData(options))
+		defer pinner.Unpin()
+		return pjrtClientCompile(plugin, client, program, format, options)
+	}}
+}
+
+// recompileCached is called when e, loaded from the cache (origin), failed its first execution with runErr:
+// it removes the cache file, compiles the program again into e (in place: callers hold e) and stores it.
+func (e *LoadedExecutable) recompileCached(origin *cacheOrigin, runErr error) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.cacheOrigin != origin {
+		return nil // another execution did it
+	}
+	e.cacheOrigin = nil
+	path := filepath.Join(origin.dir, origin.key+compilationCacheSuffix)
+	removeCacheEntry(path, errors.WithMessagef(runErr, "the executable %q it holds failed to run", e.Name))
+	fresh, err := origin.recompile()
+	if err != nil {
+		return err
+	}
+	e.adopt(fresh)
+	storeCachedExecutable(e, origin.dir, origin.key, origin.maxBytes)
+	return nil
+}
+
+// ranFromCache: e, loaded from the cache (origin), ran: it will not be compiled again.
+func (e *LoadedExecutable) ranFromCache(origin *cacheOrigin) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.cacheOrigin == origin {
+		e.cacheOrigin = nil
 	}
 }

@@ -36,6 +36,7 @@ import "C"
 import (
 	"runtime"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -68,6 +69,13 @@ type LoadedExecutable struct {
 
 	// OnDeviceMemoryUsageStats, OnHostMemoryUsageStats can be used to estimate the required memory usage for the executable on device (and on host).
 	OnDeviceMemoryUsageStats, OnHostMemoryUsageStats ExecutableMemoryUsageStats
+
+	// cleanup destroys wrapper when the executable is garbage collected.
+	cleanup runtime.Cleanup
+	// cacheOrigin is set on an executable loaded from the persistent compilation cache until it first runs
+	// (compilecache.go); mu guards it and the executable's C state, which recompileCached replaces.
+	cacheOrigin *cacheOrigin
+	mu          sync.RWMutex
 }
 
 // loadedExecutableC wraps the C pointer, so we can use runtime.addCleanUp.
@@ -109,12 +117,7 @@ func newLoadedExecutable(plugin *Plugin, client *Client, cLoadedExecutable *C.PJ
 		numReplicas:   1,
 	}
 	numLoadedExecutables.Add(1)
-	runtime.AddCleanup(e, func(e *loadedExecutableC) {
-		err := e.Destroy()
-		if err != nil {
-			klog.Errorf("Failed to destroy pjrt.LoadedExecutable: %+v", err)
-		}
-	}, e.wrapper)
+	e.cleanup = runtime.AddCleanup(e, destroyLoadedExecutableC, e.wrapper)
 
 	// Gather information about executable:
 	var err error
@@ -140,6 +143,30 @@ func newLoadedExecutable(plugin *Plugin, client *Client, cLoadedExecutable *C.PJ
 		return nil, errors.WithMessagef(err, "failed to Executable.GetMemoryStats from compiled LoadedExecutable")
 	}
 	return e, nil
+}
+
+func destroyLoadedExecutableC(e *loadedExecutableC) {
+	err := e.Destroy()
+	if err != nil {
+		klog.Errorf("Failed to destroy pjrt.LoadedExecutable: %+v", err)
+	}
+}
+
+// adopt replaces e's executable by fresh's (compiled from the same program), which it takes over.
+func (e *LoadedExecutable) adopt(fresh *LoadedExecutable) {
+	e.cleanup.Stop()
+	if e.executable != nil {
+		e.executable.destroyOrLog()
+	}
+	if err := e.wrapper.Destroy(); err != nil {
+		klog.Errorf("Failed to destroy pjrt.LoadedExecutable: %+v", err)
+	}
+	fresh.cleanup.Stop()
+	e.wrapper, e.executable = fresh.wrapper, fresh.executable
+	e.Name, e.NumOutputs = fresh.Name, fresh.NumOutputs
+	e.OnDeviceMemoryUsageStats, e.OnHostMemoryUsageStats = fresh.OnDeviceMemoryUsageStats, fresh.OnHostMemoryUsageStats
+	fresh.wrapper, fresh.executable, fresh.plugin = nil, nil, nil
+	e.cleanup = runtime.AddCleanup(e, destroyLoadedExecutableC, e.wrapper)
 }
 
 // Destroy the LoadedExecutable, release resources, and LoadedExecutable is no longer valid.
@@ -369,10 +396,34 @@ func (c *ExecutionConfig) SetDonate(donate []bool) *ExecutionConfig {
 }
 
 // Done triggers the execution of the compiled computation.
+//
+// An executable loaded from the persistent compilation cache whose first execution fails is removed from the
+// cache, compiled again and executed once more (compilecache.go).
 func (c *ExecutionConfig) Done() ([]*Buffer, error) {
 	if c.err != nil {
 		return nil, c.err
 	}
+	e := c.executable
+	e.mu.RLock()
+	origin := e.cacheOrigin
+	outputs, err := c.execute()
+	e.mu.RUnlock()
+	switch {
+	case origin == nil:
+		return outputs, err
+	case err == nil:
+		e.ranFromCache(origin)
+		return outputs, nil
+	}
+	if rerr := e.recompileCached(origin, err); rerr != nil {
+		return nil, errors.WithMessagef(err, "the executable loaded from the compilation cache failed to run, "+
+			"and compiling it again failed: %v", rerr)
+	}
+	return c.Done()
+}
+
+// execute runs the computation: Done, under e.mu.
+func (c *ExecutionConfig) execute() ([]*Buffer, error) {
 	e := c.executable
 	plugin := e.plugin
 
