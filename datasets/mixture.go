@@ -51,8 +51,12 @@ const MQARTokenOffset = 128
 // MQARVocab is the MQAR vocabulary of the mixture (keys 1–63, values 64–127 before the offset).
 const MQARVocab = 128
 
-// MixTrainSeed seeds the mixture's MQAR and needle examples.
-const MixTrainSeed = 1000
+// MixTrainSeed seeds the mixture's MQAR and needle examples; MixValSeed those of its held-out validation rows
+// (MixtureValidationSet).
+const (
+	MixTrainSeed = 1000
+	MixValSeed   = 2000
+)
 
 type mixSpec struct {
 	wSynth, wMQAR, wNeedle float64
@@ -109,13 +113,15 @@ func parseMix(spec string) (mixSpec, error) {
 }
 
 type mixSource struct {
-	spec   mixSpec
-	seed   uint64
-	seqLen int
-	tok    tokenizers.Tokenizer
-	text   *Stream
-	mqar   map[int]*MQARGenerator // by pair count
-	rows   int64                  // sequences yielded so far
+	spec mixSpec
+	seed uint64
+	// exampleSeed seeds the MQAR and needle examples (MixTrainSeed; MixValSeed for validation rows).
+	exampleSeed uint64
+	seqLen      int
+	tok         tokenizers.Tokenizer
+	text        *Stream
+	mqar        map[int]*MQARGenerator // by pair count
+	rows        int64                  // sequences yielded so far
 }
 
 type mixState struct {
@@ -124,6 +130,12 @@ type mixState struct {
 }
 
 func newMixSource(spec string, tok tokenizers.Tokenizer, seqLen int, seed uint64, state json.RawMessage, log io.Writer) (*mixSource, error) {
+	return openMix(spec, tok, seqLen, seed, MixTrainSeed, TrainSynthSeed, state, log)
+}
+
+// openMix opens the mixture spec with its examples drawn from exampleSeed and its language from the
+// SynthLang seed synthSeed.
+func openMix(spec string, tok tokenizers.Tokenizer, seqLen int, seed, exampleSeed, synthSeed uint64, state json.RawMessage, log io.Writer) (*mixSource, error) {
 	ms, err := parseMix(spec)
 	if err != nil {
 		return nil, err
@@ -137,9 +149,9 @@ func newMixSource(spec string, tok tokenizers.Tokenizer, seqLen int, seed uint64
 	if tok.VocabSize() < MQARTokenOffset+MQARVocab {
 		return nil, fmt.Errorf("mixture: tokenizer %s has %d ids, the MQAR component needs %d", tok.Name(), tok.VocabSize(), MQARTokenOffset+MQARVocab)
 	}
-	s := &mixSource{spec: ms, seed: seed, seqLen: seqLen, tok: tok, mqar: map[int]*MQARGenerator{}}
+	s := &mixSource{spec: ms, seed: seed, exampleSeed: exampleSeed, seqLen: seqLen, tok: tok, mqar: map[int]*MQARGenerator{}}
 	if ms.wNeedle > 0 { // fail now, not at the first needle row
-		if _, err := GenerateMiniNeedle(tok, seqLen+1-len(tok.Encode(" 0000.")), 0.5, MixTrainSeed, 0); err != nil {
+		if _, err := GenerateMiniNeedle(tok, seqLen+1-len(tok.Encode(" 0000.")), 0.5, exampleSeed, 0); err != nil {
 			return nil, fmt.Errorf("mixture spec %q at seq_len %d: %w", spec, seqLen, err)
 		}
 	}
@@ -151,12 +163,12 @@ func newMixSource(spec string, tok tokenizers.Tokenizer, seqLen int, seed uint64
 		}
 		s.rows, cur = st.Rows, &st.Text
 	}
-	if s.text, err = OpenStream(DataSpec{Spec: "synth"}, tok, SpecStream{SeqLen: seqLen, Seed: seed, SynthSeed: TrainSynthSeed,
+	if s.text, err = OpenStream(DataSpec{Spec: "synth"}, tok, SpecStream{SeqLen: seqLen, Seed: seed, SynthSeed: synthSeed,
 		Epochs: EpochsForever, Cursor: cur, Log: log}); err != nil {
 		return nil, err
 	}
 	for p := 4; p <= ms.pairs; p++ {
-		g, err := NewMQARGenerator(MQARConfig{Vocab: MQARVocab, SeqLen: seqLen, NumPairs: p, Seed: MixTrainSeed + uint64(p)})
+		g, err := NewMQARGenerator(MQARConfig{Vocab: MQARVocab, SeqLen: seqLen, NumPairs: p, Seed: exampleSeed + uint64(p)})
 		if err != nil {
 			return nil, err
 		}
@@ -213,7 +225,7 @@ func (s *mixSource) next() ([]int32, []bool, error) {
 		return seq, ex.TargetMask, nil
 	default:
 		answer := len(s.tok.Encode(" 0000."))
-		nd, err := GenerateMiniNeedle(s.tok, s.seqLen+1-answer, rng.Float64(), MixTrainSeed, int(r))
+		nd, err := GenerateMiniNeedle(s.tok, s.seqLen+1-answer, rng.Float64(), s.exampleSeed, int(r))
 		if err != nil {
 			return nil, nil, fmt.Errorf("mixture needle: %w", err)
 		}
@@ -233,6 +245,23 @@ func (s *mixSource) next() ([]int32, []bool, error) {
 		}
 		return seq, mask, nil
 	}
+}
+
+// MixtureValidationSet returns n held-out rows of the mixture spec with their loss masks (as MaskedBatch):
+// the same proportions, pair counts and masks as training, but the language from the validation SynthLang
+// seed (ValSynthSeed) and the MQAR and needle examples from MixValSeed, so that no row was trained on. The
+// loss on them is the training objective measured held out (recipes/study: "the full mixture", beside the
+// validation loss on the language alone).
+func MixtureValidationSet(spec string, tok tokenizers.Tokenizer, seqLen, n int) ([][]int32, [][]bool, error) {
+	s, err := openMix(spec, tok, seqLen, MixValSeed, MixValSeed, ValSynthSeed, nil, io.Discard)
+	if err != nil {
+		return nil, nil, err
+	}
+	seqs, masks, err := s.MaskedBatch(n)
+	if err != nil {
+		return nil, nil, fmt.Errorf("mixture validation set of %s: %w", spec, err)
+	}
+	return seqs, masks, nil
 }
 
 // MixMQAR tells whether data spec trains on MQAR (a "mix:" spec with mqar weight > 0) and the largest number

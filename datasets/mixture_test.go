@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -110,4 +111,37 @@ func TestMixtureLossMasks(t *testing.T) {
 	require.Len(t, kinds, 3, "%v", kinds)
 	_, err = newMixSource("mix:mqar=1,loss=some", tok, T, 3, nil, io.Discard)
 	require.ErrorContains(t, err, "loss")
+}
+
+// TestMixtureValidationSetHeldOut: the validation rows have the training mixture's masks and proportions but
+// none of its rows: the language from the validation seed, the examples from MixValSeed.
+func TestMixtureValidationSetHeldOut(t *testing.T) {
+	tok := tokenizers.NewByteTokenizer()
+	const spec, seqLen, n = "mix:synth=1,mqar=2,needle=1,pairs=8", 128, 64
+	val, masks, err := MixtureValidationSet(spec, tok, seqLen, n)
+	require.NoError(t, err)
+	require.Len(t, val, n)
+	again, _, err := MixtureValidationSet(spec, tok, seqLen, n)
+	require.NoError(t, err)
+	require.Equal(t, val, again, "deterministic")
+	src, err := OpenTraining(DataSpec{Spec: spec}, tok, seqLen, 1, nil, io.Discard)
+	require.NoError(t, err)
+	train, _, err := src.MaskedBatch(4 * n)
+	require.NoError(t, err)
+	seen := map[string]bool{}
+	for _, s := range train {
+		seen[fmt.Sprint(s)] = true
+	}
+	masked := 0
+	for i, s := range val {
+		require.Len(t, s, seqLen+1)
+		require.False(t, seen[fmt.Sprint(s)], "validation row %d is a training row", i)
+		if masks[i] != nil {
+			masked++
+		}
+	}
+	require.Greater(t, masked, n/2, "about three quarters of the rows are MQAR or needle rows with answer masks")
+	require.Less(t, masked, n)
+	_, _, err = MixtureValidationSet("mix:nope=1", tok, seqLen, 2)
+	require.ErrorContains(t, err, "nope")
 }

@@ -74,6 +74,8 @@ type Claim struct {
 	Criterion     string         `json:"criterion"`
 	Summary       string         `json:"summary"` // the deciding numbers in words
 	Numbers       map[string]any `json:"numbers"`
+
+	components []component // what it was decided on (one-seed spreads are measured from them: decompose.go)
 }
 
 // Comparison is one loss comparison of claim (a)'s controls: a candidate curve against a reference curve,
@@ -142,16 +144,6 @@ func (cv curve) tokensTo(l float64) float64 { return firstCrossing(cv.tokens, cv
 
 func (cv curve) end() (float64, float64) { return cv.tokens[len(cv.tokens)-1], cv.loss[len(cv.loss)-1] }
 
-// byName returns the run named name of seed 1 (the study's tiny width), or nil.
-func byName(models []*ModelResult, name string) *ModelResult {
-	for _, m := range models {
-		if m.Name == name && m.Seed <= 1 && m.width() == 1 {
-			return m
-		}
-	}
-	return nil
-}
-
 // seedsOf returns the runs named name at width w, one per seed, in seed order.
 func seedsOf(models []*ModelResult, name string, w int) []*ModelResult {
 	var out []*ModelResult
@@ -197,7 +189,7 @@ func seedControls(c Config, models []*ModelResult, seed int) []Comparison {
 	}
 	first := func(name string) *ModelResult {
 		for _, m := range models {
-			if m.Name == name && m.width() == 1 {
+			if m.Name == name && m.width() == c.mainWidth() {
 				return m
 			}
 		}
@@ -417,6 +409,7 @@ func newClaim(id string, asPaper bool, statement, criterion string) Claim {
 // added to the summary (e.g. a probe that is not measurable).
 func (cl *Claim) decide(cs []component, format func(float64) string, notes ...string) {
 	v, outs := decideComponents(cs)
+	cl.components = cs
 	parts := slices.Clone(notes)
 	for i, c := range cs {
 		cl.Numbers[c.key] = c.json(outs[i])
@@ -442,7 +435,7 @@ func gapComponents(c Config, comps []Comparison, margin float64) []component {
 		if len(gaps) == 0 {
 			return nil
 		}
-		cs = append(cs, component{key: snakeKey(cmp.name) + "_gap", name: cmp.name + " gap", est: estimateOf(gaps, spreadFor(c, cmp.spread)), threshold: margin})
+		cs = append(cs, component{key: snakeKey(cmp.name) + "_gap", name: cmp.name + " gap", spreadKey: cmp.spread, est: estimateOf(gaps, spreadFor(c, cmp.spread)), threshold: margin})
 	}
 	return cs
 }
@@ -535,7 +528,8 @@ func recoveryClaim(cl *Claim, c Config, o, ref []*ModelResult, reference string)
 			}
 			return a / b
 		})
-		comp := component{key: p.name + "_mixed_to_" + reference + "_ratio", name: p.name + " mixed/" + reference + " ratio", est: estimateOf(ratios, spreadFor(c, ratioSpreadKey(p.name, reference))),
+		comp := component{key: p.name + "_mixed_to_" + reference + "_ratio", name: p.name + " mixed/" + reference + " ratio",
+			spreadKey: ratioSpreadKey(p.name, reference), est: estimateOf(ratios, spreadFor(c, ratioSpreadKey(p.name, reference))),
 			threshold: RecoverMin, above: true}
 		if !(mfrac < AttentionMax) {
 			comp.forceFail = fmt.Sprintf("%.1f %% of the tokens in attention, not < %.0f %%", 100*mfrac, 100*AttentionMax)
@@ -556,7 +550,7 @@ func claimB(c Config, models []*ModelResult) Claim {
 			"needle pooled over lengths ≤ the training length) on which the Transformer is above chance by ≥ %.0f SE (else that "+
 			"probe is not measurable): holds; an upper bound below %.1f at the Bonferroni level: fails; else inconclusive",
 			100*AttentionMax, 100*Level, RecoverMin, c.ClaimPairs, ChanceSigmas, RecoverMin))
-	o, tr := seedsOf(models, "oryx-tg", 1), seedsOf(models, "transformer", 1)
+	o, tr := seedsOf(models, "oryx-tg", c.mainWidth()), seedsOf(models, "transformer", c.mainWidth())
 	if len(o) == 0 || len(tr) == 0 {
 		cl.Verdict, cl.Summary = NotMeasurable, "needs the oryx-tg and transformer runs"
 		return cl
@@ -570,7 +564,7 @@ func claimBSelf(c Config, models []*ModelResult) Claim {
 	cl := newClaim(ClaimBSelf, false, "Oryx-TG in mixed mode (context in linear mode, questions and answers in attention, < 10 % of "+
 		"tokens) matches its own attention-mode retrieval (the study's first criterion)",
 		fmt.Sprintf("as %s with Oryx-TG's own attention mode as the reference", ClaimB))
-	o := seedsOf(models, "oryx-tg", 1)
+	o := seedsOf(models, "oryx-tg", c.mainWidth())
 	if len(o) == 0 {
 		cl.Verdict, cl.Summary = NotMeasurable, "needs the oryx-tg run"
 		return cl
@@ -588,7 +582,7 @@ func claimC(c Config, models []*ModelResult) Claim {
 			"(holds); an upper bound below it at the Bonferroni level (fails); else inconclusive. Measurable only if the pure "+
 			"attention and linear accuracies differ by more than max(%.0f points, %.0f SE)", 100*SwitchMargin, c.ClaimPairs,
 			100*Level, 100*SwitchMargin, 100*SwitchMargin, ChanceSigmas))
-	o := seedsOf(models, "oryx-tg", 1)
+	o := seedsOf(models, "oryx-tg", c.mainWidth())
 	for _, m := range o {
 		if m.SwitchMQAR == nil {
 			o = nil
@@ -624,9 +618,9 @@ func claimC(c Config, models []*ModelResult) Claim {
 		})
 	}
 	cs := []component{
-		{key: "attention_to_linear_minus_linear", name: "pairs in attention, queries in linear, minus pure linear", est: estimateOf(diff(evalrun.AttentionToLinear, "linear"),
+		{key: "attention_to_linear_minus_linear", name: "pairs in attention, queries in linear, minus pure linear", spreadKey: spreadSwitchToLin, est: estimateOf(diff(evalrun.AttentionToLinear, "linear"),
 			spreadFor(c, spreadSwitchToLin)), threshold: -SwitchMargin, above: true},
-		{key: "linear_to_attention_minus_attention", name: "pairs in linear, queries in attention, minus pure attention", est: estimateOf(diff(evalrun.LinearToAttention, "attention"),
+		{key: "linear_to_attention_minus_attention", name: "pairs in linear, queries in attention, minus pure attention", spreadKey: spreadSwitchToAtt, est: estimateOf(diff(evalrun.LinearToAttention, "attention"),
 			spreadFor(c, spreadSwitchToAtt)), threshold: -SwitchMargin, above: true},
 	}
 	cl.decide(cs, points, fmt.Sprintf("pure attention %.1f %%, pure linear %.1f %%", 100*att.Mean, 100*lin.Mean))

@@ -66,6 +66,9 @@ type ModelResult struct {
 	Switch *evalrun.SwitchCurves `json:"mode_switch,omitempty"`
 	// Curves are the recall learning curves by schedule (curves.go; none without Config.CurveExamples).
 	Curves map[string]*RecallCurve `json:"mqar_curves,omitempty"`
+	// MixtureLoss is the held-out training mixture's loss by single mode (attention, linear; mixtureloss.go),
+	// beside the language-only validation loss of ScheduleResult.ValLoss (not with EvalCurves).
+	MixtureLoss map[string]float64 `json:"mixture_loss,omitempty"`
 }
 
 // schedulesOf lists the schedules a variant is read in.
@@ -141,6 +144,9 @@ func evaluate(c Config, j job, dir string, sum *train.Summary, log io.Writer) (*
 		if err := evaluateGenProbes(c, m, ctx, tok, res, log); err != nil {
 			return nil, err
 		}
+	}
+	if res.MixtureLoss, err = mixtureLosses(c, m, ctx, tok, log); err != nil {
+		return nil, err
 	}
 	for i := range res.Schedules {
 		res.Schedules[i].AttentionFraction = attentionFraction(c, res.Schedules[i])

@@ -61,7 +61,7 @@ func TestFrontierSkipped(t *testing.T) {
 	c := QuickConfig()
 	c.Out = t.TempDir()
 	var err error
-	c.Runs, err = SelectRuns(c.Runs, "transformer,gdn,oryx-tg-p1")
+	c.Runs, err = SelectRuns(c.Runs, "transformer,gdn")
 	require.NoError(t, err)
 	var log bytes.Buffer
 	r, err := runFrontier(c, &log)
@@ -75,9 +75,9 @@ func TestFrontierSkipped(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, string(data), `"skipped":"no Oryx-TG main model among the runs (--runs)"`)
 
-	require.Equal(t, "oryx-tg", frontierRun(DefaultRuns()).Name)
+	require.Equal(t, "oryx-tg", frontierRun(DefaultRuns(1)).Name)
 	c.FrontierExamples = 0
-	c.Runs = DefaultRuns()
+	c.Runs = DefaultRuns(1)
 	r, err = runFrontier(c, &log)
 	require.NoError(t, err)
 	require.Contains(t, r.Skipped, "off in the configuration")

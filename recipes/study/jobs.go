@@ -62,6 +62,14 @@ func (r RunSpec) Size() string {
 	return fmt.Sprintf("tiny%dx", r.Width)
 }
 
+// mainWidth is the width of the study's first run: its claims compare the runs of that width.
+func (c Config) mainWidth() int {
+	if len(c.Runs) == 0 {
+		return 1
+	}
+	return c.Runs[0].width()
+}
+
 // width is the run's width multiplier (at least 1).
 func (r RunSpec) width() int { return max(r.Width, 1) }
 

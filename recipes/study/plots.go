@@ -205,8 +205,8 @@ func writeCurvesPlot(c Config, rep *Report) error {
 			}
 			l.Name, l.X, l.Y = s, x, mean
 			p.Lines = append(p.Lines, l)
-			main := runs[0].Role == RoleMain || runs[0].Role == RoleScale || (runs[0].Role == RoleAttribution && runs[0].Change == "")
-			if main && k.width() == 1 {
+			main := runs[0].Role == RoleMain || runs[0].Role == RoleScale || runs[0].Role == RoleDecompose || (runs[0].Role == RoleAttribution && runs[0].Change == "")
+			if main && k.width() == c.mainWidth() {
 				overview.Lines = append(overview.Lines, figure.Line{Name: k.Name + " " + s, X: x, Y: mean, Color: colour,
 					Dash: scheduleStyle[s].Dash, Marker: 1 + colour})
 				colour++

@@ -170,7 +170,7 @@ func curvesMarkdown(c Config, rep *Report) string {
 			f := overSeeds(fin, math.NaN(), seFromNone)
 			a50, a90 := overSeeds(t50, math.NaN(), seFromNone), overSeeds(t90, math.NaN(), seFromNone)
 			fmt.Fprintf(&b, "| %s | %s | %.1f%% | %s | %s |\n", name, s, 100*f.Mean, tokensOrDash(a50.Mean), tokensOrDash(a90.Mean))
-			if ms[0].width() == 1 {
+			if ms[0].width() == c.mainWidth() {
 				to90[ms[0].Name+" "+s] = a90.Mean
 			}
 		}

@@ -37,6 +37,8 @@ type Report struct {
 	Scale *ScaleResult `json:"scale,omitempty"`
 	// Attribution is the attribution's table (KindAttribution; attribution.go).
 	Attribution *AttributionResult `json:"attribution,omitempty"`
+	// Decompose is the (a) decomposition (KindDecompose; decompose.go).
+	Decompose *DecomposeResult `json:"decompose,omitempty"`
 }
 
 // Run trains and evaluates every model of c (every run, every seed), then writes the artefacts of c's kind.
@@ -86,6 +88,10 @@ func Run(ctx context.Context, c Config, log io.Writer) (*Report, error) {
 		rep.Scale = scaleResult(c, rep.Models)
 	case KindAttribution:
 		rep.Attribution = attributionResult(c, rep.Models)
+	case KindDecompose:
+		rep.Controls = controls(c, rep.Models)
+		rep.Claims = claims(c, rep.Models, rep.Controls)
+		rep.Decompose = decomposeResult(c, rep.Models, rep.Claims)
 	}
 	rep.Seconds = time.Since(start).Seconds()
 	rep.Date = time.Now().UTC().Format(time.RFC3339)
@@ -98,9 +104,9 @@ func Run(ctx context.Context, c Config, log io.Writer) (*Report, error) {
 // checkConfig refuses what the study cannot run, before anything is trained.
 func checkConfig(c Config) error {
 	switch c.kind() {
-	case KindStudy, KindScale, KindAttribution:
+	case KindStudy, KindScale, KindAttribution, KindDecompose:
 	default:
-		return fmt.Errorf("study: kind %q: want %s, %s or %s", c.Kind, KindStudy, KindScale, KindAttribution)
+		return fmt.Errorf("study: kind %q: want %s, %s, %s or %s", c.Kind, KindStudy, KindScale, KindAttribution, KindDecompose)
 	}
 	switch c.evaluation() {
 	case EvalFull, EvalMQAR, EvalCurves:
@@ -348,6 +354,8 @@ func writeArtefacts(c Config, rep *Report) error {
 		md = scaleMarkdown(c, rep)
 	case KindAttribution:
 		md = attributionMarkdown(c, rep)
+	case KindDecompose:
+		md = decomposeMarkdown(c, rep)
 	default:
 		md = markdown(c, rep)
 	}

@@ -425,3 +425,40 @@ func TestTrainingRuns(t *testing.T) {
 	_, err := trainingRun(s, s.Trainings(), io.Discard)
 	require.Error(t, err)
 }
+
+// TestQuickDecompose: the decomposition at a tiny budget (2 seeds, 4 steps, MQAR only) trains its five runs per
+// seed, splits (a)'s gap in each mode on the language and the mixture (6 parts × 2 sets, every part with a value
+// per seed), decides the claims over the seeds, measures the one-seed spreads on seeds 2 and 3 (never the
+// demo's seed 1) and writes decompose.json and report.md.
+func TestQuickDecompose(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: trains ten quick runs")
+	}
+	c := QuickDecomposeConfig()
+	c.Out, c.Evaluation = t.TempDir(), EvalMQAR
+	c.Train.Steps, c.Train.EvalEvery = 4, 2
+	rep, err := Run(context.Background(), c, testLog{t})
+	require.NoError(t, err)
+	require.Len(t, rep.Models, 10)
+	d := rep.Decompose
+	require.NotNil(t, d)
+	require.Equal(t, []int{2, 3}, d.Seeds)
+	require.Len(t, d.Rows, 12)
+	for _, row := range d.Rows {
+		require.Len(t, row.Gap["values"], 2, "%s %s %s", row.Set, row.Mode, row.Part)
+		require.Contains(t, row.Gap, "lower")
+	}
+	require.Len(t, rep.Claims, 5)
+	require.Contains(t, d.Spreads, spreadGapAttention)
+	require.Equal(t, []int{2, 3}, d.Spreads[spreadGapLinear].Seeds)
+	for _, m := range rep.Models {
+		require.NotEmpty(t, m.MixtureLoss, m.Name)
+	}
+	require.Contains(t, d.SpreadsLiteral("test"), `"a_gap_linear": {SD: `)
+	for _, f := range []string{"decompose.json", "report.md"} {
+		require.FileExists(t, filepath.Join(c.Out, f))
+	}
+	md, err := os.ReadFile(filepath.Join(c.Out, "report.md"))
+	require.NoError(t, err)
+	require.Contains(t, string(md), "| mixture | linear | architecture cost |")
+}

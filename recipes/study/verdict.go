@@ -64,6 +64,8 @@ type Spread struct {
 	Seeds []int   `json:"seeds"` // the training seeds it was measured on: df = len(Seeds) − 1
 	Width int     `json:"width"` // the runs' width (RunSpec.Width)
 	Steps int     `json:"steps"` // the training steps it was read at
+	// LRSchedule is the runs' learning-rate schedule (train.TrainConfig.LRSchedule).
+	LRSchedule string `json:"lr_schedule"`
 	// Source says where it comes from: command, date, commit, backend, load.
 	Source string `json:"source"`
 }
@@ -120,6 +122,7 @@ func (e estimate) bounds(p float64) (lo, hi float64) {
 type component struct {
 	key       string // its snake_case key in the claim's numbers
 	name      string // in words
+	spreadKey string // the quantity's key in OneSeedSpreads
 	est       estimate
 	threshold float64
 	above     bool
@@ -251,13 +254,15 @@ func joinValues(vs []float64, format func(float64) string) string {
 }
 
 // spreadFor returns the recorded spread of quantity key for a one-seed study of c, when one applies: the
-// same width and training steps, and measured on seeds that do not include the study's own training seed.
+// same width, training steps and learning-rate schedule, and measured on seeds that do not include the
+// study's own training seed.
 func spreadFor(c Config, key string) *Spread {
 	sp, ok := OneSeedSpreads[key]
 	if !ok || c.seeds() != 1 || len(c.Runs) == 0 {
 		return nil
 	}
-	if sp.Width != c.Runs[0].width() || sp.Steps != c.Train.Steps || slices.Contains(sp.Seeds, int(c.trainSeed(1))) {
+	if sp.Width != c.mainWidth() || sp.Steps != c.Train.Steps || sp.LRSchedule != c.Train.LRSchedule ||
+		slices.Contains(sp.Seeds, int(c.trainSeed(1))) {
 		return nil
 	}
 	return &sp

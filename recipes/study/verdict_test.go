@@ -107,6 +107,14 @@ func TestClaimAVerdicts(t *testing.T) {
 	require.False(t, claimAWithin5(c, nil).AsPaperStates)
 }
 
+// tinyDefault is the study's configuration with its runs at the tiny width, the width of the hand-made
+// results (oryxSeed, transformerSeed).
+func tinyDefault() Config {
+	c := Default()
+	c.Runs = DefaultRuns(1)
+	return c
+}
+
 // withSpreads runs f with OneSeedSpreads replaced.
 func withSpreads(t *testing.T, sp map[string]Spread, f func()) {
 	old := OneSeedSpreads
@@ -121,7 +129,7 @@ func TestOneSeedVerdictUsesOtherSeedsSpread(t *testing.T) {
 	c := Default()
 	own := int(c.trainSeed(1))
 	sp := func(seeds ...int) map[string]Spread {
-		s := Spread{SD: 0.01, Seeds: seeds, Width: c.Runs[0].width(), Steps: c.Train.Steps, Source: "test"}
+		s := Spread{SD: 0.01, Seeds: seeds, Width: c.mainWidth(), Steps: c.Train.Steps, LRSchedule: c.Train.LRSchedule, Source: "test"}
 		return map[string]Spread{spreadGapAttention: s, spreadGapLinear: s}
 	}
 	// Bound: gap + t_{0.95, 2} · 1 % = gap + 2.92 %.
@@ -145,7 +153,7 @@ func TestOneSeedVerdictUsesOtherSeedsSpread(t *testing.T) {
 // TestClaimBVerdicts: the per-seed ratio mixed / Transformer against 0.9 (MQAR; the needle has no samples,
 // so it is not measurable and the claim has one component).
 func TestClaimBVerdicts(t *testing.T) {
-	c := Default()
+	c := tinyDefault()
 	models := func(mixed ...float64) []*ModelResult {
 		var out []*ModelResult
 		for i, m := range mixed {
@@ -184,7 +192,7 @@ func TestClaimBVerdicts(t *testing.T) {
 
 // TestClaimCVerdicts: switched − pure accuracy against −5 points in both directions.
 func TestClaimCVerdicts(t *testing.T) {
-	c := Default()
+	c := tinyDefault()
 	seeds := func(dAL, dLA []float64) []*ModelResult {
 		var out []*ModelResult
 		for i := range dAL {

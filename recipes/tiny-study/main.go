@@ -10,6 +10,8 @@
 //	go run -tags xla ./recipes/tiny-study --seeds 3  # every run with 3 seeds: the claims with their spread
 //	go run -tags xla ./recipes/tiny-study --scale        # make study-scale: the gaps against width and tokens
 //	go run -tags xla ./recipes/tiny-study --attribution  # make study-attribution: single-change Oryx-TG runs
+//	go run -tags xla ./recipes/tiny-study --decompose    # make study-decompose: claim (a)'s gap split, 3 seeds
+//	go run -tags xla ./recipes/tiny-study --decompose --lr-decay  # make study-decompose-lr: the same, LR decayed
 //
 // A usage error exits 2, an interrupted study 130 (the finished runs stay; rerun to continue), any other
 // failure 1.
@@ -78,6 +80,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 // flags are the command line's settings; set names the flags given.
 type flags struct {
 	quick, scale, attribution, force       bool
+	decompose, lrDecay                     bool
 	out, runs, configFile, widths          string
 	trainRun, jobs, steps, seeds, curveExs int
 	set                                    map[string]bool
@@ -90,7 +93,7 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 	fs.SetOutput(stderr)
 	fs.BoolVar(&f.quick, "quick", false, "smoke variant: a fraction of the budget, every artefact (numbers meaningless)")
 	fs.StringVar(&f.out, "out", "", "output directory (default runs/study or runs/study-quick)")
-	fs.StringVar(&f.runs, "runs", "", "comma-separated runs (default: all of transformer,gdn,oryx-tg,oryx-tg-p1,oryx-tg-p0)")
+	fs.StringVar(&f.runs, "runs", "", "comma-separated runs (default: all of the study's: transformer,gdn,oryx-tg; the decomposition adds oryx-tg-p1,oryx-tg-p0)")
 	fs.IntVar(&f.trainRun, "train-run", -1, "internal: train run N of --config's study and exit (the study's worker processes)")
 	fs.StringVar(&f.configFile, "config", "", "internal: with --train-run, the study configuration (JSON)")
 	fs.IntVar(&f.jobs, "jobs", 0, "runs trained and evaluated at once (0: 2 on XLA with ≥ 2 cores, else 1); results do not depend on it")
@@ -103,6 +106,10 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 		"--widths 1 measures the one-seed spread claims.go records in a third of the time")
 	fs.BoolVar(&f.attribution, "attribution", false, "the recall-gap attribution: single-change oryx-tg runs at the study's budget "+
 		"(runs/study-attribution)")
+	fs.BoolVar(&f.decompose, "decompose", false, "the (a) decomposition: transformer, gdn, oryx-tg at p = 0.5, 1, 0 at tiny2x × seeds 2–4, "+
+		"matched initialisation; the gap's parts with t-intervals and the one-seed spreads for claims.go (runs/study-decompose)")
+	fs.BoolVar(&f.lrDecay, "lr-decay", false, "with --decompose: a cosine learning-rate decay to 0.1× instead of the constant rate "+
+		"(runs/study-decompose-lr)")
 	fs.BoolVar(&f.force, "force", false, "write into --out even when it holds another command's output (a run directory, an export, ...)")
 	fs.IntVar(&f.curveExs, "curve-examples", -1, "recall curves: MQAR examples per pair count scored at every validation (0: no curves; default: the study's)")
 	fs.Usage = func() {
@@ -154,8 +161,11 @@ func (f *flags) check() error {
 			return cli.Usagef("--%s %q selects nothing: name at least one, or leave --%s out for all", list.name, list.value, list.name)
 		}
 	}
-	if f.scale && f.attribution {
-		return cli.Usagef("--scale and --attribution are two different studies: run one, then the other")
+	if n := btoi(f.scale) + btoi(f.attribution) + btoi(f.decompose); n > 1 {
+		return cli.Usagef("--scale, --attribution and --decompose are different studies: run one, then another")
+	}
+	if f.lrDecay && !f.decompose {
+		return cli.Usagef("--lr-decay changes the decomposition's learning rate: give it with --decompose")
 	}
 	if f.set["widths"] && !f.scale {
 		return cli.Usagef("--widths selects study-scale's widths: give it with --scale")
@@ -177,6 +187,10 @@ func (f *flags) chooseConfig(stderr io.Writer) (study.Config, []study.RunSpec, b
 		c = study.QuickAttributionConfig()
 	case f.attribution:
 		c = study.AttributionConfig()
+	case f.decompose && f.quick:
+		c = study.QuickDecomposeConfig()
+	case f.decompose:
+		c = study.DecomposeConfig(f.lrDecay)
 	}
 	var selected []study.RunSpec
 	if f.runs != "" {
@@ -201,7 +215,7 @@ func (f *flags) chooseConfig(stderr io.Writer) (study.Config, []study.RunSpec, b
 		return c, nil, nil, err
 	}
 	switch {
-	case f.scale || f.attribution:
+	case f.scale || f.attribution || f.decompose:
 		if backend.IsPureGo(be) && !f.quick {
 			fmt.Fprintln(stderr, "tiny-study: pure-Go backend (no XLA CPU plugin): this study is sized for XLA CPU and would take many "+
 				"hours here; `make xla-cpu` (pip) first.")
@@ -254,6 +268,9 @@ func printOutcome(stdout io.Writer, out string, rep *study.Report) {
 		fmt.Fprintf(stdout, "\nwrote %s/report.md, scale.json, scale.png, mqar_curves.png, loss.png (%.1f min)\n\n", out, rep.Seconds/60)
 	case rep.Attribution != nil:
 		fmt.Fprintf(stdout, "\nwrote %s/report.md, attribution.json, results/, mqar_curves.png, loss.png, mqar.png (%.1f min)\n", out, rep.Seconds/60)
+	case rep.Decompose != nil:
+		fmt.Fprintf(stdout, "\nwrote %s/report.md, decompose.json, results/, *.png (%.1f min)\n\n", out, rep.Seconds/60)
+		fmt.Fprint(stdout, rep.Decompose.SpreadsLiteral(fmt.Sprintf("make study-decompose, %s, %s", rep.Date, rep.Backend)))
 	default:
 		fmt.Fprintf(stdout, "\nwrote %s/report.md, leaderboard.json, leaderboard.md, study.json, results/, *.png (%.1f min)\n\n", out, rep.Seconds/60)
 	}
@@ -342,4 +359,12 @@ func trainWorker(file string, i int, stderr io.Writer) error {
 	}
 	_, err = study.TrainRun(c, i, stderr)
 	return err
+}
+
+// btoi is 1 for true.
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
