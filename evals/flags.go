@@ -5,7 +5,7 @@ import (
 	"math"
 	"os"
 
-	"github.com/oryx-go/oryx/evals/evalrun"
+	"github.com/oryx-go/oryx/evals/evalsetup"
 	"github.com/oryx-go/oryx/evals/harness"
 	"github.com/oryx-go/oryx/evals/oryxlm"
 	"github.com/oryx-go/oryx/internal/cli"
@@ -69,7 +69,7 @@ func (e *evalFlags) register(fs *flag.FlagSet, use evalFlagUse) {
 	fs.Var(&e.paths, "data-path", "per-task data override task=path (repeatable)")
 	fs.Var(&e.params, "param", "task-family option key=value (repeatable), e.g. niah.lengths=1024,2048 or niah.depths=0,50,100; unknown keys list the known ones")
 	fs.IntVar(&e.Limit, "limit", 0, use.limit)
-	fs.IntVar(&e.LMMaxLength, "lm-max-length", evalrun.DefaultLMMaxLength, "max_length of the LM tasks (lm-eval's; wikitext windows, truncation)")
+	fs.IntVar(&e.LMMaxLength, "lm-max-length", evalsetup.DefaultLMMaxLength, "max_length of the LM tasks (lm-eval's; wikitext windows, truncation)")
 	fs.IntVar(&e.MaxLength, "max-length", 8192, "max tokens per model call of the NIAH and recall tasks (recall is also capped at JRT's 2048)")
 	fs.IntVar(&e.GenMemMB, "gen-mem-mb", oryxlm.DefaultGenMemMB, genMemUsage)
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/oryx-go/oryx/evals/evalrun"
+	"github.com/oryx-go/oryx/evals/frontier"
 	"github.com/oryx-go/oryx/evals/harness"
 	"github.com/oryx-go/oryx/internal/testutil"
 	"github.com/oryx-go/oryx/oryx"
@@ -45,14 +45,14 @@ func TestFrontierEndToEnd(t *testing.T) {
 	assert.Contains(t, stdout.String(), "wrote "+out+"/frontier.json")
 	assert.Contains(t, stderr.String(), "of --gen-mem-mb 64 MiB", "--gen-mem-mb reaches the needle's generation")
 
-	var f evalrun.Frontier
+	var f frontier.Frontier
 	data, err := os.ReadFile(filepath.Join(out, "frontier.json"))
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(data, &f))
 	require.Equal(t, tasks, f.Tasks)
 	require.Len(t, f.Points, len(tasks)*4*3)
 	require.Empty(t, f.Failed)
-	at := map[string]evalrun.FrontierPoint{}
+	at := map[string]frontier.FrontierPoint{}
 	for _, p := range f.Points {
 		at[p.Task+"/"+p.Policy+"/"+map[float64]string{0: "0", 0.1: "0.1", 1: "1"}[p.Budget]] = p
 		require.Equal(t, p.Budget == 0 || p.Budget == 1, p.Shared, "%+v", p)
@@ -88,7 +88,7 @@ func TestFrontierEndToEnd(t *testing.T) {
 	assert.NotContains(t, stderr.String(), "frontier mqar budget:")
 	data2, err := os.ReadFile(filepath.Join(out, "frontier.json"))
 	require.NoError(t, err)
-	var f2 evalrun.Frontier
+	var f2 frontier.Frontier
 	require.NoError(t, json.Unmarshal(data2, &f2))
 	p1, err := json.Marshal(f.Points)
 	require.NoError(t, err)
@@ -137,7 +137,7 @@ func TestFrontierRerunWithOtherSettings(t *testing.T) {
 	require.NoError(t, run(args("3"), &stdout, &stderr), stderr.String())
 	assert.Contains(t, stderr.String(), "was computed with other settings")
 	assert.Contains(t, stderr.String(), "frontier mqar budget:", "other settings: recomputed")
-	var f evalrun.Frontier
+	var f frontier.Frontier
 	data, err := os.ReadFile(filepath.Join(out, "frontier.json"))
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(data, &f))

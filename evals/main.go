@@ -14,7 +14,9 @@ import (
 	"strings"
 
 	"github.com/oryx-go/oryx/evals/evalrun"
+	"github.com/oryx-go/oryx/evals/frontier"
 	"github.com/oryx-go/oryx/evals/harness"
+	"github.com/oryx-go/oryx/evals/probes"
 	"github.com/oryx-go/oryx/internal/cli"
 	"github.com/oryx-go/oryx/internal/guard"
 	"github.com/oryx-go/oryx/internal/interrupt"
@@ -109,7 +111,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 func switchCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("evals switch", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var o evalrun.SwitchOptions
+	var o probes.SwitchOptions
 	var ef evalFlags
 	ef.register(fs, evalFlagUse{batch: 8, batchHelp: "sequences per model call"})
 	fs.StringVar(&o.Data, "data", "synth", "held-out text: synth, or parquet files (--column)")
@@ -139,7 +141,7 @@ func switchCmd(args []string, stdout, stderr io.Writer) error {
 	if err := checkTokens("--sequences × --seq-len", o.Sequences, o.SeqLen); err != nil {
 		return err
 	}
-	if _, err := evalrun.Switch(o, stderr); err != nil {
+	if _, err := probes.Switch(o, stderr); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "wrote %s/switch.json and %s/switch.png\n", o.Out, o.Out)
@@ -150,7 +152,7 @@ func switchCmd(args []string, stdout, stderr io.Writer) error {
 func mqarCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("evals mqar", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var o evalrun.MQAROptions
+	var o probes.MQAROptions
 	pairs := fs.String("pairs", "", "comma-separated numbers of key-value pairs (default: 4,8,16 up to the run's mixture pairs)")
 	offset := fs.Int("offset", -1, "added to every MQAR id (default: the run's, 128 for the study's mixture, else 0)")
 	var ef evalFlags
@@ -204,7 +206,7 @@ func mqarCmd(args []string, stdout, stderr io.Writer) error {
 	if err := checkTokens("--examples × --seq-len", o.Examples, o.SeqLen); err != nil {
 		return err
 	}
-	if _, err := evalrun.MQAR(o, stderr); err != nil {
+	if _, err := probes.MQAR(o, stderr); err != nil {
 		return err
 	}
 	fmt.Fprintln(stdout, "wrote", o.Out)
@@ -268,7 +270,7 @@ func mergeCmd(args []string, stdout, stderr io.Writer) error {
 func frontierCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("evals frontier", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var o evalrun.FrontierOptions
+	var o frontier.FrontierOptions
 	var ef evalFlags
 	ef.register(fs, evalFlagUse{checkpoint: "checkpoint directory of a multi-mixer model (oryx-tg, oryx-tm)", batch: 8,
 		batchHelp: "requests per model call", harness: true,
@@ -337,7 +339,7 @@ func frontierCmd(args []string, stdout, stderr io.Writer) error {
 		o.Out = filepath.Join("results", "frontier-"+filepath.Base(filepath.Clean(o.Checkpoint)))
 	}
 	o.Log = stderr
-	if _, err := evalrun.RunFrontier(o); err != nil {
+	if _, err := frontier.RunFrontier(o); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "wrote %s/frontier.json, %s/frontier.png and %s/frontier_fraction.png\n", o.Out, o.Out, o.Out)

@@ -1,13 +1,11 @@
 // Package evalrun is what `go run ./evals` does: load a checkpoint, run the requested harness tasks under a
-// schedule, and write one leaderboard run file; merge run files into leaderboard.json and a markdown table;
-// the synthetic probes (`evals mqar`, `evals switch`); and `evals frontier` (frontier.go: accuracy against
-// FLOPs for attention budgets and their placement policies). The probes are also functions over a loaded
-// model that the tiny study (recipes/study) composes: ScoreMQAR and SwitchMQAR, HeldOut text for mode-switch
-// curves, and the generation probes (MiniNeedleProbe, CopyProbe, RunGenProbe).
+// schedule, and write one leaderboard run file; and `evals merge`: merge run files into leaderboard.json and a
+// markdown table. The other subcommands have rooms of their own: the synthetic probes (`evals mqar`, `evals
+// switch`) are evals/probes, `evals frontier` is evals/frontier; what they share in setting up from flags is
+// evals/evalsetup.
 package evalrun
 
 import (
-	// Task families register themselves with the harness.
 	"context"
 	"errors"
 	"fmt"
@@ -22,13 +20,10 @@ import (
 
 	"github.com/gomlx/gomlx/pkg/ml/train/optimizers"
 
-	"github.com/oryx-go/oryx/datasets/tokenizers"
+	"github.com/oryx-go/oryx/evals/evalsetup"
 	"github.com/oryx-go/oryx/evals/harness"
 	"github.com/oryx-go/oryx/evals/leaderboard"
-	_ "github.com/oryx-go/oryx/evals/lmeval"
-	_ "github.com/oryx-go/oryx/evals/niahtask"
 	"github.com/oryx-go/oryx/evals/oryxlm"
-	_ "github.com/oryx-go/oryx/evals/recall"
 	"github.com/oryx-go/oryx/internal/backend"
 	"github.com/oryx-go/oryx/internal/cli"
 	"github.com/oryx-go/oryx/internal/rundir"
@@ -70,9 +65,6 @@ type Options struct {
 	Log       io.Writer // progress and per-task lines
 	Stdout    io.Writer // the lm-eval results table at the end (nil: not printed)
 }
-
-// DefaultLMMaxLength is lm-eval's max_length for the mamba_ssm wrapper, the LM tasks' default.
-const DefaultLMMaxLength = 2048
 
 // validate refuses bad option values before anything is read or computed.
 func (o *Options) validate() error {
@@ -136,7 +128,7 @@ func Run(ctx context.Context, o Options) (string, error) {
 	if err := checkWritable(out); err != nil {
 		return "", fmt.Errorf("--out: %w", err)
 	}
-	tok, err := loadTokenizer(o.Tokenizer, o.Checkpoint)
+	tok, err := evalsetup.LoadTokenizer(o.Tokenizer, o.Checkpoint)
 	if err != nil {
 		return "", err
 	}
@@ -240,7 +232,7 @@ func (o *Options) setDefaults() {
 		o.Log = os.Stderr
 	}
 	if o.MaxLength == 0 && o.LMMaxLength == 0 {
-		o.MaxLength, o.LMMaxLength = 8192, DefaultLMMaxLength
+		o.MaxLength, o.LMMaxLength = 8192, evalsetup.DefaultLMMaxLength
 	}
 	if o.Batch == 0 {
 		o.Batch = 8
@@ -254,7 +246,7 @@ func (o *Options) resolveTasks() ([]harness.Task, error) {
 	if err != nil {
 		return nil, cli.Usagef("--tasks: %w", err)
 	}
-	if err := o.checkDataRoot(tasks); err != nil {
+	if err := evalsetup.CheckDataRoot(o.Harness, o.DataRootSource, tasks); err != nil {
 		return nil, err
 	}
 	lengths := o.groupLengths()
@@ -298,21 +290,6 @@ func (o *Options) names() (sched, model, out string) {
 		out = filepath.Join("results", leaderboard.SanitizeModelName(model)+"-"+safeName(sched)+".json")
 	}
 	return sched, model, out
-}
-
-// loadTokenizer loads spec, or when it is "" the tokenizer of the run that wrote checkpoint.
-func loadTokenizer(spec, checkpoint string) (tokenizers.Tokenizer, error) {
-	if spec == "" {
-		var err error
-		if spec, err = rundir.Tokenizer(checkpoint); err != nil {
-			return nil, fmt.Errorf("--checkpoint: %w", err)
-		}
-	}
-	tok, err := tokenizers.Load(spec)
-	if err != nil {
-		return nil, fmt.Errorf("--tokenizer: %w", err)
-	}
-	return tok, nil
 }
 
 // runInfo describes the run for the results file: the model and checkpoint (at step), the schedule,
@@ -388,7 +365,7 @@ func (o *Options) runTask(lm *oryxlm.Model, t harness.Task, hopts harness.Option
 	}
 	lm.ResetCounters()
 	r, err := harness.Run(lm, t, hopts)
-	err = nameLengthFlag(t, hopts, err)
+	err = evalsetup.NameLengthFlag(t, hopts, err)
 	if hopts.Samples != nil {
 		if cerr := hopts.Samples.Close(); err == nil {
 			err = cerr
@@ -398,8 +375,8 @@ func (o *Options) runTask(lm *oryxlm.Model, t harness.Task, hopts harness.Option
 		}
 	}
 	if err != nil {
-		if isMissingData(err) {
-			err = fmt.Errorf("%w\n  data root %s; %s", err, o.dataRootDesc(), dataHint)
+		if evalsetup.IsMissingData(err) {
+			err = fmt.Errorf("%w\n  data root %s; %s", err, evalsetup.DataRootDesc(o.Harness, o.DataRootSource), evalsetup.DataHint)
 		}
 		return nil, err
 	}
@@ -414,50 +391,6 @@ func recordCost(r *harness.Result, lm *oryxlm.Model) {
 		f := b.Fraction
 		r.Policy, r.Budget = string(b.Policy), &f
 	}
-}
-
-// dataHint is how a user points the evaluation at its data.
-const dataHint = "set --data-root DIR or ORYX_DATA=DIR (the folder of the HF-layout parquet sets, e.g. shared/data/hf), or --data-path task=FILE"
-
-func (o *Options) dataRootDesc() string {
-	switch o.DataRootSource {
-	case "flag":
-		return fmt.Sprintf("%q (from --data-root)", o.Harness.DataRoot)
-	case "env":
-		return fmt.Sprintf("%q (from %s)", o.Harness.DataRoot, harness.DataRootEnv)
-	case "walk-up":
-		return fmt.Sprintf("%q (found walking up from the working directory)", o.Harness.DataRoot)
-	}
-	if o.Harness.DataRoot != "" {
-		return fmt.Sprintf("%q", o.Harness.DataRoot)
-	}
-	return "not set (no shared/data/hf found walking up from the working directory)"
-}
-
-// checkDataRoot refuses a run whose tasks read the data root when there is none, or when it is not a
-// directory.
-func (o *Options) checkDataRoot(tasks []harness.Task) error {
-	needs := false
-	for _, t := range tasks {
-		if _, ok := o.Harness.Paths[t.Name()]; !ok {
-			needs = true
-		}
-	}
-	if !needs {
-		return nil
-	}
-	if o.Harness.DataRoot == "" {
-		return fmt.Errorf("no data root: %s; %s", o.dataRootDesc(), dataHint)
-	}
-	if st, err := os.Stat(o.Harness.DataRoot); err != nil || !st.IsDir() {
-		return fmt.Errorf("data root %s is not a directory; %s", o.dataRootDesc(), dataHint)
-	}
-	return nil
-}
-
-// isMissingData tells whether err comes from a data file that is not there.
-func isMissingData(err error) bool {
-	return errors.Is(err, fs.ErrNotExist) || strings.Contains(err.Error(), "matches no files")
 }
 
 // claimResults refuses a results file out that would replace a file of another kind or go into another
@@ -552,17 +485,3 @@ func presetName(c oryx.Config) string {
 var unsafeRE = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
 func safeName(s string) string { return strings.Trim(unsafeRE.ReplaceAllString(s, "_"), "_") }
-
-// nameLengthFlag adds to a request-too-long error the flag that sets the task's max_length (--lm-max-length
-// for the LM group, --max-length for the others) and its value.
-func nameLengthFlag(t harness.Task, hopts harness.Options, err error) error {
-	if !errors.Is(err, harness.ErrTooLong) {
-		return err
-	}
-	g := harness.GroupOf(t.Name())
-	flag := "--max-length"
-	if g == "lm" {
-		flag = "--lm-max-length"
-	}
-	return fmt.Errorf("%w (%s is %d: raise it)", err, flag, hopts.GroupMaxLength[g])
-}

@@ -3,7 +3,7 @@
 // one writer per directory (lock.go), and the reading and writing of run.json, the trainer-state files,
 // metrics.jsonl and summary.json. The trainer (recipes/train) and `oryx init` write run directories; the
 // checkpoint writer (oryx.SaveCheckpoint) serialises the weights under the names given here; evaluation
-// (evals/evalrun), the study and `oryx generate` read them.
+// (evals), the study and `oryx generate` read them.
 //
 // A run directory holds:
 //

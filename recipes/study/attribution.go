@@ -11,7 +11,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/oryx-go/oryx/evals/evalrun"
+	"github.com/oryx-go/oryx/evals/evalapi"
 	"github.com/oryx-go/oryx/internal/human"
 	"github.com/oryx-go/oryx/internal/rundir"
 )
@@ -132,8 +132,8 @@ func attributionMarkdown(c Config, rep *Report) string {
 			return "–"
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s / %s / %s | %s / %s | %s / %s |\n", row.Run, change, acc("attention"),
-			acc(evalrun.Mixed), acc("linear"), loss(rundir.ValAttention), loss(rundir.ValLinear), loss(rundir.ValBlockRandom),
-			tok(row.to50, "attention"), tok(row.to50, evalrun.Mixed), tok(row.to90, "attention"), tok(row.to90, evalrun.Mixed))
+			acc(evalapi.Mixed), acc("linear"), loss(rundir.ValAttention), loss(rundir.ValLinear), loss(rundir.ValBlockRandom),
+			tok(row.to50, "attention"), tok(row.to50, evalapi.Mixed), tok(row.to90, "attention"), tok(row.to90, evalapi.Mixed))
 	}
 	b.WriteString("\nThe thresholds are the study's (claims.go); nothing here is a verdict: each row is read against the reference " +
 		"row, and a difference smaller than about twice the accuracies' standard errors is not a difference.\n\n")

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/oryx-go/oryx/datasets"
-	"github.com/oryx-go/oryx/evals/evalrun"
+	"github.com/oryx-go/oryx/evals/evalapi"
 )
 
 // The criteria's level, margins and thresholds are in verdict.go, with how a claim is decided.
@@ -249,7 +249,7 @@ func pooled(cells map[int]mqarCell, pairs []int) (acc, se float64, n int, frac f
 }
 
 // pooledNeedle pools needle cells over lengths.
-func pooledNeedle(cells map[int]evalrun.ProbeScore) (acc, se float64, n int, frac float64) {
+func pooledNeedle(cells map[int]evalapi.ProbeScore) (acc, se float64, n int, frac float64) {
 	var sum, attn float64
 	for _, cell := range cells {
 		sum += cell.Score * float64(cell.N)
@@ -507,7 +507,7 @@ func recoveryClaim(cl *Claim, c Config, o, ref []*ModelResult, reference string)
 	var notes []string
 	for _, p := range retrievalProbes(c) {
 		refAcc, _ := accuracyOverSeeds(ref, p.read, "attention")
-		mixed, mfrac := accuracyOverSeeds(o, p.read, evalrun.Mixed)
+		mixed, mfrac := accuracyOverSeeds(o, p.read, evalapi.Mixed)
 		n := map[string]any{"reference": reference, "reference_accuracy": refAcc.json(), "mixed": mixed.json(),
 			"mixed_attention_fraction": r4(mfrac), "chance": r4(p.chance)}
 		if reference == referenceOwn {
@@ -521,7 +521,7 @@ func recoveryClaim(cl *Claim, c Config, o, ref []*ModelResult, reference string)
 			continue
 		}
 		ratios := perSeed(o, ref, func(mo, mr *ModelResult) float64 {
-			a, _, _ := p.read(mo, evalrun.Mixed)
+			a, _, _ := p.read(mo, evalapi.Mixed)
 			b, _, _ := p.read(mr, "attention")
 			if b <= 0 {
 				return math.NaN()
@@ -618,9 +618,9 @@ func claimC(c Config, models []*ModelResult) Claim {
 		})
 	}
 	cs := []component{
-		{key: "attention_to_linear_minus_linear", name: "pairs in attention, queries in linear, minus pure linear", spreadKey: spreadSwitchToLin, est: estimateOf(diff(evalrun.AttentionToLinear, "linear"),
+		{key: "attention_to_linear_minus_linear", name: "pairs in attention, queries in linear, minus pure linear", spreadKey: spreadSwitchToLin, est: estimateOf(diff(evalapi.AttentionToLinear, "linear"),
 			spreadFor(c, spreadSwitchToLin)), threshold: -SwitchMargin, above: true},
-		{key: "linear_to_attention_minus_attention", name: "pairs in linear, queries in attention, minus pure attention", spreadKey: spreadSwitchToAtt, est: estimateOf(diff(evalrun.LinearToAttention, "attention"),
+		{key: "linear_to_attention_minus_attention", name: "pairs in linear, queries in attention, minus pure attention", spreadKey: spreadSwitchToAtt, est: estimateOf(diff(evalapi.LinearToAttention, "attention"),
 			spreadFor(c, spreadSwitchToAtt)), threshold: -SwitchMargin, above: true},
 	}
 	cl.decide(cs, points, fmt.Sprintf("pure attention %.1f %%, pure linear %.1f %%", 100*att.Mean, 100*lin.Mean))

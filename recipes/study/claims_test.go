@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/oryx-go/oryx/datasets"
-	"github.com/oryx-go/oryx/evals/evalrun"
+	"github.com/oryx-go/oryx/evals/evalapi"
 	"github.com/oryx-go/oryx/oryx"
 	"github.com/stretchr/testify/require"
 )
@@ -58,7 +58,7 @@ func oryxSeed(k int, att, lin, mix, al, la, mfrac float64) *ModelResult {
 	return &ModelResult{RunSpec: RunSpec{Name: "oryx-tg"}, Seed: k, Schedules: []ScheduleResult{
 		{Schedule: "attention", MQARCells: cells(att, 1)}, {Schedule: "linear", MQARCells: cells(lin, 0)},
 		{Schedule: "mixed", MQARCells: cells(mix, mfrac)}},
-		SwitchMQAR: map[string]map[int]mqarCell{evalrun.AttentionToLinear: cells(al, 0.1), evalrun.LinearToAttention: cells(la, 0.9)}}
+		SwitchMQAR: map[string]map[int]mqarCell{evalapi.AttentionToLinear: cells(al, 0.1), evalapi.LinearToAttention: cells(la, 0.9)}}
 }
 
 // transformerSeed is a hand-made transformer result of seed k (MQAR accuracy acc at 4 and 8 pairs).

@@ -18,7 +18,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/oryx-go/oryx/evals/evalrun"
+	"github.com/oryx-go/oryx/evals/evalapi"
 	"github.com/oryx-go/oryx/oryx"
 	"github.com/oryx-go/oryx/oryx/schedule"
 	"github.com/oryx-go/oryx/recipes/train"
@@ -176,7 +176,7 @@ func Default() Config {
 		CurvePairs: []int{4, 8}, CurveExamples: 16, CurveEvery: 2,
 		// The frontier on the evaluation's own MQAR examples (so that F = 0 and 1 repeat the linear and
 		// attention readings): 22 points, 25 s on XLA CPU under load (README).
-		FrontierBudgets: slices.Clone(evalrun.DefaultBudgets), FrontierPolicies: slices.Clone(schedule.Policies), FrontierExamples: 64,
+		FrontierBudgets: slices.Clone(evalapi.DefaultBudgets), FrontierPolicies: slices.Clone(schedule.Policies), FrontierExamples: 64,
 	}
 }
 

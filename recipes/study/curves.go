@@ -18,7 +18,7 @@ import (
 	"strings"
 
 	"github.com/oryx-go/oryx/datasets"
-	"github.com/oryx-go/oryx/evals/evalrun"
+	"github.com/oryx-go/oryx/evals/evalapi"
 	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/oryx"
 	"github.com/oryx-go/oryx/recipes/train"
@@ -155,7 +155,7 @@ func curveModes(sched string, query []bool, t int) []oryx.Mode {
 	row := make([]oryx.Mode, t)
 	for i := range row {
 		switch {
-		case sched == "attention", sched == evalrun.Mixed && query[i]:
+		case sched == "attention", sched == evalapi.Mixed && query[i]:
 			row[i] = oryx.Attention
 		}
 	}
@@ -267,14 +267,14 @@ func firstCrossing(x, y []float64, level float64, rising bool) float64 {
 // curveSchedules lists the schedules of a run's curves in display order.
 func curveSchedules(curves map[string]*RecallCurve) []string {
 	var out []string
-	for _, s := range []string{"attention", "linear", evalrun.Mixed} {
+	for _, s := range []string{"attention", "linear", evalapi.Mixed} {
 		if _, ok := curves[s]; ok {
 			out = append(out, s)
 		}
 	}
 	var rest []string
 	for s := range curves {
-		if s != "attention" && s != "linear" && s != evalrun.Mixed {
+		if s != "attention" && s != "linear" && s != evalapi.Mixed {
 			rest = append(rest, s)
 		}
 	}

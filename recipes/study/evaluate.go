@@ -10,7 +10,7 @@ import (
 
 	"github.com/oryx-go/oryx/datasets"
 	"github.com/oryx-go/oryx/datasets/tokenizers"
-	"github.com/oryx-go/oryx/evals/evalrun"
+	"github.com/oryx-go/oryx/evals/evalapi"
 	"github.com/oryx-go/oryx/internal/human"
 	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/oryx"
@@ -26,19 +26,19 @@ const (
 
 // ScheduleResult is one model read under one schedule.
 type ScheduleResult struct {
-	Schedule string `json:"schedule"` // attention | linear | mixed (evalrun.Mixed: linear context, attention from the question on)
+	Schedule string `json:"schedule"` // attention | linear | mixed (evalapi.Mixed: linear context, attention from the question on)
 	// ValLoss is the held-out synthetic language's loss in nats/token under the schedule: attention and
 	// linear only (the training's validation modes); null (NaN) for mixed, which has no question to split
 	// text at. The multi-mixer runs' validation in block-random modes is training.val_loss.block_random.
 	ValLoss           rundir.Float               `json:"val_loss"`
 	MQAR              map[int]float64            `json:"mqar"`        // accuracy by number of pairs
 	MQARCells         map[int]mqarCell           `json:"mqar_detail"` // accuracy, standard error, queries by number of pairs
-	Needle            map[int]evalrun.ProbeScore `json:"needle"`      // by prompt length
-	Copy              map[int]evalrun.ProbeScore `json:"copy"`        // by prompt length
+	Needle            map[int]evalapi.ProbeScore `json:"needle"`      // by prompt length
+	Copy              map[int]evalapi.ProbeScore `json:"copy"`        // by prompt length
 	AttentionFraction float64                    `json:"attention_fraction"`
 }
 
-// mqarCell is an MQAR result (evalrun.MQARResult) as study.json records it.
+// mqarCell is an MQAR result (evalapi.MQARResult) as study.json records it.
 type mqarCell struct {
 	Accuracy          float64 `json:"accuracy"`
 	StdErr            float64 `json:"stderr"`
@@ -46,7 +46,7 @@ type mqarCell struct {
 	AttentionFraction float64 `json:"attention_fraction"`
 }
 
-func newMQARCell(r evalrun.MQARResult) mqarCell {
+func newMQARCell(r evalapi.MQARResult) mqarCell {
 	return mqarCell{r.Accuracy, r.StdErr, r.Queries, r.AttentionFraction}
 }
 
@@ -60,10 +60,10 @@ type ModelResult struct {
 	Summary   *train.Summary   `json:"training"`
 	Schedules []ScheduleResult `json:"schedules"`
 	// SwitchMQAR is the mode-switch test (multi-mixer models): MQAR with the pairs read in one mode and the
-	// queries in the other, by schedule (evalrun.AttentionToLinear, evalrun.LinearToAttention) and number of pairs.
+	// queries in the other, by schedule (evalapi.AttentionToLinear, evalapi.LinearToAttention) and number of pairs.
 	SwitchMQAR map[string]map[int]mqarCell `json:"switch_mqar,omitempty"`
 	// Switch is the per-position loss on held-out text around a switch (multi-mixer models): supplementary.
-	Switch *evalrun.SwitchCurves `json:"mode_switch,omitempty"`
+	Switch *evalapi.SwitchCurves `json:"mode_switch,omitempty"`
 	// Curves are the recall learning curves by schedule (curves.go; none without Config.CurveExamples).
 	Curves map[string]*RecallCurve `json:"mqar_curves,omitempty"`
 	// MixtureLoss is the held-out training mixture's loss by single mode (attention, linear; mixtureloss.go),
@@ -75,7 +75,7 @@ type ModelResult struct {
 func schedulesOf(v oryx.Variant) []string {
 	switch {
 	case v.IsMultiMixer():
-		return []string{"attention", "linear", evalrun.Mixed}
+		return []string{"attention", "linear", evalapi.Mixed}
 	case v.HasAttention():
 		return []string{"attention"}
 	}
@@ -89,7 +89,7 @@ func newScheduleResults(v oryx.Variant, sum *train.Summary) []ScheduleResult {
 	var out []ScheduleResult
 	for _, sched := range schedulesOf(v) {
 		sr := ScheduleResult{Schedule: sched, ValLoss: rundir.Float(math.NaN()), MQAR: map[int]float64{}, MQARCells: map[int]mqarCell{},
-			Needle: map[int]evalrun.ProbeScore{}, Copy: map[int]evalrun.ProbeScore{}}
+			Needle: map[int]evalapi.ProbeScore{}, Copy: map[int]evalapi.ProbeScore{}}
 		if l, ok := sum.ValLoss[sched]; ok && (sched == rundir.ValAttention || sched == rundir.ValLinear) {
 			sr.ValLoss = l
 		}
@@ -99,7 +99,7 @@ func newScheduleResults(v oryx.Variant, sum *train.Summary) []ScheduleResult {
 }
 
 // evaluate measures a trained model (job j, its run directory dir) as c.Evaluation says: with EvalFull the
-// evaluations of evals/evalrun — MQAR and its switch test, the mini needle and the copy probe under each
+// evaluations of evals/evalapi — MQAR and its switch test, the mini needle and the copy probe under each
 // schedule, and the mode-switch curves; with EvalMQAR MQAR under each schedule; with EvalCurves nothing. The
 // recall curves logged during training are read in every case.
 func evaluate(c Config, j job, dir string, sum *train.Summary, log io.Writer) (*ModelResult, error) {
@@ -131,7 +131,7 @@ func evaluate(c Config, j job, dir string, sum *train.Summary, log io.Writer) (*
 		return nil, err
 	}
 	tok := tokenizers.NewByteTokenizer()
-	lm, err := evalrun.NewLM(m, ctx, tok, evalrun.LMOptions{Batch: 16, MaxLength: 4096})
+	lm, err := evalapi.NewLM(m, ctx, tok, evalapi.LMOptions{Batch: 16, MaxLength: 4096})
 	if err != nil {
 		return nil, err
 	}
@@ -156,7 +156,7 @@ func evaluate(c Config, j job, dir string, sum *train.Summary, log io.Writer) (*
 			return nil, err
 		}
 		fmt.Fprintf(log, "  mode switch at %d: recovery attention→linear %d tokens, linear→attention %d tokens\n",
-			res.Switch.SwitchAt, res.Switch.Recovery[evalrun.AttentionToLinear], res.Switch.Recovery[evalrun.LinearToAttention])
+			res.Switch.SwitchAt, res.Switch.Recovery[evalapi.AttentionToLinear], res.Switch.Recovery[evalapi.LinearToAttention])
 	}
 	return res, nil
 }
@@ -186,10 +186,10 @@ func tokensOrNever(t float64) string {
 }
 
 // evaluateMQAR scores MQAR under every schedule the variant has and, with withSwitch for multi-mixer
-// variants, the switch test (evalrun.ScoreMQAR, evalrun.SwitchMQAR).
-func evaluateMQAR(c Config, lm *evalrun.LM, res *ModelResult, withSwitch bool, log io.Writer) error {
+// variants, the switch test (evalapi.ScoreMQAR, evalapi.SwitchMQAR).
+func evaluateMQAR(c Config, lm *evalapi.LM, res *ModelResult, withSwitch bool, log io.Writer) error {
 	task := datasets.MQARConfig{Vocab: datasets.MQARVocab, SeqLen: c.Train.SeqLen, Seed: mqarEvalSeed}
-	scores, err := evalrun.ScoreMQAR(lm, task, c.MQARPairs, c.MQARExamples, datasets.MQARTokenOffset)
+	scores, err := evalapi.ScoreMQAR(lm, task, c.MQARPairs, c.MQARExamples, datasets.MQARTokenOffset)
 	if err != nil {
 		return err
 	}
@@ -198,12 +198,12 @@ func evaluateMQAR(c Config, lm *evalrun.LM, res *ModelResult, withSwitch bool, l
 			s := res.sched(r.Schedule)
 			s.MQAR[p], s.MQARCells[p] = r.Accuracy, newMQARCell(r)
 		}
-		fmt.Fprintf(log, "  mqar %2d pairs: %s\n", p, evalrun.FormatMQAR(scores[p]))
+		fmt.Fprintf(log, "  mqar %2d pairs: %s\n", p, evalapi.FormatMQAR(scores[p]))
 	}
 	if !withSwitch || !lm.Config().Variant.IsMultiMixer() {
 		return nil
 	}
-	switched, err := evalrun.SwitchMQAR(lm, task, c.MQARPairs, c.MQARExamples, datasets.MQARTokenOffset)
+	switched, err := evalapi.SwitchMQAR(lm, task, c.MQARPairs, c.MQARExamples, datasets.MQARTokenOffset)
 	if err != nil {
 		return err
 	}
@@ -215,25 +215,25 @@ func evaluateMQAR(c Config, lm *evalrun.LM, res *ModelResult, withSwitch bool, l
 			}
 			res.SwitchMQAR[r.Schedule][p] = newMQARCell(r)
 		}
-		fmt.Fprintf(log, "  mqar %2d pairs, switch at the first query: %s\n", p, evalrun.FormatMQAR(switched[p]))
+		fmt.Fprintf(log, "  mqar %2d pairs, switch at the first query: %s\n", p, evalapi.FormatMQAR(switched[p]))
 	}
 	return nil
 }
 
-// evaluateGenProbes runs the mini needle and the copy probe (evalrun.MiniNeedleProbe, evalrun.CopyProbe) by
+// evaluateGenProbes runs the mini needle and the copy probe (evalapi.MiniNeedleProbe, evalapi.CopyProbe) by
 // greedy generation through the engine, under each schedule.
 func evaluateGenProbes(c Config, m *oryx.Model, ctx *context.Context, tok tokenizers.Tokenizer, res *ModelResult, log io.Writer) error {
-	needles, err := evalrun.MiniNeedleProbe(tok, c.NeedleLengths, c.NeedleDepths, c.NeedleSamples, needleEvalSeed)
+	needles, err := evalapi.MiniNeedleProbe(tok, c.NeedleLengths, c.NeedleDepths, c.NeedleSamples, needleEvalSeed)
 	if err != nil {
 		return err
 	}
-	copies, err := evalrun.CopyProbe(tok, c.NeedleLengths, c.NeedleSamples*len(c.NeedleDepths), copyEvalSeed)
+	copies, err := evalapi.CopyProbe(tok, c.NeedleLengths, c.NeedleSamples*len(c.NeedleDepths), copyEvalSeed)
 	if err != nil {
 		return err
 	}
 	// One generating model for every schedule and probe: its engines and their compiled graphs are reused
 	// (the schedule only changes the modes fed to them).
-	gen, err := evalrun.NewLM(m, ctx, tok, evalrun.LMOptions{Batch: 8, MaxLength: 4096})
+	gen, err := evalapi.NewLM(m, ctx, tok, evalapi.LMOptions{Batch: 8, MaxLength: 4096})
 	if err != nil {
 		return err
 	}
@@ -245,10 +245,10 @@ func evaluateGenProbes(c Config, m *oryx.Model, ctx *context.Context, tok tokeni
 		s := res.sched(sched)
 		for _, pr := range []struct {
 			name  string
-			items []evalrun.GenProbe
-			cells map[int]evalrun.ProbeScore
+			items []evalapi.GenProbe
+			cells map[int]evalapi.ProbeScore
 		}{{"needle", needles, s.Needle}, {"copy", copies, s.Copy}} {
-			scores, err := evalrun.RunGenProbe(gen, pr.items)
+			scores, err := evalapi.RunGenProbe(gen, pr.items)
 			if err != nil {
 				return fmt.Errorf("%s (%s): %w", pr.name, sched, err)
 			}
@@ -270,7 +270,7 @@ func attentionFraction(c Config, s ScheduleResult) float64 {
 		a += cell.AttentionFraction * float64(c.MQARExamples)
 		n += float64(c.MQARExamples)
 	}
-	for _, cells := range []map[int]evalrun.ProbeScore{s.Needle, s.Copy} {
+	for _, cells := range []map[int]evalapi.ProbeScore{s.Needle, s.Copy} {
 		for _, cell := range cells {
 			a += cell.AttentionFraction * float64(cell.N)
 			n += float64(cell.N)
@@ -283,11 +283,11 @@ func attentionFraction(c Config, s ScheduleResult) float64 {
 }
 
 // modeSwitch computes the per-position loss curves around a switch at half the training length on held-out
-// synthetic text (evalrun.HeldOut).
-func modeSwitch(c Config, lm *evalrun.LM) (*evalrun.SwitchCurves, error) {
-	seqs, err := evalrun.HeldOut(datasets.DataSpec{Spec: "synth"}, lm.Tokenizer(), c.Train.SeqLen, c.SwitchSequences)
+// synthetic text (evalapi.HeldOut).
+func modeSwitch(c Config, lm *evalapi.LM) (*evalapi.SwitchCurves, error) {
+	seqs, err := evalapi.HeldOut(datasets.DataSpec{Spec: "synth"}, lm.Tokenizer(), c.Train.SeqLen, c.SwitchSequences)
 	if err != nil {
 		return nil, err
 	}
-	return evalrun.ModeSwitch(lm, seqs, c.Train.SeqLen/2)
+	return evalapi.ModeSwitch(lm, seqs, c.Train.SeqLen/2)
 }

@@ -2,7 +2,7 @@ package study
 
 // The attention-budget frontier of the study's Oryx-TG main model: MQAR accuracy against forward
 // FLOPs per token for attention budgets F and the policies that place them (oryx/schedule/budget.go), measured by
-// evalrun.RunFrontier after the models are evaluated and read as curves by evalrun.FrontierSummary; here: which
+// evalapi.RunFrontier after the models are evaluated and read as curves by evalapi.FrontierSummary; here: which
 // run it reads, and its section of report.md.
 
 import (
@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/oryx-go/oryx/datasets"
-	"github.com/oryx-go/oryx/evals/evalrun"
+	"github.com/oryx-go/oryx/evals/evalapi"
 	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/oryx/schedule"
 )
@@ -55,10 +55,10 @@ func checkFrontier(c Config) error {
 
 // runFrontier measures the frontier of c's Oryx-TG main model (its trained run in c.Out) on MQAR: the
 // evaluation's examples and pair counts trained on, at c.FrontierBudgets under c.FrontierPolicies
-// (evalrun.RunFrontier; budgets 0 and 1 measured once). Without such a model, or with the frontier off in
+// (evalapi.RunFrontier; budgets 0 and 1 measured once). Without such a model, or with the frontier off in
 // c, the result says why it was skipped.
-func runFrontier(c Config, log io.Writer) (*evalrun.FrontierSummary, error) {
-	res := &evalrun.FrontierSummary{Dir: FrontierDir, Task: evalrun.FrontierMQAR, Pairs: c.ClaimPairs, Examples: c.FrontierExamples,
+func runFrontier(c Config, log io.Writer) (*evalapi.FrontierSummary, error) {
+	res := &evalapi.FrontierSummary{Dir: FrontierDir, Task: evalapi.FrontierMQAR, Pairs: c.ClaimPairs, Examples: c.FrontierExamples,
 		Budgets: c.FrontierBudgets, AllLinear: rundir.Float(math.NaN()), AllAttention: rundir.Float(math.NaN())}
 	for _, p := range c.FrontierPolicies {
 		res.Policies = append(res.Policies, string(p))
@@ -79,10 +79,10 @@ func runFrontier(c Config, log io.Writer) (*evalrun.FrontierSummary, error) {
 		c.FrontierExamples, c.FrontierBudgets, res.Policies)
 	start := time.Now()
 	n := c.Train.SeqLen + 1
-	f, err := evalrun.RunFrontier(evalrun.FrontierOptions{
-		Checkpoint: c.jobDir(job{*rs, 1}), Tokenizer: "bytes", Tasks: []string{evalrun.FrontierMQAR},
+	f, err := evalapi.RunFrontier(evalapi.FrontierOptions{
+		Checkpoint: c.jobDir(job{*rs, 1}), Tokenizer: "bytes", Tasks: []string{evalapi.FrontierMQAR},
 		Budgets: c.FrontierBudgets, Policies: c.FrontierPolicies, Batch: 16, MaxLength: n, LMMaxLength: n,
-		MQAR: evalrun.MQAROptions{SeqLen: c.Train.SeqLen, Vocab: datasets.MQARVocab, Offset: datasets.MQARTokenOffset,
+		MQAR: evalapi.MQAROptions{SeqLen: c.Train.SeqLen, Vocab: datasets.MQARVocab, Offset: datasets.MQARTokenOffset,
 			Pairs: c.ClaimPairs, Examples: c.FrontierExamples},
 		Out: filepath.Join(c.Out, FrontierDir), Force: true, Log: log,
 	})
@@ -121,9 +121,9 @@ func frontierMarkdown(c Config, rep *Report) string {
 	b.WriteString("MQAR accuracy at each budget F (bold: the highest at that budget; F = 0 and 1 are all-linear and all-attention " +
 		"under every policy, measured once):\n\n| policy |")
 	for _, f := range r.Budgets {
-		fmt.Fprintf(&b, " F = %s |", evalrun.BudgetList([]float64{f}))
+		fmt.Fprintf(&b, " F = %s |", evalapi.BudgetList([]float64{f}))
 	}
-	fmt.Fprintf(&b, " recovers all-attention (±%.0f pt) at |\n|---|", 100*evalrun.FrontierTolerance)
+	fmt.Fprintf(&b, " recovers all-attention (±%.0f pt) at |\n|---|", 100*evalapi.FrontierTolerance)
 	b.WriteString(strings.Repeat("---|", len(r.Budgets)+1) + "\n")
 	for _, cv := range r.ByPolicy {
 		fmt.Fprintf(&b, "| %s |", cv.Policy)
@@ -136,7 +136,7 @@ func frontierMarkdown(c Config, rep *Report) string {
 		}
 		at := "only F = 1"
 		if cv.RecoversAt != nil {
-			at = "F = " + evalrun.BudgetList([]float64{*cv.RecoversAt})
+			at = "F = " + evalapi.BudgetList([]float64{*cv.RecoversAt})
 		}
 		fmt.Fprintf(&b, " %s |\n", at)
 	}

@@ -10,13 +10,13 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/oryx-go/oryx/evals/evalrun"
+	"github.com/oryx-go/oryx/evals/evalapi"
 	"github.com/oryx-go/oryx/oryx/schedule"
 )
 
 // syntheticFrontier is a frontier whose curves are known: question reaches the all-attention accuracy
 // (0.30) at F = 0.1, entropy stays within a point of last, random is in between.
-func syntheticFrontier() *evalrun.FrontierSummary {
+func syntheticFrontier() *evalapi.FrontierSummary {
 	budgets := []float64{0, 0.05, 0.1, 0.5, 1}
 	acc := map[string][]float64{
 		"last":     {0.12, 0.12, 0.13, 0.16, 0.30},
@@ -24,7 +24,7 @@ func syntheticFrontier() *evalrun.FrontierSummary {
 		"random":   {0.12, 0.13, 0.14, 0.20, 0.30},
 		"entropy":  {0.12, 0.13, 0.135, 0.15, 0.30},
 	}
-	r := &evalrun.FrontierSummary{Run: "oryx-tg", Dir: FrontierDir, Task: evalrun.FrontierMQAR, Pairs: []int{4, 8}, Examples: 64,
+	r := &evalapi.FrontierSummary{Run: "oryx-tg", Dir: FrontierDir, Task: evalapi.FrontierMQAR, Pairs: []int{4, 8}, Examples: 64,
 		Budgets: budgets, Policies: []string{"last", "question", "random", "entropy"}, Seconds: 12.5}
 	for _, pol := range r.Policies {
 		for k, b := range budgets {
@@ -32,7 +32,7 @@ func syntheticFrontier() *evalrun.FrontierSummary {
 			if pol == "entropy" && b > 0 && b < 1 {
 				flops += 0.235e6
 			}
-			r.Points = append(r.Points, evalrun.FrontierPoint{Task: evalrun.FrontierMQAR, Metric: "acc", Policy: pol, Budget: b,
+			r.Points = append(r.Points, evalapi.FrontierPoint{Task: evalapi.FrontierMQAR, Metric: "acc", Policy: pol, Budget: b,
 				Value: acc[pol][k], StdErr: 0.01, AttentionFraction: b, Tokens: 1000, FLOPsGatheredPerToken: flops})
 		}
 	}
@@ -40,7 +40,7 @@ func syntheticFrontier() *evalrun.FrontierSummary {
 }
 
 // TestFrontierMarkdown: report.md's frontier section from known points (the summary itself is tested in
-// evals/evalrun).
+// evals/frontier).
 func TestFrontierMarkdown(t *testing.T) {
 	r := syntheticFrontier()
 	require.NoError(t, r.Summarize())

@@ -6,7 +6,7 @@ import (
 	"sort"
 
 	"github.com/oryx-go/oryx/datasets"
-	"github.com/oryx-go/oryx/evals/evalrun"
+	"github.com/oryx-go/oryx/evals/evalapi"
 	"github.com/oryx-go/oryx/internal/figure"
 	"github.com/oryx-go/oryx/internal/rundir"
 )
@@ -22,8 +22,8 @@ var scheduleStyle = map[string]figure.Line{
 	// The validation loss in block-random modes (loss.png only): the multi-mixer runs' training
 	// distribution, not the mixed schedule, so it has a style of its own.
 	rundir.ValBlockRandom:     {Color: 3, Marker: 7, Dash: figure.Dashed},
-	evalrun.LinearToAttention: {Color: 0, Marker: 4, Dash: figure.Dashed},
-	evalrun.AttentionToLinear: {Color: 1, Marker: 5, Dash: figure.Dashed},
+	evalapi.LinearToAttention: {Color: 0, Marker: 4, Dash: figure.Dashed},
+	evalapi.AttentionToLinear: {Color: 1, Marker: 5, Dash: figure.Dashed},
 }
 
 // writePlots draws:
@@ -96,7 +96,7 @@ func writePlots(c Config, rep *Report) error {
 		if m.SwitchMQAR != nil {
 			swP := &figure.Panel{Title: title, X: pairs, Y: unit, HRefs: chance, Dodge: true,
 				Comment: "A → B: the pairs read in A, the queries in B"}
-			for _, k := range []string{"attention", "linear", evalrun.LinearToAttention, evalrun.AttentionToLinear} {
+			for _, k := range []string{"attention", "linear", evalapi.LinearToAttention, evalapi.AttentionToLinear} {
 				cells := m.SwitchMQAR[k]
 				if k == "attention" || k == "linear" {
 					cells = m.sched(k).MQARCells
@@ -283,9 +283,9 @@ func int64s(v []int64) []float64 {
 // switchName is the legend entry of a switch-test schedule (the panel's comment says what A → B is).
 func switchName(k string) string {
 	switch k {
-	case evalrun.LinearToAttention:
+	case evalapi.LinearToAttention:
 		return "linear → attention"
-	case evalrun.AttentionToLinear:
+	case evalapi.AttentionToLinear:
 		return "attention → linear"
 	}
 	return k

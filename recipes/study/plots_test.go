@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/oryx-go/oryx/evals/evalrun"
+	"github.com/oryx-go/oryx/evals/evalapi"
 	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/stretchr/testify/require"
 )
@@ -37,7 +37,7 @@ func TestWritePlots(t *testing.T) {
 		}
 		writeValRecords(t, dir, recs)
 		for si, s := range schedulesOf(v) {
-			r := ScheduleResult{Schedule: s, MQAR: map[int]float64{}, MQARCells: map[int]mqarCell{}, Needle: map[int]evalrun.ProbeScore{}, Copy: map[int]evalrun.ProbeScore{},
+			r := ScheduleResult{Schedule: s, MQAR: map[int]float64{}, MQARCells: map[int]mqarCell{}, Needle: map[int]evalapi.ProbeScore{}, Copy: map[int]evalapi.ProbeScore{},
 				AttentionFraction: map[string]float64{"attention": 1, "linear": 0, "mixed": 0.06}[s]}
 			for i, p := range c.MQARPairs {
 				acc := math.Max(0, 1-0.3*float64(i)-0.4*float64(si))
@@ -45,8 +45,8 @@ func TestWritePlots(t *testing.T) {
 				r.MQARCells[p] = mqarCell{Accuracy: acc, StdErr: math.Sqrt(acc*(1-acc)/64) + 0.01}
 			}
 			for i, l := range c.NeedleLengths {
-				r.Needle[l] = evalrun.ProbeScore{Score: []float64{1, 1, 0}[si] * float64(1-i/2), StdErr: 0.05}
-				r.Copy[l] = evalrun.ProbeScore{Score: 0.9 - 0.2*float64(si) - 0.1*float64(i), StdErr: 0.04}
+				r.Needle[l] = evalapi.ProbeScore{Score: []float64{1, 1, 0}[si] * float64(1-i/2), StdErr: 0.05}
+				r.Copy[l] = evalapi.ProbeScore{Score: 0.9 - 0.2*float64(si) - 0.1*float64(i), StdErr: 0.04}
 			}
 			m.Schedules = append(m.Schedules, r)
 			rc := &RecallCurve{}
@@ -58,15 +58,15 @@ func TestWritePlots(t *testing.T) {
 		}
 		if v.IsMultiMixer() {
 			m.SwitchMQAR = map[string]map[int]mqarCell{}
-			for ki, k := range []string{evalrun.AttentionToLinear, evalrun.LinearToAttention} {
+			for ki, k := range []string{evalapi.AttentionToLinear, evalapi.LinearToAttention} {
 				m.SwitchMQAR[k] = map[int]mqarCell{}
 				for i, p := range c.MQARPairs {
 					acc := math.Max(0, 0.9-0.3*float64(i)-0.2*float64(ki))
 					m.SwitchMQAR[k][p] = mqarCell{Accuracy: acc, StdErr: math.Sqrt(acc*(1-acc)/64) + 0.01}
 				}
 			}
-			sw := &evalrun.SwitchCurves{Variant: v, SwitchAt: 128, Sequences: 64, SeqLen: 256, Window: evalrun.SwitchWindow, Loss: map[string][]float64{}}
-			for ni, name := range []string{evalrun.SwitchAttention, evalrun.SwitchLinear, evalrun.AttentionToLinear, evalrun.LinearToAttention} {
+			sw := &evalapi.SwitchCurves{Variant: v, SwitchAt: 128, Sequences: 64, SeqLen: 256, Window: evalapi.SwitchWindow, Loss: map[string][]float64{}}
+			for ni, name := range []string{evalapi.SwitchAttention, evalapi.SwitchLinear, evalapi.AttentionToLinear, evalapi.LinearToAttention} {
 				y := make([]float64, 256)
 				for p := range y {
 					y[p] = 1 + 3/math.Sqrt(float64(p+1)) + 0.1*float64(ni%2) + 0.05*math.Sin(float64(p))

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/oryx-go/oryx/evals/evalrun"
+	"github.com/oryx-go/oryx/evals/evalapi"
 	"github.com/oryx-go/oryx/internal/human"
 	"github.com/oryx-go/oryx/internal/rundir"
 )
@@ -105,10 +105,10 @@ func markdown(c Config, rep *Report) string {
 		if m.SwitchMQAR == nil {
 			continue
 		}
-		for _, p := range sortedKeys(m.SwitchMQAR[evalrun.AttentionToLinear]) {
+		for _, p := range sortedKeys(m.SwitchMQAR[evalapi.AttentionToLinear]) {
 			fmt.Fprintf(&b, "| %s | %d | %.1f%% | %.1f%% | %.1f%% | %.1f%% |\n", m.Name, p, 100*m.sched("attention").MQARCells[p].Accuracy,
-				100*m.sched("linear").MQARCells[p].Accuracy, 100*m.SwitchMQAR[evalrun.AttentionToLinear][p].Accuracy,
-				100*m.SwitchMQAR[evalrun.LinearToAttention][p].Accuracy)
+				100*m.sched("linear").MQARCells[p].Accuracy, 100*m.SwitchMQAR[evalapi.AttentionToLinear][p].Accuracy,
+				100*m.SwitchMQAR[evalapi.LinearToAttention][p].Accuracy)
 		}
 	}
 	b.WriteString(frontierMarkdown(c, rep))
@@ -176,7 +176,7 @@ func curvesMarkdown(c Config, rep *Report) string {
 		}
 	}
 	if t, ok := to90["transformer attention"]; ok && !math.IsNaN(t) {
-		for _, s := range []string{"attention", evalrun.Mixed} {
+		for _, s := range []string{"attention", evalapi.Mixed} {
 			o, ok := to90["oryx-tg "+s]
 			switch {
 			case !ok:

@@ -13,7 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/oryx-go/oryx/evals/evalrun"
+	"github.com/oryx-go/oryx/evals/evalapi"
 	"github.com/oryx-go/oryx/internal/figure"
 	"github.com/oryx-go/oryx/internal/human"
 )
@@ -70,7 +70,7 @@ func scaleResult(c Config, models []*ModelResult) *ScaleResult {
 			row.GapAttention, row.GapLinear = ga.json(), gl.json()
 			row.gapA, row.seA, row.gapL, row.seL = ga.Mean, ga.SE, gl.Mean, gl.SE
 			queries := c.CurveExamples * sum(c.CurvePairs)
-			mixed := curveAccuracy(o, evalrun.Mixed, float64(tokens), queries)
+			mixed := curveAccuracy(o, evalapi.Mixed, float64(tokens), queries)
 			ref := curveAccuracy(tr, "attention", float64(tokens), queries)
 			att := curveAccuracy(o, "attention", float64(tokens), queries)
 			row.MixedAccuracy, row.TransformerAccuracy, row.AttentionAccuracy = mixed.json(), ref.json(), att.json()

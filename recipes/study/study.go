@@ -12,7 +12,7 @@ import (
 
 	"github.com/oryx-go/oryx/datasets"
 	"github.com/oryx-go/oryx/datasets/tokenizers"
-	"github.com/oryx-go/oryx/evals/evalrun"
+	"github.com/oryx-go/oryx/evals/evalapi"
 	"github.com/oryx-go/oryx/internal/atomicfile"
 	"github.com/oryx-go/oryx/internal/backend"
 	"github.com/oryx-go/oryx/internal/rundir"
@@ -32,7 +32,7 @@ type Report struct {
 	Date     string         `json:"date"`
 
 	// Frontier is the attention-budget frontier of the Oryx-TG main model (frontier.go).
-	Frontier *evalrun.FrontierSummary `json:"frontier"`
+	Frontier *evalapi.FrontierSummary `json:"frontier"`
 	// Scale is study-scale's table of the claims' gaps by width and budget (KindScale; scale.go).
 	Scale *ScaleResult `json:"scale,omitempty"`
 	// Attribution is the attribution's table (KindAttribution; attribution.go).
@@ -315,12 +315,12 @@ func trainAndEvaluateAll(ctx context.Context, c Config, log io.Writer) ([]*Model
 // fails before the training, not after it.
 func checkProbes(c Config) error {
 	for _, l := range c.NeedleLengths {
-		if l+evalrun.MiniNeedleAnswerTokens > c.Train.SeqLen {
+		if l+evalapi.MiniNeedleAnswerTokens > c.Train.SeqLen {
 			return fmt.Errorf("study: needle length %d: the prompt and its %d-token answer exceed the training length %d", l,
-				evalrun.MiniNeedleAnswerTokens, c.Train.SeqLen)
+				evalapi.MiniNeedleAnswerTokens, c.Train.SeqLen)
 		}
 	}
-	if _, err := evalrun.MiniNeedleProbe(tokenizers.NewByteTokenizer(), c.NeedleLengths, c.NeedleDepths, c.NeedleSamples, needleEvalSeed); err != nil {
+	if _, err := evalapi.MiniNeedleProbe(tokenizers.NewByteTokenizer(), c.NeedleLengths, c.NeedleDepths, c.NeedleSamples, needleEvalSeed); err != nil {
 		return fmt.Errorf("study: %w", err)
 	}
 	return nil
@@ -373,17 +373,17 @@ func writeResults(c Config, rep *Report) error {
 		label := filepath.Base(m.RunDir)
 		for _, s := range m.Schedules {
 			f := filepath.Join(resDir, fmt.Sprintf("%s-%s.json", label, s.Schedule))
-			info := evalrun.RunInfo{Model: label, Variant: string(m.Variant), Size: m.Size(),
+			info := evalapi.RunInfo{Model: label, Variant: string(m.Variant), Size: m.Size(),
 				Parameters: m.Params, Checkpoint: filepath.Join(c.Out, m.RunDir),
 				CheckpointStep: int64(m.Summary.Steps), TokensSeen: m.Summary.Tokens, Schedule: s.Schedule,
 				Backend: rep.Backend, Tokenizer: "bytes", MaxLength: 4096, Date: rep.Date}
-			if err := evalrun.WriteRunFile(f, info, scheduleResults(s), s.AttentionFraction); err != nil {
+			if err := evalapi.WriteRunFile(f, info, scheduleResults(s), s.AttentionFraction); err != nil {
 				return err
 			}
 			files = append(files, f)
 		}
 	}
-	lb, err := evalrun.MergeLeaderboard(files...)
+	lb, err := evalapi.MergeLeaderboard(files...)
 	if err != nil {
 		return err
 	}
@@ -391,14 +391,14 @@ func writeResults(c Config, rep *Report) error {
 }
 
 // scheduleResults turns a schedule's measurements into harness results for the run file.
-func scheduleResults(s ScheduleResult) []*evalrun.Result {
-	var out []*evalrun.Result
+func scheduleResults(s ScheduleResult) []*evalapi.Result {
+	var out []*evalapi.Result
 	if !math.IsNaN(float64(s.ValLoss)) {
-		out = append(out, &evalrun.Result{Task: "val", Metrics: map[string]evalrun.Metric{"loss": {Value: float64(s.ValLoss), Stderr: math.NaN()}}})
+		out = append(out, &evalapi.Result{Task: "val", Metrics: map[string]evalapi.Metric{"loss": {Value: float64(s.ValLoss), Stderr: math.NaN()}}})
 	}
-	mqar := map[int]evalrun.ProbeScore{}
+	mqar := map[int]evalapi.ProbeScore{}
 	for p, cell := range s.MQARCells {
-		mqar[p] = evalrun.ProbeScore{Score: cell.Accuracy, StdErr: cell.StdErr, N: cell.Queries}
+		mqar[p] = evalapi.ProbeScore{Score: cell.Accuracy, StdErr: cell.StdErr, N: cell.Queries}
 	}
 	mq := cellsResult("mqar", "acc", mqar)
 	mq.AttentionFraction = s.AttentionFraction
@@ -406,13 +406,13 @@ func scheduleResults(s ScheduleResult) []*evalrun.Result {
 }
 
 // cellsResult turns per-size cells into a result with metrics "<metric>@<size>" and their mean "<metric>".
-func cellsResult(task, metric string, cells map[int]evalrun.ProbeScore) *evalrun.Result {
-	r := &evalrun.Result{Task: task, Metrics: map[string]evalrun.Metric{}}
+func cellsResult(task, metric string, cells map[int]evalapi.ProbeScore) *evalapi.Result {
+	r := &evalapi.Result{Task: task, Metrics: map[string]evalapi.Metric{}}
 	var all []float64
 	for k, cell := range cells {
-		r.Metrics[fmt.Sprintf("%s@%d", metric, k)] = evalrun.Metric{Value: cell.Score, Stderr: cell.StdErr, N: cell.N}
+		r.Metrics[fmt.Sprintf("%s@%d", metric, k)] = evalapi.Metric{Value: cell.Score, Stderr: cell.StdErr, N: cell.N}
 		all = append(all, cell.Score)
 	}
-	r.Metrics[metric] = evalrun.Metric{Value: evalrun.Mean(all), Stderr: math.NaN(), N: len(all)}
+	r.Metrics[metric] = evalapi.Metric{Value: evalapi.Mean(all), Stderr: math.NaN(), N: len(all)}
 	return r
 }

@@ -13,7 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/oryx-go/oryx/evals/evalrun"
+	"github.com/oryx-go/oryx/evals/evalapi"
 	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/oryx"
 	"github.com/oryx-go/oryx/recipes/train"
@@ -63,7 +63,7 @@ func TestQuickStudyArtefacts(t *testing.T) {
 	require.Len(t, rep.Controls, 6, "4 comparisons with the Oryx runs, 2 half-token controls")
 	lb, err := os.ReadFile(filepath.Join(c.Out, "leaderboard.json"))
 	require.NoError(t, err)
-	var l evalrun.Leaderboard
+	var l evalapi.Leaderboard
 	require.NoError(t, json.Unmarshal(lb, &l))
 	require.Len(t, l.Runs, 11, "transformer/attention, gdn/linear, 3 oryx-tg runs × 3 schedules")
 	for _, r := range l.Runs {
@@ -164,11 +164,11 @@ func checkFrontierArtefacts(t *testing.T, c Config, rep *Report) {
 	}
 	data, err := os.ReadFile(filepath.Join(dir, "frontier.json"))
 	require.NoError(t, err)
-	var f evalrun.Frontier
+	var f evalapi.Frontier
 	require.NoError(t, json.Unmarshal(data, &f))
 	require.Equal(t, c.FrontierBudgets, f.Budgets)
 	require.Equal(t, []string{"last", "question", "random", "entropy"}, f.Policies)
-	require.Equal(t, []string{evalrun.FrontierMQAR}, f.Tasks)
+	require.Equal(t, []string{evalapi.FrontierMQAR}, f.Tasks)
 	require.Empty(t, f.Failed)
 	require.Len(t, f.Points, len(c.FrontierBudgets)*len(c.FrontierPolicies))
 	tokens := int64(c.FrontierExamples * len(c.ClaimPairs) * c.Train.SeqLen)

@@ -1,4 +1,4 @@
-package evalrun
+package probes
 
 import (
 	"github.com/oryx-go/oryx/datasets"

@@ -1,4 +1,4 @@
-package evalrun
+package frontier
 
 import (
 	"encoding/json"

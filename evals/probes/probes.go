@@ -1,4 +1,8 @@
-package evalrun
+// Package probes holds the synthetic probes of a loaded model: MQAR accuracy per schedule and its mode-switch
+// test (ScoreMQAR, SwitchMQAR), held-out text for the mode-switch curves (HeldOut), and the generation probes
+// (MiniNeedleProbe, CopyProbe, RunGenProbe), which the tiny study (recipes/study) composes; and their
+// commands, `evals mqar` (MQAR) and `evals switch` (Switch).
+package probes
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package evalrun
+package probes
 
 import (
 	"strings"

@@ -1,4 +1,4 @@
-package evalrun
+package frontier
 
 // A frontier read as curves: from the points RunFrontier measured, each policy's curve through the budgets,
 // where it recovers the all-attention accuracy, which policy leads at each budget and what the entropy

@@ -1,7 +1,7 @@
-package evalrun
-
-// `evals frontier`: accuracy against FLOPs for attention budgets and the policies that place them
-// (oryx/schedule/budget.go), on MQAR, the mini needle, and harness tasks (NIAH, LM tasks).
+// Package frontier is `evals frontier`: accuracy against FLOPs for attention budgets and the policies that
+// place them (oryx/schedule/budget.go), on MQAR, the mini needle, and harness tasks (NIAH, LM tasks); and the
+// frontier read as curves (summary.go), which the tiny study (recipes/study) reports.
+package frontier
 
 import (
 	"encoding/json"
@@ -23,10 +23,12 @@ import (
 
 	"github.com/oryx-go/oryx/datasets"
 	"github.com/oryx-go/oryx/datasets/tokenizers"
+	"github.com/oryx-go/oryx/evals/evalsetup"
 	"github.com/oryx-go/oryx/evals/harness"
 	"github.com/oryx-go/oryx/evals/leaderboard"
 	"github.com/oryx-go/oryx/evals/mqar"
 	"github.com/oryx-go/oryx/evals/oryxlm"
+	"github.com/oryx-go/oryx/evals/probes"
 	"github.com/oryx-go/oryx/internal/atomicfile"
 	"github.com/oryx-go/oryx/internal/backend"
 	"github.com/oryx-go/oryx/internal/cli"
@@ -75,8 +77,8 @@ type FrontierOptions struct {
 	// GenMemMB bounds the memory of a generation batch of the needle and the NIAH tasks
 	// (oryxlm.Options.GenMemMB; 0 = default): the batch is cut below Batch to fit, and each choice logged.
 	GenMemMB int
-	// MQAR sizes (MQAROptions: unset ones from the checkpoint's run.json).
-	MQAR MQAROptions
+	// MQAR sizes (probes.MQAROptions: unset ones from the checkpoint's run.json).
+	MQAR probes.MQAROptions
 	// Needle: prompt lengths (default: the run's seq_len − 6, else 122), depths (default 0, 0.25, 0.5,
 	// 0.75, 1) and samples per (length, depth) (default 12).
 	NeedleLengths []int
@@ -200,7 +202,7 @@ func RunFrontier(o FrontierOptions) (*Frontier, error) {
 			return nil, err
 		}
 	}
-	tok, err := loadTokenizer(o.Tokenizer, o.Checkpoint)
+	tok, err := evalsetup.LoadTokenizer(o.Tokenizer, o.Checkpoint)
 	if err != nil {
 		return nil, err
 	}
@@ -281,8 +283,7 @@ func (o *FrontierOptions) tasks() (htasks []harness.Task, own []string, lengths 
 		htasks = append(htasks, ts...)
 	}
 	if len(htasks) > 0 {
-		ro := Options{Harness: o.Harness, DataRootSource: o.DataRootSource}
-		if err := ro.checkDataRoot(htasks); err != nil {
+		if err := evalsetup.CheckDataRoot(o.Harness, o.DataRootSource, htasks); err != nil {
 			return nil, nil, nil, err
 		}
 	}
@@ -303,7 +304,7 @@ func (o *FrontierOptions) tasks() (htasks []harness.Task, own []string, lengths 
 
 // checkMQARMemory refuses, before any example is generated or the model loaded, an MQAR sequence length whose
 // memory would not fit this process (checkLengthMemory).
-func (o *FrontierOptions) checkMQARMemory(mo MQAROptions) error {
+func (o *FrontierOptions) checkMQARMemory(mo probes.MQAROptions) error {
 	seqLen := mo.SeqLen
 	if seqLen <= 0 {
 		seqLen = 256 // MQAR's default
@@ -422,7 +423,7 @@ type frontierRunner struct {
 
 // runners are the tasks' measurements, the frontier's own tasks first.
 func (o *FrontierOptions) runners(lm *oryxlm.Model, own []string, htasks []harness.Task, lengths map[string]int,
-	mo MQAROptions, needles []datasets.MiniNeedle) []frontierRunner {
+	mo probes.MQAROptions, needles []datasets.MiniNeedle) []frontierRunner {
 	var runners []frontierRunner
 	for _, name := range own {
 		switch name {
@@ -516,7 +517,7 @@ func (f *Frontier) add(p FrontierPoint) {
 }
 
 // settings describes what produced a point besides the checkpoint, tokenizer, limit, budget and policy.
-func (o *FrontierOptions) settings(mo MQAROptions, needles []datasets.MiniNeedle, lengths map[string]int) map[string]string {
+func (o *FrontierOptions) settings(mo probes.MQAROptions, needles []datasets.MiniNeedle, lengths map[string]int) map[string]string {
 	s := map[string]string{
 		"max_lengths": fmt.Sprintf("%v max %d lm %d", lengths, o.MaxLength, o.LMMaxLength),
 		"data_root":   o.Harness.DataRoot,
@@ -601,7 +602,7 @@ func (o *FrontierOptions) validate() error {
 		o.Batch = 8
 	}
 	if o.MaxLength == 0 && o.LMMaxLength == 0 {
-		o.MaxLength, o.LMMaxLength = 8192, DefaultLMMaxLength
+		o.MaxLength, o.LMMaxLength = 8192, evalsetup.DefaultLMMaxLength
 	}
 	return nil
 }
@@ -641,7 +642,7 @@ func (o *FrontierOptions) needles(tok tokenizers.Tokenizer) ([]datasets.MiniNeed
 }
 
 // frontierMQAR is MQAR pooled over the pair counts, under lm's schedule.
-func frontierMQAR(lm *oryxlm.Model, o MQAROptions) (FrontierPoint, error) {
+func frontierMQAR(lm *oryxlm.Model, o probes.MQAROptions) (FrontierPoint, error) {
 	pt := FrontierPoint{Metric: "acc"}
 	var correct, queries, attn float64
 	for _, p := range o.Pairs {
@@ -690,7 +691,7 @@ func frontierHarness(lm *oryxlm.Model, t harness.Task, hopts harness.Options) (F
 	b, _ := lm.Budget()
 	hopts.Mixed = b.Policy == schedule.PolicyQuestion
 	r, err := harness.Run(lm, t, hopts)
-	err = nameLengthFlag(t, hopts, err)
+	err = evalsetup.NameLengthFlag(t, hopts, err)
 	if err != nil {
 		return FrontierPoint{}, err
 	}

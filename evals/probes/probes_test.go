@@ -1,0 +1,58 @@
+package probes
+
+import (
+	"io"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/internal/rundir"
+	"github.com/oryx-go/oryx/oryx"
+	"github.com/oryx-go/oryx/oryx/oryxtest"
+)
+
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) { w.t.Log(string(p)); return len(p), nil }
+
+func TestSwitchAndMQARCommands(t *testing.T) {
+	dir := oryxtest.TinyCheckpoint(t, oryx.OryxTM)
+	out := t.TempDir()
+	c, err := Switch(SwitchOptions{Checkpoint: dir, Data: "synth", SeqLen: 32, At: 16, Sequences: 4, Batch: 4, Out: out}, testWriter{t})
+	require.NoError(t, err)
+	require.Len(t, c.Loss, 4)
+	require.FileExists(t, filepath.Join(out, "switch.json"))
+	require.FileExists(t, filepath.Join(out, "switch.png"))
+	res, err := MQAR(MQAROptions{Checkpoint: dir, Pairs: []int{2, 4}, SeqLen: 32, Vocab: 64, Offset: 128, Examples: 4, Seed: 5,
+		Batch: 4, Out: filepath.Join(out, "mqar.json")}, testWriter{t})
+	require.NoError(t, err)
+	require.Len(t, res[4], 3)
+	_, err = Switch(SwitchOptions{Checkpoint: dir, Data: filepath.Join(out, "none-*.parquet"), SeqLen: 32, At: 16, Sequences: 4, Batch: 4, Out: out}, testWriter{t})
+	require.ErrorContains(t, err, "--data")
+}
+
+// TestMQAROptionsFromRun: unset MQAR options come from run.json when the run trained on the MQAR mixture;
+// flags that were set win; a run without MQAR keeps the plain defaults (offset 0).
+func TestMQAROptionsFromRun(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, rundir.WriteJSON(dir, rundir.RunFile, map[string]any{
+		"data": map[string]string{"Spec": "mix:synth=2,mqar=1,pairs=12"}, "train": map[string]int{"seq_len": 128}}))
+	o := MQAROptions{Checkpoint: dir, Offset: -1}.Resolve(io.Discard)
+	require.Equal(t, MQAROptions{Checkpoint: dir, Pairs: []int{4, 8}, SeqLen: 128, Vocab: datasets.MQARVocab,
+		Offset: datasets.MQARTokenOffset}, o)
+	o = MQAROptions{Checkpoint: dir, Offset: 5, SeqLen: 64, Pairs: []int{2}}.Resolve(io.Discard)
+	require.Equal(t, MQAROptions{Checkpoint: dir, Pairs: []int{2}, SeqLen: 64, Vocab: datasets.MQARVocab, Offset: 5}, o)
+	require.NoError(t, rundir.WriteJSON(dir, rundir.RunFile, map[string]any{
+		"data": map[string]string{"Spec": "synth"}, "train": map[string]int{"seq_len": 128}}))
+	var log strings.Builder
+	o = MQAROptions{Checkpoint: dir, Offset: -1}.Resolve(&log)
+	require.Equal(t, MQAROptions{Checkpoint: dir, Pairs: []int{4, 8, 16}, SeqLen: 256, Vocab: datasets.MQARVocab}, o)
+	require.Contains(t, log.String(), "not trained on the MQAR mixture")
+	// Resolved options are left as they are, and nothing is logged: Resolve may run twice (evals mqar, MQAR).
+	log.Reset()
+	require.Equal(t, o, o.Resolve(&log))
+	require.Empty(t, log.String())
+}
