@@ -14,7 +14,7 @@ import (
 	"strings"
 
 	"github.com/oryx-go/oryx/evals/evalrun"
-	"github.com/oryx-go/oryx/evals/frontier"
+	"github.com/oryx-go/oryx/evals/frontier/measure"
 	"github.com/oryx-go/oryx/evals/harness"
 	"github.com/oryx-go/oryx/evals/probes"
 	"github.com/oryx-go/oryx/internal/cli"
@@ -270,7 +270,7 @@ func mergeCmd(args []string, stdout, stderr io.Writer) error {
 func frontierCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("evals frontier", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var o frontier.FrontierOptions
+	var o measure.FrontierOptions
 	var ef evalFlags
 	ef.register(fs, evalFlagUse{checkpoint: "checkpoint directory of a multi-mixer model (oryx-tg, oryx-tm)", batch: 8,
 		batchHelp: "requests per model call", harness: true,
@@ -339,7 +339,7 @@ func frontierCmd(args []string, stdout, stderr io.Writer) error {
 		o.Out = filepath.Join("results", "frontier-"+filepath.Base(filepath.Clean(o.Checkpoint)))
 	}
 	o.Log = stderr
-	if _, err := frontier.RunFrontier(o); err != nil {
+	if _, err := measure.RunFrontier(o); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "wrote %s/frontier.json, %s/frontier.png and %s/frontier_fraction.png\n", o.Out, o.Out, o.Out)

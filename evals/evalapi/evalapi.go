@@ -12,6 +12,7 @@ import (
 	"github.com/oryx-go/oryx/datasets"
 	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/evals/frontier"
+	"github.com/oryx-go/oryx/evals/frontier/measure"
 	"github.com/oryx-go/oryx/evals/harness"
 	"github.com/oryx-go/oryx/evals/leaderboard"
 	"github.com/oryx-go/oryx/evals/modeswitch"
@@ -121,13 +122,13 @@ func RunGenProbe(lm harness.Model, items []GenProbe) (map[int]ProbeScore, error)
 	return probes.RunGenProbe(lm, items)
 }
 
-// The attention-budget frontier (evals/frontier).
+// The attention-budget frontier (evals/frontier: the data; evals/frontier/measure: measuring it).
 type (
 	// Frontier is frontier.json; FrontierPoint one task under one budget and policy; FrontierOptions
-	// configure a run (frontier).
+	// configure a run (frontier, frontier/measure).
 	Frontier        = frontier.Frontier
 	FrontierPoint   = frontier.FrontierPoint
-	FrontierOptions = frontier.FrontierOptions
+	FrontierOptions = measure.FrontierOptions
 	// FrontierSummary is a frontier read as one curve per policy (frontier.FrontierSummary).
 	FrontierSummary = frontier.FrontierSummary
 )
@@ -139,11 +140,11 @@ const (
 	FrontierTolerance = frontier.FrontierTolerance
 )
 
-// DefaultBudgets are the attention fractions of `evals frontier` (frontier.DefaultBudgets).
-var DefaultBudgets = frontier.DefaultBudgets
+// DefaultBudgets are the attention fractions of `evals frontier` (measure.DefaultBudgets).
+var DefaultBudgets = measure.DefaultBudgets
 
-// RunFrontier runs every task under every budget and policy and writes the frontier (frontier.RunFrontier).
-func RunFrontier(o FrontierOptions) (*Frontier, error) { return frontier.RunFrontier(o) }
+// RunFrontier runs every task under every budget and policy and writes the frontier (measure.RunFrontier).
+func RunFrontier(o FrontierOptions) (*Frontier, error) { return measure.RunFrontier(o) }
 
 // BudgetList formats attention budgets for reports and plots (frontier.BudgetList).
 func BudgetList(bs []float64) string { return frontier.BudgetList(bs) }
