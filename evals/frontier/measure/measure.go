@@ -22,16 +22,11 @@ import (
 	"github.com/oryx-go/oryx/evals/frontier"
 	"github.com/oryx-go/oryx/evals/harness"
 	"github.com/oryx-go/oryx/evals/leaderboard"
-	"github.com/oryx-go/oryx/evals/mqar"
 	"github.com/oryx-go/oryx/evals/oryxlm"
 	"github.com/oryx-go/oryx/evals/probes"
-	"github.com/oryx-go/oryx/internal/backend"
 	"github.com/oryx-go/oryx/internal/cli"
-	"github.com/oryx-go/oryx/internal/guard"
 	"github.com/oryx-go/oryx/internal/rundir"
-	"github.com/oryx-go/oryx/niah"
 	"github.com/oryx-go/oryx/oryx"
-	"github.com/oryx-go/oryx/oryx/infer"
 	"github.com/oryx-go/oryx/oryx/schedule"
 )
 
@@ -237,32 +232,10 @@ func (o *FrontierOptions) checkNeedleMemory() error {
 }
 
 // checkLengthMemory refuses n sequences of seqLen tokens (named by what and count) whose memory would not
-// fit this process (internal/guard), before they are generated: the forward of rows of them at that
-// length (infer.PrefillBytes with the checkpoint's config, attention in query chunks under --score-mem-mb;
-// checked first, since one huge sequence is the likelier mistake) and the sequences' host buffers (ids,
-// text and per-token outputs: frontierBytesPerToken a token).
+// fit this process (evalsetup.CheckLengthMemory) before they are generated.
 func (o *FrontierOptions) checkLengthMemory(what, count string, n, rows, seqLen int) error {
-	if cfg, err := oryx.LoadConfig(filepath.Join(o.Checkpoint, oryx.ConfigFileName)); err == nil { // else loadModel reports it
-		attnMem := oryx.DefaultScoreMemBytes
-		if o.ScoreMemMB > 0 {
-			attnMem = int64(o.ScoreMemMB) << 20
-		}
-		if err := guard.CheckMemory(fmt.Sprintf("%s: the forward of %d row(s)", what, rows),
-			infer.PrefillBytes(cfg, rows, seqLen+8, seqLen+8, 4, attnMem)); err != nil {
-			return err
-		}
-	}
-	b, ok := guard.MulAll(int64(n), int64(seqLen), frontierBytesPerToken)
-	if !ok {
-		b = -1
-	}
-	return guard.CheckMemory(fmt.Sprintf("%s × %s", what, count), b)
+	return evalsetup.CheckLengthMemory(o.Checkpoint, o.ScoreMemMB, what, count, n, rows, seqLen)
 }
-
-// frontierBytesPerToken bounds the host memory of one generated token of an MQAR example or a mini needle:
-// ids, the needle's text and scratch (GenerateMiniNeedle grew a 47-byte-per-token buffer for a 16,777,216-token
-// needle) and the per-token outputs.
-const frontierBytesPerToken = 64
 
 // loadModel loads the checkpoint, a multi-mixer model, as the evaluations' LM of maxLen tokens and returns
 // it with the checkpoint's step and hash (of the one checkpoint loaded: oryx.LoadCheckpointHashed).
@@ -287,7 +260,7 @@ func (o *FrontierOptions) newFrontier(lm *oryxlm.Model, step int64) *frontier.Fr
 	f := &frontier.Frontier{Model: filepath.Base(filepath.Clean(o.Checkpoint)), Checkpoint: o.Checkpoint,
 		CheckpointStep: step, Variant: string(lm.Config().Variant), Tokenizer: lm.Tokenizer().Name(),
 		Limit: o.Limit, Tasks: o.Tasks, Budgets: o.Budgets, Notes: frontier.Notes, Failed: map[string]string{}}
-	if be, err := backend.Get(); err == nil {
+	if be, err := oryx.Backend(); err == nil {
 		f.Backend = be.Name()
 	}
 	for _, p := range o.Policies {
@@ -454,48 +427,18 @@ func (o *FrontierOptions) needles(tok tokenizers.Tokenizer) ([]datasets.MiniNeed
 	return out, nil
 }
 
-// frontierMQAR is MQAR pooled over the pair counts, under lm's schedule.
+// frontierMQAR is MQAR pooled over the pair counts, under lm's schedule (probes.PooledMQAR).
 func frontierMQAR(lm *oryxlm.Model, o probes.MQAROptions) (frontier.FrontierPoint, error) {
-	pt := frontier.FrontierPoint{Metric: "acc"}
-	var correct, queries, attn float64
-	for _, p := range o.Pairs {
-		r, err := mqar.EvaluateSchedule(lm, datasets.MQARConfig{Vocab: o.Vocab, SeqLen: o.SeqLen, NumPairs: p, Seed: frontierMQARSeed}, o.Examples, o.Offset)
-		if err != nil {
-			return pt, fmt.Errorf("%d pairs: %w", p, err)
-		}
-		correct += r.Accuracy * float64(r.Queries)
-		queries += float64(r.Queries)
-		attn += r.AttentionFraction * float64(r.Tokens)
-		pt.Tokens += int64(r.Tokens)
-	}
-	pt.Value = correct / max(queries, 1)
-	pt.StdErr = math.Sqrt(pt.Value * (1 - pt.Value) / max(queries, 1))
-	pt.AttentionFraction = attn / max(float64(pt.Tokens), 1)
-	return pt, nil
+	r, err := probes.PooledMQAR(lm, o, frontierMQARSeed)
+	return frontier.FrontierPoint{Metric: "acc", Value: r.Value, StdErr: r.StdErr, AttentionFraction: r.AttentionFraction,
+		Tokens: r.Tokens}, err
 }
 
-// frontierNeedle generates the mini needles' answers under lm's schedule (the question split, for
-// budget:F:question, at the "\nQ:" line) and scores them as the tiny study does.
+// frontierNeedle is the mini needles' score under lm's schedule (probes.PooledNeedles).
 func frontierNeedle(lm *oryxlm.Model, needles []datasets.MiniNeedle) (frontier.FrontierPoint, error) {
-	pt := frontier.FrontierPoint{Metric: "score"}
-	reqs := make([]harness.GenRequest, len(needles))
-	for i, s := range needles {
-		reqs[i] = harness.GenRequest{Context: s.PromptTokens, AttentionFrom: s.QuestionStart, MaxTokens: 6, Until: []string{"."}}
-	}
-	gen, err := lm.GenerateUntil(reqs, nil)
-	if err != nil {
-		return pt, err
-	}
-	scores := make([]float64, len(needles))
-	var attn int64
-	for i, s := range needles {
-		scores[i] = niah.ScoreMini(s, harness.CutAtStop(gen[i].Text, []string{"."}))
-		attn += int64(gen[i].AttentionTokens)
-		pt.Tokens += int64(gen[i].TotalTokens)
-	}
-	pt.Value, pt.StdErr = harness.Mean(scores), harness.MeanStderr(scores)
-	pt.AttentionFraction = float64(attn) / max(float64(pt.Tokens), 1)
-	return pt, nil
+	r, err := probes.PooledNeedles(lm, needles)
+	return frontier.FrontierPoint{Metric: "score", Value: r.Value, StdErr: r.StdErr, AttentionFraction: r.AttentionFraction,
+		Tokens: r.Tokens}, err
 }
 
 // frontierHarness runs a harness task under lm's schedule (budget:F:question gets the task's split) and
