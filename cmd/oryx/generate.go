@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/oryx-go/oryx/internal/cli"
+	"github.com/oryx-go/oryx/internal/progress"
 	"github.com/oryx-go/oryx/textgen"
 )
 
@@ -105,13 +106,13 @@ func generateCmd(args []string, stdout, stderr io.Writer) error {
 	if err := o.Check(); err != nil {
 		return cli.Usagef("generate: %w", err)
 	}
-	progress := isTerminal(stderr)
-	if progress {
+	showProgress := progress.IsTerminal(stderr)
+	if showProgress {
 		o.Progress = func(done, total int) { fmt.Fprintf(stderr, "\r\033[Kgenerating: %d/%d tokens per prompt", done, total) }
 		o.PrefillProgress = func(done, total int) { fmt.Fprintf(stderr, "\rreading the prompt: %d/%d tokens", done, total) }
 	}
 	res, err := textgen.Run(o)
-	if progress {
+	if showProgress {
 		fmt.Fprint(stderr, "\r\033[K") // clear the progress line
 	}
 	if err != nil {

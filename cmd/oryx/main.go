@@ -31,7 +31,7 @@ func main() {
 	var err error
 	switch os.Args[1] {
 	case "selfcheck":
-		err = selfcheck(os.Args[2:])
+		err = selfcheckCmd(os.Args[2:])
 	case "init":
 		err = initCmd(os.Args[2:], os.Stdout, os.Stderr)
 	case "generate":

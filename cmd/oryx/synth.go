@@ -5,11 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/oryx-go/oryx/datasets"
-	"github.com/oryx-go/oryx/datasets/hfparquet"
 	"github.com/oryx-go/oryx/internal/cli"
 	"github.com/oryx-go/oryx/internal/guard"
 	"github.com/oryx-go/oryx/internal/rundir"
@@ -42,7 +40,7 @@ func synthCmd(args []string, stdout, stderr io.Writer) error {
 	if *n <= 0 || *n > maxSynthRows {
 		return cli.Usagef("--n must be in [1, %d], got %d", maxSynthRows, *n)
 	}
-	columns, ok := synthColumns[*kind]
+	columns, ok := datasets.SynthColumns[*kind]
 	if !ok {
 		return cli.Usagef(`--kind must be "mqar" or "synthlang", got %q`, *kind)
 	}
@@ -55,7 +53,7 @@ func synthCmd(args []string, stdout, stderr io.Writer) error {
 	// Rewriting a corpus of the same kind is a rerun; anything else at --out (a run's config.json, a parquet
 	// file of other columns, real data) is not synth's to replace.
 	what := fmt.Sprintf("a synthetic %s corpus (a parquet file of columns %s)", *kind, strings.Join(columns, ", "))
-	if err := rundir.ClaimFile("synth: --out", *out, what, func(path string) error { return sameColumns(path, columns) }, *force); err != nil {
+	if err := rundir.ClaimFile("synth: --out", *out, what, func(path string) error { return datasets.HasColumns(path, columns) }, *force); err != nil {
 		return err
 	}
 	var err error
@@ -92,23 +90,4 @@ func checkMQARFlags(cfg datasets.MQARConfig, n int) error {
 	}
 	b, _ := guard.MulAll(int64(min(n, 1024)), int64(cfg.SeqLen+1), 10)
 	return guard.CheckMemory(fmt.Sprintf("--seq-len %d (rows written 1,024 at a time)", cfg.SeqLen), b)
-}
-
-// synthColumns are the columns of each kind's rows (datasets.MQARRow, datasets.TextRow).
-var synthColumns = map[string][]string{"mqar": {"tokens", "mask"}, "synthlang": {"text"}}
-
-// sameColumns returns nil when path is a parquet file with exactly the columns want.
-func sameColumns(path string, want []string) error {
-	set, err := hfparquet.Open(path)
-	if err != nil {
-		return err
-	}
-	got, err := set.Columns(path)
-	if err != nil {
-		return err
-	}
-	if !slices.Equal(got, want) {
-		return fmt.Errorf("its columns are %s", strings.Join(got, ", "))
-	}
-	return nil
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/oryx-go/oryx/datasets"
 	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/internal/cli"
-	"github.com/oryx-go/oryx/internal/human"
 	"github.com/oryx-go/oryx/internal/interrupt"
 	"github.com/oryx-go/oryx/internal/progress"
 	"github.com/oryx-go/oryx/internal/rundir"
@@ -76,100 +75,15 @@ func tokenizeCmd(args []string, stdout, stderr io.Writer) error {
 
 	ctx, stop := interrupt.Context(context.Background())
 	defer stop()
-	bar := newProgressBar(stderr, isTerminal(stderr), time.Now)
+	bar := datasets.NewPretokenizeBar(stderr, progress.IsTerminal(stderr), time.Now)
 	stats, err := datasets.Pretokenize(datasets.PretokenizeConfig{
 		Input: *input, Column: *column, OutDir: *out, ShardRows: *shardRows, Tokenizer: tok, Workers: *workers,
-		Progress: bar.update, Context: ctx,
+		Progress: bar.Update, Context: ctx,
 	})
-	bar.finish()
+	bar.Finish()
 	if err != nil {
 		return fmt.Errorf("tokenize: %w", err)
 	}
-	rate := 0.0
-	if stats.Seconds > 0 {
-		rate = float64(stats.Tokens) / stats.Seconds
-	}
-	fmt.Fprintf(stdout, "tokenized %d documents, %d tokens (%s) into %d %s in %s in %.1f s (%s tokens/s); "+
-		"skipped %d (%d empty, %d null); %d repaired UTF-8; tokenizer %s (vocab %d, eos %d)\n",
-		stats.Documents, stats.Tokens, human.Count(float64(stats.Tokens)), stats.Shards, plural(stats.Shards, "shard", "shards"),
-		*out, stats.Seconds, human.Count(rate),
-		stats.Skipped, stats.SkippedEmpty, stats.SkippedNull, stats.RepairedUTF8,
-		tok.Name(), tok.VocabSize(), tok.EOS())
+	fmt.Fprintln(stdout, stats.Summary(*out, tok))
 	return nil
-}
-
-// isTerminal is the project's one terminal test (internal/progress), for the commands' progress output.
-var isTerminal = progress.IsTerminal
-
-// progressBar renders datasets.PretokenizeProgress (internal/progress). On a terminal it redraws one line
-// "\r[#####     ] 45% 1.2M docs 310k tok/s ETA 1m20s" at most every 200 ms; otherwise it writes a line each
-// time another 10% of the input rows is done.
-type progressBar struct {
-	r       *progress.Reporter
-	final   datasets.PretokenizeProgress
-	started bool
-}
-
-func newProgressBar(w io.Writer, terminal bool, now func() time.Time) *progressBar {
-	mode := progress.Log
-	if terminal {
-		mode = progress.Terminal
-	}
-	return &progressBar{r: progress.New(w, progress.Options{Mode: mode, Now: now, LogInterval: -1, LogSteps: 10})}
-}
-
-func (b *progressBar) update(p datasets.PretokenizeProgress) {
-	b.final, b.started = p, true
-	b.r.Update(float64(p.Rows), float64(p.TotalRows), false, func() string { return b.line(p) })
-}
-
-// finish draws the last state and ends the terminal line.
-func (b *progressBar) finish() {
-	if b.r.Terminal() && b.started {
-		b.r.Update(float64(b.final.Rows), float64(b.final.TotalRows), true, func() string { return b.line(b.final) })
-		b.r.Finish()
-	}
-}
-
-// line is the progress text: a bar (terminal only), percent, documents, tokens/s and ETA.
-func (b *progressBar) line(p datasets.PretokenizeProgress) string {
-	frac := 0.0
-	if p.TotalRows > 0 {
-		frac = min(1, float64(p.Rows)/float64(p.TotalRows))
-	}
-	bar := b.r.Terminal()
-	var sb strings.Builder
-	if bar {
-		sb.WriteString("[" + progress.Bar(frac, 20, "#", " ") + "] ")
-	} else {
-		sb.WriteString("tokenize: ")
-	}
-	secs := p.Elapsed.Seconds()
-	rate := 0.0
-	if secs > 0 {
-		rate = float64(p.Tokens) / secs
-	}
-	fmt.Fprintf(&sb, "%3.0f%% %s docs %s tok/s", 100*frac, human.Count(float64(p.Documents)), human.Count(rate))
-	if !bar {
-		fmt.Fprintf(&sb, " (%d/%d rows, %d tokens, %d shards)", p.Rows, p.TotalRows, p.Tokens, p.Shards)
-	}
-	switch {
-	case frac >= 1:
-		fmt.Fprintf(&sb, " in %s", formatDuration(p.Elapsed))
-	case frac > 0:
-		fmt.Fprintf(&sb, " ETA %s", formatDuration(progress.Remaining(p.Elapsed, frac, 1-frac)))
-	}
-	return sb.String()
-}
-
-// formatDuration renders d rounded to the second ("0s", "45s", "1m20s", "2h3m0s").
-func formatDuration(d time.Duration) string {
-	return d.Round(time.Second).String()
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

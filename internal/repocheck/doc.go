@@ -1,5 +1,6 @@
 // Package repocheck holds checks over the repository's own files, run as tests with the pure-Go suite:
 // design notes are cited where they live (docs/, never a folder outside the repository) and nothing names
 // a tracker issue number, which a reader of the repository cannot look up; no production function is
-// longer than 120 lines (funclen_test.go).
+// longer than 120 lines (funclen_test.go); no package imports more than 12 others of the module
+// (imports_test.go).
 package repocheck
