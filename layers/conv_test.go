@@ -12,6 +12,7 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/shapes"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/oryx-go/oryx/internal/backend"
+	"github.com/oryx-go/oryx/layers/naive"
 	"github.com/stretchr/testify/require"
 )
 
@@ -203,40 +204,18 @@ func blkParam(g *Graph, name string, dt dtypes.DType, dims ...int) *Node {
 
 // ---- CausalConv1D ----
 
-// blkConvRef is the convolution as written in the doc comment: y_t[e] = Σ_j weight[e, j]·x_{t-W+1+j}[e] +
-// bias[e], where inputs before the sequence come from state (or are 0), and newState holds the inputs at
-// times T-W+1 … T-1. bias and state may be nil.
+// blkConvRef is the convolution's reference (naive.CausalConv1D) on blkArrays. bias and state may be nil.
 func blkConvRef(x, weight blkArray, bias, state *blkArray) (y, newState blkArray) {
 	nb, nt, ne, nw := x.dims[0], x.dims[1], x.dims[2], weight.dims[1]
-	input := func(b, s, e int) float64 { // x_s, s may be negative
-		if s >= 0 {
-			return x.at(b, s, e)
-		}
-		if state == nil {
-			return 0
-		}
-		return state.at(b, nw-1+s, e)
+	var b, s []float64
+	if bias != nil {
+		b = bias.data
 	}
-	y = blkZeros(nb, nt, ne)
-	newState = blkZeros(nb, nw-1, ne)
-	for b := range nb {
-		for e := range ne {
-			for t := range nt {
-				sum := 0.0
-				if bias != nil {
-					sum = bias.at(e)
-				}
-				for j := range nw {
-					sum += weight.at(e, j) * input(b, t-nw+1+j, e)
-				}
-				y.set(sum, b, t, e)
-			}
-			for r := range nw - 1 {
-				newState.set(input(b, nt-(nw-1)+r, e), b, r, e)
-			}
-		}
+	if state != nil {
+		s = state.data
 	}
-	return
+	yd, sd := naive.CausalConv1D(nb, nt, ne, nw, x.data, weight.data, b, s)
+	return blkArray{dims: []int{nb, nt, ne}, data: yd}, blkArray{dims: []int{nb, nw - 1, ne}, data: sd}
 }
 
 // blkConvFn wraps CausalConv1D for blkExec: xs = x, weight[, bias][, state].
