@@ -119,7 +119,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"switch", "--seq-len", "many"}, 2, []string{`invalid value "many" for flag -seq-len`}},
 		{[]string{"switch"}, 2, []string{"--checkpoint is required"}},
 		{[]string{"merge", "--include-partial=maybe"}, 2, []string{"invalid boolean value"}},
-		{[]string{"merge"}, 2, []string{"no run files given"}},
+		{[]string{"merge"}, 2, []string{"no results files given"}},
 		{[]string{"frontier", "--bogus"}, 2, []string{"flag provided but not defined: -bogus"}},
 		{[]string{"frontier", "--tasks", "mqar"}, 2, []string{"--checkpoint is required"}},
 		{[]string{"frontier", "--checkpoint", missing, "extra"}, 2, []string{`unexpected arguments ["extra"]`}},

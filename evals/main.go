@@ -74,7 +74,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.ModelName, "model", "", "model name in the results (default: the checkpoint directory's name); file and folder names take it as lm-eval does (\"/\" and other path characters become \"__\"); \"..\", control characters and invalid UTF-8 are refused")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: go run ./evals --checkpoint DIR [--tasks LIST] [--mixed | --schedule SPEC] [flags]\n"+
-			"       go run ./evals merge [--out DIR] [--include-partial] RUN.json...\n"+
+			"       go run ./evals merge [--out DIR] [--include-partial] RESULTS.json...\n"+
 			"       go run ./evals switch --checkpoint DIR [--at N --seq-len T --data synth|PARQUET]   (mode-switch curves)\n"+
 			"       go run ./evals mqar --checkpoint DIR [--pairs 4,8,16 --offset 128] (default: the run's)  (MQAR accuracy per schedule)\n"+
 			"       go run ./evals frontier --checkpoint DIR [--tasks mqar,needle,niah_single_1,lambada_openai,piqa] [--budgets 0,0.02,...,1] [--policies last,question,random,entropy]  (accuracy vs FLOPs per attention budget)\n\nTasks: %s\nGroups: lm, recall, niah, all\nParams:\n  %s\n\nFlags:\n",
@@ -244,7 +244,7 @@ func checkTokens(what string, n, seqLen int) error {
 	return nil
 }
 
-// mergeCmd is `evals merge`: leaderboard.json and leaderboard.md from run files.
+// mergeCmd is `evals merge`: leaderboard.json and leaderboard.md from results files.
 func mergeCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("evals merge", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -255,7 +255,7 @@ func mergeCmd(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if fs.NArg() == 0 {
-		return cli.Usagef("merge: no run files given (evals merge [--out DIR] RUN.json...)")
+		return cli.Usagef("merge: no results files given (evals merge [--out DIR] RESULTS.json...)")
 	}
 	l, err := evalrun.Merge(*out, fs.Args(), *partial, *force)
 	if err != nil {

@@ -66,15 +66,15 @@ func ModeSwitch(lm *LM, seqs [][]int32, switchAt int) (*SwitchCurves, error) {
 // Mean is the mean of xs (harness.Mean).
 func Mean(xs []float64) float64 { return harness.Mean(xs) }
 
-// WriteRunFile writes one leaderboard run file of results to path (leaderboard.NewRunFile), with the fraction
-// of the tokens read in attention.
-func WriteRunFile(path string, info RunInfo, results []*Result, attentionFraction float64) error {
-	run := leaderboard.NewRunFile(info, results)
+// WriteResultsFile writes results to path as one leaderboard results file (leaderboard.NewResultsFile), with
+// the fraction of the tokens read in attention.
+func WriteResultsFile(path string, info RunInfo, results []*Result, attentionFraction float64) error {
+	run := leaderboard.NewResultsFile(info, results)
 	run.AttentionFraction = attentionFraction
 	return run.WriteFile(path)
 }
 
-// MergeLeaderboard merges run files into a leaderboard (leaderboard.Merge).
+// MergeLeaderboard merges results files into a leaderboard (leaderboard.Merge).
 func MergeLeaderboard(paths ...string) (*Leaderboard, error) { return leaderboard.Merge(paths...) }
 
 // The probes the study runs on its models (evals/probes).

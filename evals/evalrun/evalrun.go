@@ -1,5 +1,5 @@
 // Package evalrun is what `go run ./evals` does: load a checkpoint, run the requested harness tasks under a
-// schedule, and write one leaderboard run file; and `evals merge`: merge run files into leaderboard.json and a
+// schedule, and write one leaderboard results file; and `evals merge`: merge results files into leaderboard.json and a
 // markdown table. The other subcommands have rooms of their own: the synthetic probes (`evals mqar`, `evals
 // switch`) are evals/probes, `evals frontier` is evals/frontier; what they share in setting up from flags is
 // evals/evalsetup.
@@ -132,9 +132,9 @@ func Run(ctx context.Context, o Options) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	var prev *leaderboard.RunFile
+	var prev *leaderboard.ResultsFile
 	if !o.Force {
-		if prev, err = finishedRun(out, o, sched, tok.Name(), lengths); err != nil {
+		if prev, err = previousResults(out, o, sched, tok.Name(), lengths); err != nil {
 			return "", err
 		}
 	}
@@ -176,7 +176,7 @@ func Run(ctx context.Context, o Options) (string, error) {
 			}
 		}
 		info.FLOPs = flops
-		rf := leaderboard.NewRunFile(info, rs)
+		rf := leaderboard.NewResultsFile(info, rs)
 		if err := rf.WriteFile(out); err != nil {
 			return err
 		}
@@ -214,7 +214,7 @@ func Run(ctx context.Context, o Options) (string, error) {
 		}
 	}
 	if len(results) > 0 && o.Stdout != nil {
-		rf, err := leaderboard.ReadRunFile(out)
+		rf, err := leaderboard.ReadResultsFile(out)
 		if err != nil {
 			return "", err
 		}
@@ -397,11 +397,11 @@ func recordCost(r *harness.Result, lm *oryxlm.Model) {
 // command's output directory, and an lm-eval folder (LMEvalDir) that is another command's output, unless
 // force (internal/rundir's rules).
 func claimResults(out, model string, force bool) error {
-	isRunFile := func(path string) error {
-		_, err := leaderboard.ReadRunFile(path)
+	isResultsFile := func(path string) error {
+		_, err := leaderboard.ReadResultsFile(path)
 		return err
 	}
-	if err := rundir.ClaimFile("--out", out, "a results file", isRunFile, force); err != nil {
+	if err := rundir.ClaimFile("--out", out, "a results file", isResultsFile, force); err != nil {
 		return err
 	}
 	return rundir.ClaimShared("--out", LMEvalDir(out, model), "lm-eval's results_<date>.json", force)
@@ -425,14 +425,14 @@ func checkWritable(out string) error {
 	return os.Remove(f.Name())
 }
 
-// finishedRun returns the results file out when it is one of the same run (checkpoint directory,
+// previousResults returns the results file out when it is one of the same run (checkpoint directory,
 // schedule, tokenizer, limit, lengths), nil when there is none, and an error when it is another run's;
 // reusableTasks then keeps the entries that still apply.
-func finishedRun(out string, o Options, schedule, tokName string, lengths map[string]int) (*leaderboard.RunFile, error) {
+func previousResults(out string, o Options, schedule, tokName string, lengths map[string]int) (*leaderboard.ResultsFile, error) {
 	if _, err := os.Stat(out); errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
-	prev, err := leaderboard.ReadRunFile(out)
+	prev, err := leaderboard.ReadResultsFile(out)
 	if err != nil {
 		return nil, fmt.Errorf("--out %s exists and is not a results file (%w); use --force to overwrite it", out, err)
 	}
@@ -445,13 +445,13 @@ func finishedRun(out string, o Options, schedule, tokName string, lengths map[st
 	return prev, nil
 }
 
-// Merge builds <dir>/leaderboard.json and <dir>/leaderboard.md from run files (leaderboard.MergeWith:
+// Merge builds <dir>/leaderboard.json and <dir>/leaderboard.md from results files (leaderboard.MergeWith:
 // merge's own outputs among files are skipped; partial runs' averages are left out unless includePartial).
 // It refuses a dir that is another command's output, or a leaderboard.json there that is not a leaderboard,
 // unless force.
 func Merge(dir string, files []string, includePartial, force bool) (*leaderboard.Leaderboard, error) {
 	if len(files) == 0 {
-		return nil, errors.New("merge: no run files given")
+		return nil, errors.New("merge: no results files given")
 	}
 	if err := rundir.ClaimFile("--out", filepath.Join(dir, "leaderboard.json"), "a leaderboard",
 		leaderboard.CheckLeaderboardFile, force); err != nil {

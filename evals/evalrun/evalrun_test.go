@@ -138,7 +138,7 @@ func TestBadInput(t *testing.T) {
 	_, err := Run(context.Background(), Options{Checkpoint: "x", Tasks: "piqa", Harness: harness.Config{DataRoot: ""}})
 	assert.ErrorContains(t, err, "--data-root")
 	_, err = Merge(t.TempDir(), nil, false, false)
-	require.ErrorContains(t, err, "no run files")
+	require.ErrorContains(t, err, "no results files")
 	// An unwritable --out fails before the checkpoint is read.
 	file := filepath.Join(t.TempDir(), "file")
 	require.NoError(t, os.WriteFile(file, nil, 0o644))
@@ -174,7 +174,7 @@ func TestNothingLost(t *testing.T) {
 	assert.ErrorContains(t, err, "task arc_easy")
 	assert.ErrorContains(t, err, "--data-root")
 	assert.ErrorContains(t, err, "ORYX_DATA")
-	rf, err := leaderboard.ReadRunFile(out)
+	rf, err := leaderboard.ReadResultsFile(out)
 	require.NoError(t, err)
 	require.Contains(t, rf.Tasks, "piqa")
 	assert.Equal(t, 2, rf.Tasks["piqa"].Docs)
@@ -228,7 +228,7 @@ func TestCancelKeepsFinishedTasks(t *testing.T) {
 	require.ErrorIs(t, err, context.Canceled)
 	assert.Equal(t, out, got)
 	assert.ErrorContains(t, err, "before task arc_easy finished (the 1 finished task(s) are in "+out)
-	rf, err := leaderboard.ReadRunFile(out)
+	rf, err := leaderboard.ReadResultsFile(out)
 	require.NoError(t, err)
 	require.Contains(t, rf.Tasks, "piqa")
 	require.NotContains(t, rf.Tasks, "arc_easy")
@@ -259,7 +259,7 @@ func TestRunBudgetRecordsCost(t *testing.T) {
 		_, err := Run(context.Background(), Options{Checkpoint: ckpt, Tasks: "piqa", Schedule: spec, Harness: harness.Config{DataRoot: root},
 			Limit: 2, Batch: 4, Bootstrap: -1, Out: out, Log: testWriter{t}})
 		require.NoError(t, err)
-		rf, err := leaderboard.ReadRunFile(out)
+		rf, err := leaderboard.ReadResultsFile(out)
 		require.NoError(t, err)
 		r := rf.Tasks["piqa"]
 		require.NotNil(t, r)
@@ -298,7 +298,7 @@ func TestRerunTrustsOnlyValidResults(t *testing.T) {
 		Batch: 4, Out: out, Log: &log}
 	_, err := Run(context.Background(), o)
 	require.ErrorContains(t, err, "task piqa: 0 documents scored")
-	if rf, err := leaderboard.ReadRunFile(out); err == nil {
+	if rf, err := leaderboard.ReadResultsFile(out); err == nil {
 		assert.NotContains(t, rf.Tasks, "piqa", "no score written for an empty data file")
 	}
 
@@ -307,15 +307,15 @@ func TestRerunTrustsOnlyValidResults(t *testing.T) {
 	require.NoError(t, err)
 	for _, c := range []struct {
 		name   string
-		edit   func(rf *leaderboard.RunFile)
+		edit   func(rf *leaderboard.ResultsFile)
 		reason string
 	}{
-		{"acc 42", func(rf *leaderboard.RunFile) { rf.Tasks["piqa"].Metrics["acc"] = harness.Metric{Value: 42, N: 2} }, "out of [0, 1]"},
-		{"docs -5", func(rf *leaderboard.RunFile) { rf.Tasks["piqa"].Docs = -5 }, "-5 documents scored"},
-		{"no metrics", func(rf *leaderboard.RunFile) { rf.Tasks["piqa"].Metrics = nil }, "no metrics"},
-		{"earlier step", func(rf *leaderboard.RunFile) { rf.CheckpointStep = 99 }, "scored at checkpoint step 99"},
+		{"acc 42", func(rf *leaderboard.ResultsFile) { rf.Tasks["piqa"].Metrics["acc"] = harness.Metric{Value: 42, N: 2} }, "out of [0, 1]"},
+		{"docs -5", func(rf *leaderboard.ResultsFile) { rf.Tasks["piqa"].Docs = -5 }, "-5 documents scored"},
+		{"no metrics", func(rf *leaderboard.ResultsFile) { rf.Tasks["piqa"].Metrics = nil }, "no metrics"},
+		{"earlier step", func(rf *leaderboard.ResultsFile) { rf.CheckpointStep = 99 }, "scored at checkpoint step 99"},
 	} {
-		rf, err := leaderboard.ReadRunFile(out)
+		rf, err := leaderboard.ReadResultsFile(out)
 		require.NoError(t, err)
 		c.edit(rf)
 		require.NoError(t, rf.WriteFile(out))
@@ -324,7 +324,7 @@ func TestRerunTrustsOnlyValidResults(t *testing.T) {
 		require.NoError(t, err, c.name)
 		assert.Contains(t, log.String(), c.reason, c.name)
 		assert.NotContains(t, log.String(), "already in", c.name)
-		rf, err = leaderboard.ReadRunFile(out)
+		rf, err = leaderboard.ReadResultsFile(out)
 		require.NoError(t, err)
 		require.NoError(t, CheckResult(rf.Tasks["piqa"]), c.name)
 	}

@@ -57,7 +57,7 @@ func TestRerunRecomputesOnOtherWeightsOrData(t *testing.T) {
 		Batch: 4, Out: out, Log: &log}
 	_, err := Run(context.Background(), o)
 	require.NoError(t, err)
-	rf, err := leaderboard.ReadRunFile(out)
+	rf, err := leaderboard.ReadResultsFile(out)
 	require.NoError(t, err)
 	hash := rf.CheckpointHash
 	require.True(t, strings.HasPrefix(hash, "sha256:"), hash)
@@ -77,7 +77,7 @@ func TestRerunRecomputesOnOtherWeightsOrData(t *testing.T) {
 	assert.Contains(t, got, "were scored with other weights")
 	assert.Contains(t, got, hash)
 	assert.NotContains(t, got, "already in")
-	rf, err = leaderboard.ReadRunFile(out)
+	rf, err = leaderboard.ReadResultsFile(out)
 	require.NoError(t, err)
 	assert.Equal(t, step, rf.CheckpointStep, "the same step")
 	assert.NotEqual(t, hash, rf.CheckpointHash)
@@ -102,12 +102,12 @@ func TestRerunRecomputesOnOtherWeightsOrData(t *testing.T) {
 	assert.Contains(t, rerun(), "piqa: already in")
 
 	// A results file from before identities were recorded is not trusted either.
-	rf, err = leaderboard.ReadRunFile(out)
+	rf, err = leaderboard.ReadResultsFile(out)
 	require.NoError(t, err)
 	rf.Tasks["piqa"].DataHash = ""
 	require.NoError(t, rf.WriteFile(out))
 	assert.Contains(t, rerun(), "records no identity of its data file")
-	rf, err = leaderboard.ReadRunFile(out)
+	rf, err = leaderboard.ReadResultsFile(out)
 	require.NoError(t, err)
 	rf.CheckpointHash = ""
 	require.NoError(t, rf.WriteFile(out))

@@ -17,7 +17,7 @@ import (
 	"github.com/oryx-go/oryx/internal/safefile"
 )
 
-// reusableTasks returns the entries of a previous results file of the same run (finishedRun) that a rerun
+// reusableTasks returns the entries of a previous results file of the same run (previousResults) that a rerun
 // may keep: none when the checkpoint has moved on to another step since, or holds other weights at the same
 // step (its CheckpointHash differs from now's, or the file records none), since the scores are of other
 // weights; and never an entry that fails CheckResult (null or missing metrics, an accuracy out of [0, 1], a
@@ -25,7 +25,7 @@ import (
 // DataHash, or none recorded), or that was scored on another data file than the one its task reads now
 // (tasks: this run's; a task that is a harness.DataSource names its file). Each entry dropped is said on log
 // with the reason; it is recomputed.
-func reusableTasks(prev *leaderboard.RunFile, now leaderboard.RunInfo, tasks []harness.Task, out string, log io.Writer) map[string]*harness.Result {
+func reusableTasks(prev *leaderboard.ResultsFile, now leaderboard.RunInfo, tasks []harness.Task, out string, log io.Writer) map[string]*harness.Result {
 	done := map[string]*harness.Result{}
 	if prev == nil {
 		return done

@@ -21,7 +21,7 @@ type AverageDef struct {
 	Members     []MetricRef
 }
 
-// Averages are the averages every RunFile carries:
+// Averages are the averages every ResultsFile carries:
 //
 //   - gdn_lm_avg, the "Avg." of the GDN paper's language-modelling table: [choice] the mean of its eight
 //     accuracy columns, LAMBADA acc, PIQA acc, HellaSwag acc_norm, WinoGrande acc, ARC-e acc, ARC-c

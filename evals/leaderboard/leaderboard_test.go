@@ -37,7 +37,7 @@ func lmResults() []*harness.Result {
 }
 
 func TestAveragesByHand(t *testing.T) {
-	rf := NewRunFile(RunInfo{Model: "m"}, lmResults())
+	rf := NewResultsFile(RunInfo{Model: "m"}, lmResults())
 	gdn := (46.65 + 72.25 + 55.76 + 57.45 + 71.21 + 38.39 + 40.63 + 63.24) / 8
 	assert.InDelta(t, gdn, rf.Averages["gdn_lm_avg"].Value, 1e-9)
 	mamba := (46.65 + 55.76 + 72.25 + 71.21 + 38.39 + 57.45) / 6
@@ -50,9 +50,9 @@ func TestAveragesByHand(t *testing.T) {
 	assert.InDelta(t, 80.0/1800, rf.AttentionFraction, 1e-12)
 }
 
-func TestRunFileRoundTripAndMerge(t *testing.T) {
+func TestResultsFileRoundTripAndMerge(t *testing.T) {
 	dir := t.TempDir()
-	a := NewRunFile(RunInfo{Model: "oryx", Variant: "gdn", Size: "360m", Parameters: 357781928, CheckpointStep: 2000,
+	a := NewResultsFile(RunInfo{Model: "oryx", Variant: "gdn", Size: "360m", Parameters: 357781928, CheckpointStep: 2000,
 		TokensSeen: 15032385536, Schedule: "mixed", Backend: "go"}, lmResults())
 	a.Tasks["lambada_openai"].Metrics["perplexity"] = harness.Metric{Value: math.Inf(1), Stderr: math.NaN(), N: 5153}
 	pa := filepath.Join(dir, "a.json")
@@ -65,7 +65,7 @@ func TestRunFileRoundTripAndMerge(t *testing.T) {
 	assert.Equal(t, "gdn", oryxPart["variant"])
 	assert.Equal(t, 15032385536.0, oryxPart["tokens_seen"])
 	assert.Equal(t, "+Inf", raw["results"].(map[string]any)["lambada_openai"].(map[string]any)["perplexity,none"])
-	back, err := ReadRunFile(pa)
+	back, err := ReadResultsFile(pa)
 	require.NoError(t, err)
 	assert.True(t, math.IsInf(back.Tasks["lambada_openai"].Metrics["perplexity"].Value, 1))
 	assert.True(t, math.IsNaN(back.Tasks["lambada_openai"].Metrics["perplexity"].Stderr))
@@ -76,7 +76,7 @@ func TestRunFileRoundTripAndMerge(t *testing.T) {
 	for i, n := range []string{"based_swde", "based_fda", "based_squad", "based_triviaqa", "based_nq_2048", "based_drop"} {
 		recall = append(recall, res(n, 1000, 50, map[string]float64{"contains": 0.1 * float64(i+1)}))
 	}
-	bfile := NewRunFile(RunInfo{Model: "oryx", Variant: "gdn", Size: "360m", CheckpointStep: 1000, Schedule: "mixed"}, recall)
+	bfile := NewResultsFile(RunInfo{Model: "oryx", Variant: "gdn", Size: "360m", CheckpointStep: 1000, Schedule: "mixed"}, recall)
 	pb := filepath.Join(dir, "b.json")
 	require.NoError(t, bfile.WriteFile(pb))
 	l, err := Merge(pa, pb)
@@ -116,13 +116,13 @@ func TestMergeBadInput(t *testing.T) {
 
 // goldenRun is the run of testdata/golden_results.json: two LM tasks and a NIAH task scored on 3 of its
 // 500 samples (--limit 3).
-func goldenRun(t *testing.T) *RunFile {
+func goldenRun(t *testing.T) *ResultsFile {
 	registerGroups()
 	info := RunInfo{Model: "oryx-gdn-tiny", Variant: "gdn", Size: "tiny", Parameters: 1000, Checkpoint: "runs/gdn-tiny",
 		CheckpointStep: 200, Schedule: "mixed", Backend: "go", Tokenizer: "bytes", MaxLength: 8192, Date: "2025-01-02T03:04:05Z",
 		Limit: 3, BatchSize: 8, BootstrapIters: 100000, MaxLengths: map[string]int{"lm": 2048, "niah": 8192}, Seconds: 12.5}
 	m := func(v, se float64, n int) harness.Metric { return harness.Metric{Value: v, Stderr: se, N: n} }
-	return NewRunFile(info, []*harness.Result{
+	return NewResultsFile(info, []*harness.Result{
 		{Task: "piqa", Group: "lm", OutputType: "multiple_choice", Version: 1, Data: "/data/piqa/validation.parquet",
 			Docs: 1838, TotalDocs: 1838, Requests: 3676, MaxLength: 2048, Mixed: true, Tokens: 100, AttentionTokens: 10,
 			Metrics:  map[string]harness.Metric{"acc": m(0.75, 0.01, 1838), "acc_norm": m(0.5, 0.0125, 1838)},
@@ -179,7 +179,7 @@ func TestGoldenLMEvalLayout(t *testing.T) {
 	// Round trip through a file.
 	p := filepath.Join(t.TempDir(), "run.json")
 	require.NoError(t, goldenRun(t).WriteFile(p))
-	back, err := ReadRunFile(p)
+	back, err := ReadResultsFile(p)
 	require.NoError(t, err)
 	assert.Equal(t, goldenRun(t).Tasks["piqa"].Metrics, back.Tasks["piqa"].Metrics)
 	assert.Equal(t, 3, back.Limit)
@@ -189,7 +189,7 @@ func TestGoldenLMEvalLayout(t *testing.T) {
 
 func TestGroupAveragesInGroups(t *testing.T) {
 	registerGroups()
-	r := NewRunFile(RunInfo{Model: "m"}, lmResults())
+	r := NewResultsFile(RunInfo{Model: "m"}, lmResults())
 	for _, res := range r.Tasks {
 		res.Group = "lm"
 	}
@@ -216,7 +216,7 @@ func TestReadsLMEvalHarnessFile(t *testing.T) {
 		"n-samples": {"arc_easy": {"original": 2376, "effective": 100}}, "versions": {"arc_easy": 1.0},
 		"config": {"model": "hf", "model_args": "pretrained=state-spaces/mamba-130m", "limit": 100.0},
 		"model_name": "state-spaces/mamba-130m"}`), 0o644))
-	r, err := ReadRunFile(p)
+	r, err := ReadResultsFile(p)
 	require.NoError(t, err)
 	assert.Equal(t, "state-spaces/mamba-130m", r.Model)
 	assert.Equal(t, 100, r.Limit)
@@ -230,14 +230,14 @@ func TestMergeDedupesSkipsOwnOutputsAndMarksPartial(t *testing.T) {
 	info := RunInfo{Model: "oryx", Variant: "gdn", Size: "tiny", CheckpointStep: 10, Schedule: "mixed", Backend: "go",
 		Date: "2025-01-01T00:00:00Z"}
 	full := lmResults()
-	a := NewRunFile(info, full[:5]) // wikitext .. winogrande
+	a := NewResultsFile(info, full[:5]) // wikitext .. winogrande
 	pa := filepath.Join(dir, "a.json")
 	require.NoError(t, a.WriteFile(pa))
 	later := info
 	later.Date = "2025-01-02T00:00:00Z"
 	newer := lmResults()
 	newer[2].Metrics["acc"] = harness.Metric{Value: 0.8, Stderr: 0.01, N: 100} // piqa again, later
-	b := NewRunFile(later, newer[2:])                                          // piqa .. boolq
+	b := NewResultsFile(later, newer[2:])                                      // piqa .. boolq
 	pb := filepath.Join(dir, "b.json")
 	require.NoError(t, b.WriteFile(pb))
 
@@ -267,13 +267,13 @@ func TestMergeDedupesSkipsOwnOutputsAndMarksPartial(t *testing.T) {
 	pinfo := info
 	pinfo.Limit = 10
 	pp := filepath.Join(dir, "partial.json")
-	require.NoError(t, NewRunFile(pinfo, part).WriteFile(pp))
+	require.NoError(t, NewResultsFile(pinfo, part).WriteFile(pp))
 	l3, err := Merge(pa, pb, pp)
 	require.NoError(t, err)
 	require.Len(t, l3.Runs, 2) // the limit is part of the identity
 	md := l3.Markdown()
 	assert.Contains(t, md, "| oryx (partial) |")
-	var partial *RunFile
+	var partial *ResultsFile
 	for _, r := range l3.Runs {
 		if r.Limit == 10 {
 			partial = r
@@ -297,9 +297,9 @@ func TestMarkdownOneUnitAndNIAHCounts(t *testing.T) {
 	for _, r := range results[:len(results)-1] {
 		r.Group = "lm"
 	}
-	rf := NewRunFile(RunInfo{Model: "m", Schedule: "mixed"}, results)
+	rf := NewResultsFile(RunInfo{Model: "m", Schedule: "mixed"}, results)
 	rf.Tasks["missing"] = nil // a null task in a hand-edited file: no panic
-	md := (&Leaderboard{Runs: []*RunFile{rf}}).Markdown()
+	md := (&Leaderboard{Runs: []*ResultsFile{rf}}).Markdown()
 	lines := strings.Split(md, "\n")
 	split := func(l string) []string {
 		return strings.Split(strings.TrimSuffix(strings.TrimPrefix(l, "| "), " |"), " | ")

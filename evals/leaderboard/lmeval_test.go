@@ -28,7 +28,7 @@ for path in sys.argv[1:]:
 
 // tableRuns are runs whose tables exercise pytablewriter's typing: groups with and without averages,
 // stderrs of 0 and "N/A", integral values, a perplexity in the thousands, a NaN value, a task of no group.
-func tableRuns(t *testing.T) map[string]*RunFile {
+func tableRuns(t *testing.T) map[string]*ResultsFile {
 	registerGroups()
 	m := func(v, se float64, n int) harness.Metric { return harness.Metric{Value: v, Stderr: se, N: n} }
 	info := RunInfo{Model: "org/oryx tiny", Variant: "gdn", Schedule: "attention", Backend: "go", Date: "2025-01-02T03:04:05Z"}
@@ -48,10 +48,10 @@ func tableRuns(t *testing.T) map[string]*RunFile {
 		}
 		lm = append(lm, r)
 	}
-	out := map[string]*RunFile{
+	out := map[string]*ResultsFile{
 		"golden":  goldenRun(t),
-		"lm-full": NewRunFile(info, lm),
-		"mixed": NewRunFile(info, append(lm[2:4:4], &harness.Result{Task: "toy", Version: 0, Docs: 2, TotalDocs: 3,
+		"lm-full": NewResultsFile(info, lm),
+		"mixed": NewResultsFile(info, append(lm[2:4:4], &harness.Result{Task: "toy", Version: 0, Docs: 2, TotalDocs: 3,
 			Metrics: map[string]harness.Metric{"acc": m(math.NaN(), math.NaN(), 2), "loss": m(12, 0.5, 2)}})),
 	}
 	return out
@@ -78,11 +78,11 @@ func TestResultsTableIsMakeTable(t *testing.T) {
 	t.Logf("lm-eval's make_table prints the project's tables, e.g.\n%s", runs["lm-full"].ResultsTable())
 }
 
-// checkLMEvalFile reads an lm-eval results file with ReadRunFile and checks every task against the file's
+// checkLMEvalFile reads an lm-eval results file with ReadResultsFile and checks every task against the file's
 // own "results" rows: the "<metric>,none" values and stderrs, the group rows left out, n-samples.
-func checkLMEvalFile(t *testing.T, path string) *RunFile {
+func checkLMEvalFile(t *testing.T, path string) *ResultsFile {
 	t.Helper()
-	r, err := ReadRunFile(path)
+	r, err := ReadResultsFile(path)
 	require.NoError(t, err, path)
 	b, err := os.ReadFile(path)
 	require.NoError(t, err)
@@ -141,7 +141,7 @@ func TestMergeReadsLMEvalFiles(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("testdata", "lmeval", "*.json"))
 	require.NoError(t, err)
 	require.Len(t, files, 5)
-	byName := map[string]*RunFile{}
+	byName := map[string]*ResultsFile{}
 	for _, f := range files {
 		byName[filepath.Base(f)] = checkLMEvalFile(t, f)
 	}

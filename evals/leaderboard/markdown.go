@@ -57,7 +57,7 @@ func (l *Leaderboard) Markdown() string {
 	heads := []string{"Model", "Variant", "Size", "Step", "Tokens", "Schedule", "Attn %"}
 	cols := l.presentColumns()
 	for _, c := range cols {
-		heads = append(heads, tableCell.Replace(c.head)) // extra columns are named by the run files' tasks
+		heads = append(heads, tableCell.Replace(c.head)) // extra columns are named by the results files' tasks
 	}
 	b.WriteString("| " + strings.Join(heads, " | ") + " |\n")
 	b.WriteString("|" + strings.Repeat("---|", len(heads)) + "\n")
@@ -125,7 +125,7 @@ func (l *Leaderboard) presentColumns() []column {
 	return out
 }
 
-func cell(r *RunFile, c column) string {
+func cell(r *ResultsFile, c column) string {
 	if c.avg != "" {
 		a, ok := r.Averages[c.avg]
 		if !ok || math.IsNaN(a.Value) {
@@ -149,7 +149,7 @@ func cell(r *RunFile, c column) string {
 
 // attentionCell is the run's attention percentage: one figure for a run of one task group, else one per
 // group ("lm 0.0, niah 4.2"; tasks of no group as "other").
-func attentionCell(r *RunFile) string {
+func attentionCell(r *ResultsFile) string {
 	if !math.IsNaN(r.AttentionFraction) {
 		return fmt.Sprintf("%.1f", 100*r.AttentionFraction)
 	}

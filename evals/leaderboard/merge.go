@@ -13,10 +13,10 @@ import (
 	"github.com/oryx-go/oryx/evals/harness"
 )
 
-// Leaderboard is the merge of several run files.
+// Leaderboard is the merge of several results files.
 type Leaderboard struct {
 	// Runs are sorted by model, variant, size, checkpoint step, schedule, backend, then file order.
-	Runs []*RunFile `json:"runs"`
+	Runs []*ResultsFile `json:"runs"`
 	// Averages documents how each average is computed.
 	Averages []AverageDoc `json:"averages"`
 	// Skipped are the inputs merge left out: its own outputs (leaderboard.json, leaderboard.md).
@@ -43,7 +43,7 @@ type MergeOptions struct {
 // Merge is MergeWith(MergeOptions{}, paths...).
 func Merge(paths ...string) (*Leaderboard, error) { return MergeWith(MergeOptions{}, paths...) }
 
-// MergeWith reads run files and builds the leaderboard:
+// MergeWith reads results files and builds the leaderboard:
 //
 //   - merge's own outputs among the inputs (IsOwnOutput) are skipped, so `merge results/*` can be rerun;
 //   - runs with the same identity (model, variant, size, checkpoint and step, schedule, backend,
@@ -54,17 +54,17 @@ func Merge(paths ...string) (*Leaderboard, error) { return MergeWith(MergeOption
 //     definitions), and left out for partial runs unless opts.IncludePartial.
 func MergeWith(opts MergeOptions, paths ...string) (*Leaderboard, error) {
 	if len(paths) == 0 {
-		return nil, fmt.Errorf("leaderboard: merge: no run files given")
+		return nil, fmt.Errorf("leaderboard: merge: no results files given")
 	}
 	l := &Leaderboard{}
-	byID := map[string]*RunFile{}
-	dates := map[*RunFile]map[string]string{} // run → task → date of the file it came from
+	byID := map[string]*ResultsFile{}
+	dates := map[*ResultsFile]map[string]string{} // run → task → date of the file it came from
 	for _, p := range paths {
 		if IsOwnOutput(p) {
 			l.Skipped = append(l.Skipped, p)
 			continue
 		}
-		r, err := ReadRunFile(p)
+		r, err := ReadResultsFile(p)
 		if err != nil {
 			return nil, err
 		}
@@ -101,7 +101,7 @@ func MergeWith(opts MergeOptions, paths ...string) (*Leaderboard, error) {
 		}
 	}
 	if len(l.Runs) == 0 {
-		return nil, fmt.Errorf("leaderboard: merge: no run files among %s (only merge's own outputs)", strings.Join(paths, ", "))
+		return nil, fmt.Errorf("leaderboard: merge: no results files among %s (only merge's own outputs)", strings.Join(paths, ", "))
 	}
 	for _, r := range l.Runs {
 		for t := range r.Tasks {
@@ -148,11 +148,11 @@ func MergeWith(opts MergeOptions, paths ...string) (*Leaderboard, error) {
 	return l, nil
 }
 
-// identity is what makes two run files the same run (see MergeWith).
+// identity is what makes two results files the same run (see MergeWith).
 // checkMergeable refuses a run whose identity holds U+FFFD (what an invalid UTF-8 byte or a lone surrogate
 // escape decodes to: runs whose names differ only there would read back as one row) or whose results fail
 // check.
-func checkMergeable(r *RunFile, check func(*harness.Result) error) error {
+func checkMergeable(r *ResultsFile, check func(*harness.Result) error) error {
 	for _, f := range []struct{ name, value string }{{"model", r.Model}, {"variant", r.Variant}, {"size", r.Size},
 		{"checkpoint", r.Checkpoint}, {"schedule", r.Schedule}, {"backend", r.Backend}, {"tokenizer", r.Tokenizer}} {
 		if strings.ContainsRune(f.value, utf8.RuneError) {
@@ -171,7 +171,7 @@ func checkMergeable(r *RunFile, check func(*harness.Result) error) error {
 	return nil
 }
 
-func (r *RunFile) identity() string {
+func (r *ResultsFile) identity() string {
 	b, _ := json.Marshal([]any{r.Model, r.Variant, r.Size, r.Checkpoint, r.CheckpointStep, r.Schedule, r.Backend,
 		r.Tokenizer, r.Limit, r.MaxLength, r.MaxLengths})
 	return string(b)

@@ -18,7 +18,7 @@ import (
 // only, metrics sorted, values "%.4f", "N/A" stderrs as "   N/A"), groups first with their tasks indented
 // " - " below them (group_subtasks), then the tasks of no group. The cells go through pytablewriter's
 // markdown writer as it treats them (pyTable): numeric strings typed and re-formatted per column.
-func (r *RunFile) ResultsTable() string {
+func (r *ResultsFile) ResultsTable() string {
 	f, err := r.layout()
 	if err != nil {
 		return fmt.Sprintf("(results table: %v)\n", err)

@@ -377,7 +377,7 @@ func writeResults(c Config, rep *Report) error {
 				Parameters: m.Params, Checkpoint: filepath.Join(c.Out, m.RunDir),
 				CheckpointStep: int64(m.Summary.Steps), TokensSeen: m.Summary.Tokens, Schedule: s.Schedule,
 				Backend: rep.Backend, Tokenizer: "bytes", MaxLength: 4096, Date: rep.Date}
-			if err := evalapi.WriteRunFile(f, info, scheduleResults(s), s.AttentionFraction); err != nil {
+			if err := evalapi.WriteResultsFile(f, info, scheduleResults(s), s.AttentionFraction); err != nil {
 				return err
 			}
 			files = append(files, f)
@@ -390,7 +390,7 @@ func writeResults(c Config, rep *Report) error {
 	return lb.WriteFiles(filepath.Join(c.Out, "leaderboard.json"), filepath.Join(c.Out, "leaderboard.md"))
 }
 
-// scheduleResults turns a schedule's measurements into harness results for the run file.
+// scheduleResults turns a schedule's measurements into harness results for the results file.
 func scheduleResults(s ScheduleResult) []*evalapi.Result {
 	var out []*evalapi.Result
 	if !math.IsNaN(float64(s.ValLoss)) {

@@ -48,9 +48,9 @@ type RunInfo struct {
 	Failed map[string]string `json:"failed,omitempty"`
 }
 
-// RunFile is the result file of one run. Its JSON form is lm-evaluation-harness 0.4's results layout (see
+// ResultsFile is the result file of one run. Its JSON form is lm-evaluation-harness 0.4's results layout (see
 // MarshalJSON), with the project's own fields under "oryx".
-type RunFile struct {
+type ResultsFile struct {
 	RunInfo
 	// AttentionFraction is Σ attention tokens / Σ tokens over all tasks when the run's tasks are of one
 	// family (group); NaN when they span several (AttentionByGroup then holds the figures: LM and NIAH
@@ -66,10 +66,10 @@ type RunFile struct {
 	Path string
 }
 
-// NewRunFile assembles a run file from the run's metadata and its task results (a later result of the
+// NewResultsFile assembles a results file from the run's metadata and its task results (a later result of the
 // same task replaces an earlier one; nil results are skipped).
-func NewRunFile(info RunInfo, results []*harness.Result) *RunFile {
-	r := &RunFile{RunInfo: info, Tasks: map[string]*harness.Result{}}
+func NewResultsFile(info RunInfo, results []*harness.Result) *ResultsFile {
+	r := &ResultsFile{RunInfo: info, Tasks: map[string]*harness.Result{}}
 	for _, res := range results {
 		if res != nil {
 			r.Tasks[res.Task] = res
@@ -80,7 +80,7 @@ func NewRunFile(info RunInfo, results []*harness.Result) *RunFile {
 }
 
 // refresh recomputes the attention figures and the averages from the tasks.
-func (r *RunFile) refresh() {
+func (r *ResultsFile) refresh() {
 	tok, att := map[string]int64{}, map[string]int64{}
 	for _, res := range r.Tasks {
 		tok[res.Group] += res.Tokens
@@ -106,7 +106,7 @@ func (r *RunFile) refresh() {
 }
 
 // Partial reports whether some task scored fewer documents than its protocol has (a --limit run).
-func (r *RunFile) Partial() bool {
+func (r *ResultsFile) Partial() bool {
 	for _, res := range r.Tasks {
 		if res != nil && res.Docs < res.TotalDocs-res.Dropped {
 			return true
@@ -116,7 +116,7 @@ func (r *RunFile) Partial() bool {
 }
 
 // taskNames returns the task names sorted.
-func (r *RunFile) taskNames() []string {
+func (r *ResultsFile) taskNames() []string {
 	names := make([]string, 0, len(r.Tasks))
 	for n := range r.Tasks {
 		names = append(names, n)
@@ -154,7 +154,7 @@ type nSamples struct {
 //
 // Numbers are written as Python writes them (1.0, not 1); non-finite values as the strings "NaN", "+Inf",
 // "-Inf".
-func (r *RunFile) MarshalJSON() ([]byte, error) {
+func (r *ResultsFile) MarshalJSON() ([]byte, error) {
 	d, err := r.layout()
 	if err != nil {
 		return nil, err
@@ -175,7 +175,7 @@ type layoutTables struct {
 }
 
 // layout builds the lm-eval layout of the run (see MarshalJSON).
-func (r *RunFile) layout() (harness.Doc, error) {
+func (r *ResultsFile) layout() (harness.Doc, error) {
 	tb := &layoutTables{res: harness.Doc{}, configs: harness.Doc{}, versions: harness.Doc{}, nShot: harness.Doc{},
 		hib: harness.Doc{}, nSamp: harness.Doc{}, hashes: harness.Doc{}, groups: harness.Doc{}, groupSubtasks: harness.Doc{},
 		subtasks: map[string][]string{}, groupHib: map[string]map[string]bool{}}
@@ -220,7 +220,7 @@ func (r *RunFile) layout() (harness.Doc, error) {
 
 // taskRows adds each task's entries (in name order) to tb: its results row, config, version, n-shot,
 // higher_is_better, n-samples and task hash; and notes its group's members and metrics.
-func (r *RunFile) taskRows(tb *layoutTables) {
+func (r *ResultsFile) taskRows(tb *layoutTables) {
 	for _, name := range r.taskNames() {
 		t := r.Tasks[name]
 		row := harness.Doc{{Key: "name", Value: name}, {Key: "alias", Value: name}, {Key: "sample_len", Value: t.Docs}}
@@ -294,7 +294,7 @@ func taskConfig(name string, t *harness.Result, metricList []any) harness.Doc {
 
 // groupRows adds each task group's entries (in name order) to tb: its results row (and "groups" row when
 // it has averages), version, n-shot, higher_is_better and group_subtasks.
-func (r *RunFile) groupRows(tb *layoutTables) {
+func (r *ResultsFile) groupRows(tb *layoutTables) {
 	groupNames := make([]string, 0, len(tb.subtasks))
 	for g := range tb.subtasks {
 		groupNames = append(groupNames, g)
@@ -334,7 +334,7 @@ func (r *RunFile) groupRows(tb *layoutTables) {
 
 // runConfig is the run's "config" object: model "oryx", model_args, parameters, batch size, device (the
 // backend), limit, bootstrap_iters, backend and schedule; unset settings are null.
-func (r *RunFile) runConfig() harness.Doc {
+func (r *ResultsFile) runConfig() harness.Doc {
 	var limit any
 	if r.Limit > 0 {
 		limit = r.Limit
@@ -396,7 +396,7 @@ func sortedKeys[V any](m map[string]V) []string {
 }
 
 // modelArgs renders lm-eval's model_args string for the run.
-func (r *RunFile) modelArgs() string {
+func (r *ResultsFile) modelArgs() string {
 	var parts []string
 	add := func(k, v string) {
 		if v != "" {
@@ -437,7 +437,7 @@ func SanitizeModelName(s string) string { return unsanitaryRE.ReplaceAllString(s
 // versions as numbers, numeric strings or anything else ("N/A", 0.4.0's "Yaml": no version, 0), the rows of
 // groups (the keys of "groups", and of "group_subtasks" with members) left out — they aggregate the tasks
 // beside them —, model_name (else model_args, a string or a dict), config.limit and date.
-func (r *RunFile) UnmarshalJSON(b []byte) error {
+func (r *ResultsFile) UnmarshalJSON(b []byte) error {
 	var f struct {
 		Results       map[string]map[string]json.RawMessage `json:"results"`
 		Groups        map[string]json.RawMessage            `json:"groups"`
@@ -463,7 +463,7 @@ func (r *RunFile) UnmarshalJSON(b []byte) error {
 	if f.Results == nil {
 		return fmt.Errorf("no \"results\"")
 	}
-	*r = RunFile{Tasks: map[string]*harness.Result{}}
+	*r = ResultsFile{Tasks: map[string]*harness.Result{}}
 	if o := f.Oryx; o != nil {
 		r.RunInfo, r.Tasks = o.RunInfo, o.Tasks
 		if r.Tasks == nil {
@@ -632,9 +632,9 @@ func parseNumber(raw json.RawMessage) (float64, error) {
 	return 0, fmt.Errorf("not a number: %q", s)
 }
 
-// WriteFile writes the run file as lm-eval writes its results files (json.dumps with indent 2),
+// WriteFile writes the results file as lm-eval writes its results files (json.dumps with indent 2),
 // atomically (internal/atomicfile).
-func (r *RunFile) WriteFile(path string) error {
+func (r *ResultsFile) WriteFile(path string) error {
 	d, err := r.layout()
 	if err == nil {
 		var b []byte
@@ -645,9 +645,9 @@ func (r *RunFile) WriteFile(path string) error {
 	return fmt.Errorf("leaderboard: %s: %w", path, err)
 }
 
-// ReadRunFile reads a run file written by WriteFile (or an lm-evaluation-harness results file); errors
+// ReadResultsFile reads a results file written by WriteFile (or an lm-evaluation-harness results file); errors
 // name the file.
-func ReadRunFile(path string) (*RunFile, error) {
+func ReadResultsFile(path string) (*ResultsFile, error) {
 	b, err := safefile.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("leaderboard: %w", err)
@@ -657,7 +657,7 @@ func ReadRunFile(path string) (*RunFile, error) {
 	if !utf8.Valid(b) {
 		return nil, fmt.Errorf("leaderboard: %s: not a results file: not valid UTF-8 (at byte %d)", path, invalidUTF8At(b))
 	}
-	var r RunFile
+	var r ResultsFile
 	if err := json.Unmarshal(quotePythonNonFinite(b), &r); err != nil { // Python's bare NaN is not JSON
 		return nil, fmt.Errorf("leaderboard: %s: not a results file: %w", path, err)
 	}
