@@ -14,13 +14,13 @@ import (
 // capacityBucket rounds KV-cache capacities up so that engines (and their compiled graphs) are reused.
 const capacityBucket = 256
 
-// GenerateUntil implements harness.Model: greedy decoding with the engine, Options.Batch requests at a time
-// (sorted by prompt length), fewer where the batch would not fit Options.GenMemMB (genBatch). Each row's
-// prompt is prefilled in its schedule's modes and every generated token fed back in its decode mode (under
-// Mixed: attention from AttentionFrom on; under a budget the running budget, and under budget:F:entropy the
-// escalation rule of schedule.Escalation through Engine.StepEscalate). A row stops at EOS, when its decoded text
-// contains a stop string, or after MaxTokens; the text is returned up to there (the harness cuts at the stop
-// string). A row's tokens do not depend on the batch it runs in.
+// GenerateUntil implements harness.Model: greedy decoding with the engine's generation (infer.Engine.Generate,
+// generateBatch), Options.Batch requests at a time (sorted by prompt length), fewer where the batch would not
+// fit Options.GenMemMB (genBatch). Each row's prompt is prefilled in its schedule's modes and every generated
+// token fed back in its decode mode (under Mixed: attention from AttentionFrom on; under a budget the running
+// budget, and under budget:F:entropy the escalation rule of schedule.Escalation). A row stops at EOS, when
+// its decoded text contains a stop string, or after MaxTokens; the text is returned up to there (the harness
+// cuts at the stop string). A row's tokens do not depend on the batch it runs in.
 func (m *Model) GenerateUntil(reqs []harness.GenRequest, progress func(done int)) ([]harness.GenResult, error) {
 	order := sortedByLength(len(reqs), func(i int) int { return len(reqs[i].Context) })
 	out := make([]harness.GenResult, len(reqs))
@@ -105,6 +105,10 @@ func (m *Model) engineFor(batch, capacity int) (*infer.Engine, error) {
 	return e, nil
 }
 
+// generateBatch generates the requests idx together with the engine's generation (infer.Engine.Generate):
+// the prompts in their modes (the request's schedule, or the budget's placement), greedy tokens, each fed back
+// in its decode mode or escalated by the entropy budget's rule; a row ends at EOS (not kept), at its
+// MaxTokens or when its text holds an Until string. It fills out[i] and the counters.
 func (m *Model) generateBatch(reqs []harness.GenRequest, idx []int, out []harness.GenResult) error {
 	c := m.model.Config
 	prompts, specs, capacity, err := m.genPrompts(reqs, idx)
@@ -118,49 +122,41 @@ func (m *Model) generateBatch(reqs []harness.GenRequest, idx []int, out []harnes
 	for row, i := range idx {
 		out[i].AttentionTokens, out[i].TotalTokens = m.count(modes[row], len(prompts[row])), len(prompts[row])
 	}
-	if !c.Variant.IsMultiMixer() {
-		modes = nil
-	}
 	e, err := m.engineFor(len(idx), capacity)
 	if err != nil {
 		return err
 	}
 	e.Free() // the last batch's caches go before this prefill allocates its own
-	logits, err := e.Prefill(prompts, modes)
-	if err != nil {
-		return fmt.Errorf("oryxlm: prefill: %w", err)
-	}
-	running := make([]bool, len(idx))
-	gen := make([][]int, len(idx))
-	for row := range running {
-		running[row] = true
-	}
-	for k := 0; ; k++ {
-		st, any, err := m.nextStep(reqs, idx, prompts, specs, esc, logits, running, gen)
-		if err != nil {
-			return err
-		}
-		if !any {
-			break
-		}
-		if esc != nil {
-			logits, st.modes, _, err = e.StepEscalate(st.next, st.candidate, func(row int, l []float64) bool { return esc.Decide(row, st.pos[row], l) })
-		} else {
-			var sm []oryx.Mode
-			if c.Variant.IsMultiMixer() {
-				sm = st.modes
-			}
-			logits, err = e.Step(st.next, sm)
-		}
-		if err != nil {
-			return fmt.Errorf("oryxlm: decode step %d: %w", k, err)
-		}
-		m.countStep(st, idx, out)
+	opts := infer.GenerateOptions{RowMaxTokens: make([]int, len(idx)),
+		StopAfter: func(row int, toks []int32) bool { return containsAny(m.tok.Decode(toInts(toks)), reqs[idx[row]].Until) }}
+	if c.Variant.IsMultiMixer() {
+		opts.Modes = &infer.RowModes{Prompt: modes, Escalation: esc, Decode: func(row, pos, promptLen int) (oryx.Mode, error) {
+			return m.decodeMode(specs[row], pos, promptLen)
+		}}
 	}
 	for row, i := range idx {
-		out[i].Tokens = gen[row]
-		out[i].Text = m.tok.Decode(gen[row])
+		opts.RowMaxTokens[row] = reqs[i].MaxTokens
+		opts.MaxTokens = max(opts.MaxTokens, reqs[i].MaxTokens)
 	}
+	eos := m.tok.EOS()
+	if eos >= 0 && eos < c.Vocab {
+		opts.Stop = []int32{int32(eos)}
+	}
+	gen, err := e.Generate(prompts, opts)
+	if err != nil {
+		return fmt.Errorf("oryxlm: generation: %w", err)
+	}
+	fed := make([][]oryx.Mode, len(idx)) // the modes of the tokens fed back, per row
+	for row, i := range idx {
+		toks := gen.Tokens[row]
+		fed[row] = gen.Modes[row][:len(toks)-1] // a row's last token is never fed
+		if n := len(toks); int(toks[n-1]) == eos {
+			toks, fed[row] = toks[:n-1], gen.Modes[row][:n-1] // EOS ends the text, not part of it
+		}
+		out[i].Tokens = toInts(toks)
+		out[i].Text = m.tok.Decode(out[i].Tokens)
+	}
+	m.countFed(out, idx, prompts, fed, esc != nil)
 	return nil
 }
 
@@ -211,86 +207,47 @@ func (m *Model) genModes(reqs []harness.GenRequest, idx []int, prompts [][]int32
 	return modes, nil, nil
 }
 
-// genStep is one decode step of a generation batch, per row: the token fed (a dummy for a stopped row, to
-// keep the batch aligned), its mode, whether it is a real token, the position it is fed at, and whether the
-// escalation rule decides its mode (then the step's modes come from StepEscalate).
-type genStep struct {
-	next      []int32
-	modes     []oryx.Mode
-	fed       []bool
-	pos       []int
-	candidate []bool
-}
-
-// nextStep takes each running row's greedy token from logits, ends the rows that stop (EOS, MaxTokens, an
-// Until string) and prepares the step that feeds the others' tokens; any is false when no row runs.
-func (m *Model) nextStep(reqs []harness.GenRequest, idx []int, prompts [][]int32, specs []string, esc *schedule.Escalation,
-	logits [][]float32, running []bool, gen [][]int) (st *genStep, any bool, err error) {
-	eos := m.tok.EOS()
-	n := len(idx)
-	st = &genStep{next: make([]int32, n), modes: make([]oryx.Mode, n), fed: make([]bool, n), pos: make([]int, n),
-		candidate: make([]bool, n)}
-	for row, i := range idx {
-		if !running[row] {
-			st.next[row] = prompts[row][len(prompts[row])-1] // a dummy keeps the batch aligned
-			continue
-		}
-		tok := argmax(logits[row])
-		r := reqs[i]
-		if tok == eos {
-			running[row] = false
-			continue
-		}
-		gen[row] = append(gen[row], tok)
-		if len(gen[row]) >= r.MaxTokens || containsAny(m.tok.Decode(gen[row]), r.Until) {
-			running[row] = false
-			continue
-		}
-		st.pos[row] = len(r.Context) + len(gen[row]) - 1 // the position the token is fed at
-		st.next[row], st.fed[row], any = int32(tok), true, true
-		if esc != nil { // decided by the linear trial step
-			st.candidate[row] = esc.Candidate(row, st.pos[row])
-			continue
-		}
-		if st.modes[row], err = m.decodeMode(specs[row], st.pos[row], len(r.Context)); err != nil {
-			return nil, false, fmt.Errorf("oryxlm: generation request %d: %w", i, err)
-		}
-	}
-	return st, any, nil
-}
-
-// countStep adds a decode step's tokens and FLOPs to the results and the counters: a linear token's step,
-// an attention token's, or for an escalated candidate both its linear trial and its attention step.
-func (m *Model) countStep(st *genStep, idx []int, out []harness.GenResult) {
+// countFed adds the decode steps of the fed tokens (fed[row]: their modes, the first fed at the position
+// after its prompt) to the results and the counters, step by step as they ran: a linear token's step or an
+// attention token's; under the entropy budget's escalation (escalating) an attention token is an escalated
+// candidate, its linear trial step counted too.
+func (m *Model) countFed(out []harness.GenResult, idx []int, prompts [][]int32, fed [][]oryx.Mode, escalating bool) {
 	c := m.model.Config
-	for row, i := range idx {
-		if !st.fed[row] {
-			continue
-		}
-		lin, att := oryx.FLOPsPerToken(c, st.pos[row]+1, 0), oryx.FLOPsPerToken(c, st.pos[row]+1, 1)
-		step := lin // a candidate's trial step, or the step of a linear token
-		out[i].TotalTokens++
-		if st.modes[row] == oryx.Attention {
-			out[i].AttentionTokens++
-			step = att
-			if st.candidate[row] { // trial, then the attention step
-				step += lin
-				m.LinearPassTokens++
+	for k := 0; ; k++ {
+		stepped := false
+		for row, i := range idx {
+			if k >= len(fed[row]) {
+				continue
 			}
+			stepped = true
+			pos := len(prompts[row]) + k
+			lin, att := oryx.FLOPsPerToken(c, pos+1, 0), oryx.FLOPsPerToken(c, pos+1, 1)
+			step := lin // a candidate's trial step, or the step of a linear token
+			out[i].TotalTokens++
+			if fed[row][k] == oryx.Attention {
+				out[i].AttentionTokens++
+				step = att
+				if escalating { // trial, then the attention step
+					step += lin
+					m.LinearPassTokens++
+				}
+			}
+			m.FLOPs += step
+			m.FLOPsGathered += step
 		}
-		m.FLOPs += step
-		m.FLOPsGathered += step
+		if !stepped {
+			return
+		}
 	}
 }
 
-func argmax(x []float32) int {
-	best := 0
-	for i, v := range x {
-		if v > x[best] {
-			best = i
-		}
+// toInts widens token ids.
+func toInts(ids []int32) []int {
+	out := make([]int, len(ids))
+	for i, id := range ids {
+		out[i] = int(id)
 	}
-	return best
+	return out
 }
 
 func containsAny(s string, subs []string) bool {

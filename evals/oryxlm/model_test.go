@@ -3,6 +3,7 @@ package oryxlm
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -56,7 +57,7 @@ func engineLogProbs(t *testing.T, m *oryx.Model, ctx *context.Context, seq []int
 			s += math.Exp(float64(v) - mx)
 		}
 		lp = append(lp, float64(row[seq[i+1]])-mx-math.Log(s))
-		gr = append(gr, argmax(row) == int(seq[i+1]))
+		gr = append(gr, slices.Index(row, slices.Max(row)) == int(seq[i+1]))
 		if i+2 < len(seq) {
 			var sm []oryx.Mode
 			if md != nil {

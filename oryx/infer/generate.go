@@ -19,10 +19,21 @@ type GenerateOptions struct {
 	// sequence) are refused: they do not define generated-token modes. "budget:F:entropy" runs a linear pass
 	// over the prompts first and escalates generated tokens one by one (budget.go, escalate.go).
 	Schedule string
+	// Modes, when set, gives the modes in place of Schedule (which must then be empty): the caller's own
+	// placement per row, e.g. the evaluations' per-request schedules and budgets (evals/oryxlm). Single-mixer
+	// variants ignore it, as they ignore Schedule.
+	Modes *RowModes
 	// MaxTokens is the number of new tokens per prompt (> 0).
 	MaxTokens int
+	// RowMaxTokens, when set, caps row b at RowMaxTokens[b] tokens, each in [1, MaxTokens]; the cache
+	// capacity a row needs follows its own cap.
+	RowMaxTokens []int
 	// Stop lists tokens after which a row stops (the stop token is kept in its output).
 	Stop []int32
+	// StopAfter, when set, is asked after each token a row generates that does not end it already (a Stop
+	// token, its cap) whether the row stops there, the token kept (tokens: the row's generated tokens so far,
+	// that one included): e.g. when the decoded text holds a stop string.
+	StopAfter func(row int, tokens []int32) bool
 	// Sampler picks each token; nil = greedy. Generate draws from the sampler's stream as it stands (rows
 	// in order, stopped rows draw nothing); call Sampler.Reset to replay a seed with the same sampler.
 	Sampler *Sampler
@@ -30,6 +41,18 @@ type GenerateOptions struct {
 	// number of tokens generated so far per row (1 after the prefill, then one more per decode step) and
 	// total is MaxTokens. After an early stop (every row hit a stop token) the last call has done < total.
 	Progress func(done, total int)
+}
+
+// RowModes are the modes of a generation chosen by its caller (GenerateOptions.Modes).
+type RowModes struct {
+	// Prompt holds each prompt's modes, one per token.
+	Prompt [][]oryx.Mode
+	// Decode is the mode of row's generated token fed at absolute position pos after a promptLen-token
+	// prompt.
+	Decode func(row, pos, promptLen int) (oryx.Mode, error)
+	// Escalation, when set, decides the generated tokens' modes instead of Decode: the running escalation of
+	// an entropy budget (schedule.NewEscalation over the prompts' modes and entropies; escalate.go).
+	Escalation *schedule.Escalation
 }
 
 // Generation is the result of Engine.Generate.
@@ -59,12 +82,14 @@ type Generation struct {
 }
 
 // Generate continues each prompt (one per engine row, lengths may differ, each ≥ 1) by up to
-// opts.MaxTokens tokens: it prefills the prompts with the schedule's modes, samples the first token from the
-// prefill's last logits, then feeds each new token with Step in the mode DecodeMode(spec, pos, promptLen)
-// (pos = its absolute position) and samples the next one from the step's logits. A row stops after a stop
-// token; until every row has stopped it keeps being fed a dummy token (its last one, in linear mode) so the
+// opts.MaxTokens tokens: it prefills the prompts with the schedule's modes (or the caller's, opts.Modes),
+// samples the first token from the prefill's last logits, then feeds each new token with Step in the mode
+// DecodeMode(spec, pos, promptLen) (pos = its absolute position; or the caller's rule) and samples the next
+// one from the step's logits. A row stops after a stop token, at its RowMaxTokens cap or where StopAfter
+// says; until every row has stopped it keeps being fed a dummy token (its last one, in linear mode) so the
 // batch stays aligned, with its outputs ignored. The engine's state is replaced (Prefill); the engine is
-// left after the last step.
+// left after the last step. It is the project's one decoding loop: `oryx generate` (textgen) and the
+// evaluations' generation (evals/oryxlm) run through it.
 //
 // Every argument is checked before any work: batch size, empty prompts, tokens and stop tokens inside the
 // vocabulary, MaxTokens > 0, the spec (random specs are refused), the sampler, and the cache capacity:
@@ -95,13 +120,14 @@ func (e *Engine) Generate(prompts [][]int32, opts GenerateOptions) (*Generation,
 			return fmt.Errorf("%s: row %d, token %d: %w", fn, b, len(gen.Tokens[b]), err)
 		}
 		pos := lengths[b] + len(gen.Tokens[b])
-		m, err := plan.decodeMode(pos, lengths[b])
+		m, err := plan.decodeMode(b, pos, lengths[b])
 		if err != nil {
 			return fmt.Errorf("%s: row %d: %w", fn, b, err)
 		}
 		gen.Tokens[b] = append(gen.Tokens[b], int32(tok))
 		gen.Modes[b] = append(gen.Modes[b], m)
-		if slices.Contains(opts.Stop, int32(tok)) {
+		if slices.Contains(opts.Stop, int32(tok)) || len(gen.Tokens[b]) == plan.maxTokens[b] ||
+			opts.StopAfter != nil && opts.StopAfter(b, gen.Tokens[b]) {
 			stopped[b] = true
 		}
 		return nil
@@ -167,12 +193,14 @@ func (e *Engine) Generate(prompts [][]int32, opts GenerateOptions) (*Generation,
 // modes of generated tokens and the sampler.
 type genPlan struct {
 	lengths     []int
+	maxTokens   []int     // each row's cap (GenerateOptions.RowMaxTokens, else MaxTokens)
 	multi       bool      // a multi-mixer variant: modes come from spec
 	spec        string    // the schedule spec ("attention" when empty for multi-mixer variants)
 	single      oryx.Mode // the only mode of a single-mixer variant
 	promptModes [][]oryx.Mode
 	sampler     *Sampler
-	esc         *schedule.Escalation // budget:F:entropy: the running escalation budget (escalate.go); nil otherwise
+	esc         *schedule.Escalation                             // budget:F:entropy: the running escalation budget (escalate.go); nil otherwise
+	decode      func(row, pos, promptLen int) (oryx.Mode, error) // the caller's rule (RowModes.Decode); nil: spec's
 }
 
 // planGenerate checks every argument of a generation before any work (errors start with fn): batch size,
@@ -202,14 +230,19 @@ func (e *Engine) planGenerate(fn string, prompts [][]int32, opts GenerateOptions
 			return nil, fmt.Errorf("%s: stop token %d (Stop[%d]) is outside the vocabulary [0, %d)", fn, t, i, vocab)
 		}
 	}
+	maxTokens, err := rowMaxTokens(fn, opts, len(prompts))
+	if err != nil {
+		return nil, err
+	}
 	for b, n := range lengths {
-		if need := n + opts.MaxTokens - 1; need > e.capacity {
+		if need := n + maxTokens[b] - 1; need > e.capacity {
 			return nil, fmt.Errorf("%s: row %d needs %d cache positions (prompt of %d tokens + MaxTokens %d − 1) "+
 				"but the engine's capacity is %d: shorten the prompt, lower MaxTokens or create the engine with a larger capacity",
-				fn, b, need, n, opts.MaxTokens, e.capacity)
+				fn, b, need, n, maxTokens[b], e.capacity)
 		}
 	}
-	p := &genPlan{lengths: lengths, multi: e.model.Config.Variant.IsMultiMixer(), sampler: opts.Sampler, single: oryx.Linear}
+	p := &genPlan{lengths: lengths, maxTokens: maxTokens, multi: e.model.Config.Variant.IsMultiMixer(), sampler: opts.Sampler,
+		single: oryx.Linear}
 	if p.sampler == nil {
 		p.sampler = Greedy()
 	}
@@ -220,6 +253,9 @@ func (e *Engine) planGenerate(fn string, prompts [][]int32, opts GenerateOptions
 		p.single = oryx.Attention
 	}
 
+	if opts.Modes != nil {
+		return p, p.callerModes(fn, opts)
+	}
 	// Schedule: prompt modes and the rule for generated tokens.
 	p.spec = strings.TrimSpace(opts.Schedule)
 	if p.spec == "" && p.multi {
@@ -253,15 +289,58 @@ func (e *Engine) planGenerate(fn string, prompts [][]int32, opts GenerateOptions
 	return p, nil
 }
 
-// decodeMode is the mode of the generated token at absolute position pos of a row whose prompt has
-// promptLen tokens.
-func (p *genPlan) decodeMode(pos, promptLen int) (oryx.Mode, error) {
+// rowMaxTokens is each row's cap on generated tokens: opts.RowMaxTokens, checked, or MaxTokens for every row.
+func rowMaxTokens(fn string, opts GenerateOptions, rows int) ([]int, error) {
+	if opts.RowMaxTokens == nil {
+		return slices.Repeat([]int{opts.MaxTokens}, rows), nil
+	}
+	if len(opts.RowMaxTokens) != rows {
+		return nil, fmt.Errorf("%s: RowMaxTokens has %d entries for %d prompts", fn, len(opts.RowMaxTokens), rows)
+	}
+	for b, n := range opts.RowMaxTokens {
+		if n < 1 || n > opts.MaxTokens {
+			return nil, fmt.Errorf("%s: RowMaxTokens[%d] = %d, want [1, MaxTokens = %d]", fn, b, n, opts.MaxTokens)
+		}
+	}
+	return opts.RowMaxTokens, nil
+}
+
+// callerModes takes the caller's modes (GenerateOptions.Modes) for a multi-mixer variant, checked against the
+// prompts: one mode per prompt token, and a rule for the generated tokens.
+func (p *genPlan) callerModes(fn string, opts GenerateOptions) error {
+	if strings.TrimSpace(opts.Schedule) != "" {
+		return fmt.Errorf("%s: Schedule %q and Modes are exclusive: the modes come from one or the other", fn, opts.Schedule)
+	}
+	if !p.multi {
+		return nil
+	}
+	m := opts.Modes
+	if len(m.Prompt) != len(p.lengths) {
+		return fmt.Errorf("%s: Modes.Prompt has %d rows for %d prompts", fn, len(m.Prompt), len(p.lengths))
+	}
+	for b, n := range p.lengths {
+		if len(m.Prompt[b]) != n {
+			return fmt.Errorf("%s: Modes.Prompt[%d] has %d modes for a prompt of %d tokens", fn, b, len(m.Prompt[b]), n)
+		}
+	}
+	if m.Decode == nil && m.Escalation == nil {
+		return fmt.Errorf("%s: Modes needs Decode or Escalation, the rule for the generated tokens' modes", fn)
+	}
+	p.promptModes, p.esc, p.decode = m.Prompt, m.Escalation, m.Decode
+	return nil
+}
+
+// decodeMode is the mode of row's generated token at absolute position pos after a promptLen-token prompt.
+func (p *genPlan) decodeMode(row, pos, promptLen int) (oryx.Mode, error) {
 	if !p.multi {
 		return p.single, nil
 	}
 	if p.esc != nil { // tentative: decodeStep escalates (escalate.go)
 		m, _ := p.esc.Fixed()
 		return m, nil
+	}
+	if p.decode != nil {
+		return p.decode(row, pos, promptLen)
 	}
 	return schedule.DecodeMode(p.spec, pos, promptLen)
 }

@@ -164,6 +164,10 @@ func (e *Engine) checkSpeculative(fn string, k int, opts GenerateOptions) error 
 	if k < 1 || k > MaxDraft {
 		return fmt.Errorf("%s: the draft length k must be in [1, %d], got %d", fn, MaxDraft, k)
 	}
+	if opts.Modes != nil || opts.RowMaxTokens != nil || opts.StopAfter != nil {
+		return fmt.Errorf("%s: Modes, RowMaxTokens and StopAfter are Generate's (the evaluations' decoding); "+
+			"speculative decoding takes a Schedule, MaxTokens and Stop tokens", fn)
+	}
 	if _, ok := schedule.IsEntropyBudget(strings.TrimSpace(opts.Schedule)); ok {
 		return fmt.Errorf("%s: schedule %q escalates tokens one by one from their linear-mode entropy; "+
 			"speculative decoding verifies whole drafts in the schedule's modes: use one or the other", fn, opts.Schedule)
@@ -190,7 +194,7 @@ func (r *specRun) keep(b int, toks []int32) (int, error) {
 	gen, lengths := r.gen, r.plan.lengths
 	for i, tok := range toks {
 		pos := lengths[b] + len(gen.Tokens[b])
-		m, err := r.plan.decodeMode(pos, lengths[b])
+		m, err := r.plan.decodeMode(b, pos, lengths[b])
 		if err != nil {
 			return i, fmt.Errorf("%s: row %d: %w", r.fn, b, err)
 		}
@@ -297,7 +301,7 @@ func (r *specRun) verifyInputs(last []int32, proposed [][]int32, drafts []int, t
 		counts[b] = int32(drafts[b] + 1)
 		pos := e.pos[b]
 		for i, tk := range append([]int32{last[b]}, proposed[b]...) {
-			m, err := r.plan.decodeMode(pos+i, r.plan.lengths[b])
+			m, err := r.plan.decodeMode(b, pos+i, r.plan.lengths[b])
 			if err != nil {
 				return nil, nil, nil, fmt.Errorf("%s: row %d: %w", r.fn, b, err)
 			}
