@@ -158,7 +158,7 @@ FUZZTIME ?= 10s
 FUZZ_PARALLEL ?= 1
 FUZZ_TARGETS = ./datasets/tokenizers:FuzzByteTokenizer ./datasets/tokenizers:FuzzBPE \
 	./datasets/tokenizers:FuzzSentencePiece ./datasets/hfparquet:FuzzParquetReader ./oryx:FuzzLoadConfig \
-	./oryx/schedule:FuzzParseSchedule ./internal/rundir:FuzzRunJSON ./recipes/train:FuzzTrainerState
+	./oryx/schedule:FuzzParseSpec ./internal/rundir:FuzzRunJSON ./recipes/train:FuzzTrainerState
 # scripts/fuzz-short.sh runs a target again once when Go's fuzzing coordinator fails it with a bare "context
 # deadline exceeded" at the fuzztime boundary (golang/go#75804, Go < 1.27), never when an input failed.
 fuzz-short:

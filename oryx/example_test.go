@@ -27,7 +27,11 @@ func ExampleModel_Logits() {
 	if err != nil {
 		panic(err)
 	}
-	sched, err := schedule.ParseSchedule("attention-last:1", 2, 4, 0)
+	spec, err := schedule.ParseSpec("attention-last:1")
+	if err != nil {
+		panic(err)
+	}
+	sched, err := spec.Schedule(2, 4, 0)
 	if err != nil {
 		panic(err)
 	}

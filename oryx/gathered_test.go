@@ -25,7 +25,9 @@ func TestLogitsGatheredMatchesLogits(t *testing.T) {
 			t.Run(string(v)+"/"+spec, func(t *testing.T) {
 				m, ctx := oryxtest.NewModel(t, oryxtest.Config(v))
 				tokens := oryxtest.RandomTokens(31, 2, n, m.Config.Vocab)
-				sched, err := schedule.ParseScheduleRows(spec, []int{n, n}, 0)
+				parsed, err := schedule.ParseSpec(spec)
+				require.NoError(t, err)
+				sched, err := parsed.Schedule(2, n, 0)
 				require.NoError(t, err)
 				if spec == "A:2-4,A:9" { // make the rows differ: row 1 gets one more attention token
 					rows := [][]oryx.Mode{sched.Row(0), sched.Row(1)}

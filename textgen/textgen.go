@@ -108,10 +108,7 @@ func CheckSchedule(spec string) error {
 	if spec == "" {
 		spec = "attention"
 	}
-	err := schedule.CheckSpec(spec)
-	if err == nil {
-		err = schedule.CheckDecodeSpec(spec)
-	}
+	_, err := schedule.ParseSpec(spec, schedule.ForDecoding)
 	if err == nil {
 		return nil
 	}

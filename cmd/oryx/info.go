@@ -64,7 +64,11 @@ func infoCmd(args []string, stdout, stderr io.Writer) error {
 		float64(perToken)/1024, float64(fixed)/1024)
 	fmt.Fprintf(stdout, "forward GFLOP per token at T = %d:\n", *seqLen)
 	for _, spec := range specs {
-		sched, err := schedule.ParseSchedule(spec, 1, *seqLen, 1)
+		parsed, err := schedule.ParseSpec(spec)
+		if err != nil {
+			return cli.Usagef("--schedule: %w", err)
+		}
+		sched, err := parsed.Schedule(1, *seqLen, 1)
 		if err != nil {
 			return cli.Usagef("--schedule: %w", err)
 		}

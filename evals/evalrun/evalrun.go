@@ -83,7 +83,7 @@ func (o *Options) validate() error {
 		return fmt.Errorf("--lm-max-length %d: want at least 2 tokens", o.LMMaxLength)
 	}
 	if o.Schedule != "" { // before the data root, the checkpoint and the model: a usage error
-		if err := schedule.CheckSpec(o.Schedule); err != nil {
+		if _, err := schedule.ParseSpec(o.Schedule); err != nil {
 			return fmt.Errorf("--schedule %q: %w", o.Schedule, err)
 		}
 	}

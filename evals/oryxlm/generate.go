@@ -131,7 +131,7 @@ func (m *Model) generateBatch(reqs []harness.GenRequest, idx []int, out []harnes
 		StopAfter: func(row int, toks []int32) bool { return containsAny(m.tok.Decode(toInts(toks)), reqs[idx[row]].Until) }}
 	if c.Variant.IsMultiMixer() {
 		opts.Modes = &infer.RowModes{Prompt: modes, Escalation: esc, Decode: func(row, pos, promptLen int) (oryx.Mode, error) {
-			return m.decodeMode(specs[row], pos, promptLen)
+			return specs[row].DecodeMode(pos, promptLen)
 		}}
 	}
 	for row, i := range idx {
@@ -162,10 +162,10 @@ func (m *Model) generateBatch(reqs []harness.GenRequest, idx []int, out []harnes
 
 // genPrompts checks the batch's requests (a context, MaxTokens ≥ 1, ids in the vocabulary) and returns
 // their prompts, each row's schedule spec and the KV-cache capacity the batch needs.
-func (m *Model) genPrompts(reqs []harness.GenRequest, idx []int) (prompts [][]int32, specs []string, capacity int, err error) {
+func (m *Model) genPrompts(reqs []harness.GenRequest, idx []int) (prompts [][]int32, specs []schedule.Spec, capacity int, err error) {
 	c := m.model.Config
 	prompts = make([][]int32, len(idx))
-	specs = make([]string, len(idx))
+	specs = make([]schedule.Spec, len(idx))
 	for row, i := range idx {
 		r := reqs[i]
 		if len(r.Context) == 0 || r.MaxTokens < 1 {
@@ -179,7 +179,9 @@ func (m *Model) genPrompts(reqs []harness.GenRequest, idx []int) (prompts [][]in
 			}
 			prompts[row][p] = int32(id)
 		}
-		specs[row] = m.specFor(r.AttentionFrom)
+		if specs[row], err = m.specFor(r.AttentionFrom); err != nil {
+			return nil, nil, 0, fmt.Errorf("oryxlm: generation request %d: %w", i, err)
+		}
 	}
 	return prompts, specs, capacity, nil
 }

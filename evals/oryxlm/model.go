@@ -31,7 +31,7 @@ const Mixed = "mixed"
 type Options struct {
 	// MaxLength is lm-eval's max_length (0 = 2048, the mamba_ssm wrapper's).
 	MaxLength int
-	// Schedule is Mixed or an oryx schedule spec (schedule.ParseSchedule grammar: "attention", "linear",
+	// Schedule is Mixed or an oryx schedule spec (schedule.ParseSpec grammar: "attention", "linear",
 	// "attention-last:N", ranges, "budget:F:POLICY"...); "" means "attention" [choice: the Transformer
 	// reading]. Single-mixer variants run their only mixer whatever it says. Random specs (block, sequence)
 	// are accepted for loglikelihood tasks (seed 0) but not for generation. Budgets (oryx/schedule/budget.go) place
@@ -77,6 +77,7 @@ type Model struct {
 	engines []keyedEngine // engines by (batch, capacity), last used last; only the last one holds KV caches
 	genPlan [2]int        // the last (batch, capacity) reported to Options.Log
 
+	spec   schedule.Spec    // the schedule when it is a spec (not Mixed)
 	budget *schedule.Budget // the schedule when it is a budget:F:POLICY spec
 
 	// FLOPs accumulates the forward FLOPs spent (schedule.ScheduleFLOPs of every sequence run, dense form; for
@@ -116,15 +117,17 @@ func (m *Model) SetSchedule(spec string) error {
 		spec = "attention"
 	}
 	var budget *schedule.Budget
+	var parsed schedule.Spec
 	if spec != Mixed {
-		if err := schedule.CheckSpec(spec); err != nil {
+		var err error
+		if parsed, err = schedule.ParseSpec(spec); err != nil {
 			return fmt.Errorf("oryxlm: schedule: %w", err)
 		}
-		if b, ok, _ := schedule.ParseBudget(spec); ok {
+		if b, ok := parsed.Budget(); ok {
 			budget = &b
 		}
 	}
-	m.opts.Schedule, m.budget = spec, budget
+	m.opts.Schedule, m.spec, m.budget = spec, parsed, budget
 	return nil
 }
 
@@ -209,24 +212,13 @@ func (m *Model) Config() oryx.Config { return m.model.Config }
 // Schedule returns the schedule in use (Mixed or a spec).
 func (m *Model) Schedule() string { return m.opts.Schedule }
 
-// specFor returns the oryx spec of a request whose attention part starts at attnFrom.
-func (m *Model) specFor(attnFrom int) string {
+// specFor returns the schedule spec of a request whose attention part starts at attnFrom: under Mixed
+// "linear-until:attnFrom", else the model's.
+func (m *Model) specFor(attnFrom int) (schedule.Spec, error) {
 	if m.opts.Schedule == Mixed {
-		return "linear-until:" + strconv.Itoa(max(attnFrom, 0))
+		return schedule.ParseSpec("linear-until:" + strconv.Itoa(max(attnFrom, 0)))
 	}
-	return m.opts.Schedule
-}
-
-// decodeMode is the mode of a generated token at position pos after a promptLen-token prompt.
-func (m *Model) decodeMode(spec string, pos, promptLen int) (oryx.Mode, error) {
-	v := m.model.Config.Variant
-	if !v.IsMultiMixer() {
-		if v.HasAttention() {
-			return oryx.Attention, nil
-		}
-		return oryx.Linear, nil
-	}
-	return schedule.DecodeMode(spec, pos, promptLen)
+	return m.spec, nil
 }
 
 func shapeInt(dims ...int) shapes.Shape { return shapes.Make(dtypes.Int32, dims...) }

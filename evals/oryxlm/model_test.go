@@ -140,7 +140,9 @@ func TestGenerateUntilMatchesEngineGenerate(t *testing.T) {
 		for j, id := range r.Context {
 			p[j] = int32(id)
 		}
-		g, err := e.Generate([][]int32{p}, infer.GenerateOptions{Schedule: lm.specFor(r.AttentionFrom), MaxTokens: r.MaxTokens,
+		spec, err := lm.specFor(r.AttentionFrom)
+		require.NoError(t, err)
+		g, err := e.Generate([][]int32{p}, infer.GenerateOptions{Schedule: spec.String(), MaxTokens: r.MaxTokens,
 			Stop: []int32{int32(tok.EOS())}})
 		require.NoError(t, err)
 		var want []int

@@ -71,7 +71,11 @@ func (m *Model) modesOf(r rowSpec) ([]oryx.Mode, error) {
 		}
 		return b.Modes(r.n, q, nil, rand.New(rand.NewPCG(r.seed, 0x6f727978)))
 	}
-	s, err := schedule.ParseScheduleRows(m.specFor(r.attnFrom), []int{r.n}, 0)
+	spec, err := m.specFor(r.attnFrom)
+	if err != nil {
+		return nil, err
+	}
+	s, err := spec.ScheduleRows([]int{r.n}, 0)
 	if err != nil {
 		return nil, err
 	}

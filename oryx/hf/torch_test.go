@@ -202,16 +202,18 @@ func goGenerate(t *testing.T, ckpt string, prompt []int32, spec string, maxToken
 }
 
 // specModes is the mode of every position fed to the model for a prompt of n tokens and max generated
-// tokens under spec: the prompt's (ParseScheduleRows), then DecodeMode at each generated position.
+// tokens under spec: the prompt's (ScheduleRows), then DecodeMode at each generated position.
 func specModes(t *testing.T, spec string, n, maxTokens int) []int {
-	s, err := schedule.ParseScheduleRows(spec, []int{n}, 0)
+	parsed, err := schedule.ParseSpec(spec)
+	require.NoError(t, err)
+	s, err := parsed.ScheduleRows([]int{n}, 0)
 	require.NoError(t, err)
 	var out []int
 	for _, m := range s.Row(0) {
 		out = append(out, int(m))
 	}
 	for pos := n; pos < n+maxTokens-1; pos++ {
-		m, err := schedule.DecodeMode(spec, pos, n)
+		m, err := parsed.DecodeMode(pos, n)
 		require.NoError(t, err)
 		out = append(out, int(m))
 	}
@@ -277,7 +279,9 @@ func runTorch(t *testing.T, python string, jobs []torchJob, env []string) ([]tor
 }
 
 func modeRows(t *testing.T, spec string, b, n int) ([][]oryx.Mode, [][]int) {
-	s, err := schedule.ParseSchedule(spec, b, n, 0)
+	parsed, err := schedule.ParseSpec(spec)
+	require.NoError(t, err)
+	s, err := parsed.Schedule(b, n, 0)
 	require.NoError(t, err)
 	var goRows [][]oryx.Mode
 	var pyRows [][]int

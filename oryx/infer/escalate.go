@@ -152,9 +152,9 @@ func (e *Engine) escalationExecs() (*escalationExecs, error) {
 // entropyPrompt is Generate's hook for budget:F:entropy on a multi-mixer model: it runs the linear pass over
 // the prompts (none at F = 0 or 1), places the prompt's attention tokens by entropy and returns them with
 // the escalation rule for the generated tokens. For every other spec or variant it returns nil, nil.
-func (e *Engine) entropyPrompt(spec string, prompts [][]int32) ([][]oryx.Mode, *schedule.Escalation, error) {
-	b, ok := schedule.IsEntropyBudget(spec)
-	if !ok || !e.model.Config.Variant.IsMultiMixer() {
+func (e *Engine) entropyPrompt(spec schedule.Spec, prompts [][]int32) ([][]oryx.Mode, *schedule.Escalation, error) {
+	b, _ := spec.Budget()
+	if !isEntropyBudget(spec) || !e.model.Config.Variant.IsMultiMixer() {
 		return nil, nil, nil
 	}
 	modes := make([][]oryx.Mode, len(prompts))
@@ -222,4 +222,10 @@ func (e *Engine) decodeStep(esc *schedule.Escalation, tokens []int32, modes []or
 		}
 	}
 	return logits, extra, err
+}
+
+// isEntropyBudget tells whether spec is a budget:F:entropy spec.
+func isEntropyBudget(spec schedule.Spec) bool {
+	b, ok := spec.Budget()
+	return ok && b.Policy == schedule.PolicyEntropy
 }

@@ -13,7 +13,7 @@ import (
 // GenerateOptions configures Engine.Generate.
 type GenerateOptions struct {
 	// Schedule is the mode spec (schedule.go grammar). It gives the modes of the prompt tokens
-	// (ParseScheduleRows with seed 0, each row over its own prompt length) and, through DecodeMode, the mode
+	// (schedule.ParseSpec, ScheduleRows with seed 0, each row over its own prompt length) and, through DecodeMode, the mode
 	// of each generated token. "" means all-attention for multi-mixer variants. Single-mixer variants run in
 	// their only mixer whatever the spec, but a non-empty spec is still validated. Random specs (block,
 	// sequence) are refused: they do not define generated-token modes. "budget:F:entropy" runs a linear pass
@@ -193,10 +193,10 @@ func (e *Engine) Generate(prompts [][]int32, opts GenerateOptions) (*Generation,
 // modes of generated tokens and the sampler.
 type genPlan struct {
 	lengths     []int
-	maxTokens   []int     // each row's cap (GenerateOptions.RowMaxTokens, else MaxTokens)
-	multi       bool      // a multi-mixer variant: modes come from spec
-	spec        string    // the schedule spec ("attention" when empty for multi-mixer variants)
-	single      oryx.Mode // the only mode of a single-mixer variant
+	maxTokens   []int         // each row's cap (GenerateOptions.RowMaxTokens, else MaxTokens)
+	multi       bool          // a multi-mixer variant: modes come from spec
+	spec        schedule.Spec // the schedule spec ("attention" when empty for multi-mixer variants)
+	single      oryx.Mode     // the only mode of a single-mixer variant
 	promptModes [][]oryx.Mode
 	sampler     *Sampler
 	esc         *schedule.Escalation                             // budget:F:entropy: the running escalation budget (escalate.go); nil otherwise
@@ -257,15 +257,12 @@ func (e *Engine) planGenerate(fn string, prompts [][]int32, opts GenerateOptions
 		return p, p.callerModes(fn, opts)
 	}
 	// Schedule: prompt modes and the rule for generated tokens.
-	p.spec = strings.TrimSpace(opts.Schedule)
-	if p.spec == "" && p.multi {
-		p.spec = "attention"
+	text := strings.TrimSpace(opts.Schedule)
+	if text == "" && p.multi {
+		text = "attention"
 	}
-	if p.spec != "" {
-		if err := schedule.CheckSpec(p.spec); err != nil {
-			return nil, fmt.Errorf("%s: %w", fn, err)
-		}
-		if err := schedule.CheckDecodeSpec(p.spec); err != nil { // refuses random specs
+	if text != "" {
+		if p.spec, err = schedule.ParseSpec(text, schedule.ForDecoding); err != nil { // refuses random specs
 			return nil, fmt.Errorf("%s: %w", fn, err)
 		}
 	}
@@ -277,7 +274,7 @@ func (e *Engine) planGenerate(fn string, prompts [][]int32, opts GenerateOptions
 	if p.multi && esc != nil {
 		p.promptModes = entropyModes
 	} else if p.multi {
-		sched, err := schedule.ParseScheduleRows(p.spec, lengths, 0)
+		sched, err := p.spec.ScheduleRows(lengths, 0)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", fn, err)
 		}
@@ -342,7 +339,7 @@ func (p *genPlan) decodeMode(row, pos, promptLen int) (oryx.Mode, error) {
 	if p.decode != nil {
 		return p.decode(row, pos, promptLen)
 	}
-	return schedule.DecodeMode(p.spec, pos, promptLen)
+	return p.spec.DecodeMode(pos, promptLen)
 }
 
 // newGeneration starts the result: empty rows, the prompt tokens counted, and the number of prompt tokens

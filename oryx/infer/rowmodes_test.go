@@ -22,10 +22,13 @@ func TestGenerateWithRowModes(t *testing.T) {
 	ref, err := e.Generate(prompts, GenerateOptions{Schedule: spec, MaxTokens: maxTokens})
 	require.NoError(t, err)
 
-	sched, err := schedule.ParseScheduleRows(spec, []int{4, 3}, 0)
+	parsed, err := schedule.ParseSpec(spec)
 	require.NoError(t, err)
-	modes := &RowModes{Prompt: [][]oryx.Mode{sched.Row(0), sched.Row(1)},
-		Decode: func(row, pos, promptLen int) (oryx.Mode, error) { return schedule.DecodeMode(spec, pos, promptLen) }}
+	sched, err := parsed.ScheduleRows([]int{4, 3}, 0)
+	require.NoError(t, err)
+	modes := &RowModes{Prompt: [][]oryx.Mode{sched.Row(0), sched.Row(1)}, Decode: func(row, pos, promptLen int) (oryx.Mode, error) {
+		return parsed.DecodeMode(pos, promptLen)
+	}}
 	got, err := e.Generate(prompts, GenerateOptions{Modes: modes, MaxTokens: maxTokens})
 	require.NoError(t, err)
 	require.Equal(t, ref.Tokens, got.Tokens)

@@ -20,7 +20,6 @@ package infer
 import (
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	. "github.com/gomlx/gomlx/pkg/core/graph"
@@ -168,7 +167,7 @@ func (e *Engine) checkSpeculative(fn string, k int, opts GenerateOptions) error 
 		return fmt.Errorf("%s: Modes, RowMaxTokens and StopAfter are Generate's (the evaluations' decoding); "+
 			"speculative decoding takes a Schedule, MaxTokens and Stop tokens", fn)
 	}
-	if _, ok := schedule.IsEntropyBudget(strings.TrimSpace(opts.Schedule)); ok {
+	if spec, err := schedule.ParseSpec(opts.Schedule); err == nil && isEntropyBudget(spec) { // planGenerate reports a bad spec
 		return fmt.Errorf("%s: schedule %q escalates tokens one by one from their linear-mode entropy; "+
 			"speculative decoding verifies whole drafts in the schedule's modes: use one or the other", fn, opts.Schedule)
 	}

@@ -90,9 +90,9 @@ func BudgetSpec(f float64, p Policy) string {
 	return Budget{Fraction: f, Policy: p, Threshold: math.NaN()}.String()
 }
 
-// ParseBudget reads a "budget:F:POLICY[:H]" spec. ok is false (and err nil) when spec is another kind of
-// schedule; err names the spec and the bad part.
-func ParseBudget(spec string) (b Budget, ok bool, err error) {
+// parseBudget reads a "budget:F:POLICY[:H]" spec (ParseSpec's budget form). ok is false (and err nil) when
+// spec is another kind of schedule; err names the spec and the bad part.
+func parseBudget(spec string) (b Budget, ok bool, err error) {
 	head, rest, has := strings.Cut(strings.TrimSpace(spec), ":")
 	if !strings.EqualFold(strings.TrimSpace(head), "budget") {
 		return Budget{}, false, nil
@@ -310,7 +310,7 @@ func Entropy(logits []float64) float64 {
 	return math.Log(s) - w/s
 }
 
-// budgetRows is ParseScheduleRows for a budget spec: the policies that need nothing but the row (last,
+// budgetRows is Spec.ScheduleRows for a budget spec: the policies that need nothing but the row (last,
 // random: each row its own stream of seed) build their rows; question and entropy are refused with what
 // they need.
 func budgetRows(spec string, b Budget, lengths []int, seed uint64) (*Schedule, error) {
@@ -331,29 +331,4 @@ func budgetRows(spec string, b Budget, lengths []int, seed uint64) (*Schedule, e
 		s.rows[r] = row
 	}
 	return s, nil
-}
-
-// CheckDecodeSpec validates a spec for generation (Engine.Generate, `oryx generate`): it must parse and
-// define the mode of generated tokens — every spec but the random ones (block, sequence) and
-// budget:F:question, which has no question to read in plain generation. budget:F:entropy is accepted: its
-// modes are decided at run time.
-func CheckDecodeSpec(spec string) error {
-	ps, err := parseSpec(spec)
-	if err != nil {
-		return err
-	}
-	if ps.kind == specBudget {
-		if ps.budget.Policy == PolicyQuestion {
-			return fmt.Errorf("schedule %q: the question policy needs a task's question split; generation has none (use budget:F:last or budget:F:entropy)", spec)
-		}
-		return nil
-	}
-	_, err = DecodeMode(spec, 0, 0)
-	return err
-}
-
-// IsEntropyBudget reports whether spec is a budget:F:entropy spec, and returns it.
-func IsEntropyBudget(spec string) (Budget, bool) {
-	b, ok, err := ParseBudget(spec)
-	return b, ok && err == nil && b.Policy == PolicyEntropy
 }

@@ -87,19 +87,19 @@ func TestBudgetPoliciesPlacement(t *testing.T) {
 	assert.ErrorContains(t, err, "random stream")
 }
 
-func TestParseBudget(t *testing.T) {
-	b, ok, err := ParseBudget(" budget:0.05:Entropy ")
+func TestBudgetSpec(t *testing.T) {
+	b, ok, err := parseBudget(" budget:0.05:Entropy ")
 	require.NoError(t, err)
 	require.True(t, ok)
 	assert.Equal(t, 0.05, b.Fraction)
 	assert.Equal(t, PolicyEntropy, b.Policy)
 	assert.True(t, math.IsNaN(b.Threshold))
 	assert.Equal(t, "budget:0.05:entropy", b.String())
-	b, _, err = ParseBudget("budget:1:entropy:2.5")
+	b, _, err = parseBudget("budget:1:entropy:2.5")
 	require.NoError(t, err)
 	assert.Equal(t, 2.5, b.Threshold)
 	assert.Equal(t, "budget:1:entropy:2.5", b.String())
-	_, ok, err = ParseBudget("attention-last:3")
+	_, ok, err = parseBudget("attention-last:3")
 	assert.False(t, ok)
 	assert.NoError(t, err)
 	for spec, msg := range map[string]string{
@@ -112,29 +112,29 @@ func TestParseBudget(t *testing.T) {
 		"budget:0.1:entropy:-1":  "want a number of nats",
 		"budget:0.1:entropy:1:2": "want budget:F:POLICY",
 	} {
-		require.ErrorContains(t, CheckSpec(spec), msg, spec)
-		require.ErrorContains(t, CheckSpec(spec), `schedule "`+spec+`"`, spec)
+		require.ErrorContains(t, checkSpec(spec), msg, spec)
+		require.ErrorContains(t, checkSpec(spec), `schedule "`+spec+`"`, spec)
 	}
 }
 
 func TestParseScheduleBudget(t *testing.T) {
-	s, err := ParseScheduleRows("budget:0.25:last", []int{8, 4, 1}, 0)
+	s, err := parseScheduleRows("budget:0.25:last", []int{8, 4, 1}, 0)
 	require.NoError(t, err)
 	assert.Equal(t, "LLLLLLAA", rowStr(s.Row(0)))
 	assert.Equal(t, "LLLA", rowStr(s.Row(1)))
 	assert.Equal(t, "L", rowStr(s.Row(2)))
-	s, err = ParseSchedule("budget:0.25:random", 3, 40, 9)
+	s, err = parseSchedule("budget:0.25:random", 3, 40, 9)
 	require.NoError(t, err)
 	for r := range 3 {
 		assert.Equal(t, 10, oryxtest.CountAttention(s.Row(r)))
 	}
 	assert.NotEqual(t, s.Row(0), s.Row(1), "each row its own stream")
-	s2, err := ParseSchedule("budget:0.25:random", 3, 40, 9)
+	s2, err := parseSchedule("budget:0.25:random", 3, 40, 9)
 	require.NoError(t, err)
 	assert.Equal(t, s.String(), s2.String())
-	_, err = ParseSchedule("budget:0.25:question", 1, 8, 0)
+	_, err = parseSchedule("budget:0.25:question", 1, 8, 0)
 	assert.ErrorContains(t, err, "question positions")
-	_, err = ParseSchedule("budget:0.25:entropy", 1, 8, 0)
+	_, err = parseSchedule("budget:0.25:entropy", 1, 8, 0)
 	assert.ErrorContains(t, err, "linear pass")
 }
 
@@ -147,24 +147,24 @@ func TestBudgetDecodeMode(t *testing.T) {
 			const prompt = 13
 			attn := BudgetCount(f, prompt)
 			for pos := prompt; pos < 200; pos++ {
-				m, err := DecodeMode(spec, pos, prompt)
+				m, err := decodeMode(spec, pos, prompt)
 				require.NoError(t, err)
 				attn += oryxtest.CountAttention([]oryx.Mode{m})
 				require.Equal(t, BudgetCount(f, pos+1), attn, "%s after position %d", spec, pos)
 			}
 		}
 	}
-	_, err := DecodeMode("budget:0.1:entropy", 5, 3)
+	_, err := decodeMode("budget:0.1:entropy", 5, 3)
 	assert.ErrorContains(t, err, "at run time")
 	for f, want := range map[string]oryx.Mode{"0": oryx.Linear, "1": oryx.Attention} {
-		m, err := DecodeMode("budget:"+f+":entropy", 5, 3)
+		m, err := decodeMode("budget:"+f+":entropy", 5, 3)
 		require.NoError(t, err)
 		assert.Equal(t, want, m, "F = %s: nothing to decide", f)
 	}
-	assert.NoError(t, CheckDecodeSpec("budget:0.1:entropy"))
-	assert.NoError(t, CheckDecodeSpec("budget:0.1:last"))
-	assert.ErrorContains(t, CheckDecodeSpec("budget:0.1:question"), "generation has none")
-	assert.ErrorContains(t, CheckDecodeSpec("block"), "random schedules")
+	assert.NoError(t, checkDecodeSpec("budget:0.1:entropy"))
+	assert.NoError(t, checkDecodeSpec("budget:0.1:last"))
+	assert.ErrorContains(t, checkDecodeSpec("budget:0.1:question"), "generation has none")
+	assert.ErrorContains(t, checkDecodeSpec("block"), "random schedules")
 }
 
 func TestEntropyAndThreshold(t *testing.T) {

@@ -4,8 +4,10 @@
 //
 // What is here, one concept per file:
 //
-//	schedule.go    Schedule and its specs: "attention", "linear", "attention-last:N", "block:L:p", "sequence:p",
-//	               ranges "A:0-9,L:10-"...; BlockRandom (the training's block-random modes); DecodeMode
+//	schedule.go    Schedule, the grid of modes; BlockRandom (the training's block-random modes)
+//	spec.go        ParseSpec, the one parser of schedule strings ("attention", "linear", "attention-last:N",
+//	               "block:L:p", "sequence:p", ranges "A:0-9,L:10-", budgets...), and what a parsed Spec gives:
+//	               Schedule, ScheduleRows, DecodeMode (generated tokens' modes), Budget
 //	budget.go      schedules chosen at inference: "budget:F:POLICY" (last, question, random, entropy), the exact
 //	               rules, and the decoding escalation rule (Escalation) with the entropy it reads
 //	flops.go       ScheduleFLOPs: the forward FLOPs of a schedule's row, dense or gathered

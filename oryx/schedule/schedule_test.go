@@ -165,16 +165,14 @@ func TestSequenceRandom(t *testing.T) {
 	assert.ErrorContains(t, err, "batch b")
 }
 
-func TestSegments(t *testing.T) {
-	s, err := Segments(2, 12, "A:0-2,L:3-7,A:8-")
+// TestRangeSpec: a range spec gives every row the same modes, whatever the batch.
+func TestRangeSpec(t *testing.T) {
+	s, err := parseSchedule("A:0-2,L:3-7,A:8-", 2, 12, 0)
 	require.NoError(t, err)
 	assert.Equal(t, "AAALLLLLAAAA", rowStr(s.Row(0)))
 	assert.Equal(t, "AAALLLLLAAAA", rowStr(s.Row(1)))
 	assert.Equal(t, "A0-2 L3-7 A8-11", s.String())
-
-	_, err = Segments(2, 12, "block")
-	assert.ErrorContains(t, err, `schedule "block"`)
-	_, err = Segments(0, 12, "A:0-")
+	_, err = parseSchedule("A:0-", 0, 12, 0)
 	assert.Error(t, err)
 }
 
@@ -211,41 +209,41 @@ func TestParseScheduleForms(t *testing.T) {
 		{"Linear-Until:4", "LLLLAAAAAA"},
 	}
 	for _, c := range cases {
-		s, err := ParseSchedule(c.spec, 3, T, 1)
+		s, err := parseSchedule(c.spec, 3, T, 1)
 		require.NoError(t, err, c.spec)
 		for r := range 3 {
 			assert.Equal(t, c.want, rowStr(s.Row(r)), "spec %q row %d", c.spec, r)
 		}
-		assert.NoError(t, CheckSpec(c.spec), c.spec)
+		assert.NoError(t, checkSpec(c.spec), c.spec)
 	}
 }
 
 func TestParseScheduleRandomMatchesGenerators(t *testing.T) {
-	got, err := ParseSchedule("block:16:0.25", 4, 200, 11)
+	got, err := parseSchedule("block:16:0.25", 4, 200, 11)
 	require.NoError(t, err)
 	want, err := BlockRandom(4, 200, 16, 0.25, 11)
 	require.NoError(t, err)
 	assert.Equal(t, want.String(), got.String())
 
-	got, err = ParseSchedule("block", 4, 1000, 11)
+	got, err = parseSchedule("block", 4, 1000, 11)
 	require.NoError(t, err)
 	want, err = BlockRandom(4, 1000, DefaultBlockLen, DefaultAttentionProb, 11)
 	require.NoError(t, err)
 	assert.Equal(t, want.String(), got.String())
 
-	got, err = ParseSchedule("block:32", 4, 200, 11)
+	got, err = parseSchedule("block:32", 4, 200, 11)
 	require.NoError(t, err)
 	want, err = BlockRandom(4, 200, 32, DefaultAttentionProb, 11)
 	require.NoError(t, err)
 	assert.Equal(t, want.String(), got.String())
 
-	got, err = ParseSchedule("sequence:0.5", 16, 8, 3)
+	got, err = parseSchedule("sequence:0.5", 16, 8, 3)
 	require.NoError(t, err)
 	want, err = SequenceRandom(16, 8, 0.5, 3)
 	require.NoError(t, err)
 	assert.Equal(t, want.String(), got.String())
 
-	got, err = ParseSchedule("sequence", 16, 8, 3)
+	got, err = parseSchedule("sequence", 16, 8, 3)
 	require.NoError(t, err)
 	assert.Equal(t, want.String(), got.String())
 }
@@ -278,23 +276,23 @@ func TestParseScheduleErrors(t *testing.T) {
 		{"A:0-y", "end"},
 	}
 	for _, c := range cases {
-		_, err := ParseSchedule(c.spec, 2, 10, 0)
+		_, err := parseSchedule(c.spec, 2, 10, 0)
 		require.Error(t, err, c.spec)
 		assert.Contains(t, err.Error(), `schedule "`+c.spec+`"`, "spec must be named")
 		assert.Contains(t, err.Error(), c.want, c.spec)
-		assert.Error(t, CheckSpec(c.spec), c.spec)
+		assert.Error(t, checkSpec(c.spec), c.spec)
 	}
-	_, err := ParseSchedule("block:0:0.5", 2, 10, 0)
+	_, err := parseSchedule("block:0:0.5", 2, 10, 0)
 	assert.EqualError(t, err, `schedule "block:0:0.5": block length must be > 0, got 0`)
 
-	_, err = ParseSchedule("attention", 0, 10, 0)
+	_, err = parseSchedule("attention", 0, 10, 0)
 	assert.ErrorContains(t, err, "batch b must be > 0")
-	_, err = ParseSchedule("attention", 2, 0, 0)
+	_, err = parseSchedule("attention", 2, 0, 0)
 	assert.ErrorContains(t, err, "length t must be > 0")
 }
 
 func TestTensor(t *testing.T) {
-	s, err := ParseSchedule("linear-until:2", 2, 4, 0)
+	s, err := parseSchedule("linear-until:2", 2, 4, 0)
 	require.NoError(t, err)
 	tt := s.Tensor()
 	assert.Equal(t, dtypes.Int32, tt.Shape().DType)
@@ -307,9 +305,9 @@ func TestTensor(t *testing.T) {
 	assert.Equal(t, []int32{1, 0, 0, 1, 1, 1}, tensors.MustCopyFlatData[int32](s.Tensor()))
 }
 
-func TestParseScheduleRows(t *testing.T) {
+func TestScheduleRows(t *testing.T) {
 	lengths := []int{6, 3, 8}
-	s, err := ParseScheduleRows("attention-last:2", lengths, 0)
+	s, err := parseScheduleRows("attention-last:2", lengths, 0)
 	require.NoError(t, err)
 	assert.Equal(t, 3, s.Batch())
 	assert.Equal(t, 8, s.Len())
@@ -337,24 +335,24 @@ func TestParseScheduleRows(t *testing.T) {
 	assert.Panics(t, func() { s.Padded(0, oryx.Linear) })
 
 	// Ranges are absolute and clipped per row.
-	s, err = ParseScheduleRows("A:2-4", []int{3, 6}, 0)
+	s, err = parseScheduleRows("A:2-4", []int{3, 6}, 0)
 	require.NoError(t, err)
 	assert.Equal(t, "LLA", rowStr(s.Row(0)))
 	assert.Equal(t, "LLAAAL", rowStr(s.Row(1)))
 
 	// Random rows do not depend on the other rows' lengths.
-	r1, err := ParseScheduleRows("block:4:0.5", []int{40, 100}, 9)
+	r1, err := parseScheduleRows("block:4:0.5", []int{40, 100}, 9)
 	require.NoError(t, err)
-	r2, err := ParseScheduleRows("block:4:0.5", []int{80, 100}, 9)
+	r2, err := parseScheduleRows("block:4:0.5", []int{80, 100}, 9)
 	require.NoError(t, err)
 	assert.Equal(t, r1.Row(1), r2.Row(1))
 	assert.Equal(t, r1.Row(0), r2.Row(0)[:40])
 
-	_, err = ParseScheduleRows("attention", nil, 0)
+	_, err = parseScheduleRows("attention", nil, 0)
 	assert.ErrorContains(t, err, "batch must be > 0")
-	_, err = ParseScheduleRows("attention", []int{3, 0}, 0)
+	_, err = parseScheduleRows("attention", []int{3, 0}, 0)
 	assert.ErrorContains(t, err, "lengths[1] must be > 0")
-	_, err = ParseScheduleRows("nope", []int{3}, 0)
+	_, err = parseScheduleRows("nope", []int{3}, 0)
 	assert.ErrorContains(t, err, `schedule "nope"`)
 }
 
@@ -402,19 +400,19 @@ func TestDecodeMode(t *testing.T) {
 		{"A:10-,L:12", 12, 10, oryx.Linear}, // later wins
 	}
 	for _, c := range cases {
-		m, err := DecodeMode(c.spec, c.pos, c.promptLen)
+		m, err := decodeMode(c.spec, c.pos, c.promptLen)
 		require.NoError(t, err, c.spec)
-		assert.Equal(t, c.want, m, "DecodeMode(%q, %d, %d)", c.spec, c.pos, c.promptLen)
+		assert.Equal(t, c.want, m, "decodeMode(%q, %d, %d)", c.spec, c.pos, c.promptLen)
 	}
 	for _, spec := range []string{"block", "block:64:0.5", "sequence:0.5"} {
-		_, err := DecodeMode(spec, 10, 10)
+		_, err := decodeMode(spec, 10, 10)
 		assert.ErrorContains(t, err, "random schedules do not define generated-token modes", spec)
 		assert.ErrorContains(t, err, `schedule "`+spec+`"`)
 	}
-	_, err := DecodeMode("attention", 5, 10)
+	_, err := decodeMode("attention", 5, 10)
 	assert.ErrorContains(t, err, "inside the prompt")
-	_, err = DecodeMode("attention", 5, -1)
+	_, err = decodeMode("attention", 5, -1)
 	assert.ErrorContains(t, err, "promptLen")
-	_, err = DecodeMode("block:0", 10, 10)
+	_, err = decodeMode("block:0", 10, 10)
 	assert.ErrorContains(t, err, "block length must be > 0")
 }
