@@ -14,7 +14,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/oryx-go/oryx/datasets/tokenizers"
-	"github.com/oryx-go/oryx/internal/backend"
 	"github.com/oryx-go/oryx/internal/cli"
 	"github.com/oryx-go/oryx/internal/guard"
 	"github.com/oryx-go/oryx/internal/rundir"
@@ -194,7 +193,7 @@ func Run(o Options) (*Result, error) {
 		return nil, fmt.Errorf("%s: the longest prompt has %d tokens: %w", promptFlag(o.Prompts, rows, longest), longest, err)
 	}
 
-	be, err := backend.Get()
+	be, err := oryx.Backend()
 	if err != nil {
 		return nil, err
 	}

@@ -135,7 +135,7 @@ func emit(v map[string]any) {
 }
 
 func run(out string, rows []row, reps, decodeSteps int) error {
-	be, err := backend.Get()
+	be, err := oryx.Backend()
 	if err != nil {
 		return err
 	}

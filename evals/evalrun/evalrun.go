@@ -24,7 +24,6 @@ import (
 	"github.com/oryx-go/oryx/evals/harness"
 	"github.com/oryx-go/oryx/evals/leaderboard"
 	"github.com/oryx-go/oryx/evals/oryxlm"
-	"github.com/oryx-go/oryx/internal/backend"
 	"github.com/oryx-go/oryx/internal/cli"
 	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/oryx"
@@ -302,7 +301,7 @@ func (o *Options) runInfo(m *oryx.Model, step int64, lm *oryxlm.Model, model str
 		Schedule: lm.Schedule(), Tokenizer: lm.Tokenizer().Name(), MaxLength: modelMax, Limit: o.Limit, BatchSize: o.Batch,
 		BootstrapIters: harness.Options{BootstrapIters: o.Bootstrap}.Iters(), MaxLengths: lengths,
 	}
-	if be, _ := backend.Get(); be != nil {
+	if be, _ := oryx.Backend(); be != nil {
 		info.Backend = be.Name()
 	}
 	return info

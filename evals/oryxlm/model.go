@@ -16,7 +16,6 @@ import (
 
 	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/evals/harness"
-	"github.com/oryx-go/oryx/internal/backend"
 	"github.com/oryx-go/oryx/oryx"
 	"github.com/oryx-go/oryx/oryx/schedule"
 )
@@ -171,7 +170,7 @@ func New(m *oryx.Model, ctx *context.Context, tok tokenizers.Tokenizer, opts Opt
 	if opts.ScoreMemMB < 0 {
 		return nil, fmt.Errorf("oryxlm: ScoreMemMB (--score-mem-mb) %d must be ≥ 0 (0 = the default %d MiB)", opts.ScoreMemMB, oryx.DefaultScoreMemBytes>>20)
 	}
-	be, err := backend.Get()
+	be, err := oryx.Backend()
 	if err != nil {
 		return nil, err
 	}

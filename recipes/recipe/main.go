@@ -15,6 +15,7 @@ import (
 	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/internal/backend"
 	"github.com/oryx-go/oryx/internal/cli"
+	"github.com/oryx-go/oryx/oryx"
 	"github.com/oryx-go/oryx/recipes/train"
 )
 
@@ -54,7 +55,7 @@ func MainArgs(name string, args []string, stdout, stderr io.Writer) error {
 	if err := f.applyBudget(rec, &tc, set); err != nil {
 		return err
 	}
-	be, err := backend.Get()
+	be, err := oryx.Backend()
 	if err != nil {
 		return err
 	}

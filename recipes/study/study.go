@@ -14,7 +14,6 @@ import (
 	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/evals/evalapi"
 	"github.com/oryx-go/oryx/internal/atomicfile"
-	"github.com/oryx-go/oryx/internal/backend"
 	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/oryx"
 	"github.com/oryx-go/oryx/recipes/train"
@@ -50,7 +49,7 @@ type Report struct {
 // stay in c.Out, so running the study again continues with the next model.
 func Run(ctx context.Context, c Config, log io.Writer) (*Report, error) {
 	start := time.Now()
-	be, err := backend.Get()
+	be, err := oryx.Backend()
 	if err != nil {
 		return nil, err
 	}

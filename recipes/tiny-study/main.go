@@ -38,6 +38,7 @@ import (
 	"github.com/oryx-go/oryx/internal/cli"
 	"github.com/oryx-go/oryx/internal/interrupt"
 	"github.com/oryx-go/oryx/internal/safefile"
+	"github.com/oryx-go/oryx/oryx"
 	"github.com/oryx-go/oryx/recipes/study"
 	"github.com/oryx-go/oryx/recipes/train"
 )
@@ -210,7 +211,7 @@ func (f *flags) chooseConfig(stderr io.Writer) (study.Config, []study.RunSpec, b
 		}
 		selected = r
 	}
-	be, err := backend.Get()
+	be, err := oryx.Backend()
 	if err != nil {
 		return c, nil, nil, err
 	}

@@ -21,7 +21,6 @@ import (
 
 	"github.com/oryx-go/oryx/datasets"
 	"github.com/oryx-go/oryx/datasets/tokenizers"
-	"github.com/oryx-go/oryx/internal/backend"
 	"github.com/oryx-go/oryx/internal/guard"
 	"github.com/oryx-go/oryx/internal/human"
 	"github.com/oryx-go/oryx/internal/rundir"
@@ -114,7 +113,7 @@ func train(r Run, h hooks) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	be, err := backend.Get()
+	be, err := oryx.Backend()
 	if err != nil {
 		return nil, err
 	}
