@@ -94,7 +94,7 @@ func (s *SliceSource) Len() int { return len(s.docs) }
 // Hugging Face text corpora. Its position is the hfparquet.Position JSON ({"file":F,"row":R}) of the next row
 // the reader will look at, so a checkpointed stream resumes at the exact row even across files.
 //
-// Policies come from the column reader (see parquet_columns.go): null rows are skipped and counted
+// Policies come from the column reader (see datasets/hfparquet/parquet_columns.go): null rows are skipped and counted
 // (Skipped), invalid UTF-8 is repaired to U+FFFD and counted (InvalidUTF8), both logged there. Empty strings
 // are returned as documents (a Stream skips and counts them).
 type ParquetTextSource struct {

@@ -1,7 +1,7 @@
 package oryx
 
 // Predictive entropy at every position, in the Scorer's bounded memory: the first pass of the entropy
-// budget policy (budget.go) reads the linear readout's next-token distribution at each position.
+// budget policy (oryx/schedule/budget.go) reads the linear readout's next-token distribution at each position.
 //
 //	h      = Hidden(tokens, modes)                 [B, T, D], once
 //	x      = h[b, pos[b, c]]                       [B, C, D], one chunk of positions

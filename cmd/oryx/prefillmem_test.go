@@ -18,7 +18,7 @@ func longPromptIDs() string { return strings.TrimSuffix(strings.Repeat("1,", 400
 
 // TestGenerateLongPromptLinearBounded: a 40,000-token --prompt-ids read in linear mode once built an int64
 // [T, T] mask (12.8 GB) and died with a fatal out-of-memory error. Now a prompt that long is read in
-// segments (infer's prefillsegments.go) without the attention readout: it runs in a 4 GiB address space, on
+// segments (oryx/infer/prefillsegments.go) without the attention readout: it runs in a 4 GiB address space, on
 // XLA too (where the one-graph prefill of 40,000 tokens compiled for more than two minutes).
 func TestGenerateLongPromptLinearBounded(t *testing.T) {
 	if testing.Short() {

@@ -41,7 +41,7 @@ type FrontierPoint struct {
 	AttentionFraction float64 `json:"attention_fraction"`
 	Tokens            int64   `json:"tokens"`
 	// FLOPs and FLOPsGathered are the forward FLOPs spent on the task, both passes of the entropy policy
-	// counted: as the graphs compute them, and in the gathered form (oryxlm, policy.go); the *PerToken
+	// counted: as the graphs compute them, and in the gathered form (evals/oryxlm/policy.go); the *PerToken
 	// fields divide them by Tokens.
 	FLOPs                 float64 `json:"flops"`
 	FLOPsGathered         float64 `json:"flops_gathered"`

@@ -170,15 +170,18 @@ func repoRoot() (string, error) {
 	}
 }
 
-// sourceFiles lists the checked files (slash-separated, relative to root): git's tracked and untracked
+// sourceFiles lists the checked files (slash-separated, relative to root): repoFiles that checked keeps.
+func sourceFiles(root string) ([]string, error) { return repoFiles(root, checked) }
+
+// repoFiles lists the files keep keeps (slash-separated, relative to root): git's tracked and untracked
 // not-ignored files, or, outside a git checkout, every file below root except in hidden directories other
 // than .ci and in the top-level output directories .gitignore names.
-func sourceFiles(root string) ([]string, error) {
+func repoFiles(root string, keep func(rel string) bool) ([]string, error) {
 	var out []string
 	cmd := exec.Command("git", "-C", root, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
 	if listing, err := cmd.Output(); err == nil {
 		for _, rel := range strings.Split(string(listing), "\x00") {
-			if rel != "" && checked(rel) {
+			if rel != "" && keep(rel) {
 				out = append(out, rel)
 			}
 		}
@@ -201,7 +204,7 @@ func sourceFiles(root string) ([]string, error) {
 			}
 			return nil
 		}
-		if checked(rel) {
+		if keep(rel) {
 			out = append(out, rel)
 		}
 		return nil

@@ -1,6 +1,6 @@
 package infer
 
-// Decoding under an entropy budget (budget.go): the prompt's linear pass and the per-token escalation,
+// Decoding under an entropy budget (oryx/schedule/budget.go): the prompt's linear pass and the per-token escalation,
 // hooked into Engine.Generate (generate.go calls entropyPrompt and decodeStep).
 
 import (

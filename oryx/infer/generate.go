@@ -12,12 +12,12 @@ import (
 
 // GenerateOptions configures Engine.Generate.
 type GenerateOptions struct {
-	// Schedule is the mode spec (schedule.go grammar). It gives the modes of the prompt tokens
-	// (schedule.ParseSpec, ScheduleRows with seed 0, each row over its own prompt length) and, through DecodeMode, the mode
-	// of each generated token. "" means all-attention for multi-mixer variants. Single-mixer variants run in
+	// Schedule is the mode spec (schedule.ParseSpec's grammar, oryx/schedule/spec.go). It gives the modes of
+	// the prompt tokens (ScheduleRows with seed 0, each row over its own prompt length) and, through
+	// DecodeMode, the mode of each generated token. "" means all-attention for multi-mixer variants. Single-mixer variants run in
 	// their only mixer whatever the spec, but a non-empty spec is still validated. Random specs (block,
 	// sequence) are refused: they do not define generated-token modes. "budget:F:entropy" runs a linear pass
-	// over the prompts first and escalates generated tokens one by one (budget.go, escalate.go).
+	// over the prompts first and escalates generated tokens one by one (oryx/schedule/budget.go, escalate.go).
 	Schedule string
 	// Modes, when set, gives the modes in place of Schedule (which must then be empty): the caller's own
 	// placement per row, e.g. the evaluations' per-request schedules and budgets (evals/oryxlm). Single-mixer

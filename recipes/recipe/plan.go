@@ -60,7 +60,7 @@ type MemoryPlan struct {
 }
 
 // activationElemsPerToken estimates the elements a forward keeps for the backward pass, per token of a
-// micro-batch [choice: a count of the tensors block.go materialises; see BENCHMARKS.md for how it compares
+// micro-batch [choice: a count of the tensors oryx/block.go materialises; see BENCHMARKS.md for how it compares
 // with the measured peak]: per layer the norm inputs/outputs and residuals (6d), keys, both queries and the
 // linear gates (≈ 3·H·dk), values, both readouts, the gate and the gated output (5·H·dv), the SwiGLU hidden
 // activations (4F), the dense attention logits and probabilities (2·H·T) and the linear mixer's per-chunk

@@ -104,7 +104,7 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 	fs.BoolVar(&f.scale, "scale", false, "study-scale: transformer, gdn, oryx-tg × 2 widths × 3 seeds at 1.5× the budget (--steps: another); "+
 		"the claims' gaps against width and tokens (runs/study-scale)")
 	fs.StringVar(&f.widths, "widths", "", "with --scale: the widths to train, comma-separated (1: tiny, 2: tiny2x; default both); "+
-		"--widths 1 measures the one-seed spread claims.go records in a third of the time")
+		"--widths 1 measures the one-seed spread the study's claims record in a third of the time")
 	fs.BoolVar(&f.attribution, "attribution", false, "the recall-gap attribution: single-change oryx-tg runs at the study's budget "+
 		"(runs/study-attribution)")
 	fs.BoolVar(&f.decompose, "decompose", false, "the (a) decomposition: transformer, gdn, oryx-tg at p = 0.5, 1, 0 at tiny2x × seeds 2–4, "+
