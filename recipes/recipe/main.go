@@ -163,9 +163,9 @@ func newFlags(name string, rec Recipe, tc *train.TrainConfig, stderr io.Writer) 
 	fs.IntVar(&tc.WarmupSteps, "warmup", tc.WarmupSteps, "linear warm-up steps")
 	fs.Float64Var(&tc.WeightDecay, "weight-decay", tc.WeightDecay, "AdamW decoupled weight decay")
 	fs.Float64Var(&tc.ClipNorm, "clip", tc.ClipNorm, "global gradient-norm clip (0: none)")
-	fs.IntVar(&tc.BlockLen, "block-len", tc.BlockLen, "mixed-mode training: tokens per mode block")
-	fs.Float64Var(&tc.AttentionProb, "attn-prob", tc.AttentionProb, "mixed-mode training: probability that a block is in attention mode")
-	fs.StringVar(&tc.ModeTraining, "mode-training", tc.ModeTraining, "multi-mixer variants: mixed (each token in its block's mode) | "+
+	fs.IntVar(&tc.BlockLen, "block-len", tc.BlockLen, "block-random training: tokens per mode block")
+	fs.Float64Var(&tc.AttentionProb, "attn-prob", tc.AttentionProb, "block-random training: probability that a block is in attention mode")
+	fs.StringVar(&tc.ModeTraining, "mode-training", tc.ModeTraining, "multi-mixer variants: block-random (each token in its block's mode) | "+
 		"complementary (ablation: every token trains both readouts, 2x FLOPs)")
 	fs.Uint64Var(&tc.Seed, "seed", tc.Seed, "seed of the weights, data order and mode schedules")
 	fs.IntVar(&tc.CheckpointEvery, "checkpoint-every", tc.CheckpointEvery, "steps between checkpoints")

@@ -29,7 +29,7 @@ type RunSpec struct {
 	Name          string       `json:"name"` // its run directories are runs/<Name>-<size>[-s<seed>] (Label, jobs.go)
 	Variant       oryx.Variant `json:"variant"`
 	AttentionProb float64      `json:"attention_prob"` // multi-mixer variants: p of the block-random mixed training
-	ModeTraining  string       `json:"mode_training"`  // multi-mixer variants: mixed | complementary
+	ModeTraining  string       `json:"mode_training"`  // multi-mixer variants: block-random | complementary
 	Role          string       `json:"role"`           // main | control | ablation | scale | attribution
 	// Width scales the tiny preset's d_model, heads and MLP width (0 or 1: "tiny"; 2: "tiny2x", d 128 and 4
 	// heads of the same head dimensions; modelConfig).
@@ -86,7 +86,7 @@ func DefaultRuns(w int) []RunSpec {
 	return []RunSpec{
 		{Name: "transformer", Variant: oryx.Transformer, Role: RoleMain, Width: w},
 		{Name: "gdn", Variant: oryx.GDN, Role: RoleMain, Width: w},
-		{Name: "oryx-tg", Variant: oryx.OryxTG, AttentionProb: 0.5, ModeTraining: train.ModeTrainingMixed, Role: RoleMain, Width: w},
+		{Name: "oryx-tg", Variant: oryx.OryxTG, AttentionProb: 0.5, ModeTraining: train.ModeTrainingBlockRandom, Role: RoleMain, Width: w},
 	}
 }
 
@@ -219,7 +219,7 @@ func ScaleRuns() []RunSpec {
 		out = append(out,
 			RunSpec{Name: "transformer", Variant: oryx.Transformer, Role: RoleScale, Width: w},
 			RunSpec{Name: "gdn", Variant: oryx.GDN, Role: RoleScale, Width: w},
-			RunSpec{Name: "oryx-tg", Variant: oryx.OryxTG, AttentionProb: 0.5, ModeTraining: train.ModeTrainingMixed, Role: RoleScale, Width: w})
+			RunSpec{Name: "oryx-tg", Variant: oryx.OryxTG, AttentionProb: 0.5, ModeTraining: train.ModeTrainingBlockRandom, Role: RoleScale, Width: w})
 	}
 	return out
 }
@@ -260,7 +260,7 @@ func QuickScaleConfig() Config {
 // (32 → 8, 128), the attention probability (0.5 → 0.25, 0.75), what attention reads (the L2-normalised key
 // GDN reads; the projection before the conv and SiLU) and the learning rate (3e-3 → 1e-3).
 func AttributionRuns() []RunSpec {
-	base := RunSpec{Name: "oryx-tg", Variant: oryx.OryxTG, AttentionProb: 0.5, ModeTraining: train.ModeTrainingMixed, Role: RoleAttribution}
+	base := RunSpec{Name: "oryx-tg", Variant: oryx.OryxTG, AttentionProb: 0.5, ModeTraining: train.ModeTrainingBlockRandom, Role: RoleAttribution}
 	with := func(name, change string, f func(*RunSpec)) RunSpec {
 		r := base
 		r.Name, r.Change = name, change

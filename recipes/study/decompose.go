@@ -48,7 +48,7 @@ const DecomposeFirstSeed = 2
 // DecomposeRuns are the decomposition's five models at width w.
 func DecomposeRuns(w int) []RunSpec {
 	mixed := func(name string, p float64) RunSpec {
-		return RunSpec{Name: name, Variant: oryx.OryxTG, AttentionProb: p, ModeTraining: train.ModeTrainingMixed, Role: RoleDecompose, Width: w}
+		return RunSpec{Name: name, Variant: oryx.OryxTG, AttentionProb: p, ModeTraining: train.ModeTrainingBlockRandom, Role: RoleDecompose, Width: w}
 	}
 	return []RunSpec{
 		{Name: "transformer", Variant: oryx.Transformer, Role: RoleDecompose, Width: w},

@@ -87,7 +87,7 @@ func TestQuickStudyArtefacts(t *testing.T) {
 	checkFrontierArtefacts(t, c, rep)
 	runJSON, err := os.ReadFile(filepath.Join(c.Out, "runs", "oryx-tg-tiny", "run.json"))
 	require.NoError(t, err)
-	require.Contains(t, string(runJSON), `"mode_training": "mixed"`)
+	require.Contains(t, string(runJSON), `"mode_training": "block-random"`)
 	require.Contains(t, string(runJSON), `"lr_schedule": "constant"`)
 }
 

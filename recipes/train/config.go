@@ -37,12 +37,12 @@ type TrainConfig struct {
 	// each in attention mode with probability AttentionProb (schedule.BlockRandom), fresh per sequence and step.
 	BlockLen      int     `json:"block_len"`
 	AttentionProb float64 `json:"attention_prob"`
-	// ModeTraining is how multi-mixer variants train their two readouts: "mixed" (the default, the paper's
-	// mixed training: each token's loss in its block's mode) or "complementary" (an ablation: the
+	// ModeTraining is how multi-mixer variants train their two readouts: "block-random" (the default, the
+	// paper's mixed training: each token's loss in its block-random mode) or "complementary" (an ablation: the
 	// mean of the loss with the block modes and with every mode flipped, so each token trains both readouts
-	// at twice the FLOPs). Single-mixer variants ignore it. "mixed" here names the training objective (the
-	// paper's word, kept: run.json records it and resume compares it); the modes themselves are block-random
-	// (validated as rundir.ValBlockRandom), not the evaluations' per-request mixed schedule.
+	// at twice the FLOPs). Single-mixer variants ignore it. "mixed" names the evaluations' per-request
+	// schedule only; a run.json written when the objective was called "mixed" reads as "block-random"
+	// (WithDefaults), so such runs resume.
 	ModeTraining string `json:"mode_training"`
 
 	Seed uint64 `json:"seed"` // data shuffle, mode schedules and initial weights
@@ -85,8 +85,8 @@ func (c TrainConfig) WithDefaults() TrainConfig {
 	if c.LRSchedule == "" {
 		c.LRSchedule = LRCosine
 	}
-	if c.ModeTraining == "" {
-		c.ModeTraining = ModeTrainingMixed
+	if c.ModeTraining == "" || c.ModeTraining == modeTrainingOldName {
+		c.ModeTraining = ModeTrainingBlockRandom
 	}
 	return c
 }
@@ -95,8 +95,10 @@ func (c TrainConfig) WithDefaults() TrainConfig {
 const (
 	LRCosine                  = "cosine"
 	LRConstant                = "constant"
-	ModeTrainingMixed         = "mixed"
+	ModeTrainingBlockRandom   = "block-random"
 	ModeTrainingComplementary = "complementary"
+	// modeTrainingOldName is ModeTrainingBlockRandom's name in run.json files written before it was renamed.
+	modeTrainingOldName = "mixed"
 )
 
 // Validate returns every problem of the config, each naming the field (as its JSON name, which is also the
@@ -127,8 +129,8 @@ func (c TrainConfig) Validate() error {
 	if c.LRSchedule != LRCosine && c.LRSchedule != LRConstant {
 		bad("lr_schedule", "%q, want %s or %s", c.LRSchedule, LRCosine, LRConstant)
 	}
-	if c.ModeTraining != ModeTrainingMixed && c.ModeTraining != ModeTrainingComplementary {
-		bad("mode_training", "%q, want %s or %s", c.ModeTraining, ModeTrainingMixed, ModeTrainingComplementary)
+	if c.ModeTraining != ModeTrainingBlockRandom && c.ModeTraining != ModeTrainingComplementary {
+		bad("mode_training", "%q, want %s or %s", c.ModeTraining, ModeTrainingBlockRandom, ModeTrainingComplementary)
 	}
 	if !(c.MinLRRatio >= 0 && c.MinLRRatio <= 1) {
 		bad("min_lr_ratio", "%v, must be in [0, 1]", c.MinLRRatio)

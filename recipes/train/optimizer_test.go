@@ -1,6 +1,7 @@
 package train
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -135,4 +136,8 @@ func TestLearningRateSchedule(t *testing.T) {
 	require.ErrorContains(t, c.WithDefaults().Validate(), "lr_schedule")
 	c.LRSchedule, c.ModeTraining = "", "both"
 	require.ErrorContains(t, c.WithDefaults().Validate(), "mode_training")
+	// The objective's name before "block-random", in older run.json files, reads as it (such runs resume).
+	c.ModeTraining = "mixed"
+	require.Equal(t, ModeTrainingBlockRandom, c.WithDefaults().ModeTraining)
+	require.NotContains(t, fmt.Sprint(c.WithDefaults().Validate()), "mode_training")
 }

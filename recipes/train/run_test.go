@@ -80,7 +80,7 @@ func TestTrainWritesEverything(t *testing.T) {
 	runJSON, err := os.ReadFile(filepath.Join(out, "run.json"))
 	require.NoError(t, err)
 	require.Contains(t, string(runJSON), `"lr_schedule": "cosine"`, "run.json records the schedule (default filled in)")
-	require.Contains(t, string(runJSON), `"mode_training": "mixed"`)
+	require.Contains(t, string(runJSON), `"mode_training": "block-random"`)
 	f, err := os.Open(filepath.Join(out, "curves.png"))
 	require.NoError(t, err)
 	defer f.Close()

@@ -167,7 +167,7 @@ func (t *Trainer) tokenLosses(ctx *context.Context, tokens, targets, modes *Node
 // uniformMode reports the one mode of every training token when the configuration fixes it: a multi-mixer
 // model in mixed mode training with attention probability 1 (Attention) or 0 (Linear).
 func (t *Trainer) uniformMode() (oryx.Mode, bool) {
-	if !t.model.Config.Variant.IsMultiMixer() || t.cfg.ModeTraining != ModeTrainingMixed {
+	if !t.model.Config.Variant.IsMultiMixer() || t.cfg.ModeTraining != ModeTrainingBlockRandom {
 		return 0, false
 	}
 	switch t.cfg.AttentionProb {

@@ -177,7 +177,7 @@ func TestComplementaryModeTraining(t *testing.T) {
 		}
 		return m
 	}
-	for _, mt := range []string{ModeTrainingMixed, ModeTrainingComplementary} {
+	for _, mt := range []string{ModeTrainingBlockRandom, ModeTrainingComplementary} {
 		tr, seqs := maskTestTrainer(t, oryx.OryxTG, mt)
 		a, f := mean(refTokenLosses(t, tr, seqs, modes)), mean(refTokenLosses(t, tr, seqs, flipped))
 		require.Greater(t, math.Abs(a-f), 1e-4, "the two readouts differ on random weights")
@@ -190,7 +190,7 @@ func TestComplementaryModeTraining(t *testing.T) {
 	}
 }
 
-// TestUniformModeTraining: mixed training with p = 1 or 0 builds the loss on one readout
+// TestUniformModeTraining: block-random training with p = 1 or 0 builds the loss on one readout
 // (oryx.Model.LogitsInMode, the study's controls at a single mixer's cost); its loss and gradients equal
 // those of the general path (both readouts, one selected per token) fed the same uniform modes.
 func TestUniformModeTraining(t *testing.T) {
@@ -205,7 +205,7 @@ func TestUniformModeTraining(t *testing.T) {
 				row[j] = mode
 			}
 		}
-		general, seqs := maskTestTrainer(t, oryx.OryxTG, ModeTrainingMixed) // p = 0.5: both readouts
+		general, seqs := maskTestTrainer(t, oryx.OryxTG, ModeTrainingBlockRandom) // p = 0.5: both readouts
 		_, ok := general.uniformMode()
 		require.False(t, ok)
 		wantLoss, want := gradsOf(t, general, seqs, nil, modes)
@@ -235,7 +235,7 @@ func TestUniformModeTraining(t *testing.T) {
 func TestEvalGreedy(t *testing.T) {
 	for _, v := range []oryx.Variant{oryx.Transformer, oryx.OryxTG} {
 		t.Run(string(v), func(t *testing.T) {
-			tr, seqs := maskTestTrainer(t, v, ModeTrainingMixed)
+			tr, seqs := maskTestTrainer(t, v, ModeTrainingBlockRandom)
 			var modes [][]oryx.Mode
 			if v.IsMultiMixer() {
 				modes = [][]oryx.Mode{make([]oryx.Mode, 24), make([]oryx.Mode, 24)}
