@@ -31,28 +31,29 @@ func CausalAttention(q, k, v *Node, scale float64) *Node {
 	return Einsum("bhts,bshv->bthv", softmax(logits), v)
 }
 
-// CausalAttentionChunked is CausalAttention computed over query chunks of c tokens, one after the other:
+// CausalAttentionQueryBlocks is CausalAttention computed over query blocks of c tokens, one after the other:
 // the queries [i, i+c) read the keys [0, i+c) only, so the logits alive at a time are [B, H, c, ≤T] instead
 // of [B, H, T, T] (memory O(B·H·c·T), for long-context evaluation), with the same values (masked logits
 // contribute exactly 0 in both forms). c ≥ T is CausalAttention.
 //
 // Backends that run every node whose inputs are ready — the pure-Go backend's parallel executor — would
-// otherwise compute all chunks at once, and build the key/value slices and masks of every chunk of every
-// layer up front (O(T²) memory in all). So each chunk's queries depend on the previous chunk's output, and
-// its key/value slices and mask on the output of the chunk before that (through exact zeros): at most two
-// chunks are alive, and the next chunk's slices and mask are built while one chunk computes.
-func CausalAttentionChunked(q, k, v *Node, scale float64, c int) *Node {
-	ch := checker{"CausalAttentionChunked"}
+// otherwise compute all blocks at once, and build the key/value slices and masks of every block of every
+// layer up front (O(T²) memory in all). So each block's queries depend on the previous block's output, and
+// its key/value slices and mask on the output of the block before that (through exact zeros): at most two
+// blocks are alive, and the next block's slices and mask are built while one block computes. (Blocks of
+// queries, not the linear mixers' chunks: attention has no state to carry between them.)
+func CausalAttentionQueryBlocks(q, k, v *Node, scale float64, c int) *Node {
+	ch := checker{"CausalAttentionQueryBlocks"}
 	_, t, _, _, _ := ch.mixerDims(q, k, v)
 	if c >= t {
 		return CausalAttention(q, k, v, scale)
 	}
 	if c < 1 {
-		panic(fmt.Errorf("CausalAttentionChunked: chunk %d must be ≥ 1", c))
+		panic(fmt.Errorf("CausalAttentionQueryBlocks: block %d must be ≥ 1", c))
 	}
 	g := q.Graph()
 	var outs []*Node
-	var prev, prev2 *Node // zeros that depend on the output of the previous chunk and of the one before it
+	var prev, prev2 *Node // zeros that depend on the output of the previous block and of the one before it
 	for lo := 0; lo < t; lo += c {
 		hi := min(lo+c, t)
 		kk, vk := k, v

@@ -36,15 +36,15 @@ func TestCausalAttentionMatchesReference(t *testing.T) {
 	}
 }
 
-// TestCausalAttentionChunkedMatchesDense: query chunks of any size (dividing T or not, 1, ≥ T) give the
+// TestCausalAttentionQueryBlocksMatchesDense: query blocks of any size (dividing T or not, 1, ≥ T) give the
 // dense form's values (float64: 1e-12; float32: the package tolerance).
-func TestCausalAttentionChunkedMatchesDense(t *testing.T) {
+func TestCausalAttentionQueryBlocksMatchesDense(t *testing.T) {
 	for _, dtype := range testDTypes {
 		m := newMixerData(77, naive.Dims{B: 2, T: 37, H: 2, K: 8, V: 5}, dataOpts{})
 		scale := DefaultScale(m.d.K)
 		for _, c := range []int{1, 5, 16, 36, 37, 64} {
 			got := mustExecGraph(t, dtype, func(x []*Node) []*Node {
-				return []*Node{CausalAttention(x[0], x[1], x[2], scale), CausalAttentionChunked(x[0], x[1], x[2], scale, c)}
+				return []*Node{CausalAttention(x[0], x[1], x[2], scale), CausalAttentionQueryBlocks(x[0], x[1], x[2], scale, c)}
 			}, m.inputs()[:3]...)
 			tol := 1e-12
 			if dtype != dtypes.Float64 {
@@ -235,7 +235,7 @@ func TestAttentionCachedMatchesSteps(t *testing.T) {
 				return []*Node{Stack(steps, 1), o, kStep, kChunk, kBack, kc, perQuery}
 			}, m.inputs()[:3]...)
 			require.LessOrEqual(t, testutil.RelErr(got[1], got[0]), tolerance(dtype), "chunk attention vs steps")
-			require.LessOrEqual(t, testutil.RelErr(got[6], got[0]), tolerance(dtype), "per-query chunk attention vs steps")
+			require.LessOrEqual(t, testutil.RelErr(got[6], got[0]), tolerance(dtype), "per-query block attention vs steps")
 			require.Equal(t, got[2], got[3], "the chunk writes the rows the steps write")
 			require.Equal(t, got[5], got[4], "adding the negated rows restores the cache exactly")
 		})

@@ -277,7 +277,7 @@ func (m *Model) output(p blockParams, x, o *Node) *Node {
 // logits, their exponential, the probabilities), for the AttentionMemBytes arithmetic.
 const attentionLiveArrays = 4
 
-// causalAttention is the parallel form's attention: dense, or in query chunks under AttentionMemBytes.
+// causalAttention is the parallel form's attention: dense, or in query blocks under AttentionMemBytes.
 func (m *Model) causalAttention(q, k, v *Node) *Node {
 	scale := layers.DefaultScale(m.Config.KeyDim)
 	if m.AttentionMemBytes <= 0 {
@@ -289,5 +289,5 @@ func (m *Model) causalAttention(q, k, v *Node) *Node {
 	if c > 16 {
 		c -= c % 16 // few distinct chunk shapes
 	}
-	return layers.CausalAttentionChunked(q, k, v, scale, c)
+	return layers.CausalAttentionQueryBlocks(q, k, v, scale, c)
 }

@@ -4,8 +4,8 @@ package oryx
 // budget policy (oryx/schedule/budget.go) reads the linear readout's next-token distribution at each position.
 //
 //	h      = Hidden(tokens, modes)                 [B, T, D], once
-//	x      = h[b, pos[b, c]]                       [B, C, D], one chunk of positions
-//	logits = x · W_head[ids]ᵀ                      [B, C, Vc], one chunk of vocabulary ids
+//	x      = h[b, pos[b, c]]                       [B, C, D], one tile of positions
+//	logits = x · W_head[ids]ᵀ                      [B, C, Vc], one tile of vocabulary ids
 //	H      = log Σ e^l − Σ e^l·l / Σ e^l           [B, C], nats, by a running (max, Σe^(l−max), Σe^(l−max)·l)
 //
 // over the model's full output width (padded vocabulary rows included, as scoring does).
@@ -22,17 +22,17 @@ import (
 	"github.com/oryx-go/oryx/internal/tensordata"
 )
 
-// newEntropyExec compiles (lazily, per shape) the entropy fold of one chunk of positions and vocabulary ids.
+// newEntropyExec compiles (lazily, per shape) the entropy fold of one tile of positions and vocabulary ids.
 func newEntropyExec(be backends.Backend, ctx *context.Context, m *Model) (*context.Exec, error) {
 	return context.NewExec(be, ctx, func(ctx *context.Context, in []*Node) []*Node {
-		return m.entropyVocabChunk(ctx, in[0], in[1], in[2], in[3], in[4], in[5])
+		return m.entropyVocabTile(ctx, in[0], in[1], in[2], in[3], in[4], in[5])
 	})
 }
 
-// entropyVocabChunk folds the consecutive vocabulary ids ids [Vc] (ids ≥ Vocab are padding) into the
+// entropyVocabTile folds the consecutive vocabulary ids ids [Vc] (ids ≥ Vocab are padding) into the
 // running state of positions pos [B, C] of h [B, T, D]: mx (the max logit), sum (Σ e^(l−mx)) and w
 // (Σ e^(l−mx)·l), all [B, C] in the score dtype; returns the new state in that order.
-func (m *Model) entropyVocabChunk(ctx *context.Context, h, pos, ids, mx, sum, w *Node) []*Node {
+func (m *Model) entropyVocabTile(ctx *context.Context, h, pos, ids, mx, sum, w *Node) []*Node {
 	g := h.Graph()
 	v := m.Config.Vocab
 	sd := ScoreDType(m.computeDType())
@@ -80,12 +80,12 @@ func (s *Scorer) ScoreEntropy(tokens, modes []int32, b, t int, pos, targets []in
 	return logp, greedy, entropy, err
 }
 
-// entropyAll computes the entropy at every position of h [b, t, D], in chunks of positions and vocabulary
-// ids that fit the Scorer's budget (Chunks).
+// entropyAll computes the entropy at every position of h [b, t, D], in tiles of positions and vocabulary
+// ids that fit the Scorer's budget (Tiles).
 func (s *Scorer) entropyAll(h *tensors.Tensor, b, t int) ([]float64, error) {
 	v := s.model.Config.Vocab
 	sd := ScoreDType(s.model.computeDType())
-	c, vc := s.Chunks(b, t)
+	c, vc := s.Tiles(b, t)
 	vc = min(vc, v)
 	out := make([]float64, b*t)
 	fill := func(x float64) *tensors.Tensor { return filledScores(sd, x, b, c) }

@@ -7,7 +7,7 @@ import "github.com/gomlx/gomlx/pkg/ml/context"
 
 const (
 	ScoreLiveArrays     = scoreLiveArrays
-	MinScoreChunk       = minScoreChunk
+	MinScoreTile        = minScoreTile
 	AttentionLiveArrays = attentionLiveArrays
 )
 

@@ -22,8 +22,8 @@ type Model struct {
 	ComputeDType dtypes.DType
 
 	// AttentionMemBytes, when > 0, bounds the attention logits of the parallel forward (Logits, Hidden,
-	// Prefill): causal attention runs over query chunks whose [B, H, chunk, T] intermediates fit it
-	// (layers.CausalAttentionChunked; same values), for long-context evaluation. 0 = the dense T×T form.
+	// Prefill): causal attention runs over query blocks whose [B, H, block, T] intermediates fit it
+	// (layers.CausalAttentionQueryBlocks; same values), for long-context evaluation. 0 = the dense T×T form.
 	// Copy the Model to set it for one use: the weights live in the context, not here.
 	AttentionMemBytes int64
 }

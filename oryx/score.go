@@ -3,18 +3,18 @@ package oryx
 // Scoring in bounded memory: log p(target) and "is the target the argmax" at chosen positions, without the
 // dense logits [B, T, Vocab].
 //
-//	B batch   T tokens   N scored positions per row   C positions per chunk   D d_model   V vocabulary
-//	Vc vocabulary ids per chunk
+//	B batch   T tokens   N scored positions per row   C positions per tile   D d_model   V vocabulary
+//	Vc vocabulary ids per tile
 //
 //	h      = Hidden(tokens, modes)                                    [B, T, D], once
-//	x      = h[b, pos[b, c]]                                          [B, C, D], one chunk of the N positions
-//	logits = x · W_headᵀ                                              [B, C, V]  (or [B, C, Vc] per vocabulary chunk)
+//	x      = h[b, pos[b, c]]                                          [B, C, D], one tile of the N positions
+//	logits = x · W_headᵀ                                              [B, C, V]  (or [B, C, Vc] per vocabulary tile)
 //	logp   = logits[target] − logsumexp(logits)                        [B, C]
 //
-// The chunks run as separate executions, one after the other, so that at most one chunk's [B, C, Vc]
+// The tiles run as separate executions, one after the other, so that at most one tile's [B, C, Vc]
 // intermediates are alive on any backend (within one graph the pure-Go backend's parallel executor would run
-// independent chunks at the same time). With the whole vocabulary in a chunk the per-row arithmetic is the
-// dense form's (TargetLogProbs on the same logits); split vocabularies combine chunks with the running
+// independent tiles at the same time). With the whole vocabulary in a tile the per-row arithmetic is the
+// dense form's (TargetLogProbs on the same logits); split vocabularies combine tiles with the running
 // (max, Σexp) of the online log-sum-exp.
 
 import (
@@ -30,23 +30,23 @@ import (
 	"github.com/oryx-go/oryx/internal/tensordata"
 )
 
-// DefaultScoreMemBytes is the default budget for one chunk's vocabulary projection and log-softmax
+// DefaultScoreMemBytes is the default budget for one tile's vocabulary projection and log-softmax
 // [choice: 512 MiB keeps scoring a 50K vocabulary at batch 8 within a few hundred MB on top of the forward,
-// with chunks of ~80 positions, large enough that the head matmul runs at full speed].
+// with tiles of ~80 positions, large enough that the head matmul runs at full speed].
 const DefaultScoreMemBytes int64 = 512 << 20
 
-// scoreLiveArrays is how many [B, C, Vc] arrays one chunk keeps alive at once (the logits in the compute
+// scoreLiveArrays is how many [B, C, Vc] arrays one tile keeps alive at once (the logits in the compute
 // dtype, their score-dtype copy, logits − max and its exponential), for the budget arithmetic.
 const scoreLiveArrays = 4
 
-// minScoreChunk is the smallest number of positions per chunk before the vocabulary is split instead (fewer
-// rows make the head matmul inefficient), and the granularity chunk sizes are rounded to (few compiled
+// minScoreTile is the smallest number of positions per tile before the vocabulary is split instead (fewer
+// rows make the head matmul inefficient), and the granularity tile sizes are rounded to (few compiled
 // shapes).
-const minScoreChunk = 16
+const minScoreTile = 16
 
-// minVocabChunk is the fewest vocabulary ids per chunk (a floor for absurdly small budgets; tests use it to
+// minVocabTile is the fewest vocabulary ids per tile (a floor for absurdly small budgets; tests use it to
 // split tiny vocabularies).
-const minVocabChunk = 8
+const minVocabTile = 8
 
 // ScoreDType is the dtype log-probabilities are computed in: float64 for float64 models, float32 otherwise
 // (bf16 logits are converted before the log-softmax, as the dense path did).
@@ -57,25 +57,25 @@ func ScoreDType(compute dtypes.DType) dtypes.DType {
 	return dtypes.Float32
 }
 
-// ScoreChunks returns how many positions (c) and vocabulary ids (vc) one chunk holds so that
+// ScoreTiles returns how many positions (c) and vocabulary ids (vc) one tile holds so that
 // scoreLiveArrays × batch × c × vc elements of elemBytes fit memBytes: the whole vocabulary with as many
-// positions as fit (at most n rounded up to minScoreChunk), or, when not even minScoreChunk positions fit,
-// minScoreChunk positions and the vocabulary split into equal parts (at least minVocabChunk ids each).
-func ScoreChunks(batch, n, vocab, elemBytes int, memBytes int64) (c, vc int) {
+// positions as fit (at most n rounded up to minScoreTile), or, when not even minScoreTile positions fit,
+// minScoreTile positions and the vocabulary split into equal parts (at least minVocabTile ids each).
+func ScoreTiles(batch, n, vocab, elemBytes int, memBytes int64) (c, vc int) {
 	if batch < 1 || n < 1 || vocab < 1 || elemBytes < 1 {
-		panic(fmt.Errorf("oryx.ScoreChunks: batch %d, positions %d, vocab %d and element size %d must be ≥ 1", batch, n, vocab, elemBytes))
+		panic(fmt.Errorf("oryx.ScoreTiles: batch %d, positions %d, vocab %d and element size %d must be ≥ 1", batch, n, vocab, elemBytes))
 	}
 	cells := max(memBytes, 1) / int64(scoreLiveArrays*elemBytes) // elements of [B, C, Vc] allowed
-	nUp := roundUp(n, minScoreChunk)
+	nUp := roundUp(n, minScoreTile)
 	c = int(min(cells/int64(batch*vocab), int64(nUp)))
-	if c >= minScoreChunk || c >= n {
-		if c > minScoreChunk {
-			c -= c % minScoreChunk
+	if c >= minScoreTile || c >= n {
+		if c > minScoreTile {
+			c -= c % minScoreTile
 		}
 		return c, vocab
 	}
-	c = min(minScoreChunk, nUp)
-	vc = int(max(cells/int64(batch*c), minVocabChunk))
+	c = min(minScoreTile, nUp)
+	vc = int(max(cells/int64(batch*c), minVocabTile))
 	parts := (vocab + vc - 1) / vc
 	return c, (vocab + parts - 1) / parts
 }
@@ -84,7 +84,7 @@ func roundUp(x, m int) int { return (x + m - 1) / m * m }
 
 // TargetLogProbs is the log-softmax gather of dense logits [B, T, V] (any float dtype; computed in dtype sd):
 // log p(targets[b, t]) [B, T] and whether the target is the argmax (bool [B, T]; ties go to the lowest id,
-// as torch.argmax). The dense scoring path and the full-vocabulary chunks share it.
+// as torch.argmax). The dense scoring path and the full-vocabulary tiles share it.
 func TargetLogProbs(logits, targets *Node, sd dtypes.DType) (logp, greedy *Node) {
 	logits = ConvertDType(logits, sd)
 	mx := ReduceAndKeep(logits, ReduceMax, -1)
@@ -97,17 +97,17 @@ func TargetLogProbs(logits, targets *Node, sd dtypes.DType) (logp, greedy *Node)
 	return Sub(picked, lse), Equal(ArgMax(logits, -1, dtypeInt), ConvertDType(targets, dtypeInt))
 }
 
-// scoreChunk is one full-vocabulary chunk: h [B, T, D], pos and targets [B, C] → logp [B, C] and greedy.
-func (m *Model) scoreChunk(ctx *context.Context, h, pos, targets *Node) (logp, greedy *Node) {
+// scoreTile is one full-vocabulary tile: h [B, T, D], pos and targets [B, C] → logp [B, C] and greedy.
+func (m *Model) scoreTile(ctx *context.Context, h, pos, targets *Node) (logp, greedy *Node) {
 	w := m.HeadWeight(ctx, h.Graph())
 	x := gatherRows(h, pos)
 	return TargetLogProbs(DotGeneral(x, []int{2}, nil, w, []int{1}, nil), targets, ScoreDType(m.computeDType()))
 }
 
-// scoreVocabChunk folds the consecutive vocabulary ids ids [Vc] (ids ≥ Vocab are padding) into the running state of
+// scoreVocabTile folds the consecutive vocabulary ids ids [Vc] (ids ≥ Vocab are padding) into the running state of
 // the positions pos [B, C]: mx, sum (the online log-sum-exp), picked (the target's logit), bestVal and
 // bestIdx (the running argmax, int32), all [B, C]; returns the new state in that order.
-func (m *Model) scoreVocabChunk(ctx *context.Context, h, pos, targets, ids, mx, sum, picked, bestVal, bestIdx *Node) []*Node {
+func (m *Model) scoreVocabTile(ctx *context.Context, h, pos, targets, ids, mx, sum, picked, bestVal, bestIdx *Node) []*Node {
 	g := h.Graph()
 	v := m.Config.Vocab
 	sd := ScoreDType(m.computeDType())
@@ -122,24 +122,24 @@ func (m *Model) scoreVocabChunk(ctx *context.Context, h, pos, targets, ids, mx, 
 	sum2 := Add(Mul(sum, Exp(Sub(mx, m2))), ReduceSum(Exp(Sub(logits, ExpandAxes(m2, -1))), -1))
 	hit := Equal(idsRow, BroadcastToDims(ExpandAxes(targets, -1), dims...))
 	picked2 := Add(picked, ReduceSum(Where(hit, logits, ZerosLike(logits)), -1))
-	chunkArg := Add(ArgMax(logits, -1, dtypeInt), ReduceMin(ids)) // [B, C] vocabulary id (ids are consecutive)
-	better := GreaterThan(cm, bestVal)                            // strict: ties keep the lower id
-	return []*Node{m2, sum2, picked2, Where(better, cm, bestVal), Where(better, chunkArg, bestIdx)}
+	tileArg := Add(ArgMax(logits, -1, dtypeInt), ReduceMin(ids)) // [B, C] vocabulary id (ids are consecutive)
+	better := GreaterThan(cm, bestVal)                           // strict: ties keep the lower id
+	return []*Node{m2, sum2, picked2, Where(better, cm, bestVal), Where(better, tileArg, bestIdx)}
 }
 
-// Scorer scores targets at chosen positions of token sequences with the memory of one chunk's head and
-// log-softmax bounded by a budget (ScoreChunks); the compiled graphs are cached per shape.
+// Scorer scores targets at chosen positions of token sequences with the memory of one tile's head and
+// log-softmax bounded by a budget (ScoreTiles); the compiled graphs are cached per shape.
 type Scorer struct {
 	model    *Model
 	memBytes int64
 	hidden   *context.Exec // tokens, modes [B, T] → Hidden [B, T, D]
-	chunk    *context.Exec // scoreChunk
-	vchunk   *context.Exec // scoreVocabChunk
-	entropy  *context.Exec // entropyVocabChunk (entropy.go)
+	tile     *context.Exec // scoreTile
+	vtile    *context.Exec // scoreVocabTile
+	entropy  *context.Exec // entropyVocabTile (entropy.go)
 }
 
 // NewScorer prepares a scorer for m (weights in ctx) with memBytes (≤ 0: DefaultScoreMemBytes) for one
-// chunk's vocabulary projection and log-softmax.
+// tile's vocabulary projection and log-softmax.
 func NewScorer(be backends.Backend, ctx *context.Context, m *Model, memBytes int64) (*Scorer, error) {
 	if memBytes <= 0 {
 		memBytes = DefaultScoreMemBytes
@@ -151,14 +151,14 @@ func NewScorer(be backends.Backend, ctx *context.Context, m *Model, memBytes int
 	}); err != nil {
 		return nil, err
 	}
-	if s.chunk, err = context.NewExec(be, ctx, func(ctx *context.Context, h, pos, tgt *Node) []*Node {
-		lp, gr := m.scoreChunk(ctx, h, pos, tgt)
+	if s.tile, err = context.NewExec(be, ctx, func(ctx *context.Context, h, pos, tgt *Node) []*Node {
+		lp, gr := m.scoreTile(ctx, h, pos, tgt)
 		return []*Node{lp, gr}
 	}); err != nil {
 		return nil, err
 	}
-	if s.vchunk, err = context.NewExec(be, ctx, func(ctx *context.Context, in []*Node) []*Node {
-		return m.scoreVocabChunk(ctx, in[0], in[1], in[2], in[3], in[4], in[5], in[6], in[7], in[8])
+	if s.vtile, err = context.NewExec(be, ctx, func(ctx *context.Context, in []*Node) []*Node {
+		return m.scoreVocabTile(ctx, in[0], in[1], in[2], in[3], in[4], in[5], in[6], in[7], in[8])
 	}); err != nil {
 		return nil, err
 	}
@@ -168,7 +168,7 @@ func NewScorer(be backends.Backend, ctx *context.Context, m *Model, memBytes int
 	return s, nil
 }
 
-// MemBytes is the chunk budget in use.
+// MemBytes is the tile budget in use.
 func (s *Scorer) MemBytes() int64 { return s.memBytes }
 
 // Finalize releases the scorer's compiled graphs (on XLA, their executables); it must not be used afterwards.
@@ -182,12 +182,12 @@ func (s *Scorer) Finalize() {
 
 // execs lists the scorer's compiled graphs (Finalize releases them).
 func (s *Scorer) execs() []*context.Exec {
-	return []*context.Exec{s.hidden, s.chunk, s.vchunk, s.entropy}
+	return []*context.Exec{s.hidden, s.tile, s.vtile, s.entropy}
 }
 
-// Chunks returns the chunk sizes (positions, vocabulary ids) used for b rows of n scored positions.
-func (s *Scorer) Chunks(b, n int) (c, vc int) {
-	return ScoreChunks(b, n, s.model.Config.Vocab, ScoreDType(s.model.computeDType()).Size(), s.memBytes)
+// Tiles returns the tile sizes (positions, vocabulary ids) used for b rows of n scored positions.
+func (s *Scorer) Tiles(b, n int) (c, vc int) {
+	return ScoreTiles(b, n, s.model.Config.Vocab, ScoreDType(s.model.computeDType()).Size(), s.memBytes)
 }
 
 // Score reads b rows of t tokens (tokens, and modes for multi-mixer variants — nil otherwise; both
@@ -267,9 +267,9 @@ func (s *Scorer) checkInput(tokens, modes []int32, b, t int) error {
 // scoreAt scores the targets at the positions pos ([b, n], row-major, −1 = padding) from the hidden states h.
 func (s *Scorer) scoreAt(h *tensors.Tensor, b int, pos, targets []int32, n int) (logp []float64, greedy []bool, err error) {
 	logp, greedy = make([]float64, b*n), make([]bool, b*n)
-	c, vc := s.Chunks(b, n)
+	c, vc := s.Tiles(b, n)
 	for lo := 0; lo < n; lo += c {
-		cp, ct := make([]int32, b*c), make([]int32, b*c) // this chunk's positions (padding reads position 0)
+		cp, ct := make([]int32, b*c), make([]int32, b*c) // this tile's positions (padding reads position 0)
 		for r := range b {
 			for j := range c {
 				if k := lo + j; k < n && pos[r*n+k] >= 0 {
@@ -277,7 +277,7 @@ func (s *Scorer) scoreAt(h *tensors.Tensor, b int, pos, targets []int32, n int) 
 				}
 			}
 		}
-		lp, gr, err := s.scoreChunk(h, cp, ct, b, c, vc)
+		lp, gr, err := s.scoreTile(h, cp, ct, b, c, vc)
 		if err != nil {
 			return nil, nil, fmt.Errorf("oryx.Scorer: positions %d..%d: %w", lo, min(lo+c, n)-1, err)
 		}
@@ -292,13 +292,13 @@ func (s *Scorer) scoreAt(h *tensors.Tensor, b int, pos, targets []int32, n int) 
 	return logp, greedy, nil
 }
 
-// scoreChunk scores one chunk of positions (row-major [b, c]) over the whole vocabulary at once or in
-// vocabulary chunks of vc ids.
-func (s *Scorer) scoreChunk(h *tensors.Tensor, pos, targets []int32, b, c, vc int) ([]float64, []bool, error) {
+// scoreTile scores one tile of positions (row-major [b, c]) over the whole vocabulary at once or in
+// vocabulary tiles of vc ids.
+func (s *Scorer) scoreTile(h *tensors.Tensor, pos, targets []int32, b, c, vc int) ([]float64, []bool, error) {
 	pt, tt := tensors.FromFlatDataAndDimensions(pos, b, c), tensors.FromFlatDataAndDimensions(targets, b, c)
 	v := s.model.Config.Vocab
 	if vc >= v {
-		outs, err := s.chunk.Exec(h, pt, tt)
+		outs, err := s.tile.Exec(h, pt, tt)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -312,13 +312,13 @@ func (s *Scorer) scoreChunk(h *tensors.Tensor, pos, targets []int32, b, c, vc in
 	for lo := 0; lo < v; lo += vc {
 		ids := make([]int32, vc)
 		for i := range ids {
-			ids[i] = int32(lo + i) // ≥ v in the last chunk: padding
+			ids[i] = int32(lo + i) // ≥ v in the last tile: padding
 		}
 		args := []any{h, pt, tt, tensors.FromFlatDataAndDimensions(ids, vc)}
 		for _, x := range state {
 			args = append(args, x)
 		}
-		outs, err := s.vchunk.Exec(args...)
+		outs, err := s.vtile.Exec(args...)
 		tensordata.FinalizeAll(state)
 		if err != nil {
 			return nil, nil, fmt.Errorf("vocabulary ids %d..%d: %w", lo, min(lo+vc, v)-1, err)

@@ -45,15 +45,15 @@ func denseScores(t *testing.T, m *oryx.Model, logits [][]float64, vocab int, pos
 	return lp, gr
 }
 
-// TestScorerMatchesDense: the chunked scorer (time chunks, and vocabulary chunks under a tiny budget) equals
+// TestScorerMatchesDense: the tiled scorer (position tiles, and vocabulary tiles under a tiny budget) equals
 // the dense log-softmax of Model.Logits at every requested position — all positions, and gathered positions
 // with padding — within 1e-12 (float64) and 1e-5 relative (float32).
 //
 // Every variant × dtype × budget compiles its own scorer (XLA: seconds each). -short (the XLA suite) keeps
 // Oryx-TG (the multi-mixer model, modes read) in float64 with every budget and in float32 with the two
-// vocabulary-chunk budgets (a logsumexp merged across chunks: where float32 rounding departs most from the
-// dense log-softmax), and the single-mixer Transformer and GDN in float64 with the two budgets that chunk
-// differently (time chunks over all positions; gathered, padded positions over vocabulary chunks); the pure-Go
+// vocabulary-tile budgets (a logsumexp merged across tiles: where float32 rounding departs most from the
+// dense log-softmax), and the single-mixer Transformer and GDN in float64 with the two budgets that tile
+// differently (position tiles over all positions; gathered, padded positions over vocabulary tiles); the pure-Go
 // suite runs all of them.
 func TestScorerMatchesDense(t *testing.T) {
 	for _, dt := range []dtypes.DType{dtypes.Float64, dtypes.Float32} {
@@ -62,9 +62,9 @@ func TestScorerMatchesDense(t *testing.T) {
 			switch {
 			case !testing.Short() || (v == oryx.OryxTG && dt == dtypes.Float64):
 			case v == oryx.OryxTG:
-				keep = []string{"vocabulary chunks", "gathered vocabulary chunks"}
+				keep = []string{"vocabulary tiles", "gathered vocabulary tiles"}
 			case dt == dtypes.Float64:
-				keep = []string{"time chunks", "gathered vocabulary chunks"}
+				keep = []string{"position tiles", "gathered vocabulary tiles"}
 			default:
 				continue
 			}
@@ -120,11 +120,11 @@ func scorerMatchesDense(t *testing.T, dt dtypes.DType, v oryx.Variant, keep []st
 		pos     [][]int32
 		targets [][]int32
 	}{
-		{"one chunk", 1 << 30, all, tgt},
-		{"time chunks", oryx.ScoreLiveArrays * elem * int64(b*vocab*20), all, tgt}, // 16 positions per chunk
-		{"vocabulary chunks", oryx.ScoreLiveArrays * elem * int64(b*16*7), all, tgt},
+		{"one tile", 1 << 30, all, tgt},
+		{"position tiles", oryx.ScoreLiveArrays * elem * int64(b*vocab*20), all, tgt}, // 16 positions per tile
+		{"vocabulary tiles", oryx.ScoreLiveArrays * elem * int64(b*16*7), all, tgt},
 		{"gathered", 1 << 30, gathered, gtgt},
-		{"gathered vocabulary chunks", oryx.ScoreLiveArrays * elem * int64(b*16*7), gathered, gtgt},
+		{"gathered vocabulary tiles", oryx.ScoreLiveArrays * elem * int64(b*16*7), gathered, gtgt},
 	} {
 		if keep != nil && !slices.Contains(keep, tc.name) {
 			continue
@@ -132,11 +132,11 @@ func scorerMatchesDense(t *testing.T, dt dtypes.DType, v oryx.Variant, keep []st
 		s, err := oryx.NewScorer(backend.MustGet(), ctx, m, tc.mem)
 		require.NoError(t, err)
 		k := len(tc.pos[0])
-		c, vc := s.Chunks(b, k)
+		c, vc := s.Tiles(b, k)
 		switch tc.name {
-		case "time chunks":
+		case "position tiles":
 			require.Equal(t, [2]int{16, vocab}, [2]int{c, vc})
-		case "vocabulary chunks", "gathered vocabulary chunks":
+		case "vocabulary tiles", "gathered vocabulary tiles":
 			require.Less(t, vc, vocab, "the budget must split the vocabulary")
 		}
 		lp, gr, err := s.Score(oryxtest.FlatInt32(in), md, b, n, oryxtest.FlatInt32(tc.pos), oryxtest.FlatInt32(tc.targets), k)
@@ -149,21 +149,21 @@ func scorerMatchesDense(t *testing.T, dt dtypes.DType, v oryx.Variant, keep []st
 	}
 }
 
-func TestScoreChunks(t *testing.T) {
+func TestScoreTiles(t *testing.T) {
 	// NeoX vocabulary, batch 8, float32, the default budget: whole vocabulary, a multiple of 16 positions.
-	c, vc := oryx.ScoreChunks(8, 2048, 50304, 4, oryx.DefaultScoreMemBytes)
+	c, vc := oryx.ScoreTiles(8, 2048, 50304, 4, oryx.DefaultScoreMemBytes)
 	require.Equal(t, 50304, vc)
-	require.Equal(t, 0, c%oryx.MinScoreChunk)
+	require.Equal(t, 0, c%oryx.MinScoreTile)
 	require.LessOrEqual(t, int64(oryx.ScoreLiveArrays*4*8*c*vc), oryx.DefaultScoreMemBytes)
 	// Few positions: no more than needed (rounded up to 16).
-	c, _ = oryx.ScoreChunks(8, 3, 50304, 4, oryx.DefaultScoreMemBytes)
+	c, _ = oryx.ScoreTiles(8, 3, 50304, 4, oryx.DefaultScoreMemBytes)
 	require.Equal(t, 16, c)
 	// A budget below 16 positions × vocabulary splits the vocabulary into equal parts within the budget.
-	c, vc = oryx.ScoreChunks(8, 2048, 50304, 4, 8<<20)
+	c, vc = oryx.ScoreTiles(8, 2048, 50304, 4, 8<<20)
 	require.Equal(t, 16, c)
 	require.Less(t, vc, 50304)
 	require.LessOrEqual(t, int64(oryx.ScoreLiveArrays*4*8*c*vc), int64(8<<20))
-	require.Panics(t, func() { oryx.ScoreChunks(0, 1, 1, 4, 1) })
+	require.Panics(t, func() { oryx.ScoreTiles(0, 1, 1, 4, 1) })
 }
 
 func TestScorerBadInput(t *testing.T) {
@@ -185,7 +185,7 @@ func TestScorerBadInput(t *testing.T) {
 	require.ErrorContains(t, err, "2×4")
 }
 
-// TestAttentionMemBytesMatchesDense: the parallel forward with attention in query chunks (AttentionMemBytes)
+// TestAttentionMemBytesMatchesDense: the parallel forward with attention in query blocks (AttentionMemBytes)
 // gives the dense logits (float64, 1e-12), and so does the engine's prefill built on it.
 func TestAttentionMemBytesMatchesDense(t *testing.T) {
 	const b, n = 2, 29
@@ -194,13 +194,13 @@ func TestAttentionMemBytesMatchesDense(t *testing.T) {
 		tokens := oryxtest.RandomTokens(3, b, n, m.Config.Vocab)
 		modes := oryxtest.ModesFor(m, oryxtest.SwitchingModes(4, b, n))
 		want := oryxtest.ParallelLogits(t, m, ctx, tokens, modes)
-		chunked := *m
-		chunked.AttentionMemBytes = int64(oryx.AttentionLiveArrays * b * m.Config.Heads * n * 8 * 5) // 5 queries per chunk
-		got := oryxtest.ParallelLogits(t, &chunked, ctx, tokens, modes)
+		blocked := *m
+		blocked.AttentionMemBytes = int64(oryx.AttentionLiveArrays * b * m.Config.Heads * n * 8 * 5) // 5 queries per block
+		got := oryxtest.ParallelLogits(t, &blocked, ctx, tokens, modes)
 		for r := range b {
 			require.LessOrEqual(t, testutil.RelErr(got[r], want[r]), 1e-12, "%s row %d", v, r)
 		}
-		e, err := infer.NewEngine(backend.MustGet(), ctx, &chunked, b, n)
+		e, err := infer.NewEngine(backend.MustGet(), ctx, &blocked, b, n)
 		require.NoError(t, err)
 		_, err = e.Prefill(tokens, modes)
 		require.NoError(t, err)

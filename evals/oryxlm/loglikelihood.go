@@ -33,7 +33,7 @@ func (m *Model) computeDType() dtypes.DType {
 	return m.model.DType
 }
 
-// ensureScorer prepares (lazily) the chunked scorer, or the dense one under Options.DenseScoring.
+// ensureScorer prepares (lazily) the tiled scorer, or the dense one under Options.DenseScoring.
 func (m *Model) ensureScorer() error {
 	var err error
 	switch {

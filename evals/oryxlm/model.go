@@ -40,21 +40,21 @@ type Options struct {
 	Schedule string
 	// Batch is the number of requests per forward or generation batch (0 = 8).
 	Batch int
-	// ScoreMemMB bounds, in MiB, the memory of one chunk of the vocabulary projection and log-softmax when
+	// ScoreMemMB bounds, in MiB, the memory of one tile of the vocabulary projection and log-softmax when
 	// scoring (oryx.Scorer; 0 = oryx.DefaultScoreMemBytes, 512 MiB): scores are computed only at the scored
-	// positions, in chunks of positions (and of the vocabulary) that fit, never as [Batch, T, Vocab] logits.
-	// The attention logits of every forward (scoring and prefill) are chunked to the same bound
+	// positions, in tiles of positions (and of the vocabulary) that fit, never as [Batch, T, Vocab] logits.
+	// The attention logits of every forward (scoring and prefill) are cut into query blocks within the same bound
 	// (oryx.Model.AttentionMemBytes).
 	ScoreMemMB int
 	// GenMemMB bounds, in MiB, the memory of one generation batch: the KV caches and states of its rows at the
 	// batch's capacity plus the prefill's activations (infer.GenerationRowBytes per row). GenerateUntil cuts
 	// its batches below Batch to fit, down to one row (0 = DefaultGenMemMB). The weights and the attention
-	// chunk (ScoreMemMB) come on top.
+	// tile (ScoreMemMB) come on top.
 	GenMemMB int
 	// Log, when set, receives a line each time GenerateUntil picks a new generation batch size or capacity.
 	Log io.Writer
 	// DenseScoring scores with the dense [Batch, T, Vocab] logits and their log-softmax (memory O(Batch·T·
-	// Vocab)) and dense T×T attention: the reference the chunked path is tested against.
+	// Vocab)) and dense T×T attention: the reference the tiled path is tested against.
 	DenseScoring bool
 }
 
@@ -71,7 +71,7 @@ type Model struct {
 	tok     tokenizers.Tokenizer
 	opts    Options
 
-	scorer  *oryx.Scorer  // the chunked scorer
+	scorer  *oryx.Scorer  // the tiled scorer
 	dense   *context.Exec // the dense scorer (Options.DenseScoring)
 	engines []keyedEngine // engines by (batch, capacity), last used last; only the last one holds KV caches
 	genPlan [2]int        // the last (batch, capacity) reported to Options.Log

@@ -209,7 +209,7 @@ func (m *Model) scoreEntropy(tok []int32, b, t int, pos, tgt []int32, k int) ([]
 		return nil, nil, nil, err
 	}
 	zero := make([]int32, b*t)
-	if m.opts.DenseScoring { // the oracle: dense scores, entropies from the chunked scorer
+	if m.opts.DenseScoring { // the oracle: dense scores, entropies from the tiled scorer
 		lp, gr, err := m.score(tok, zero, b, t, pos, tgt, k)
 		if err != nil {
 			return nil, nil, nil, err
@@ -220,7 +220,7 @@ func (m *Model) scoreEntropy(tok []int32, b, t int, pos, tgt []int32, k int) ([]
 	return m.scorer.ScoreEntropy(tok, zero, b, t, pos, tgt, k)
 }
 
-// ensureEntropyScorer prepares the chunked scorer (also under DenseScoring: it computes the entropies).
+// ensureEntropyScorer prepares the tiled scorer (also under DenseScoring: it computes the entropies).
 func (m *Model) ensureEntropyScorer() error {
 	if m.scorer != nil {
 		return nil

@@ -19,9 +19,9 @@ import (
 	"github.com/oryx-go/oryx/oryx/infer"
 )
 
-// pairModel returns the chunked and the dense scorer over one random-weight tiny model (vocabulary 320) in
+// pairModel returns the tiled and the dense scorer over one random-weight tiny model (vocabulary 320) in
 // dtype dt.
-func pairModel(t *testing.T, v oryx.Variant, dt dtypes.DType, opts Options) (chunked, dense *Model) {
+func pairModel(t *testing.T, v oryx.Variant, dt dtypes.DType, opts Options) (tiled, dense *Model) {
 	t.Helper()
 	cfg, err := oryx.Preset("tiny", v)
 	require.NoError(t, err)
@@ -31,15 +31,15 @@ func pairModel(t *testing.T, v oryx.Variant, dt dtypes.DType, opts Options) (chu
 	m.DType = dt
 	ctx := context.New()
 	ctx.SetParam(context.ParamInitialSeed, int64(5))
-	chunked, err = New(m, ctx, tokenizers.NewByteTokenizer(), opts)
+	tiled, err = New(m, ctx, tokenizers.NewByteTokenizer(), opts)
 	require.NoError(t, err)
 	opts.DenseScoring = true
 	dense, err = New(m, ctx, tokenizers.NewByteTokenizer(), opts)
 	require.NoError(t, err)
-	return chunked, dense
+	return tiled, dense
 }
 
-// tolerance required of the chunked scoring: float64 ≤ 1e-12, float32 ≤ 1e-5, relative.
+// tolerance required of the tiled scoring: float64 ≤ 1e-12, float32 ≤ 1e-5, relative.
 func tolerance(dt dtypes.DType) float64 {
 	if dt == dtypes.Float64 {
 		return 1e-12
@@ -49,7 +49,7 @@ func tolerance(dt dtypes.DType) float64 {
 
 func requireClose(t *testing.T, want, got float64, tol float64, msg string) {
 	t.Helper()
-	require.LessOrEqual(t, math.Abs(got-want), tol*max(math.Abs(want), 1e-300), "%s: dense %v, chunked %v", msg, want, got)
+	require.LessOrEqual(t, math.Abs(got-want), tol*max(math.Abs(want), 1e-300), "%s: dense %v, tiled %v", msg, want, got)
 }
 
 // randomText is n printable bytes.
@@ -61,11 +61,11 @@ func randomText(r *rand.Rand, n int) string {
 	return string(b)
 }
 
-// TestChunkedScoringMatchesDense: every loglikelihood task family — multiple-choice continuations,
-// LAMBADA-like single-word continuations, wikitext-style rolling windows — scores the same with the chunked
-// scorer as with the dense [B, T, V] logits, with budgets that give one chunk, several time chunks (batch 3,
-// 1 MiB: 16 or 32 positions) and vocabulary chunks (batch 16, 1 MiB: fewer than 16 positions fit the vocabulary).
-func TestChunkedScoringMatchesDense(t *testing.T) {
+// TestTiledScoringMatchesDense: every loglikelihood task family — multiple-choice continuations,
+// LAMBADA-like single-word continuations, wikitext-style rolling windows — scores the same with the tiled
+// scorer as with the dense [B, T, V] logits, with budgets that give one tile, several position tiles (batch 3,
+// 1 MiB: 16 or 32 positions) and vocabulary tiles (batch 16, 1 MiB: fewer than 16 positions fit the vocabulary).
+func TestTiledScoringMatchesDense(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
 	tok := tokenizers.NewByteTokenizer()
 	// Multiple choice: one context, four continuations of different lengths (piqa, hellaswag, arc ...).
@@ -99,24 +99,24 @@ func TestChunkedScoringMatchesDense(t *testing.T) {
 	}
 	for _, cb := range combos {
 		dt, v := cb.dt, cb.v
-		// The dense scores per batch size: the budgets "one chunk" and "time chunks" share batch 3, and the dense
+		// The dense scores per batch size: the budgets "one tile" and "position tiles" share batch 3, and the dense
 		// scorer ignores the memory budget, so each combination compiles its dense graphs once per batch size.
 		denseScores := map[int]map[string][]harness.LLResult{}
 		for _, budget := range []struct {
 			name       string
 			batch, mem int
-		}{{"one chunk", 3, 0}, {"time chunks", 3, 1}, {"vocabulary chunks", 16, 1}} {
-			// -short (the XLA suite): float32 keeps the vocabulary chunks, where its rounding differs most from the
-			// dense log-softmax (a logsumexp merged across chunks); float64 keeps every budget.
-			if testing.Short() && dt == dtypes.Float32 && budget.name != "vocabulary chunks" {
+		}{{"one tile", 3, 0}, {"position tiles", 3, 1}, {"vocabulary tiles", 16, 1}} {
+			// -short (the XLA suite): float32 keeps the vocabulary tiles, where its rounding differs most from the
+			// dense log-softmax (a logsumexp merged across tiles); float64 keeps every budget.
+			if testing.Short() && dt == dtypes.Float32 && budget.name != "vocabulary tiles" {
 				continue
 			}
-			chunked, dense := pairModel(t, v, dt, Options{Schedule: Mixed, Batch: budget.batch, MaxLength: 128, ScoreMemMB: budget.mem})
-			c, vc := chunked.scorerChunks(budget.batch, 128)
+			tiled, dense := pairModel(t, v, dt, Options{Schedule: Mixed, Batch: budget.batch, MaxLength: 128, ScoreMemMB: budget.mem})
+			c, vc := tiled.scorerTiles(budget.batch, 128)
 			switch budget.name {
-			case "time chunks":
-				require.Less(t, c, 128, "%s: several time chunks", budget.name)
-			case "vocabulary chunks":
+			case "position tiles":
+				require.Less(t, c, 128, "%s: several position tiles", budget.name)
+			case "vocabulary tiles":
 				require.Less(t, vc, 320, "%s: a split vocabulary", budget.name)
 			}
 			if denseScores[budget.batch] == nil {
@@ -129,7 +129,7 @@ func TestChunkedScoringMatchesDense(t *testing.T) {
 			}
 			for fam, reqs := range families {
 				want := denseScores[budget.batch][fam]
-				got, err := chunked.LogLikelihood(reqs, nil)
+				got, err := tiled.LogLikelihood(reqs, nil)
 				require.NoError(t, err)
 				for i := range reqs {
 					msg := fmt.Sprintf("%s %s %s %s request %d", dt, v, budget.name, fam, i)
@@ -143,16 +143,16 @@ func TestChunkedScoringMatchesDense(t *testing.T) {
 	}
 }
 
-// scorerChunks exposes the chunk plan (prepares the scorer).
-func (m *Model) scorerChunks(b, n int) (c, vc int) {
+// scorerTiles exposes the tile plan (prepares the scorer).
+func (m *Model) scorerTiles(b, n int) (c, vc int) {
 	if err := m.ensureScorer(); err != nil {
 		panic(err)
 	}
-	return m.scorer.Chunks(b, n)
+	return m.scorer.Tiles(b, n)
 }
 
 // TestTokenScoresMatchDense: the per-position view (mode-switch curves, MQAR) is the dense one at every
-// position, with switching modes, a partial last batch, time and vocabulary chunks.
+// position, with switching modes, a partial last batch, time and vocabulary tiles.
 func TestTokenScoresMatchDense(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	const n, T = 7, 100
@@ -167,17 +167,17 @@ func TestTokenScoresMatchDense(t *testing.T) {
 		}
 	}
 	for _, dt := range []dtypes.DType{dtypes.Float64, dtypes.Float32} {
-		for _, batch := range []int{3, 16} { // 1 MiB: time chunks at batch 3, vocabulary chunks at batch 16
-			chunked, dense := pairModel(t, oryx.OryxTM, dt, Options{Batch: batch, ScoreMemMB: 1})
+		for _, batch := range []int{3, 16} { // 1 MiB: position tiles at batch 3, vocabulary tiles at batch 16
+			tiled, dense := pairModel(t, oryx.OryxTM, dt, Options{Batch: batch, ScoreMemMB: 1})
 			want, wantGr, err := dense.TokenScores(seqs, modes)
 			require.NoError(t, err)
-			got, gotGr, err := chunked.TokenScores(seqs, modes)
+			got, gotGr, err := tiled.TokenScores(seqs, modes)
 			require.NoError(t, err)
 			require.Len(t, got, n)
 			// The per-position path of `evals switch`, `evals mqar` and the study's probes never builds the dense
 			// [B, T, Vocab] graph unless asked to.
-			require.Nil(t, chunked.dense)
-			require.NotNil(t, chunked.scorer)
+			require.Nil(t, tiled.dense)
+			require.NotNil(t, tiled.scorer)
 			for i := range seqs {
 				for p := range T {
 					// The per-position API returns float32: compare at float32's precision for both dtypes.

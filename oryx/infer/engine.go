@@ -29,7 +29,7 @@ type Engine struct {
 	segments      map[segmentGraph]*context.Exec // a long prompt's segment graphs (prefillsegments.go), made on first use
 	segmentKeys   int                            // the cache rows a segment's attention reads grow in steps of this (0: by backend)
 	stepLinear    *context.Exec                  // all rows in linear mode: no attention read (variants with a linear mixer)
-	attnMem       int64                          // the prefill's bound on one attention query chunk (prefillModel)
+	attnMem       int64                          // the prefill's bound on one attention query block (prefillModel)
 	state         []*tensors.Tensor
 	pos           []int            // host copy of State.Pos
 	lastLogits    [][]float64      // the logits of the last call, at full precision
@@ -201,7 +201,7 @@ func allLinear(md []int32) bool {
 
 // prefillModel is m as the engine's prefill runs it: when m sets no bound on the attention logits
 // (AttentionMemBytes 0, the dense T×T form), a copy bounded by PrefillAttentionMemBytes, so that a long prompt's
-// attention runs in query chunks (O(T) memory per chunk instead of O(T²); layers.CausalAttentionChunked, the
+// attention runs in query blocks (O(T) memory per block instead of O(T²); layers.CausalAttentionQueryBlocks, the
 // same values) while prompts whose dense logits fit that bound keep the dense form unchanged.
 func prefillModel(m *oryx.Model) *oryx.Model {
 	if m.AttentionMemBytes > 0 {
@@ -212,7 +212,7 @@ func prefillModel(m *oryx.Model) *oryx.Model {
 	return &pm
 }
 
-// PrefillAttentionMemBytes bounds one attention query chunk of the engine's prefill when the model sets no
+// PrefillAttentionMemBytes bounds one attention query block of the engine's prefill when the model sets no
 // bound: the evaluation's default (oryx.DefaultScoreMemBytes).
 const PrefillAttentionMemBytes = oryx.DefaultScoreMemBytes
 

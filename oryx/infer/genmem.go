@@ -21,7 +21,7 @@ package infer
 //	logits  = e · 3·Vocab               the last position's logits and their host copies
 //
 // Not counted (fixed whatever the batch): the weights, compiled programs, and the attention logits of one
-// query chunk, which Model.AttentionMemBytes bounds for the whole batch.
+// query block, which Model.AttentionMemBytes bounds for the whole batch.
 
 import (
 	"fmt"
@@ -48,7 +48,7 @@ func GenerationRowBytes(c oryx.Config, t, capacity, bytesPerValue int) int64 {
 }
 
 // PrefillBytes estimates the peak bytes of a prefill of batch rows padded to t tokens into a KV cache of
-// capacity tokens, at bytesPerValue: GenerationRowBytes per row plus the attention logits of one query chunk
+// capacity tokens, at bytesPerValue: GenerationRowBytes per row plus the attention logits of one query block
 // (attentionLiveArrays [B, H, chunk, T] arrays), which attnMem bounds (≤ 0: the dense [B, H, T, T] form) down
 // to one query row. Past prefillOneShotMax tokens the engine reads the prompt in segments and the estimate is
 // one segment's (segmentPrefillBytes, the segment reading attention). −1 when the arithmetic overflows an int64.

@@ -41,14 +41,14 @@ func TestPrefillAllLinearExact(t *testing.T) {
 
 // TestPrefillBytesLinearInPrompt: the prefill estimate grows linearly with the prompt once the attention
 // logits are bounded (the engine's default bound), not with its square: in one graph up to
-// prefillOneShotMax tokens (query chunks), in segments beyond (the KV cache grows, a segment's work does not);
+// prefillOneShotMax tokens (query blocks), in segments beyond (the KV cache grows, a segment's work does not);
 // unbounded (attnMem 0) the one-graph form is the dense [B, H, T, T] one. A 40,000-token prompt of the tiny
 // preset needs well under 1 GiB (the int64 [T, T] mask it once built was 12.8 GB).
 func TestPrefillBytesLinearInPrompt(t *testing.T) {
 	cfg, err := oryx.Preset("tiny", oryx.OryxTG)
 	require.NoError(t, err)
 	at := func(n int, mem int64) int64 { return PrefillBytes(cfg, 1, n, n, 4, mem) }
-	const bound = 1 << 18 // a bound the dense form of 256 tokens exceeds: query chunks
+	const bound = 1 << 18 // a bound the dense form of 256 tokens exceeds: query blocks
 	require.InDelta(t, 2, float64(at(prefillOneShotMax, bound)-bound)/float64(at(prefillOneShotMax/2, bound)-bound), 0.01)
 	long, longer := at(40000, PrefillAttentionMemBytes), at(80000, PrefillAttentionMemBytes)
 	require.Less(t, long, int64(1<<30))

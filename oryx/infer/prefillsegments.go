@@ -34,7 +34,7 @@ const (
 	// more than 2,048-token ones: 40,000 linear tokens in 3.0 s at 256, 2.5 s at 2,048).
 	prefillSegmentMax = 512
 	// attentionLiveArrays is how many [B, H, q, keys] arrays one block of q attention queries keeps alive (logits,
-	// masked logits, their exponential, the probabilities): a query chunk of the one-graph prefill, a segment.
+	// masked logits, their exponential, the probabilities): a query block of the one-graph prefill, a segment.
 	attentionLiveArrays = 4
 )
 
