@@ -14,13 +14,13 @@ import (
 
 	"github.com/oryx-go/oryx/datasets"
 	"github.com/oryx-go/oryx/datasets/tokenizers"
+	"github.com/oryx-go/oryx/evals/evalsetup"
 	"github.com/oryx-go/oryx/evals/modeswitch"
 	"github.com/oryx-go/oryx/evals/mqar"
 	"github.com/oryx-go/oryx/evals/oryxlm"
 	"github.com/oryx-go/oryx/internal/atomicfile"
 	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/internal/safefile"
-	"github.com/oryx-go/oryx/oryx"
 )
 
 // SwitchOptions configure the mode-switch analysis (`evals switch`).
@@ -244,23 +244,14 @@ func (o MQAROptions) Resolve(log io.Writer) MQAROptions {
 	return o
 }
 
+// loadLM opens the checkpoint in dir as an evaluation model, read with tokSpec (evalsetup.LoadTokenizer).
 func loadLM(dir, tokSpec string, opts oryxlm.Options) (*oryxlm.Model, error) {
 	if dir == "" {
 		return nil, fmt.Errorf("--checkpoint is required")
 	}
-	if tokSpec == "" {
-		var err error
-		if tokSpec, err = rundir.Tokenizer(dir); err != nil {
-			return nil, fmt.Errorf("--checkpoint: %w", err)
-		}
-	}
-	tok, err := tokenizers.Load(tokSpec)
-	if err != nil {
-		return nil, fmt.Errorf("--tokenizer: %w", err)
-	}
-	m, ctx, err := oryx.LoadCheckpoint(dir, nil)
+	tok, err := evalsetup.LoadTokenizer(tokSpec, dir)
 	if err != nil {
 		return nil, err
 	}
-	return oryxlm.New(m, ctx, tok, opts)
+	return oryxlm.Load(dir, tok, opts)
 }

@@ -3,8 +3,6 @@ package repocheck
 import (
 	"bytes"
 	"fmt"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -61,33 +59,13 @@ func TestMachinePaths(t *testing.T) {
 // TestNoMachinePaths fails, naming file and line, on every committed text file (tracked, or new and not
 // ignored; third_party/ aside, binary files skipped) that holds an absolute path of a build machine.
 func TestNoMachinePaths(t *testing.T) {
-	root, err := repoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	files, err := repoFiles(root, func(rel string) bool { return !strings.HasPrefix(rel, "third_party/") })
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, rel := range files {
-		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
-		if os.IsNotExist(err) {
-			continue // tracked but deleted in the working tree
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	notVendored := func(rel string) bool { return !strings.HasPrefix(rel, "third_party/") }
+	forEachFile(t, notVendored, 100, func(rel string, data []byte) {
 		if bytes.IndexByte(data, 0) >= 0 {
-			continue // binary
+			return // binary
 		}
-		n++
 		for _, p := range machinePaths(string(data)) {
 			t.Errorf("%s: %s: an absolute path of a build machine (write it relative to the checkout, or allow it in allowedMachinePaths with the reason)", rel, p)
 		}
-	}
-	if n < 100 {
-		t.Fatalf("checked only %d files under %s: the file listing is broken", n, root)
-	}
-	t.Logf("checked %d text files", n)
+	})
 }

@@ -1,9 +1,7 @@
 package repocheck
 
 import (
-	"os"
 	"path"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -29,29 +27,14 @@ func getsBackendDirectly(rel string) bool {
 // TestOneWayToTheBackend: production code that can import oryx gets the backend through oryx.Backend, not
 // internal/backend's Get or MustGet (tests may use MustGet).
 func TestOneWayToTheBackend(t *testing.T) {
-	root, err := repoRoot()
-	if err != nil {
-		t.Fatal(err)
+	prod := func(rel string) bool {
+		return checked(rel) && strings.HasSuffix(rel, ".go") && !strings.HasSuffix(rel, "_test.go") && !getsBackendDirectly(rel)
 	}
-	files, err := sourceFiles(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, rel := range files {
-		if !strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go") || getsBackendDirectly(rel) {
-			continue
-		}
-		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
-		if os.IsNotExist(err) {
-			continue
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	forEachFile(t, prod, 50, func(rel string, data []byte) {
 		for i, line := range strings.Split(string(data), "\n") {
 			if backendCall.MatchString(line) {
 				t.Errorf("%s:%d: gets the backend from internal/backend: call oryx.Backend()", rel, i+1)
 			}
 		}
-	}
+	})
 }

@@ -170,6 +170,36 @@ func repoRoot() (string, error) {
 	}
 }
 
+// forEachFile calls visit with the content of every file repoFiles lists under keep (those deleted in the
+// working tree skipped), and fails t when the listing looks broken (fewer than atLeast files read).
+func forEachFile(t *testing.T, keep func(rel string) bool, atLeast int, visit func(rel string, data []byte)) {
+	t.Helper()
+	root, err := repoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := repoFiles(root, keep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, rel := range files {
+		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // tracked but deleted in the working tree
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+		visit(rel, data)
+	}
+	if n < atLeast {
+		t.Fatalf("read only %d files under %s: the file listing is broken", n, root)
+	}
+	t.Logf("read %d files", n)
+}
+
 // sourceFiles lists the checked files (slash-separated, relative to root): repoFiles that checked keeps.
 func sourceFiles(root string) ([]string, error) { return repoFiles(root, checked) }
 

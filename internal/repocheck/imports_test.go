@@ -99,24 +99,9 @@ func TestNoPackageImportsTooManyOfTheModule(t *testing.T) {
 	if mm == nil {
 		t.Fatal("go.mod names no module")
 	}
-	files, err := sourceFiles(root)
-	if err != nil {
-		t.Fatal(err)
-	}
 	srcs := map[string][]byte{}
-	for _, rel := range files {
-		if !strings.HasSuffix(rel, ".go") {
-			continue
-		}
-		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
-		if os.IsNotExist(err) {
-			continue // tracked but deleted in the working tree
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		srcs[rel] = data
-	}
+	goFile := func(rel string) bool { return checked(rel) && strings.HasSuffix(rel, ".go") }
+	forEachFile(t, goFile, 50, func(rel string, data []byte) { srcs[rel] = data })
 	imports, err := moduleImports(string(mm[1]), srcs)
 	if err != nil {
 		t.Fatal(err)
