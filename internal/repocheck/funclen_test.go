@@ -1,14 +1,10 @@
 package repocheck
 
 import (
-	"errors"
 	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -63,53 +59,18 @@ func recvName(t ast.Expr) string {
 
 // TestNoLongFunctions: no production function (the module's non-test Go files) is longer than maxFuncLines.
 func TestNoLongFunctions(t *testing.T) {
-	root, err := repoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	files, err := sourceFiles(root)
-	if err != nil {
-		t.Fatal(err)
+	prod := func(rel string) bool {
+		return checked(rel) && strings.HasSuffix(rel, ".go") && !strings.HasSuffix(rel, "_test.go")
 	}
 	var problems []string
-	checkedFiles := 0
-	for _, rel := range files {
-		if !strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go") {
-			continue
-		}
-		src, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
-		if errors.Is(err, fs.ErrNotExist) {
-			continue // deleted in the working tree, not yet in the index
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	forEachFile(t, prod, 100, func(rel string, src []byte) {
 		long, err := longFuncs(rel, src)
 		if err != nil {
 			t.Fatal(err)
 		}
 		problems = append(problems, long...)
-		checkedFiles++
-	}
-	if checkedFiles < 100 {
-		t.Fatalf("checked %d Go files: the file listing missed the module", checkedFiles)
-	}
+	})
 	if len(problems) > 0 {
 		t.Errorf("%d function(s) too long:\n%s", len(problems), strings.Join(problems, "\n"))
-	}
-}
-
-// TestLongFuncsCounts: the check counts from the func line to the closing brace, methods named with their
-// receiver, and lets a function of exactly maxFuncLines lines through.
-func TestLongFuncsCounts(t *testing.T) {
-	body := func(lines int) string { return strings.Repeat("\t_ = 0\n", lines-2) }
-	src := "package p\n\ntype T struct{}\n\nfunc ok() {\n" + body(maxFuncLines) + "}\n\nfunc (t *T) long() {\n" + body(maxFuncLines+1) + "}\n"
-	got, err := longFuncs("p/p.go", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := fmt.Sprintf("p/p.go:%d: T.long is %d lines", 5+maxFuncLines+1, maxFuncLines+1)
-	if len(got) != 1 || !strings.HasPrefix(got[0], want) {
-		t.Fatalf("got %q, want one problem starting %q", got, want)
 	}
 }
