@@ -52,7 +52,7 @@ func TestFrontierEndToEnd(t *testing.T) {
 	require.Equal(t, tasks, f.Tasks)
 	require.Len(t, f.Points, len(tasks)*4*3)
 	require.Empty(t, f.Failed)
-	at := map[string]frontier.FrontierPoint{}
+	at := map[string]frontier.Point{}
 	for _, p := range f.Points {
 		at[p.Task+"/"+p.Policy+"/"+map[float64]string{0: "0", 0.1: "0.1", 1: "1"}[p.Budget]] = p
 		require.Equal(t, p.Budget == 0 || p.Budget == 1, p.Shared, "%+v", p)

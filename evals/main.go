@@ -270,7 +270,7 @@ func mergeCmd(args []string, stdout, stderr io.Writer) error {
 func frontierCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("evals frontier", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var o measure.FrontierOptions
+	var o measure.Options
 	var ef evalFlags
 	ef.register(fs, evalFlagUse{checkpoint: "checkpoint directory of a multi-mixer model (oryx-tg, oryx-tm)", batch: 8,
 		batchHelp: "requests per model call", harness: true,
@@ -339,7 +339,7 @@ func frontierCmd(args []string, stdout, stderr io.Writer) error {
 		o.Out = filepath.Join("results", "frontier-"+filepath.Base(filepath.Clean(o.Checkpoint)))
 	}
 	o.Log = stderr
-	if _, err := measure.RunFrontier(o); err != nil {
+	if _, err := measure.Run(o); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "wrote %s/frontier.json, %s/frontier.png and %s/frontier_fraction.png\n", o.Out, o.Out, o.Out)

@@ -127,24 +127,24 @@ type (
 	// Frontier is frontier.json; FrontierPoint one task under one budget and policy; FrontierOptions
 	// configure a run (frontier, frontier/measure).
 	Frontier        = frontier.Frontier
-	FrontierPoint   = frontier.FrontierPoint
-	FrontierOptions = measure.FrontierOptions
-	// FrontierSummary is a frontier read as one curve per policy (frontier.FrontierSummary).
-	FrontierSummary = frontier.FrontierSummary
+	FrontierPoint   = frontier.Point
+	FrontierOptions = measure.Options
+	// FrontierSummary is a frontier read as one curve per policy (frontier.Summary).
+	FrontierSummary = frontier.Summary
 )
 
 // FrontierMQAR is the frontier's MQAR task; FrontierTolerance how close to the all-attention accuracy a
 // policy must come to recover it (frontier).
 const (
-	FrontierMQAR      = frontier.FrontierMQAR
-	FrontierTolerance = frontier.FrontierTolerance
+	FrontierMQAR      = frontier.TaskMQAR
+	FrontierTolerance = frontier.Tolerance
 )
 
 // DefaultBudgets are the attention fractions of `evals frontier` (measure.DefaultBudgets).
 var DefaultBudgets = measure.DefaultBudgets
 
-// RunFrontier runs every task under every budget and policy and writes the frontier (measure.RunFrontier).
-func RunFrontier(o FrontierOptions) (*Frontier, error) { return measure.RunFrontier(o) }
+// RunFrontier runs every task under every budget and policy and writes the frontier (measure.Run).
+func RunFrontier(o FrontierOptions) (*Frontier, error) { return measure.Run(o) }
 
 // BudgetList formats attention budgets for reports and plots (frontier.BudgetList).
 func BudgetList(bs []float64) string { return frontier.BudgetList(bs) }

@@ -25,12 +25,12 @@ import (
 
 // The frontier's own tasks (the others are harness tasks or groups).
 const (
-	FrontierMQAR   = "mqar"
-	FrontierNeedle = "needle"
+	TaskMQAR   = "mqar"
+	TaskNeedle = "needle"
 )
 
-// FrontierPoint is one task read under one budget and policy.
-type FrontierPoint struct {
+// Point is one task read under one budget and policy.
+type Point struct {
 	Task   string  `json:"task"`
 	Metric string  `json:"metric"` // the task's accuracy metric (score, acc, acc_norm, contains, ...)
 	Policy string  `json:"policy"`
@@ -55,8 +55,8 @@ type FrontierPoint struct {
 }
 
 // MarshalJSON writes a NaN standard error as null.
-func (p FrontierPoint) MarshalJSON() ([]byte, error) {
-	type plain FrontierPoint
+func (p Point) MarshalJSON() ([]byte, error) {
+	type plain Point
 	var st *float64
 	if !math.IsNaN(p.StdErr) {
 		st = &p.StdErr
@@ -68,8 +68,8 @@ func (p FrontierPoint) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON reads what MarshalJSON writes.
-func (p *FrontierPoint) UnmarshalJSON(b []byte) error {
-	type plain FrontierPoint
+func (p *Point) UnmarshalJSON(b []byte) error {
+	type plain Point
 	var v struct {
 		plain
 		StdErr *float64 `json:"stderr"`
@@ -77,7 +77,7 @@ func (p *FrontierPoint) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &v); err != nil {
 		return err
 	}
-	*p = FrontierPoint(v.plain)
+	*p = Point(v.plain)
 	p.StdErr = math.NaN()
 	if v.StdErr != nil {
 		p.StdErr = *v.StdErr
@@ -100,7 +100,7 @@ type Frontier struct {
 	Policies       []string          `json:"policies"`
 	Date           string            `json:"date"`
 	Notes          []string          `json:"notes"`
-	Points         []FrontierPoint   `json:"points"`
+	Points         []Point           `json:"points"`
 	Failed         map[string]string `json:"failed,omitempty"`
 	// Settings are the tasks' settings that produced the points (MQAR sizes, needle lengths, maximum lengths,
 	// data root): a rerun keeps the points only when they are the same (previousPoints).
@@ -141,7 +141,7 @@ func PointKey(task, policy string, budget float64) string {
 }
 
 // Find returns f's point of (task, policy, budget), or nil.
-func (f *Frontier) Find(task, policy string, budget float64) *FrontierPoint {
+func (f *Frontier) Find(task, policy string, budget float64) *Point {
 	for i := range f.Points {
 		if p := &f.Points[i]; p.Task == task && p.Policy == policy && p.Budget == budget {
 			return p
@@ -151,7 +151,7 @@ func (f *Frontier) Find(task, policy string, budget float64) *FrontierPoint {
 }
 
 // Add adds p, replacing f's point of the same key.
-func (f *Frontier) Add(p FrontierPoint) {
+func (f *Frontier) Add(p Point) {
 	if old := f.Find(p.Task, p.Policy, p.Budget); old != nil {
 		*old = p
 		return
@@ -162,8 +162,8 @@ func (f *Frontier) Add(p FrontierPoint) {
 // PreviousPoints reads the points of an existing frontier.json of the same checkpoint, tokenizer and limit
 // (none when there is no file; an error when it belongs to another run). Points computed with other task
 // settings (f.Settings), or whose value is not finite, are dropped, saying so on log: they are recomputed.
-func PreviousPoints(path string, f *Frontier, log io.Writer) (map[string]FrontierPoint, error) {
-	out := map[string]FrontierPoint{}
+func PreviousPoints(path string, f *Frontier, log io.Writer) (map[string]Point, error) {
+	out := map[string]Point{}
 	data, err := safefile.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return out, nil

@@ -15,43 +15,43 @@ import (
 	"github.com/oryx-go/oryx/oryx/schedule"
 )
 
-// FrontierTolerance is how close to the all-attention accuracy a policy must come to "recover" it: within
+// Tolerance is how close to the all-attention accuracy a policy must come to "recover" it: within
 // one percentage point.
-const FrontierTolerance = 0.01
+const Tolerance = 0.01
 
-// FrontierSummary is a frontier read as one curve per policy through the budgets (the tiny study's section
+// Summary is a frontier read as one curve per policy through the budgets (the tiny study's section
 // "frontier" of study.json): where each policy recovers the all-attention accuracy, which policy is best at
 // each budget, and what the entropy policy's extra pass costs.
-type FrontierSummary struct {
+type Summary struct {
 	Run     string `json:"run"`               // the model read; "" when skipped
 	Skipped string `json:"skipped,omitempty"` // why there is no frontier
 	Dir     string `json:"dir"`               // frontier.json and the plots, relative to the report holding this
-	Task    string `json:"task"`              // FrontierMQAR: the evaluation's examples (seed 77), pooled over Pairs
+	Task    string `json:"task"`              // TaskMQAR: the evaluation's examples (seed 77), pooled over Pairs
 	// Pairs are the MQAR pair counts pooled; Examples the examples per count.
 	Pairs    []int     `json:"pairs"`
 	Examples int       `json:"examples"`
 	Budgets  []float64 `json:"budgets"`
 	Policies []string  `json:"policies"`
 	// ByPolicy is each policy's curve, in Policies' order.
-	ByPolicy []FrontierCurve `json:"by_policy"`
+	ByPolicy []Curve `json:"by_policy"`
 	// AllLinear and AllAttention are the points at F = 0 and F = 1 (NaN, null, if not among the budgets):
 	// the same schedule under every policy.
 	AllLinear    rundir.Float `json:"all_linear"`
 	AllAttention rundir.Float `json:"all_attention"`
 	// Points are frontier.json's points.
-	Points  []FrontierPoint `json:"points"`
-	Seconds float64         `json:"elapsed_s"`
+	Points  []Point `json:"points"`
+	Seconds float64 `json:"elapsed_s"`
 }
 
-// FrontierCurve is one policy through the budgets.
-type FrontierCurve struct {
+// Curve is one policy through the budgets.
+type Curve struct {
 	Policy string `json:"policy"`
 	// Accuracy, AttentionFraction and MFLOPsPerToken (gathered forward MFLOP per token, both passes of the
 	// entropy policy counted) at each budget, in Budgets' order.
 	Accuracy          []float64 `json:"accuracy"`
 	AttentionFraction []float64 `json:"attention_fraction"`
 	MFLOPsPerToken    []float64 `json:"mflops_per_token"`
-	// RecoversAt is the smallest budget below 1 whose accuracy is within FrontierTolerance of the
+	// RecoversAt is the smallest budget below 1 whose accuracy is within Tolerance of the
 	// all-attention accuracy (null: none below 1, or no F = 1 point).
 	RecoversAt *float64 `json:"recovers_at"`
 	// BestAt are the budgets 0 < F < 1 at which this policy has the highest accuracy of the policies (a tie
@@ -60,8 +60,8 @@ type FrontierCurve struct {
 }
 
 // Summarize fills the curves from the points.
-func (r *FrontierSummary) Summarize() error {
-	find := func(pol string, b float64) *FrontierPoint {
+func (r *Summary) Summarize() error {
+	find := func(pol string, b float64) *Point {
 		for i := range r.Points {
 			if p := &r.Points[i]; p.Task == r.Task && p.Policy == pol && p.Budget == b {
 				return p
@@ -71,7 +71,7 @@ func (r *FrontierSummary) Summarize() error {
 	}
 	r.ByPolicy = nil
 	for _, pol := range r.Policies {
-		cv := FrontierCurve{Policy: pol, BestAt: []float64{}}
+		cv := Curve{Policy: pol, BestAt: []float64{}}
 		for _, b := range r.Budgets {
 			p := find(pol, b)
 			if p == nil {
@@ -97,7 +97,7 @@ func (r *FrontierSummary) Summarize() error {
 	for i := range r.ByPolicy {
 		cv := &r.ByPolicy[i]
 		for k, b := range r.Budgets {
-			if b < 1 && !math.IsNaN(att) && cv.Accuracy[k] >= att-FrontierTolerance && (cv.RecoversAt == nil || b < *cv.RecoversAt) {
+			if b < 1 && !math.IsNaN(att) && cv.Accuracy[k] >= att-Tolerance && (cv.RecoversAt == nil || b < *cv.RecoversAt) {
 				cv.RecoversAt = &b
 			}
 		}
@@ -120,12 +120,12 @@ func (r *FrontierSummary) Summarize() error {
 }
 
 // intermediate reports whether budget k of r is strictly between 0 and 1.
-func (r *FrontierSummary) intermediate(k int) bool { return r.Budgets[k] > 0 && r.Budgets[k] < 1 }
+func (r *Summary) intermediate(k int) bool { return r.Budgets[k] > 0 && r.Budgets[k] < 1 }
 
 // Verdict says, from the curves, which policy wins: the policy with the highest accuracy at the budgets
 // between 0 and 1, where each recovers the all-attention accuracy, and which curve the entropy policy's is
 // nearest to.
-func (r *FrontierSummary) Verdict() []string {
+func (r *Summary) Verdict() []string {
 	var out []string
 	var inner []float64
 	for k, b := range r.Budgets {
@@ -168,7 +168,7 @@ func (r *FrontierSummary) Verdict() []string {
 			rec = append(rec, cv.Policy+" "+at)
 		}
 		out = append(out, fmt.Sprintf("all-attention accuracy (%.1f%%) recovered within %.0f point: %s", 100*r.AllAttention,
-			100*FrontierTolerance, strings.Join(rec, ", ")))
+			100*Tolerance, strings.Join(rec, ", ")))
 	}
 	if k := slices.Index(r.Policies, string(schedule.PolicyEntropy)); k >= 0 && len(inner) > 0 && len(r.Policies) > 1 {
 		nearest, gap := "", math.Inf(1)
@@ -193,7 +193,7 @@ func (r *FrontierSummary) Verdict() []string {
 
 // Costs are the gathered MFLOP per token at F = 0 and F = 1 and what the entropy policy adds at the first
 // budget between them (false if any is missing).
-func (r *FrontierSummary) Costs() (lo, hi, ent float64, ok bool) {
+func (r *Summary) Costs() (lo, hi, ent float64, ok bool) {
 	k0, k1 := slices.Index(r.Budgets, 0), slices.Index(r.Budgets, 1)
 	ke, kl := slices.Index(r.Policies, string(schedule.PolicyEntropy)), slices.Index(r.Policies, string(schedule.PolicyLast))
 	if k0 < 0 || k1 < 0 {

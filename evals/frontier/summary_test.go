@@ -11,7 +11,7 @@ import (
 
 // syntheticFrontier is a frontier whose curves are known: question reaches the all-attention accuracy
 // (0.30) at F = 0.1, entropy stays within a point of last, random is in between.
-func syntheticFrontier() *FrontierSummary {
+func syntheticFrontier() *Summary {
 	budgets := []float64{0, 0.05, 0.1, 0.5, 1}
 	acc := map[string][]float64{
 		"last":     {0.12, 0.12, 0.13, 0.16, 0.30},
@@ -19,7 +19,7 @@ func syntheticFrontier() *FrontierSummary {
 		"random":   {0.12, 0.13, 0.14, 0.20, 0.30},
 		"entropy":  {0.12, 0.13, 0.135, 0.15, 0.30},
 	}
-	r := &FrontierSummary{Run: "oryx-tg", Dir: "frontier", Task: FrontierMQAR, Pairs: []int{4, 8}, Examples: 64,
+	r := &Summary{Run: "oryx-tg", Dir: "frontier", Task: TaskMQAR, Pairs: []int{4, 8}, Examples: 64,
 		Budgets: budgets, Policies: []string{"last", "question", "random", "entropy"}, Seconds: 12.5}
 	for _, pol := range r.Policies {
 		for k, b := range budgets {
@@ -27,7 +27,7 @@ func syntheticFrontier() *FrontierSummary {
 			if pol == "entropy" && b > 0 && b < 1 {
 				flops += 0.235e6
 			}
-			r.Points = append(r.Points, FrontierPoint{Task: FrontierMQAR, Metric: "acc", Policy: pol, Budget: b,
+			r.Points = append(r.Points, Point{Task: TaskMQAR, Metric: "acc", Policy: pol, Budget: b,
 				Value: acc[pol][k], StdErr: 0.01, AttentionFraction: b, Tokens: 1000, FLOPsGatheredPerToken: flops})
 		}
 	}

@@ -39,8 +39,8 @@ const (
 	frontierNeedleSeed = 78
 )
 
-// FrontierOptions configure `evals frontier`.
-type FrontierOptions struct {
+// Options configure `evals frontier`.
+type Options struct {
 	Checkpoint string
 	Tokenizer  string   // "" = the training run's
 	Tasks      []string // "mqar", "needle", harness task names and groups
@@ -71,12 +71,12 @@ type FrontierOptions struct {
 	Log           io.Writer
 }
 
-// RunFrontier runs every task under every budget and policy and writes Out/frontier.json (after each point:
+// Run runs every task under every budget and policy and writes Out/frontier.json (after each point:
 // a rerun with the same Out continues, skipping the points it holds unless Force) and the plots
 // Out/frontier.png (accuracy against gathered FLOPs per token, a panel per task, a line per policy) and
 // Out/frontier_fraction.png (against the realised attention fraction). A failing task is recorded and the
-// others still run; RunFrontier then returns an error naming it.
-func RunFrontier(o FrontierOptions) (*frontier.Frontier, error) {
+// others still run; Run then returns an error naming it.
+func Run(o Options) (*frontier.Frontier, error) {
 	if o.Log == nil {
 		o.Log = os.Stderr
 	}
@@ -89,7 +89,7 @@ func RunFrontier(o FrontierOptions) (*frontier.Frontier, error) {
 	}
 	mo := o.MQAR
 	mo.Checkpoint = o.Checkpoint
-	if slices.Contains(own, frontier.FrontierMQAR) {
+	if slices.Contains(own, frontier.TaskMQAR) {
 		mo = mo.Resolve(o.Log)
 		if o.Limit > 0 {
 			mo.Examples = min(mo.Examples, o.Limit)
@@ -103,7 +103,7 @@ func RunFrontier(o FrontierOptions) (*frontier.Frontier, error) {
 		return nil, err
 	}
 	var needles []datasets.MiniNeedle
-	if slices.Contains(own, frontier.FrontierNeedle) {
+	if slices.Contains(own, frontier.TaskNeedle) {
 		if err := o.checkNeedleMemory(); err != nil {
 			return nil, err
 		}
@@ -131,7 +131,7 @@ func RunFrontier(o FrontierOptions) (*frontier.Frontier, error) {
 	f := o.newFrontier(lm, step)
 	f.CheckpointHash = hash
 	f.Settings = o.settings(mo, needles, lengths)
-	done := map[string]frontier.FrontierPoint{}
+	done := map[string]frontier.Point{}
 	if !o.Force {
 		if done, err = frontier.PreviousPoints(jsonPath, f, o.Log); err != nil {
 			return nil, err
@@ -166,15 +166,15 @@ func RunFrontier(o FrontierOptions) (*frontier.Frontier, error) {
 
 // tasks splits o.Tasks into harness tasks (resolved, their data root and lengths checked) and the
 // frontier's own tasks, and returns the harness's maximum lengths per task group.
-func (o *FrontierOptions) tasks() (htasks []harness.Task, own []string, lengths map[string]int, err error) {
+func (o *Options) tasks() (htasks []harness.Task, own []string, lengths map[string]int, err error) {
 	for _, name := range o.Tasks {
-		if name == frontier.FrontierMQAR || name == frontier.FrontierNeedle {
+		if name == frontier.TaskMQAR || name == frontier.TaskNeedle {
 			own = append(own, name)
 			continue
 		}
 		ts, err := harness.Resolve(name, o.Harness)
 		if err != nil {
-			return nil, nil, nil, cli.Usagef("--tasks: %w (the frontier's own tasks: %s, %s)", err, frontier.FrontierMQAR, frontier.FrontierNeedle)
+			return nil, nil, nil, cli.Usagef("--tasks: %w (the frontier's own tasks: %s, %s)", err, frontier.TaskMQAR, frontier.TaskNeedle)
 		}
 		htasks = append(htasks, ts...)
 	}
@@ -200,7 +200,7 @@ func (o *FrontierOptions) tasks() (htasks []harness.Task, own []string, lengths 
 
 // checkMQARMemory refuses, before any example is generated or the model loaded, an MQAR sequence length whose
 // memory would not fit this process (checkLengthMemory).
-func (o *FrontierOptions) checkMQARMemory(mo probes.MQAROptions) error {
+func (o *Options) checkMQARMemory(mo probes.MQAROptions) error {
 	seqLen := mo.SeqLen
 	if seqLen <= 0 {
 		seqLen = 256 // MQAR's default
@@ -211,7 +211,7 @@ func (o *FrontierOptions) checkMQARMemory(mo probes.MQAROptions) error {
 
 // checkNeedleMemory is checkMQARMemory for the mini needles: the longest of --needle-lengths, as many
 // needles as the lengths, depths and --needle-samples (or --limit) make.
-func (o *FrontierOptions) checkNeedleMemory() error {
+func (o *Options) checkNeedleMemory() error {
 	longest := slices.Max(append([]int{0}, o.NeedleLengths...))
 	if longest == 0 {
 		return nil // the run's length
@@ -233,13 +233,13 @@ func (o *FrontierOptions) checkNeedleMemory() error {
 
 // checkLengthMemory refuses n sequences of seqLen tokens (named by what and count) whose memory would not
 // fit this process (evalsetup.CheckLengthMemory) before they are generated.
-func (o *FrontierOptions) checkLengthMemory(what, count string, n, rows, seqLen int) error {
+func (o *Options) checkLengthMemory(what, count string, n, rows, seqLen int) error {
 	return evalsetup.CheckLengthMemory(o.Checkpoint, o.ScoreMemMB, what, count, n, rows, seqLen)
 }
 
 // loadModel loads the checkpoint, a multi-mixer model, as the evaluations' LM of maxLen tokens and returns
 // it with the checkpoint's step and hash (of the one checkpoint loaded: oryx.LoadCheckpointHashed).
-func (o *FrontierOptions) loadModel(tok tokenizers.Tokenizer, maxLen int) (*oryxlm.Model, int64, string, error) {
+func (o *Options) loadModel(tok tokenizers.Tokenizer, maxLen int) (*oryxlm.Model, int64, string, error) {
 	m, mctx, hash, err := oryx.LoadCheckpointHashed(o.Checkpoint, nil)
 	if err != nil {
 		return nil, 0, "", err
@@ -256,7 +256,7 @@ func (o *FrontierOptions) loadModel(tok tokenizers.Tokenizer, maxLen int) (*oryx
 }
 
 // newFrontier starts frontier.json's record of lm at the checkpoint's step: no points yet.
-func (o *FrontierOptions) newFrontier(lm *oryxlm.Model, step int64) *frontier.Frontier {
+func (o *Options) newFrontier(lm *oryxlm.Model, step int64) *frontier.Frontier {
 	f := &frontier.Frontier{Model: filepath.Base(filepath.Clean(o.Checkpoint)), Checkpoint: o.Checkpoint,
 		CheckpointStep: step, Variant: string(lm.Config().Variant), Tokenizer: lm.Tokenizer().Name(),
 		Limit: o.Limit, Tasks: o.Tasks, Budgets: o.Budgets, Notes: frontier.Notes, Failed: map[string]string{}}
@@ -272,23 +272,23 @@ func (o *FrontierOptions) newFrontier(lm *oryxlm.Model, step int64) *frontier.Fr
 // frontierRunner measures one task under lm's current schedule.
 type frontierRunner struct {
 	name string
-	run  func() (frontier.FrontierPoint, error)
+	run  func() (frontier.Point, error)
 }
 
 // runners are the tasks' measurements, the frontier's own tasks first.
-func (o *FrontierOptions) runners(lm *oryxlm.Model, own []string, htasks []harness.Task, lengths map[string]int,
+func (o *Options) runners(lm *oryxlm.Model, own []string, htasks []harness.Task, lengths map[string]int,
 	mo probes.MQAROptions, needles []datasets.MiniNeedle) []frontierRunner {
 	var runners []frontierRunner
 	for _, name := range own {
 		switch name {
-		case frontier.FrontierMQAR:
-			runners = append(runners, frontierRunner{name, func() (frontier.FrontierPoint, error) { return frontierMQAR(lm, mo) }})
-		case frontier.FrontierNeedle:
-			runners = append(runners, frontierRunner{name, func() (frontier.FrontierPoint, error) { return frontierNeedle(lm, needles) }})
+		case frontier.TaskMQAR:
+			runners = append(runners, frontierRunner{name, func() (frontier.Point, error) { return frontierMQAR(lm, mo) }})
+		case frontier.TaskNeedle:
+			runners = append(runners, frontierRunner{name, func() (frontier.Point, error) { return frontierNeedle(lm, needles) }})
 		}
 	}
 	for _, t := range htasks {
-		runners = append(runners, frontierRunner{t.Name(), func() (frontier.FrontierPoint, error) {
+		runners = append(runners, frontierRunner{t.Name(), func() (frontier.Point, error) {
 			return frontierHarness(lm, t, harness.Options{Limit: o.Limit, GroupMaxLength: lengths, BootstrapIters: -1})
 		}})
 	}
@@ -296,8 +296,8 @@ func (o *FrontierOptions) runners(lm *oryxlm.Model, own []string, htasks []harne
 }
 
 // runTask measures one task at every budget and policy (budgets 0 and 1 once), adding the points to f.
-func (o *FrontierOptions) runTask(lm *oryxlm.Model, f *frontier.Frontier, task string, run func() (frontier.FrontierPoint, error),
-	done map[string]frontier.FrontierPoint, save func() error) error {
+func (o *Options) runTask(lm *oryxlm.Model, f *frontier.Frontier, task string, run func() (frontier.Point, error),
+	done map[string]frontier.Point, save func() error) error {
 	delete(f.Failed, task)
 	for _, b := range o.Budgets {
 		shared := b == 0 || b == 1
@@ -348,23 +348,23 @@ func (o *FrontierOptions) runTask(lm *oryxlm.Model, f *frontier.Frontier, task s
 }
 
 // settings describes what produced a point besides the checkpoint, tokenizer, limit, budget and policy.
-func (o *FrontierOptions) settings(mo probes.MQAROptions, needles []datasets.MiniNeedle, lengths map[string]int) map[string]string {
+func (o *Options) settings(mo probes.MQAROptions, needles []datasets.MiniNeedle, lengths map[string]int) map[string]string {
 	s := map[string]string{
 		"max_lengths": fmt.Sprintf("%v max %d lm %d", lengths, o.MaxLength, o.LMMaxLength),
 		"data_root":   o.Harness.DataRoot,
 	}
-	if slices.Contains(o.Tasks, frontier.FrontierMQAR) {
+	if slices.Contains(o.Tasks, frontier.TaskMQAR) {
 		s["mqar"] = fmt.Sprintf("pairs %v seq_len %d vocab %d offset %d examples %d seed %d", mo.Pairs, mo.SeqLen,
 			mo.Vocab, mo.Offset, mo.Examples, mo.Seed)
 	}
-	if slices.Contains(o.Tasks, frontier.FrontierNeedle) {
+	if slices.Contains(o.Tasks, frontier.TaskNeedle) {
 		s["needle"] = fmt.Sprintf("lengths %v depths %v samples %d needles %d", o.NeedleLengths, o.NeedleDepths,
 			o.NeedleSamples, len(needles))
 	}
 	return s
 }
 
-func (o *FrontierOptions) validate() error {
+func (o *Options) validate() error {
 	switch {
 	case o.Checkpoint == "":
 		return errors.New("--checkpoint is required")
@@ -394,7 +394,7 @@ func (o *FrontierOptions) validate() error {
 }
 
 // needles builds the mini needle samples.
-func (o *FrontierOptions) needles(tok tokenizers.Tokenizer) ([]datasets.MiniNeedle, error) {
+func (o *Options) needles(tok tokenizers.Tokenizer) ([]datasets.MiniNeedle, error) {
 	lengths, depths, samples := o.NeedleLengths, o.NeedleDepths, o.NeedleSamples
 	if len(lengths) == 0 {
 		l := 122 // the tiny study's: 128 − 6, so that the answer fits the training length
@@ -428,35 +428,35 @@ func (o *FrontierOptions) needles(tok tokenizers.Tokenizer) ([]datasets.MiniNeed
 }
 
 // frontierMQAR is MQAR pooled over the pair counts, under lm's schedule (probes.PooledMQAR).
-func frontierMQAR(lm *oryxlm.Model, o probes.MQAROptions) (frontier.FrontierPoint, error) {
+func frontierMQAR(lm *oryxlm.Model, o probes.MQAROptions) (frontier.Point, error) {
 	r, err := probes.PooledMQAR(lm, o, frontierMQARSeed)
-	return frontier.FrontierPoint{Metric: "acc", Value: r.Value, StdErr: r.StdErr, AttentionFraction: r.AttentionFraction,
+	return frontier.Point{Metric: "acc", Value: r.Value, StdErr: r.StdErr, AttentionFraction: r.AttentionFraction,
 		Tokens: r.Tokens}, err
 }
 
 // frontierNeedle is the mini needles' score under lm's schedule (probes.PooledNeedles).
-func frontierNeedle(lm *oryxlm.Model, needles []datasets.MiniNeedle) (frontier.FrontierPoint, error) {
+func frontierNeedle(lm *oryxlm.Model, needles []datasets.MiniNeedle) (frontier.Point, error) {
 	r, err := probes.PooledNeedles(lm, needles)
-	return frontier.FrontierPoint{Metric: "score", Value: r.Value, StdErr: r.StdErr, AttentionFraction: r.AttentionFraction,
+	return frontier.Point{Metric: "score", Value: r.Value, StdErr: r.StdErr, AttentionFraction: r.AttentionFraction,
 		Tokens: r.Tokens}, err
 }
 
 // frontierHarness runs a harness task under lm's schedule (budget:F:question gets the task's split) and
 // reads its accuracy metric.
-func frontierHarness(lm *oryxlm.Model, t harness.Task, hopts harness.Options) (frontier.FrontierPoint, error) {
+func frontierHarness(lm *oryxlm.Model, t harness.Task, hopts harness.Options) (frontier.Point, error) {
 	b, _ := lm.Budget()
 	hopts.Mixed = b.Policy == schedule.PolicyQuestion
 	r, err := harness.Run(lm, t, hopts)
 	err = evalsetup.NameLengthFlag(t, hopts, err)
 	if err != nil {
-		return frontier.FrontierPoint{}, err
+		return frontier.Point{}, err
 	}
 	name := accuracyMetric(t.Name(), r.Metrics)
 	if name == "" {
-		return frontier.FrontierPoint{}, fmt.Errorf("no metric in the task's result")
+		return frontier.Point{}, fmt.Errorf("no metric in the task's result")
 	}
 	m := r.Metrics[name]
-	return frontier.FrontierPoint{Metric: name, Value: m.Value, StdErr: m.Stderr, AttentionFraction: r.AttentionFraction, Tokens: r.Tokens}, nil
+	return frontier.Point{Metric: name, Value: m.Value, StdErr: m.Stderr, AttentionFraction: r.AttentionFraction, Tokens: r.Tokens}, nil
 }
 
 // accuracyMetric is the metric a task is plotted by: the one the papers' averages use, else the first of
