@@ -213,16 +213,24 @@ func Run(ctx context.Context, o Options) (string, error) {
 		}
 	}
 	if len(results) > 0 && o.Stdout != nil {
-		rf, err := leaderboard.ReadResultsFile(out)
-		if err != nil {
+		if err := printResultsTable(o.Stdout, out); err != nil {
 			return "", err
 		}
-		fmt.Fprintln(o.Stdout, rf.ResultsTable())
 	}
 	if len(errs) > 0 {
 		return out, fmt.Errorf("%d of %d tasks failed (the others are in %s):\n%w", len(errs), len(tasks), out, errors.Join(errs...))
 	}
 	return out, nil
+}
+
+// printResultsTable prints lm-eval's results table of the results file out to w.
+func printResultsTable(w io.Writer, out string) error {
+	rf, err := leaderboard.ReadResultsFile(out)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(w, rf.ResultsTable())
+	return nil
 }
 
 // setDefaults fills what library callers may leave zero with the command's defaults.
