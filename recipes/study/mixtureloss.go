@@ -10,7 +10,6 @@ import (
 
 	"github.com/oryx-go/oryx/datasets"
 	"github.com/oryx-go/oryx/datasets/tokenizers"
-	"github.com/oryx-go/oryx/internal/backend"
 	"github.com/oryx-go/oryx/oryx"
 )
 
@@ -36,7 +35,7 @@ func mixtureLosses(c Config, m *oryx.Model, ctx *context.Context, tok tokenizers
 	if err != nil {
 		return nil, err
 	}
-	be, err := backend.Get()
+	be, err := oryx.Backend()
 	if err != nil {
 		return nil, err
 	}
