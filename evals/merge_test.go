@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestMergeChecksResults (issue 39 item 13): `evals merge` checks every result of every file as a rerun
+// TestMergeChecksResults: `evals merge` checks every result of every file as a rerun
 // checks one before trusting it again (an accuracy out of [0, 1], a non-finite value, a negative count of
 // documents: exit 1 naming the file and the task, nothing written), and refuses a file that is not valid
 // UTF-8 or whose model name holds U+FFFD (a lone surrogate escape): two such names read back the same and

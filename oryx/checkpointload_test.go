@@ -11,7 +11,7 @@ import (
 	"github.com/oryx-go/oryx/oryx"
 )
 
-// TestLoadCheckpointHashedOneCheckpoint (issue 39 item 11): a training that saves a checkpoint between the
+// TestLoadCheckpointHashedOneCheckpoint: a training that saves a checkpoint between the
 // load and the hash (here: step 18 saved while step 15 loads) no longer gives the step of one checkpoint and
 // the hash of another; the load is repeated and weights, step and hash are all of step 18. Loading then
 // hashing, as evals did, pairs step 15 with step 18's hash (1 to 4 of 16 evaluations during a training). A

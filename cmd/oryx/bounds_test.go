@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestCountsBounded (issue 39 item 5): the counts that had no upper bound at their flag are refused there,
+// TestCountsBounded: the counts that had no upper bound at their flag are refused there,
 // exit 2 naming the flag, nothing written. Before: selfcheck -T and synth --seq-len of 2000000000 and
 // tokenize --workers 2000000000 ran out of memory (a runtime panic), synth --vocab 2000000000 wrote a corpus,
 // synth --vocab 8 --pairs 16 failed only in the writer (exit 1), --top-k took any count.

@@ -24,7 +24,7 @@ func lmEvalFiles(t *testing.T, dir string) []string {
 	return files
 }
 
-// TestModelNameStaysInItsFolder (issue 39 item 7): lm-eval's folder <dir of --out>/<model>/ is one folder
+// TestModelNameStaysInItsFolder: lm-eval's folder <dir of --out>/<model>/ is one folder
 // inside --out's: `--model ..` and names that are not valid UTF-8 or hold control characters are refused
 // (usage errors naming --model), a --checkpoint given as ".." is named after the directory it is, and a
 // --out beside the checkpoint, whose lm-eval folder would be the checkpoint directory, is refused naming

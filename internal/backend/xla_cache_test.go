@@ -90,7 +90,7 @@ func (p *cachePrograms) requireHolds(path, program string) {
 	require.NotContains(p.t, data, "cachePrograms__"+other+"_", "%s holds %s's executable", path, program)
 }
 
-// TestCompilationCacheVerifiesEntries (issue 39 item 1): a cache file that still loads but is corrupt, or
+// TestCompilationCacheVerifiesEntries: a cache file that still loads but is corrupt, or
 // holds another program's executable, is never run: it is replaced by the program's own, compiled again.
 // Before the fix a one-byte change crashed later runs (SIGSEGV/SIGILL) and swapped files failed every run
 // ("failed to execute graph").
@@ -135,7 +135,7 @@ func TestCompilationCacheVerifiesEntries(t *testing.T) {
 	})
 }
 
-// TestCompilationCacheReadsOnlyBoundedRegularFiles (issue 39 item 2): a cache file that is a symbolic link to
+// TestCompilationCacheReadsOnlyBoundedRegularFiles: a cache file that is a symbolic link to
 // /dev/zero, a FIFO or larger than the bound is removed and the program compiled again, without reading it
 // (before the fix: out of memory, or a hang on the FIFO).
 func TestCompilationCacheReadsOnlyBoundedRegularFiles(t *testing.T) {
@@ -174,7 +174,7 @@ func TestCompilationCacheReadsOnlyBoundedRegularFiles(t *testing.T) {
 	}
 }
 
-// TestCompilationCacheTrimsTempFiles (issue 39 item 2): a killed writer's temporary file (<key>.tmp<n>, an
+// TestCompilationCacheTrimsTempFiles: a killed writer's temporary file (<key>.tmp<n>, an
 // hour old) is removed when the cache is next written; a recent one (a writer at work) is kept and counted in
 // the size bound; other names in the directory are left alone.
 func TestCompilationCacheTrimsTempFiles(t *testing.T) {

@@ -29,7 +29,7 @@ func TestRecipeCommandHostileInputs(t *testing.T) {
 		{[]string{"--out", out, "--steps", "9223372036854775807", "--plan"}, []string{"overflows the token count"}},
 		{[]string{"--out", out, "--tokens", "-5"}, []string{"--tokens must be > 0, got -5"}},
 		{[]string{"--out", out, "--seq-len", "2000000000"}, []string{"seq_len: 2000000000"}},
-		// The validation set is built whole: 2e9 × 16 sequences ran out of memory (issue 39 item 5).
+		// The validation set is built whole: 2e9 × 16 sequences ran out of memory.
 		{[]string{"--out", out, "--eval-batches", "2000000000"}, []string{"eval_batches: 2000000000 × micro_batch 16 validation sequences, must be ≤ 1048576"}},
 	} {
 		clitest.Run(t, nil, c.args...).Check(t, 2, c.want...)

@@ -23,7 +23,7 @@ import (
 // one-seed verdict is inconclusive.
 //
 // The spread recorded earlier (2026-12-04, the tiny width) is gone: it was measured on seeds 1–3, and seed 1
-// is the demo's own run, so the demo's (a) verdict was judged by a spread its own run made (issue 35).
+// is the demo's own run, so the demo's (a) verdict was judged by a spread its own run made.
 var OneSeedSpreads = map[string]Spread{}
 
 // The quantities a spread is recorded for.

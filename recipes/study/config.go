@@ -74,7 +74,7 @@ const (
 
 // DemoWidth is the width of the demo's models: tiny2x (d 128, 4 heads, MLP 256), where study-scale measured
 // every seed of mixed Oryx-TG learning recall at this budget (91–97 % MQAR; at the tiny width 2.6–97 %, so
-// that the demo's one seed could not answer (b) and (c): issue 35).
+// that the demo's one seed could not answer (b) and (c)).
 const DemoWidth = 2
 
 // DefaultRuns are the study's models at width w: the Transformer, GDN and Oryx-TG (p = 0.5). The controls

@@ -96,14 +96,22 @@ func TestStartOrder(t *testing.T) {
 	for _, i := range startOrder(jobs) {
 		names = append(names, c.label(jobs[i]))
 	}
-	require.Equal(t, []string{"oryx-tg-tiny", "oryx-tg-p0-tiny", "gdn-tiny", "oryx-tg-p1-tiny", "transformer-tiny"}, names)
+	require.Equal(t, []string{"oryx-tg-tiny2x", "gdn-tiny2x", "transformer-tiny2x"}, names)
 
 	c.Runs, c.Seeds = c.Runs[:2], 2
 	jobs, names = c.jobs(), nil
 	for _, i := range startOrder(jobs) {
 		names = append(names, c.label(jobs[i]))
 	}
-	require.Equal(t, []string{"gdn-tiny-s1", "gdn-tiny-s2", "transformer-tiny-s1", "transformer-tiny-s2"}, names)
+	require.Equal(t, []string{"gdn-tiny2x-s1", "gdn-tiny2x-s2", "transformer-tiny2x-s1", "transformer-tiny2x-s2"}, names)
+
+	c = DecomposeConfig(false)
+	jobs, names = c.jobs(), nil
+	for _, i := range startOrder(jobs) {
+		names = append(names, c.label(jobs[i]))
+	}
+	require.Equal(t, "oryx-tg-tiny2x-s1", names[0])
+	require.Equal(t, "transformer-tiny2x-s3", names[len(names)-1])
 
 	c = ScaleConfig()
 	jobs, names = c.jobs(), nil
@@ -117,14 +125,17 @@ func TestStartOrder(t *testing.T) {
 // names it always had).
 func TestJobs(t *testing.T) {
 	c := Default()
-	require.Len(t, c.jobs(), 5)
-	require.Equal(t, "runs/study/runs/oryx-tg-tiny", c.jobDir(c.jobs()[2]))
+	require.Len(t, c.jobs(), 3)
+	require.Equal(t, "runs/study/runs/oryx-tg-tiny2x", c.jobDir(c.jobs()[2]))
 	require.Equal(t, uint64(1), c.trainSeed(1))
 	c.Seeds = 3
 	jobs := c.jobs()
-	require.Len(t, jobs, 15)
+	require.Len(t, jobs, 9)
 	require.Equal(t, job{c.Runs[0], 3}, jobs[2])
-	require.Equal(t, "runs/study/runs/transformer-tiny-s3", c.jobDir(jobs[2]))
+	require.Equal(t, "runs/study/runs/transformer-tiny2x-s3", c.jobDir(jobs[2]))
+	d := DecomposeConfig(false)
+	require.Len(t, d.jobs(), 15, "5 models × 3 seeds")
+	require.Equal(t, uint64(2), d.trainSeed(1), "seeds 2-4: not the demo's seed 1")
 	require.Equal(t, uint64(3), c.trainSeed(3))
 	s := ScaleConfig()
 	require.Len(t, s.jobs(), 18, "3 models × 2 widths × 3 seeds")
@@ -140,7 +151,7 @@ func TestJobs(t *testing.T) {
 	require.EqualError(t, err, `width "4": want some of 1,2`)
 }
 
-// TestSeedsBounded (issue 39 item 3): a study of more than MaxSeeds seeds is refused before anything is
+// TestSeedsBounded: a study of more than MaxSeeds seeds is refused before anything is
 // trained, and a training of a study is found without listing the study's runs × seeds trainings (before:
 // 2,000,000,000 seeds built the whole list and ran out of memory).
 func TestSeedsBounded(t *testing.T) {
@@ -158,7 +169,7 @@ func TestSeedsBounded(t *testing.T) {
 	require.ErrorContains(t, checkConfig(c), fmt.Sprintf("seeds %d must be in [1, %d]", MaxSeeds+1, MaxSeeds))
 	c.Seeds = 2_000_000_000
 	last := c.Trainings() - 1
-	require.Equal(t, "oryx-tg-p0-tiny-s2000000000", c.JobLabel(last))
+	require.Equal(t, "oryx-tg-tiny2x-s2000000000", c.JobLabel(last))
 	r, err := trainingRun(c, last, io.Discard)
 	require.NoError(t, err)
 	require.Equal(t, uint64(2_000_000_000), r.Train.Seed)

@@ -18,7 +18,7 @@ import (
 // only: a model that learns recall spends capacity on it that the language loss does not see. So the study
 // also scores the whole mixture — held-out rows with the training's answer masks and proportions
 // (datasets.MixtureValidationSet) — in each single mode the model has, as the training objective is defined: a
-// mean over rows of each row's mean loss over its trained positions (issue 35: the recall–language confound).
+// mean over rows of each row's mean loss over its trained positions: the recall–language confound.
 
 // mixtureValRows is how many held-out mixture rows are scored (about 48 recall rows and 16 language rows).
 const mixtureValRows = 64

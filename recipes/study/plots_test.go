@@ -12,11 +12,12 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestWritePlots draws every study figure from a made-up report (the study's six runs, controls and
-// ablation included, the quick config's sizes, coinciding points at 0 and 1) and checks that each file is a PNG of the size the panel
+// TestWritePlots draws every study figure from a made-up report (the decomposition's five runs: the study's
+// three and Oryx-TG's p = 1 and p = 0 controls; coinciding points at 0 and 1) and checks that each file is a PNG of the size the panel
 // count implies. ORYX_KEEP_PLOTS=DIR keeps the images for looking at them.
 func TestWritePlots(t *testing.T) {
-	c := Default()
+	c := DecomposeConfig(false)
+	c.Seeds = 1
 	c.Out = t.TempDir()
 	if d := os.Getenv("ORYX_KEEP_PLOTS"); d != "" {
 		c.Out = d

@@ -9,7 +9,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
-// How a claim is decided (issue 35). Every claim compares a per-seed quantity θ with a threshold: (a) the
+// How a claim is decided. Every claim compares a per-seed quantity θ with a threshold: (a) the
 // relative validation-loss gap against a non-inferiority margin, (b) the accuracy ratio mixed / reference
 // against 0.9, (c) the switched minus the pure accuracy against −5 points. Over N ≥ 2 seeds θ is estimated by
 // the mean of its per-seed values (paired by seed: the runs of one seed share data order and initial weights),

@@ -54,7 +54,7 @@ func TestExitCodes(t *testing.T) {
 	require.NoDirExists(t, out, "a refused study writes nothing")
 }
 
-// TestCountsBounded (issue 39 items 3, 5): every count the command takes is bounded at its flag, and an empty
+// TestCountsBounded: every count the command takes is bounded at its flag, and an empty
 // --runs or --widths selects nothing instead of everything: exit 2 naming the flag, nothing written. Before,
 // --seeds 2000000000 and --curve-examples 2000000000 ran out of memory, --runs "" trained all five runs,
 // --jobs was capped only by runs × seeds and --steps overflowed only once the training started (exit 1).

@@ -14,7 +14,7 @@ import (
 // probability 0 computes GDN's function from GDN's initial weights on GDN's data, so the two training runs
 // agree to float noise step by step (the multi-mixer graph also builds the attention readout and selects the
 // linear one, which changes no value of the selected path; XLA may fuse the two graphs differently). Paired
-// comparisons between Oryx and its baselines thus measure the method, not two draws (issue 35).
+// comparisons between Oryx and its baselines thus measure the method, not two draws.
 func TestAllLinearOryxTrainsLikeGDN(t *testing.T) {
 	gdn := tinyRun(t, oryx.GDN, filepath.Join(t.TempDir(), "gdn"))
 	p0 := tinyRun(t, oryx.OryxTG, filepath.Join(t.TempDir(), "p0"))
