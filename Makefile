@@ -1,7 +1,7 @@
 # Oryx in Go. `make demo` is the main job, `make test` the test suite (what CI runs).
 GO ?= go
 
-.PHONY: demo demo-run demo-quick study-scale study-scale-run study-attribution study-attribution-run study-decompose \
+.PHONY: consumer-check demo demo-run demo-quick study-scale study-scale-run study-attribution study-attribution-run study-decompose \
 	study-decompose-run study-decompose-lr study-decompose-lr-run test test-full test-go test-go-fuzz test-xla vet fuzz-short xla-cpu xla-cuda py-tools torch lmeval-check bench-mixers \
 	bench-mixers-all bench-model bench-model-peer bench-compile bench-train bench-train-xla bench-xla-vs-go bench-speculative build
 
@@ -91,9 +91,9 @@ study-decompose-lr-run:
 #  1. the set-up, at once (-j): `make vet` (`go vet` without, then with -tags xla: one after the other, so that
 #     on a cold build cache the two do not compile GoMLX twice), `make py-tools`, `make torch` and `make xla-cpu`
 #     (the installs are no-ops when done; a fresh machine waits on the network while vet computes);
-#  2. the pure-Go suite (`make test-go`, then the fuzz targets for $(FUZZTIME) each) beside the XLA CPU suite
-#     (`make test-xla`, -short): the XLA suite, mostly XLA compiling graphs, leaves one core idle about a third
-#     of its time (docs/testing.md §2), where the pure-Go suite runs.
+#  2. the pure-Go suite (`make test-go`, then the fuzz targets for $(FUZZTIME) each, then `make consumer-check`)
+#     beside the XLA CPU suite (`make test-xla`, -short): the XLA suite, mostly XLA compiling graphs, leaves one
+#     core idle about a third of its time (docs/testing.md §2), where the pure-Go chain runs.
 # py-tools and torch come before the suites, so that the interop tests run (Python's safetensors, lm-eval's own
 # code on the results and samples files, the exported PyTorch reference against the Go model, transformers
 # loading an export). No GPU; the network only for pip and apt-get. TEST_JOBS=1 runs the two suites one after
@@ -111,6 +111,16 @@ test-full:
 
 test-go-fuzz: test-go
 	@$(MAKE) --no-print-directory fuzz-short
+	@$(MAKE) --no-print-directory consumer-check
+
+# The package as a library: a throwaway Go module outside the repository that requires it (a replace to this
+# checkout) builds and runs a smoke program (the tiny preset's logits, a prefill and a decode step equal to the
+# parallel forward) against upstream GoMLX/go-xla and with the go.mod stanza of third_party/PATCHES.md, each on
+# pure Go and with -tags xla (XLA: when cgo works and `make xla-cpu` installed the plugin); on XLA without the
+# patched modules it must say once that it runs without in-place donation (scripts/consumer-check.sh). Needs
+# the module proxy (or a module cache holding GoMLX v0.26.0 and go-xla v0.1.4).
+consumer-check:
+	@bash scripts/consumer-check.sh
 
 # The pure-Go suite alone, for machines without pip. The timeout is per package: beside the XLA suite on 2 cores
 # recipes/study's quick studies took over go test's default 10 minutes (2026-12-03, load 13).
