@@ -102,7 +102,7 @@ func TestConfigOptionsCoverEveryField(t *testing.T) {
 func TestTorchReferenceEveryConfigOption(t *testing.T) {
 	python := torchPython(t)
 	const b, n = 2, 11
-	options := testutil.Sweep(configOptions(), 4)
+	options := testutil.Sweep(configOptions(), 2)
 	root := t.TempDir()
 	type run struct {
 		name    string
