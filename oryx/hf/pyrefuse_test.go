@@ -65,6 +65,9 @@ func rewriteHeader(t *testing.T, src, dst string, edit func(h map[string]map[str
 // torch_dtype — naming the key; it used to compute another model, exit 0, on most of them. The unedited
 // export loads in both. Needs python3 with torch.
 func TestModelingRefusesWhatImportRefuses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the refusals are backend-independent (the pure-Go suite runs them)")
+	}
 	python := torchPython(t)
 	exp, cfg, ts := exportFixture(t, oryx.OryxTG)
 	type refusal struct{ name, dir, want, key string }
@@ -133,6 +136,9 @@ func TestModelingRefusesWhatImportRefuses(t *testing.T) {
 // TestModelingExpectedConfigIsNewConfig: modeling_oryx.py's expected_config (what it compares config.json
 // with) is NewConfig, key for key, for every config option and dtype. Needs python3 with torch.
 func TestModelingExpectedConfigIsNewConfig(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: backend-independent (the pure-Go suite runs it)")
+	}
 	python := torchPython(t)
 	type request struct {
 		Oryx  oryx.Config `json:"oryx_config"`
