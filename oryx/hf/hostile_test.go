@@ -286,18 +286,23 @@ func TestFloat16ToFloat32(t *testing.T) {
 	require.Equal(t, math.Float32bits(float32(math.Copysign(0, -1))), math.Float32bits(float16ToFloat32(0x8000)))
 }
 
-// TestReadSafetensorsRefusesDuplicateNames: a header naming one tensor twice (JSON keeps the last) is
-// refused; it used to import whichever entry came last.
-func TestReadSafetensorsRefusesDuplicateNames(t *testing.T) {
-	dir, _, ts := exportFixture(t, oryx.GDN)
-	name := ts[0].Name
+// weightsNamingTwice is a safetensors file whose header names the tensor name twice.
+func weightsNamingTwice(t *testing.T, name string) []byte {
 	hdr := `{"__metadata__":{"format":"pt"},"` + name + `":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"` +
 		name + `":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}}`
 	var b bytes.Buffer
 	require.NoError(t, binary.Write(&b, binary.LittleEndian, uint64(len(hdr))))
 	b.WriteString(hdr)
 	b.Write(make([]byte, 8))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, WeightsFile), b.Bytes(), 0o644))
+	return b.Bytes()
+}
+
+// TestReadSafetensorsRefusesDuplicateNames: a header naming one tensor twice (JSON keeps the last) is
+// refused; it used to import whichever entry came last.
+func TestReadSafetensorsRefusesDuplicateNames(t *testing.T) {
+	dir, _, ts := exportFixture(t, oryx.GDN)
+	name := ts[0].Name
+	require.NoError(t, os.WriteFile(filepath.Join(dir, WeightsFile), weightsNamingTwice(t, name), 0o644))
 	_, _, err := ReadSafetensors(filepath.Join(dir, WeightsFile))
 	require.ErrorContains(t, err, `key "`+name+`" appears twice`)
 	require.ErrorContains(t, err, "tensor names must be unique")

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -19,23 +18,9 @@ import (
 // modeling_oryx.py with req, and decodes its answer into out.
 func modelingChecks(t *testing.T, python, mode string, req, out any) {
 	t.Helper()
-	dir := t.TempDir()
-	reqPath, outPath := filepath.Join(dir, "request.json"), filepath.Join(dir, "out.json")
-	data, err := json.Marshal(req)
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(reqPath, data, 0o644))
-	script, err := filepath.Abs(filepath.Join("testdata", "modeling_checks.py"))
-	require.NoError(t, err)
 	modeling, err := filepath.Abs(ModelingFile)
 	require.NoError(t, err)
-	cmd := exec.Command(python, script, modeling, mode, reqPath, outPath)
-	cmd.Env = withoutPythonPath()
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	require.NoError(t, cmd.Run(), "python: %s", stderr.String())
-	data, err = os.ReadFile(outPath)
-	require.NoError(t, err)
-	require.NoError(t, json.Unmarshal(data, out))
+	runPythonJSON(t, python, nil, req, out, "modeling_checks.py", modeling, mode)
 }
 
 // rewriteHeader writes a copy of the safetensors file src to dst with its header entries changed by edit
@@ -105,13 +90,7 @@ func TestModelingRefusesWhatImportRefuses(t *testing.T) {
 	cases = append(cases, refusal{"a tensor in another dtype than torch_dtype", edited(t, cfg, mixed),
 		`" is BF16, but config.json says torch_dtype "float32"`, "torch_dtype"})
 	twice := edited(t, cfg, ts)
-	hdr := `{"__metadata__":{"format":"pt"},"` + a + `":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"` +
-		a + `":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}}`
-	var buf bytes.Buffer
-	require.NoError(t, binary.Write(&buf, binary.LittleEndian, uint64(len(hdr))))
-	buf.WriteString(hdr)
-	buf.Write(make([]byte, 8))
-	require.NoError(t, os.WriteFile(filepath.Join(twice, WeightsFile), buf.Bytes(), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(twice, WeightsFile), weightsNamingTwice(t, a), 0o644))
 	cases = append(cases, refusal{"a tensor named twice", twice, "appears twice", "appears twice"})
 
 	var dirs []string

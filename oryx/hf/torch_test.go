@@ -259,27 +259,35 @@ type torchResult struct {
 
 // runTorch runs testdata/torch_reference.py on the jobs with python (env: extra environment entries).
 func runTorch(t *testing.T, python string, jobs []torchJob, env []string) ([]torchResult, string) {
-	dir := t.TempDir()
-	req, out := filepath.Join(dir, "request.json"), filepath.Join(dir, "out.json")
-	data, err := json.Marshal(map[string]any{"jobs": jobs})
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(req, data, 0o644))
-	script, err := filepath.Abs(filepath.Join("testdata", "torch_reference.py"))
-	require.NoError(t, err)
-	cmd := exec.Command(python, script, req, out)
-	cmd.Env = append(withoutPythonPath(), env...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	require.NoError(t, cmd.Run(), "python: %s", stderr.String())
 	var res struct {
 		Jobs  []torchResult `json:"jobs"`
 		Torch string        `json:"torch"`
 	}
-	data, err = os.ReadFile(out)
-	require.NoError(t, err)
-	require.NoError(t, json.Unmarshal(data, &res))
+	runPythonJSON(t, python, env, map[string]any{"jobs": jobs}, &res, "torch_reference.py")
 	require.Len(t, res.Jobs, len(jobs))
 	return res.Jobs, res.Torch
+}
+
+// runPythonJSON runs python on testdata/<script> with args, then a request file (req as JSON) and an answer
+// file, which it decodes into out; env adds to the environment (without PYTHONPATH). The test fails with
+// the script's standard error when it exits non-zero.
+func runPythonJSON(t *testing.T, python string, env []string, req, out any, script string, args ...string) {
+	t.Helper()
+	dir := t.TempDir()
+	reqPath, outPath := filepath.Join(dir, "request.json"), filepath.Join(dir, "out.json")
+	data, err := json.Marshal(req)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(reqPath, data, 0o644))
+	path, err := filepath.Abs(filepath.Join("testdata", script))
+	require.NoError(t, err)
+	cmd := exec.Command(python, append(append([]string{path}, args...), reqPath, outPath)...)
+	cmd.Env = append(withoutPythonPath(), env...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	require.NoError(t, cmd.Run(), "python %s: %s", script, stderr.String())
+	data, err = os.ReadFile(outPath)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, out))
 }
 
 func modeRows(t *testing.T, spec string, b, n int) ([][]oryx.Mode, [][]int) {

@@ -191,23 +191,10 @@ func TestTransformersCitizen(t *testing.T) {
 // runCitizen runs testdata/transformers_citizen.py on req with transformers on PYTHONPATH py, offline, its
 // Hugging Face home in the test's directory.
 func runCitizen(t *testing.T, python, py string, req map[string]any) citizenResult {
-	dir := t.TempDir()
-	reqPath, outPath := filepath.Join(dir, "request.json"), filepath.Join(dir, "out.json")
-	data, err := json.Marshal(req)
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(reqPath, data, 0o644))
-	script, err := filepath.Abs(filepath.Join("testdata", "transformers_citizen.py"))
-	require.NoError(t, err)
-	cmd := exec.Command(python, script, reqPath, outPath)
-	cmd.Env = append(withoutPythonPath(), "PYTHONPATH="+py, "HF_HOME="+filepath.Join(dir, "hf-home"), "HF_HUB_OFFLINE=1",
-		"TRANSFORMERS_OFFLINE=1", "HF_HUB_DISABLE_TELEMETRY=1", "TRANSFORMERS_VERBOSITY=error", "TOKENIZERS_PARALLELISM=false")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	require.NoError(t, cmd.Run(), "python: %s", stderr.String())
-	data, err = os.ReadFile(outPath)
-	require.NoError(t, err)
 	var res citizenResult
-	require.NoError(t, json.Unmarshal(data, &res))
+	runPythonJSON(t, python, []string{"PYTHONPATH=" + py, "HF_HOME=" + filepath.Join(t.TempDir(), "hf-home"),
+		"HF_HUB_OFFLINE=1", "TRANSFORMERS_OFFLINE=1", "HF_HUB_DISABLE_TELEMETRY=1", "TRANSFORMERS_VERBOSITY=error",
+		"TOKENIZERS_PARALLELISM=false"}, req, &res, "transformers_citizen.py")
 	return res
 }
 
