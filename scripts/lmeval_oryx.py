@@ -44,6 +44,7 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.dont_write_bytecode = True  # no scripts/__pycache__ in the checkout
 import oryx_schedule  # noqa: E402  (beside this file)
 
 from lm_eval import utils

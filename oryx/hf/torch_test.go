@@ -281,7 +281,9 @@ func runPythonJSON(t *testing.T, python string, env []string, req, out any, scri
 	path, err := filepath.Abs(filepath.Join("testdata", script))
 	require.NoError(t, err)
 	cmd := exec.Command(python, append(append([]string{path}, args...), reqPath, outPath)...)
-	cmd.Env = append(withoutPythonPath(), env...)
+	// No __pycache__ beside a module it imports from the checkout (modeling_checks.py loads modeling_oryx.py
+	// there): the tests write only under their temporary directories.
+	cmd.Env = append(append(withoutPythonPath(), "PYTHONDONTWRITEBYTECODE=1"), env...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	require.NoError(t, cmd.Run(), "python %s: %s", script, stderr.String())
