@@ -62,8 +62,10 @@ func TestLMEvalAdapterModes(t *testing.T) {
 		}
 		for _, pos := range []int{7, 8, 20} {
 			p := pos
-			m, err := schedule.DecodeMode(lm.specFor(3), p, 7)
-			reqs = append(reqs, request{Spec: lm.specFor(3), Pos: &p, PromptLen: 7})
+			sp, err := lm.specFor(3)
+			require.NoError(t, err, spec)
+			m, err := sp.DecodeMode(p, 7)
+			reqs = append(reqs, request{Spec: sp.String(), Pos: &p, PromptLen: 7})
 			if err != nil {
 				want = append(want, "error")
 			} else {
