@@ -300,6 +300,10 @@ func (s *session) loadCheckpoint() error {
 		return err
 	}
 	step := int(optimizers.GetGlobalStep(s.ctx))
+	if step > s.tc.Steps {
+		return fmt.Errorf("the run's newest checkpoint is at step %d, beyond --steps %d: its weights are not those of a %d-step "+
+			"run; use another --out (or --steps %d)", step, s.tc.Steps, s.tc.Steps, step)
+	}
 	if s.st, err = readState(s.r.Out, step); err != nil {
 		return err
 	}
@@ -677,9 +681,14 @@ func formatLosses(m rundir.ValLosses) string {
 }
 
 // trajectoryDiff lists the fields of TrainConfig that change what a run computes (everything but the
-// logging, validation and checkpoint cadence and the device count), as "field: a vs b".
+// logging, validation and checkpoint cadence and the device count), as "field: a vs b". With a constant
+// learning rate after warm-up neither the number of steps nor the final-rate ratio changes any step's
+// update, so a finished run can be extended: its first N steps are exactly an N-step run.
 func trajectoryDiff(a, b TrainConfig) []string {
 	a, b = a.WithDefaults(), b.WithDefaults() // a checkpoint written before a field existed has its default
+	if a.LRSchedule == LRConstant && b.LRSchedule == LRConstant {
+		a.Steps, b.Steps, a.MinLRRatio, b.MinLRRatio = 0, 0, 0, 0
+	}
 	a.CheckpointEvery, a.KeepCheckpoints, a.EvalEvery, a.EvalBatches, a.LogEvery, a.MaxBadSteps, a.Devices = 0, 0, 0, 0, 0, 0, 0
 	b.CheckpointEvery, b.KeepCheckpoints, b.EvalEvery, b.EvalBatches, b.LogEvery, b.MaxBadSteps, b.Devices = 0, 0, 0, 0, 0, 0, 0
 	var ma, mb map[string]any
