@@ -209,7 +209,7 @@ func seedControls(c Config, models []*ModelResult, seed int) []Comparison {
 		t, l := cc.end()
 		rl := rc.at(t)
 		out = append(out, Comparison{Name: p.name, Seed: seed, Candidate: p.cand + " " + p.candMode, Reference: p.ref + " " + p.refMode,
-			Tokens: int64(t), Loss: l, RefLoss: rl, Gap: (l - rl) / rl, TokensRatio: rc.tokensTo(l) / t})
+			Tokens: int64(t), Loss: l, RefLoss: rl, Gap: relativeGap(l, rl), TokensRatio: rc.tokensTo(l) / t})
 	}
 	// Half the tokens: the baselines' own curves at N/2 (exact for a constant learning rate; see DefaultRuns).
 	for _, b := range []struct{ name, mode string }{{"transformer", "attention"}, {"gdn", "linear"}} {
@@ -224,9 +224,18 @@ func seedControls(c Config, models []*ModelResult, seed int) []Comparison {
 		t, l := cv.end()
 		h := cv.at(t / 2)
 		out = append(out, Comparison{Name: b.name + " at half the tokens vs " + b.name, Seed: seed, Candidate: b.name + " at half the tokens",
-			Reference: b.name + " " + b.mode, Tokens: int64(t / 2), Loss: h, RefLoss: l, Gap: (h - l) / l, TokensRatio: 0.5})
+			Reference: b.name + " " + b.mode, Tokens: int64(t / 2), Loss: h, RefLoss: l, Gap: relativeGap(h, l), TokensRatio: 0.5})
 	}
 	return out
+}
+
+// relativeGap is the relative loss gap (l − ref)/ref; NaN unless both losses are finite and positive, as a
+// cross-entropy is: a zero, negative or infinite loss is a broken record, whose "gap" would have any sign.
+func relativeGap(l, ref float64) float64 {
+	if !(l > 0 && ref > 0) || math.IsInf(l, 0) || math.IsInf(ref, 0) {
+		return math.NaN()
+	}
+	return (l - ref) / ref
 }
 
 // pooled pools MQAR cells over pair counts: accuracy, binomial standard error, queries, attention fraction.
@@ -374,8 +383,8 @@ func claims(c Config, models []*ModelResult, comps []Comparison) []Claim {
 	return []Claim{claimA(c, comps), claimAWithin5(c, comps), claimB(c, models), claimBSelf(c, models), claimC(c, models)}
 }
 
-// gapsOf returns the per-seed gaps of the named comparison, in seed order.
-func gapsOf(comps []Comparison, name string) []float64 {
+// gapsOf returns the per-seed gaps of the named comparison and their seeds, in seed order.
+func gapsOf(comps []Comparison, name string) ([]float64, []int) {
 	var out []Comparison
 	for _, cp := range comps {
 		if cp.Name == name {
@@ -383,11 +392,11 @@ func gapsOf(comps []Comparison, name string) []float64 {
 		}
 	}
 	sort.SliceStable(out, func(a, b int) bool { return out[a].Seed < out[b].Seed })
-	gaps := make([]float64, len(out))
+	gaps, seeds := make([]float64, len(out)), make([]int, len(out))
 	for i, cp := range out {
-		gaps[i] = cp.Gap
+		gaps[i], seeds[i] = cp.Gap, cp.Seed
 	}
-	return gaps
+	return gaps, seeds
 }
 
 // comparisonRows are the controls as claim (a)'s numbers list them.
@@ -431,11 +440,11 @@ func plain(x float64) string  { return fmt.Sprintf("%.3f", x) }
 func gapComponents(c Config, comps []Comparison, margin float64) []component {
 	var cs []component
 	for _, cmp := range []struct{ name, spread string }{{compAttention, spreadGapAttention}, {compLinear, spreadGapLinear}} {
-		gaps := gapsOf(comps, cmp.name)
+		gaps, seeds := gapsOf(comps, cmp.name)
 		if len(gaps) == 0 {
 			return nil
 		}
-		cs = append(cs, component{key: snakeKey(cmp.name) + "_gap", name: cmp.name + " gap", spreadKey: cmp.spread, est: estimateOf(gaps, spreadFor(c, cmp.spread)), threshold: margin})
+		cs = append(cs, component{key: snakeKey(cmp.name) + "_gap", name: cmp.name + " gap", spreadKey: cmp.spread, est: estimateOf(gaps, seeds, spreadFor(c, cmp.spread)), threshold: margin})
 	}
 	return cs
 }
@@ -486,17 +495,19 @@ func retrievalProbes(c Config) []retrievalProbe {
 	return []retrievalProbe{{"mqar", 2.0 / datasets.MQARVocab, mqarRead(c)}, {"needle", 1e-4, needleRead}} // the needle: a 4-digit value
 }
 
-// perSeed pairs the runs a and b by seed and returns f(a_k, b_k) for each seed both have, in seed order.
-func perSeed(a, b []*ModelResult, f func(a, b *ModelResult) float64) []float64 {
+// perSeed pairs the runs a and b by seed and returns f(a_k, b_k) for each seed k both have, in seed order,
+// and those seeds (a seed whose run is missing from a or b is left out).
+func perSeed(a, b []*ModelResult, f func(a, b *ModelResult) float64) ([]float64, []int) {
 	var out []float64
+	var seeds []int
 	for _, ma := range a {
 		for _, mb := range b {
 			if mb.Seed == ma.Seed {
-				out = append(out, f(ma, mb))
+				out, seeds = append(out, f(ma, mb)), append(seeds, ma.Seed)
 			}
 		}
 	}
-	return out
+	return out, seeds
 }
 
 // recoveryClaim decides a (b) claim: mixed Oryx-TG (runs o, one per seed) against the reference runs'
@@ -520,7 +531,7 @@ func recoveryClaim(cl *Claim, c Config, o, ref []*ModelResult, reference string)
 				p.name, reference, 100*refAcc.Mean, 100*refAcc.SE, ChanceSigmas, 100*p.chance, seedNote(refAcc)))
 			continue
 		}
-		ratios := perSeed(o, ref, func(mo, mr *ModelResult) float64 {
+		ratios, seeds := perSeed(o, ref, func(mo, mr *ModelResult) float64 {
 			a, _, _ := p.read(mo, evalapi.Mixed)
 			b, _, _ := p.read(mr, "attention")
 			if b <= 0 {
@@ -529,7 +540,7 @@ func recoveryClaim(cl *Claim, c Config, o, ref []*ModelResult, reference string)
 			return a / b
 		})
 		comp := component{key: p.name + "_mixed_to_" + reference + "_ratio", name: p.name + " mixed/" + reference + " ratio",
-			spreadKey: ratioSpreadKey(p.name, reference), est: estimateOf(ratios, spreadFor(c, ratioSpreadKey(p.name, reference))),
+			spreadKey: ratioSpreadKey(p.name, reference), est: estimateOf(ratios, seeds, spreadFor(c, ratioSpreadKey(p.name, reference))),
 			threshold: RecoverMin, above: true}
 		if !(mfrac < AttentionMax) {
 			comp.forceFail = fmt.Sprintf("%.1f %% of the tokens in attention, not < %.0f %%", 100*mfrac, 100*AttentionMax)
@@ -610,18 +621,19 @@ func claimC(c Config, models []*ModelResult) Claim {
 			100*math.Abs(att.Mean-lin.Mean), 100*pre, 100*att.Mean, 100*lin.Mean, seedNote(att))
 		return cl
 	}
-	diff := func(sched, pure string) []float64 {
-		return perSeed(o, o, func(m, _ *ModelResult) float64 {
+	diff := func(sched, pure string, spreadKey string) estimate {
+		vals, seeds := perSeed(o, o, func(m, _ *ModelResult) float64 {
 			s, _, _ := switched(sched)(m, sched)
 			p, _, _ := read(m, pure)
 			return s - p
 		})
+		return estimateOf(vals, seeds, spreadFor(c, spreadKey))
 	}
 	cs := []component{
-		{key: "attention_to_linear_minus_linear", name: "pairs in attention, queries in linear, minus pure linear", spreadKey: spreadSwitchToLin, est: estimateOf(diff(evalapi.AttentionToLinear, "linear"),
-			spreadFor(c, spreadSwitchToLin)), threshold: -SwitchMargin, above: true},
-		{key: "linear_to_attention_minus_attention", name: "pairs in linear, queries in attention, minus pure attention", spreadKey: spreadSwitchToAtt, est: estimateOf(diff(evalapi.LinearToAttention, "attention"),
-			spreadFor(c, spreadSwitchToAtt)), threshold: -SwitchMargin, above: true},
+		{key: "attention_to_linear_minus_linear", name: "pairs in attention, queries in linear, minus pure linear", spreadKey: spreadSwitchToLin, est: diff(evalapi.AttentionToLinear, "linear", spreadSwitchToLin),
+			threshold: -SwitchMargin, above: true},
+		{key: "linear_to_attention_minus_attention", name: "pairs in linear, queries in attention, minus pure attention", spreadKey: spreadSwitchToAtt, est: diff(evalapi.LinearToAttention, "attention", spreadSwitchToAtt),
+			threshold: -SwitchMargin, above: true},
 	}
 	cl.decide(cs, points, fmt.Sprintf("pure attention %.1f %%, pure linear %.1f %%", 100*att.Mean, 100*lin.Mean))
 	return cl

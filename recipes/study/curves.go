@@ -13,6 +13,7 @@ package study
 import (
 	"fmt"
 	"math"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -212,6 +213,10 @@ func readRecallCurves(dir string) (map[string]*RecallCurve, error) {
 				if n, err := strconv.Atoi(rest[i+1:]); err == nil {
 					sched, pairs = rest[:i], n
 				}
+			}
+			if !(v >= 0 && v <= 1) { // a NaN (null) or out-of-range accuracy: a broken line, not a curve point
+				return nil, fmt.Errorf("%s: the probe line at step %d: probe_%s = %v is not an accuracy in [0, 1]",
+					filepath.Join(dir, rundir.MetricsFile), pr.Step, k, float64(v))
 			}
 			rc := out[sched]
 			if rc == nil {

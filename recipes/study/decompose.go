@@ -73,14 +73,18 @@ func DecomposeConfig(lrDecay bool) Config {
 	return c
 }
 
-// QuickDecomposeConfig is DecomposeConfig at the quick study's budget, 2 seeds, the tiny width (tests;
-// numbers meaningless).
-func QuickDecomposeConfig() Config {
+// QuickDecomposeConfig is DecomposeConfig(lrDecay) at the quick study's budget, 2 seeds, the tiny width
+// (tests; numbers meaningless).
+func QuickDecomposeConfig(lrDecay bool) Config {
 	q := QuickConfig()
-	c := DecomposeConfig(false)
+	c := DecomposeConfig(lrDecay)
 	c.Out, c.Quick, c.Seeds, c.Runs = "runs/study-decompose-quick", true, 2, DecomposeRuns(1)
+	if lrDecay {
+		c.Out += "-lr"
+	}
+	schedule, minRatio := c.Train.LRSchedule, c.Train.MinLRRatio
 	c.Train, c.MQARPairs, c.ClaimPairs, c.MQARExamples, c.CurveExamples = q.Train, q.MQARPairs, q.ClaimPairs, q.MQARExamples, q.CurveExamples
-	c.Train.Seed = DecomposeFirstSeed
+	c.Train.Seed, c.Train.LRSchedule, c.Train.MinLRRatio = DecomposeFirstSeed, schedule, minRatio
 	c.NeedleLengths, c.NeedleDepths, c.NeedleSamples, c.SwitchSequences = q.NeedleLengths, q.NeedleDepths, q.NeedleSamples, q.SwitchSequences
 	c.CurveEvery = q.CurveEvery
 	return c
@@ -123,7 +127,7 @@ var decomposeParts = []struct{ part, mode, cand, ref string }{
 func lossOf(m *ModelResult, mode, set string) float64 {
 	if set == "mixture" {
 		if l, ok := m.MixtureLoss[mode]; ok {
-			return l
+			return float64(l)
 		}
 		return math.NaN()
 	}
@@ -149,14 +153,13 @@ func decomposeResult(c Config, models []*ModelResult, cls []Claim) *DecomposeRes
 	for _, set := range []string{"language", "mixture"} {
 		for _, p := range decomposeParts {
 			cand, ref := seedsOf(models, p.cand, w), seedsOf(models, p.ref, w)
-			gaps := perSeed(cand, ref, func(a, b *ModelResult) float64 {
-				la, lb := lossOf(a, p.mode, set), lossOf(b, p.mode, set)
-				return (la - lb) / lb
+			gaps, seeds := perSeed(cand, ref, func(a, b *ModelResult) float64 {
+				return relativeGap(lossOf(a, p.mode, set), lossOf(b, p.mode, set))
 			})
 			if len(gaps) == 0 {
 				continue
 			}
-			cp := component{name: p.part, est: estimateOf(gaps, nil), threshold: 0}
+			cp := component{name: p.part, est: estimateOf(gaps, seeds, nil), threshold: 0}
 			_, outs := decideComponents([]component{cp})
 			row := DecomposeRow{Part: p.part, Mode: p.mode, Set: set, Candidate: p.cand + " " + p.mode, Reference: p.ref + " " + p.mode,
 				Gap: cp.json(outs[0]), est: cp.est, lo: outs[0].lo, hi: outs[0].hi}
@@ -168,11 +171,16 @@ func decomposeResult(c Config, models []*ModelResult, cls []Claim) *DecomposeRes
 	}
 	for _, cl := range cls {
 		for _, cp := range cl.components {
-			if cp.spreadKey == "" || len(cp.est.Values) < 2 || math.IsNaN(cp.est.SE) {
+			if cp.spreadKey == "" || len(cp.est.Values) < 2 || notFinite(cp.est.SE) {
 				continue
 			}
+			// The seeds the values were measured on: a seed whose run is missing is not among them.
+			seeds := make([]int, len(cp.est.Seeds))
+			for i, k := range cp.est.Seeds {
+				seeds[i] = int(c.trainSeed(k))
+			}
 			sd := cp.est.SE * math.Sqrt(float64(len(cp.est.Values)))
-			res.Spreads[cp.spreadKey] = Spread{SD: math.Round(sd*1e5) / 1e5, Seeds: res.Seeds, Width: w, Steps: c.Train.Steps,
+			res.Spreads[cp.spreadKey] = Spread{SD: math.Round(sd*1e5) / 1e5, Seeds: seeds, Width: w, Steps: c.Train.Steps,
 				LRSchedule: c.Train.LRSchedule}
 		}
 	}

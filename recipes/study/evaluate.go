@@ -67,8 +67,9 @@ type ModelResult struct {
 	// Curves are the recall learning curves by schedule (curves.go; none without Config.CurveExamples).
 	Curves map[string]*RecallCurve `json:"mqar_curves,omitempty"`
 	// MixtureLoss is the held-out training mixture's loss by single mode (attention, linear; mixtureloss.go),
-	// beside the language-only validation loss of ScheduleResult.ValLoss (not with EvalCurves).
-	MixtureLoss map[string]float64 `json:"mixture_loss,omitempty"`
+	// beside the language-only validation loss of ScheduleResult.ValLoss (not with EvalCurves); null where the
+	// model scores no number (NaN: a diverged model).
+	MixtureLoss map[string]rundir.Float `json:"mixture_loss,omitempty"`
 }
 
 // schedulesOf lists the schedules a variant is read in.

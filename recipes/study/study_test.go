@@ -434,7 +434,7 @@ func TestQuickDecompose(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: trains ten quick runs")
 	}
-	c := QuickDecomposeConfig()
+	c := QuickDecomposeConfig(false)
 	c.Out, c.Evaluation = t.TempDir(), EvalMQAR
 	c.Train.Steps, c.Train.EvalEvery = 4, 2
 	rep, err := Run(context.Background(), c, testLog{t})

@@ -74,6 +74,7 @@ type Spread struct {
 // its degrees of freedom (SE NaN: no spread, the bounds are undefined).
 type estimate struct {
 	Values []float64
+	Seeds  []int // the seed (1..Config.Seeds) of each value, when known: a missing run leaves its seed out
 	Mean   float64
 	SE     float64
 	DF     int
@@ -81,12 +82,14 @@ type estimate struct {
 	Spread *Spread // the recorded spread, when From is seFromRecorded
 }
 
-// estimateOf estimates a quantity from its per-seed values: with N ≥ 2 the sample SD over √N (df N − 1);
-// with one value the recorded spread when one applies (spread non-nil), else no spread.
-func estimateOf(values []float64, spread *Spread) estimate {
-	e := estimate{Values: values, Mean: math.NaN(), SE: math.NaN(), From: seFromNone}
+// estimateOf estimates a quantity from its per-seed values (of seeds, when known): with N ≥ 2 the sample SD
+// over √N (df N − 1); with one value the recorded spread when one applies (spread non-nil), else no spread.
+// A value that is not a finite number (a NaN or infinite loss or ratio: a broken run or record) leaves the
+// quantity without an estimate — no mean, no bounds — rather than deciding on it.
+func estimateOf(values []float64, seeds []int, spread *Spread) estimate {
+	e := estimate{Values: values, Seeds: seeds, Mean: math.NaN(), SE: math.NaN(), From: seFromNone}
 	n := len(values)
-	if n == 0 {
+	if n == 0 || slices.ContainsFunc(values, notFinite) {
 		return e
 	}
 	var sum float64
@@ -106,6 +109,9 @@ func estimateOf(values []float64, spread *Spread) estimate {
 	}
 	return e
 }
+
+// notFinite tells a NaN or an infinity.
+func notFinite(x float64) bool { return math.IsNaN(x) || math.IsInf(x, 0) }
 
 // bounds are the one-sided bounds at level p: mean ∓ t_{p, df}·SE (NaN without a spread).
 func (e estimate) bounds(p float64) (lo, hi float64) {
@@ -221,6 +227,9 @@ func nilIfEmpty(s string) any {
 // bounds, t over 3 seeds) vs margin +1 %: inconclusive".
 func (c component) describe(o outcome, format func(float64) string) string {
 	if math.IsNaN(c.est.Mean) {
+		if len(c.est.Values) > 0 {
+			return c.name + ": no value (not every seed's value is a finite number: " + joinValues(c.est.Values, format) + ")"
+		}
 		return c.name + ": no value"
 	}
 	var spread string

@@ -22,7 +22,7 @@ func TestTQuantiles(t *testing.T) {
 // TestEstimateBounds: mean, standard error and one-sided bounds computed by hand for 2, 3 and 5 seeds.
 func TestEstimateBounds(t *testing.T) {
 	// 3 seeds {1, 2, 3} %: mean 2 %, SD 1 %, SE 1/√3 %, df 2; bounds 2 ∓ 2.919986 · 0.57735 = 2 ∓ 1.68585 %.
-	e := estimateOf([]float64{0.01, 0.02, 0.03}, nil)
+	e := estimateOf([]float64{0.01, 0.02, 0.03}, nil, nil)
 	require.InDelta(t, 0.02, e.Mean, 1e-15)
 	require.InDelta(t, 0.01/math.Sqrt(3), e.SE, 1e-15)
 	require.Equal(t, 2, e.DF)
@@ -30,17 +30,17 @@ func TestEstimateBounds(t *testing.T) {
 	require.InDelta(t, 0.0031415, lo, 1e-6)
 	require.InDelta(t, 0.0368585, hi, 1e-6)
 	// 2 seeds {0, 1} %: mean 0.5 %, SD 0.7071 %, SE 0.5 %, df 1: ∓ 6.313752 · 0.5 %.
-	lo, hi = estimateOf([]float64{0, 0.01}, nil).bounds(0.95)
+	lo, hi = estimateOf([]float64{0, 0.01}, nil, nil).bounds(0.95)
 	require.InDelta(t, 0.005-0.0315688, lo, 1e-6)
 	require.InDelta(t, 0.005+0.0315688, hi, 1e-6)
 	// 5 seeds {−2, −1, 0, 1, 2} %: mean 0, SD √2.5 %, SE 0.70711 %, df 4: ∓ 2.131847 · 0.70711 % = ∓ 1.50744 %.
-	lo, hi = estimateOf([]float64{-0.02, -0.01, 0, 0.01, 0.02}, nil).bounds(0.95)
+	lo, hi = estimateOf([]float64{-0.02, -0.01, 0, 0.01, 0.02}, nil, nil).bounds(0.95)
 	require.InDelta(t, -0.0150744, lo, 1e-6)
 	require.InDelta(t, 0.0150744, hi, 1e-6)
 	// One seed: no bounds without a spread; with one, its SD and df.
-	lo, hi = estimateOf([]float64{0.02}, nil).bounds(0.95)
+	lo, hi = estimateOf([]float64{0.02}, nil, nil).bounds(0.95)
 	require.True(t, math.IsNaN(lo) && math.IsNaN(hi))
-	e = estimateOf([]float64{0.02}, &Spread{SD: 0.01, Seeds: []int{2, 3, 4}})
+	e = estimateOf([]float64{0.02}, nil, &Spread{SD: 0.01, Seeds: []int{2, 3, 4}})
 	require.Equal(t, seFromRecorded, e.From)
 	lo, hi = e.bounds(0.95)
 	require.InDelta(t, 0.02-0.0291999, lo, 1e-6)

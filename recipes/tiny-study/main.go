@@ -189,7 +189,7 @@ func (f *flags) chooseConfig(stderr io.Writer) (study.Config, []study.RunSpec, b
 	case f.attribution:
 		c = study.AttributionConfig()
 	case f.decompose && f.quick:
-		c = study.QuickDecomposeConfig()
+		c = study.QuickDecomposeConfig(f.lrDecay)
 	case f.decompose:
 		c = study.DecomposeConfig(f.lrDecay)
 	}
