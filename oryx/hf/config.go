@@ -9,6 +9,7 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/oryx-go/oryx/internal/atomicfile"
@@ -420,11 +421,12 @@ func jsonText(v any) string {
 
 // checkUniqueKeys refuses JSON in which an object repeats a key (encoding/json keeps the last silently):
 // a safetensors header naming a tensor twice, or a config.json with two values for one key. It also
-// refuses anything after the first JSON value.
+// refuses anything after the first JSON value, and JSON nested deeper than encoding/json reads it
+// (maxJSONDepth).
 func checkUniqueKeys(data []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	if err := uniqueKeysValue(dec, ""); err != nil {
+	if err := uniqueKeysValue(dec, nil); err != nil {
 		return err
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
@@ -433,8 +435,14 @@ func checkUniqueKeys(data []byte) error {
 	return nil
 }
 
-// uniqueKeysValue reads one JSON value from dec, checking every object in it.
-func uniqueKeysValue(dec *json.Decoder, path string) error {
+// maxJSONDepth is encoding/json's nesting limit: deeper JSON is no export's, and reading it token by token
+// (which has no limit of its own) would recurse as deep as the file goes.
+const maxJSONDepth = 10000
+
+// uniqueKeysValue reads one JSON value from dec, checking every object in it; path holds the keys and
+// indices of the value (spelt out only in an error: building it at every level took memory quadratic in
+// the depth, and a 200 KB config.json of nested arrays took 20 GB).
+func uniqueKeysValue(dec *json.Decoder, path []string) error {
 	tok, err := dec.Token()
 	if err != nil {
 		return err
@@ -442,6 +450,9 @@ func uniqueKeysValue(dec *json.Decoder, path string) error {
 	d, ok := tok.(json.Delim)
 	if !ok {
 		return nil
+	}
+	if len(path) >= maxJSONDepth {
+		return fmt.Errorf("JSON nested more than %d deep (at byte %d)", maxJSONDepth, dec.InputOffset())
 	}
 	switch d {
 	case '{':
@@ -456,13 +467,13 @@ func uniqueKeysValue(dec *json.Decoder, path string) error {
 				return fmt.Errorf("key %q appears twice%s", k, where(path))
 			}
 			seen[k] = true
-			if err := uniqueKeysValue(dec, path+"."+k); err != nil {
+			if err := uniqueKeysValue(dec, append(path, "."+k)); err != nil {
 				return err
 			}
 		}
 	case '[':
 		for i := 0; dec.More(); i++ {
-			if err := uniqueKeysValue(dec, fmt.Sprintf("%s[%d]", path, i)); err != nil {
+			if err := uniqueKeysValue(dec, append(path, "["+strconv.Itoa(i)+"]")); err != nil {
 				return err
 			}
 		}
@@ -471,11 +482,11 @@ func uniqueKeysValue(dec *json.Decoder, path string) error {
 	return err
 }
 
-func where(path string) string {
-	if path == "" {
+func where(path []string) string {
+	if len(path) == 0 {
 		return ""
 	}
-	return " in " + strings.TrimPrefix(path, ".")
+	return " in " + strings.TrimPrefix(strings.Join(path, ""), ".")
 }
 
 func writeJSON(path string, v any) error {

@@ -206,8 +206,13 @@ func Import(exportDir, ckptDir string) (*Imported, error) {
 }
 
 // paramValue turns an export tensor into a parameter of shape (same elements): float32 and float64 as
-// they are, bfloat16 and float16 converted to float32 (exact). converted tells which.
+// they are, bfloat16 and float16 converted to float32 (exact). converted tells which. A NaN or an infinity
+// is refused: no trained model holds one (the trainer skips non-finite steps), and every forward of a model
+// that does is NaN — it used to import silently and generate token 0 forever.
 func paramValue(t Tensor, shape []int) (val *tensors.Tensor, converted bool, err error) {
+	if i, x, ok := firstNonFinite(t); ok {
+		return nil, false, fmt.Errorf("element %d is %v: a model's weights are finite numbers", i, x)
+	}
 	switch t.DType {
 	case "F32", "F64":
 		dt := dtypes.Float32
@@ -231,6 +236,33 @@ func paramValue(t Tensor, shape []int) (val *tensors.Tensor, converted bool, err
 		return tensors.FromFlatDataAndDimensions(out, shape...), true, nil
 	}
 	return nil, false, fmt.Errorf("dtype %s: want one of F32, F64, BF16, F16", t.DType)
+}
+
+// firstNonFinite finds the first NaN or infinity of a float tensor (F32, F64, BF16, F16): its index and
+// value.
+func firstNonFinite(t Tensor) (int, float64, bool) {
+	var size int
+	var at func(b []byte) float64
+	switch t.DType {
+	case "F32":
+		size, at = 4, func(b []byte) float64 { return float64(math.Float32frombits(binary.LittleEndian.Uint32(b))) }
+	case "F64":
+		size, at = 8, func(b []byte) float64 { return math.Float64frombits(binary.LittleEndian.Uint64(b)) }
+	case "BF16":
+		size, at = 2, func(b []byte) float64 {
+			return float64(math.Float32frombits(uint32(binary.LittleEndian.Uint16(b)) << 16))
+		}
+	case "F16":
+		size, at = 2, func(b []byte) float64 { return float64(float16ToFloat32(binary.LittleEndian.Uint16(b))) }
+	default:
+		return 0, 0, false
+	}
+	for i := 0; (i+1)*size <= len(t.Data); i++ {
+		if x := at(t.Data[i*size:]); math.IsNaN(x) || math.IsInf(x, 0) {
+			return i, x, true
+		}
+	}
+	return 0, 0, false
 }
 
 // float16ToFloat32 converts an IEEE 754 half-precision value (its bits) to float32, exactly.

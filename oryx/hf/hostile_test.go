@@ -7,7 +7,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
@@ -322,4 +324,95 @@ func TestImportRefusesOversizedWeightsFile(t *testing.T) {
 	_, err = Import(exp, filepath.Join(t.TempDir(), "back"))
 	require.ErrorContains(t, err, "more than the")
 	require.ErrorContains(t, err, "not this model's weights")
+}
+
+// hostileExport is a hostile edit of an export (hostile round 5) that `oryx import` refuses with want and
+// modeling_oryx.py with a message containing key.
+type hostileExport struct{ name, dir, want, key string }
+
+// hostileExports are exports whose files are not files, whose JSON nests without end, whose config.json
+// states a model far larger than its weights, or whose weights are not numbers: each used to hang, exhaust
+// the memory or import silently in one of the two readers (TestImportRefusesHostileExports,
+// TestModelingRefusesWhatImportRefuses).
+func hostileExports(t *testing.T, cfg map[string]any, ts []Tensor) []hostileExport {
+	var out []hostileExport
+	add := func(name, dir, want, key string) { out = append(out, hostileExport{name, dir, want, key}) }
+	// A 40 KB config.json of nested arrays: the duplicate-key check built each level's path anew (20 GB at
+	// 100,000 levels, the OOM killer); Python's parser raised RecursionError, not a refusal.
+	deep := strings.Repeat("[", 20000) + strings.Repeat("]", 20000)
+	add("config.json nested 20,000 deep", edited(t, deep, ts), "nested more than 10000 deep", ConfigFile)
+	replaced := func(file string, make func(path string) error) string {
+		d := edited(t, cfg, ts)
+		require.NoError(t, os.Remove(filepath.Join(d, file)))
+		require.NoError(t, make(filepath.Join(d, file)))
+		return d
+	}
+	fifo := func(path string) error { return syscall.Mkfifo(path, 0o644) }
+	add("config.json a FIFO", replaced(ConfigFile, fifo), "not a regular file", "not a regular file")
+	add("model.safetensors a FIFO", replaced(WeightsFile, fifo), "not a regular file", "not a regular file") // Python blocked forever
+	add("model.safetensors a link to /dev/zero", replaced(WeightsFile, func(p string) error { return os.Symlink("/dev/zero", p) }),
+		"not a regular file", "not a regular file") // Python read until MemoryError
+	add("model.safetensors a directory", replaced(WeightsFile, func(p string) error { return os.Mkdir(p, 0o755) }),
+		"not a regular file", "not a regular file")
+	// Sizes beyond the supported maxima (internal/guard): Python allocated them (d_model 1e12: a 1 PB
+	// RuntimeError) or built them (layers 1e8: hours).
+	sized := func(field, hfKey string, v float64) string {
+		m := cloneMap(t, cfg)
+		m["oryx_config"].(map[string]any)[field], m[hfKey] = v, v
+		return edited(t, m, ts)
+	}
+	add("d_model 1e12", sized("d_model", "hidden_size", 1e12), "1000000000000 is above the supported maximum 32768", "above the supported maximum")
+	add("layers 1e8", sized("layers", "num_hidden_layers", 1e8), "100000000 is above the supported maximum 1024", "above the supported maximum")
+	// Within the maxima, a model far larger than the file's weights: Python allocated it before reading them.
+	add("a config.json of a model larger than its weights", sized("vocab", "vocab_size", 1<<22),
+		`tensor "model.embeddings.weight" has shape [256 64], the config implies [4194304 64]`, "not this model's weights")
+	// Weights that are not numbers: every forward NaN, generation token 0 forever.
+	poisoned := func(dtype string, bits uint64) string {
+		m, ws := cloneMap(t, cfg), append([]Tensor{}, ts...)
+		if dtype != "F32" {
+			m["torch_dtype"] = TorchDTypes[dtype]
+			ws = to16(t, ws, dtype)
+		}
+		x := ws[0]
+		x.Data = append([]byte{}, x.Data...)
+		switch dtype {
+		case "F32":
+			binary.LittleEndian.PutUint32(x.Data[4:], uint32(bits))
+		default:
+			binary.LittleEndian.PutUint16(x.Data[2:], uint16(bits))
+		}
+		ws[0] = x
+		return edited(t, m, ws)
+	}
+	add("a NaN weight", poisoned("F32", 0x7fc00000), `"model.embeddings.weight": element 1 is NaN`, "finite numbers")
+	add("an infinite weight", poisoned("F32", 0xff800000), `"model.embeddings.weight": element 1 is -Inf`, "finite numbers")
+	add("a NaN bfloat16 weight", poisoned("BF16", 0x7fc0), `"model.embeddings.weight": element 1 is NaN`, "finite numbers")
+	return out
+}
+
+// TestImportRefusesHostileExports: `oryx import` refuses every hostileExports case with its message and
+// writes no checkpoint.
+func TestImportRefusesHostileExports(t *testing.T) {
+	_, cfg, ts := exportFixture(t, oryx.OryxTG)
+	for _, h := range hostileExports(t, cfg, ts) {
+		ckpt := filepath.Join(t.TempDir(), "ckpt")
+		require.ErrorContains(t, importErr(h.dir, ckpt), h.want, h.name)
+		require.NoDirExists(t, ckpt, h.name)
+	}
+}
+
+// TestUniqueKeysCheckMemoryIsLinear: the duplicate-key check of deeply nested JSON allocates in proportion
+// to the file, not to the square of its depth (it built every level's path: 700 MB for a 40 KB file nested
+// 20,000 deep, 20 GB for 200 KB), and refuses beyond encoding/json's depth.
+func TestUniqueKeysCheckMemoryIsLinear(t *testing.T) {
+	for _, doc := range []string{strings.Repeat("[", 9000) + strings.Repeat("]", 9000),
+		strings.Repeat(`{"a":`, 9000) + "1" + strings.Repeat("}", 9000)} {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		require.NoError(t, checkUniqueKeys([]byte(doc)))
+		runtime.ReadMemStats(&after)
+		require.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(32<<20), "%.20s…", doc)
+	}
+	require.ErrorContains(t, checkUniqueKeys([]byte(`{"a":`+strings.Repeat("[", 10001)+strings.Repeat("]", 10001)+"}")), "nested more than 10000 deep")
+	require.ErrorContains(t, checkUniqueKeys([]byte(`{"a":[{"b":1,"b":2}]}`)), `key "b" appears twice in a[0]`)
 }

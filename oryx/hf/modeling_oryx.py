@@ -52,6 +52,7 @@
 import json
 import math
 import os
+import stat
 import struct
 import sys
 
@@ -90,6 +91,13 @@ ORYX_CONFIG_FIELDS = ("variant", "linear_mixer", "vocab", "d_model", "layers", "
                       "output_norm", "chunk", "inter_chunk")
 ORYX_CONFIG_OPTIONAL = {"attention_key_norm": ("", "l2"), "attention_key_source": ("", "projection")}
 
+# The largest sizes `oryx import` takes (internal/guard; a Go test compares them): a mistyped d_model 1e12 or
+# layers 1e8 is refused here, not left to allocate (or build for hours) before the weights are read.
+SIZE_LIMITS = {"vocab": 1 << 22, "d_model": 1 << 15, "layers": 1 << 10, "heads": 1 << 10, "key_dim": 1 << 12,
+               "value_dim": 1 << 12, "mlp_hidden": 1 << 18, "chunk": 1 << 14}
+MAX_CONV_WIDTH = 1 << 6
+MAX_PARAMS = 1 << 40
+
 # attention_key for oryx_config's (attention_key_source, attention_key_norm).
 _ATTENTION_KEYS = {("", ""): "post_conv", ("", "l2"): "post_conv_l2_normalized", ("projection", ""): "projection",
                    ("projection", "l2"): "projection_l2_normalized"}
@@ -124,11 +132,17 @@ def check_oryx_config(oc):
         bad("variant", f"unknown variant {v!r}: want one of {list(_VARIANTS)}")
     elif oc["linear_mixer"] != _VARIANTS[v][0]:
         bad("linear_mixer", f"{oc['linear_mixer']!r} does not match variant {v!r} (which uses {_VARIANTS[v][0]!r})")
+    sane = True
     for f in ("vocab", "d_model", "layers", "heads", "key_dim", "value_dim", "mlp_hidden", "chunk"):
         if not _is_int(oc[f]) or oc[f] <= 0:
             bad(f, f"must be an integer > 0, got {oc[f]!r}")
-    if not _is_int(oc["conv_width"]) or oc["conv_width"] < 0:
-        bad("conv_width", f"must be an integer ≥ 0, got {oc['conv_width']!r}")
+            sane = False
+        elif oc[f] > SIZE_LIMITS[f]:
+            bad(f, f"{oc[f]} is above the supported maximum {SIZE_LIMITS[f]}")
+            sane = False
+    if not _is_int(oc["conv_width"]) or not 0 <= oc["conv_width"] <= MAX_CONV_WIDTH:
+        bad("conv_width", f"must be an integer in [0, {MAX_CONV_WIDTH}], got {oc['conv_width']!r}")
+        sane = False
     if oc["conv_activation"] not in ("silu", "none"):
         bad("conv_activation", f'must be "silu" or "none", got {oc["conv_activation"]!r}')
     for f in ("rope", "tied_embeddings"):
@@ -151,8 +165,29 @@ def check_oryx_config(oc):
             bad(f, f"must be one of {allowed}, got {oc[f]!r}")
     if (oc.get("attention_key_norm") or oc.get("attention_key_source")) and v in _VARIANTS and not _VARIANTS[v][1]:
         bad("attention_key_norm", f"attention_key_norm and attention_key_source apply to variants with attention, not {v!r}")
+    if sane and not problems and param_count(oc) > MAX_PARAMS:
+        problems.append(f"{param_count(oc)} parameters is above the supported maximum {MAX_PARAMS}")
     if problems:
         raise ValueError("config.json: oryx_config: " + "; ".join(problems))
+
+
+def param_count(oc):
+    """The number of parameters of the model oryx_config oc (checked) describes: the twin of oryx.CountParams
+    (a Go test compares the two, and each with the model this file builds)."""
+    d, h, dk, dv = oc["d_model"], oc["heads"], oc["key_dim"], oc["value_dim"]
+    f, w, vocab = oc["mlp_hidden"], oc["conv_width"], oc["vocab"]
+    mixer, has_attention = _VARIANTS[oc["variant"]][:2]
+    layer = d + d * h * dk + d * h * dv  # attn_norm, wk, wv
+    layer += h * dk * w + h * dv * w  # conv_k, conv_v
+    if has_attention:
+        layer += d * h * dk  # wq_attn
+    if mixer == "mamba2":
+        layer += d * h * dk + d * h + 3 * h  # wq_linear, dt_proj, dt_bias, a_log, d_skip
+    elif mixer == "gdn":
+        layer += d * h * dk + 2 * d * h + 2 * h  # wq_linear, decay_proj, beta_proj, dt_bias, a_log
+    layer += d * h * dv + (h * dv if oc["output_norm"] == "full" else dv) + h * dv * d  # wg, the output norm, wo
+    layer += d + 3 * d * f  # mlp_norm, mlp_gate, mlp_up, mlp_down
+    return vocab * d + oc["layers"] * layer + d + (0 if oc["tied_embeddings"] else d * vocab)
 
 
 def expected_config(oc, torch_dtype):
@@ -267,15 +302,35 @@ def _refuse_constant(name):
     raise ValueError(f"{name} is not JSON")
 
 
-def read_json(path, data=None):
-    """A JSON file read strictly, as the Go side reads it: a repeated key, NaN or Infinity, or anything after
-    the value is an error naming the file."""
+def regular_size(path):
+    """The size of path, a regular file (after links), as the Go side opens its files (internal/safefile): a
+    FIFO (which would block forever), a device (/dev/zero: read until memory runs out) or a directory is a
+    ValueError naming the path, before anything is read."""
     try:
-        if data is None:
-            with open(path, "rb") as f:
-                data = f.read()
+        st = os.stat(path)
+    except OSError as e:
+        raise ValueError(f"{path}: {e.strerror}") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise ValueError(f"{path}: not a regular file")
+    return st.st_size
+
+
+def read_regular(path):
+    """The bytes of path, a regular file (regular_size), no more than its size when it was opened."""
+    size = regular_size(path)
+    with open(path, "rb") as f:
+        return f.read(size)
+
+
+def read_json(path, data=None):
+    """A JSON file read strictly, as the Go side reads it: a file that is not a regular one, a repeated key,
+    NaN or Infinity, nesting deeper than Python's parser goes, or anything after the value is an error
+    naming the file."""
+    if data is None:
+        data = read_regular(path)
+    try:
         return json.loads(data.decode("utf-8"), object_pairs_hook=_refuse_duplicates, parse_constant=_refuse_constant)
-    except (ValueError, UnicodeDecodeError) as e:
+    except (ValueError, UnicodeDecodeError, RecursionError) as e:
         raise ValueError(f"{path}: {e}") from None
 
 
@@ -285,6 +340,7 @@ class OryxSpec:
 
     def __init__(self, cfg):
         cfg = check_config(cfg)
+        self.params = param_count(cfg["oryx_config"])
         self.variant = cfg["oryx_variant"]
         self.torch_dtype = cfg["torch_dtype"]
         self.vocab_size = cfg["vocab_size"]
@@ -767,6 +823,7 @@ class OryxLMMixin:
 # of the Go reader (oryx/hf/safetensors.go).
 _SAFETENSORS_DTYPES = {"F64": torch.float64, "F32": torch.float32, "F16": torch.float16, "BF16": torch.bfloat16}
 _SAFETENSORS_SIZES = {"F64": 8, "F32": 4, "F16": 2, "BF16": 2}
+_TORCH_DTYPE_SIZES = {"float64": 8, "float32": 4, "float16": 2, "bfloat16": 2}
 _MAX_HEADER = 100 << 20
 
 
@@ -777,8 +834,7 @@ def read_safetensors(path):
     or not reaching its end."""
     if sys.byteorder != "little":
         raise RuntimeError("modeling_oryx.py reads safetensors on little-endian machines only")
-    with open(path, "rb") as f:
-        data = f.read()
+    data = read_regular(path)
 
     def bad(msg):
         return ValueError(f"safetensors {path}: {msg}")
@@ -834,13 +890,33 @@ _read_safetensors = read_safetensors  # the name earlier scripts used
 
 
 def _check_weights(state, spec, path):
-    """The tensors of an export against its config, as `oryx import` checks them: each in config.json's
-    torch_dtype (the names and shapes load_state_dict(strict=True) checks)."""
+    """The tensors of an export against its config, as `oryx import` checks them, before a model is built:
+    each in config.json's torch_dtype and finite, and together as many numbers as the config's model has (a
+    few bytes of weights beside a d_model of 32768 would otherwise allocate that model first; the names and
+    shapes are load_state_dict(strict=True)'s)."""
     want = _SAFETENSORS_DTYPES[{"float64": "F64", "float32": "F32", "bfloat16": "BF16", "float16": "F16"}[spec.torch_dtype]]
     for name, t in sorted(state.items()):
         if t.dtype != want:
             raise ValueError(f"{path}: tensor {name!r} is {t.dtype}, but config.json says torch_dtype "
                              f"{spec.torch_dtype!r} (every tensor must have it)")
+        bad = (~torch.isfinite(t)).reshape(-1).nonzero()
+        if len(bad):
+            i = int(bad[0])
+            raise ValueError(f"{path}: tensor {name!r}: element {i} is {float(t.reshape(-1)[i])}: a model's weights "
+                             "are finite numbers")
+    n = sum(t.numel() for t in state.values())
+    if n != spec.params:
+        raise ValueError(f"{path} holds {n} numbers, but the model of its config.json has {spec.params} parameters: "
+                         "not this model's weights")
+
+
+def _check_weights_file_size(path, spec):
+    """Refuses, before reading it, a weights file larger than config.json's parameters take in its torch_dtype
+    with the largest header (`oryx import`'s bound)."""
+    size, n = regular_size(path), spec.params * _TORCH_DTYPE_SIZES[spec.torch_dtype]
+    if size > 8 + _MAX_HEADER + n:
+        raise ValueError(f"{path} is {size} bytes, more than the {spec.params} parameters of its config.json take in "
+                         f"{spec.torch_dtype} ({n} bytes) plus the largest header: not this model's weights")
 
 
 class OryxLM(OryxLMMixin, nn.Module):
@@ -860,10 +936,12 @@ class OryxLM(OryxLMMixin, nn.Module):
     def from_export(cls, export_dir, dtype=torch.float32):
         """The export in export_dir (or what transformers' save_pretrained wrote from one), computing in dtype.
         config.json and the weights are checked as `oryx import` checks them."""
-        model = cls(read_json(os.path.join(export_dir, "config.json"))).to(dtype)  # first: load_state_dict copies into the parameters' dtype
+        spec = OryxSpec(read_json(os.path.join(export_dir, "config.json")))
         path = os.path.join(export_dir, "model.safetensors")
+        _check_weights_file_size(path, spec)
         state = read_safetensors(path)
-        _check_weights(state, model.spec, path)
+        _check_weights(state, spec, path)  # before the model is allocated
+        model = cls(spec).to(dtype)  # before load_state_dict, which copies into the parameters' dtype
         model.load_state_dict({k: v.to(dtype) for k, v in state.items()}, strict=True)
         return model.eval()
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/oryx-go/oryx/internal/guard"
 	"github.com/oryx-go/oryx/oryx"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -92,6 +93,9 @@ func TestModelingRefusesWhatImportRefuses(t *testing.T) {
 	twice := edited(t, cfg, ts)
 	require.NoError(t, os.WriteFile(filepath.Join(twice, WeightsFile), weightsNamingTwice(t, a), 0o644))
 	cases = append(cases, refusal{"a tensor named twice", twice, "appears twice", "appears twice"})
+	for _, h := range hostileExports(t, cfg, ts) {
+		cases = append(cases, refusal{h.name, h.dir, h.want, h.key})
+	}
 
 	var dirs []string
 	for _, c := range cases {
@@ -148,4 +152,38 @@ func firstLine(s string, n int) string {
 		s = s[:n] + "…"
 	}
 	return s
+}
+
+// TestModelingSizesAreImports: modeling_oryx.py's param_count is oryx.CountParams for every config option,
+// and the number of parameters of the model it builds; its size limits are internal/guard's. Needs python3
+// with torch.
+func TestModelingSizesAreImports(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: backend-independent (the pure-Go suite runs it)")
+	}
+	python := torchPython(t)
+	type request struct {
+		Oryx  oryx.Config `json:"oryx_config"`
+		DType string      `json:"torch_dtype"`
+	}
+	var req []request
+	var want []int64
+	for _, o := range append([]configOption{{"base", "", func(*oryx.Config) {}}}, configOptions()...) {
+		c := optionBase(t)
+		o.edit(&c)
+		req = append(req, request{c, "float32"})
+		want = append(want, oryx.CountParams(c).Total)
+	}
+	var got struct {
+		Counts [][2]int64       `json:"counts"`
+		Limits map[string]int64 `json:"limits"`
+	}
+	modelingChecks(t, python, "params", req, &got)
+	require.Len(t, got.Counts, len(want))
+	for i, w := range want {
+		require.Equal(t, [2]int64{w, w}, got.Counts[i], "%+v", req[i].Oryx)
+	}
+	require.Equal(t, map[string]int64{"vocab": guard.MaxVocab, "d_model": guard.MaxDModel, "layers": guard.MaxLayers,
+		"heads": guard.MaxHeads, "key_dim": guard.MaxHeadDim, "value_dim": guard.MaxHeadDim, "mlp_hidden": guard.MaxMLPHidden,
+		"chunk": guard.MaxChunk, "conv_width": guard.MaxConvWidth, "params": guard.MaxParams}, got.Limits)
 }

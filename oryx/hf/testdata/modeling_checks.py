@@ -4,6 +4,9 @@
         REQUEST: ["EXPORT_DIR", ...]; OUT: {dir: "ok" | "ValueError: ..."} from OryxLM.from_export(dir)
     python3 modeling_checks.py MODELING_ORYX.py expected REQUEST.json OUT.json
         REQUEST: [{"oryx_config": {...}, "torch_dtype": "..."}, ...]; OUT: [expected_config(...), ...]
+    python3 modeling_checks.py MODELING_ORYX.py params REQUEST.json OUT.json
+        REQUEST: [{"oryx_config": {...}, "torch_dtype": "..."}, ...]; OUT: {"counts": [[param_count(oc), the
+        parameters of the model built from expected_config], ...], "limits": {the size limits}}
 """
 
 import importlib.util
@@ -26,6 +29,12 @@ def main():
                 out[d] = "ok"
             except Exception as e:  # noqa: BLE001 — the Go test checks the kind and the message
                 out[d] = f"{type(e).__name__}: {e}"
+    elif sys.argv[2] == "params":
+        counts = []
+        for r in req:
+            model = mod.OryxLM(mod.expected_config(r["oryx_config"], r["torch_dtype"]))
+            counts.append([mod.param_count(r["oryx_config"]), sum(p.numel() for p in model.parameters())])
+        out = {"counts": counts, "limits": {**mod.SIZE_LIMITS, "conv_width": mod.MAX_CONV_WIDTH, "params": mod.MAX_PARAMS}}
     else:
         out = [mod.expected_config(r["oryx_config"], r["torch_dtype"]) for r in req]
     json.dump(out, open(sys.argv[4], "w"))
