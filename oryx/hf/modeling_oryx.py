@@ -717,6 +717,15 @@ class OryxCache:
     def get_seq_length(self, layer_idx=0):
         return self.length
 
+    def reorder_cache(self, beam_idx):
+        """Beam search's reordering (transformers calls it between steps): row i of every memory and of the
+        padding mask becomes what row beam_idx[i] was."""
+        for layer in self.layers:
+            for key in ("k", "v", "conv_k", "conv_v", "state"):
+                layer[key] = layer[key].index_select(0, beam_idx.to(layer[key].device))
+        if self.mask is not None:
+            self.mask = self.mask.index_select(0, beam_idx.to(self.mask.device))
+
     def extend_mask(self, attention_mask, t, device):
         """Takes the padding mask of a call of t tokens: attention_mask [B, length + t] (transformers' layout: the
         prefix and the new tokens; 1 a token, 0 padding), or None (every new token real). Honoured: left padding
@@ -1036,8 +1045,8 @@ if PreTrainedModel is not None:
     class OryxForCausalLM(OryxLMMixin, PreTrainedModel, GenerationMixin):
         """OryxLM as a transformers model: forward(input_ids, attention_mask=None, past_key_values=None,
         modes=None, labels=None, use_cache=None) → CausalLMOutputWithPast, with an OryxCache as
-        past_key_values; generate() (greedy or sampling) prefills the prompt and then feeds one token per
-        step, left padding honoured through attention_mask. modes, given to forward or generate, is the mode of every
+        past_key_values; generate() (greedy, sampling or beam search) prefills the prompt and then feeds one token
+        per step, left padding honoured through attention_mask. modes, given to forward or generate, is the mode of every
         position (1 attention, 0 linear): [B, N] or [N] with N ≥ the positions fed, or a 0/1; default the
         config's default_mode. One subclass per variant (OryxTGForCausalLM, ...): transformers pairs each
         config class with one model class."""
@@ -1097,6 +1106,19 @@ if PreTrainedModel is not None:
                     modes = modes[..., start:input_ids.shape[1]]
             return {"input_ids": input_ids[:, start:], "past_key_values": cache if cache is not None else past_key_values,
                     "attention_mask": attention_mask, "modes": modes, "use_cache": use_cache}
+
+        @staticmethod
+        def _expand_inputs_for_generation(*args, **model_kwargs):
+            """transformers' expansion of the inputs to num_beams (or num_return_sequences) rows per prompt, which
+            repeats every tensor along its first dimension: modes given as [N] or a 0-dim tensor (one row for
+            all, or one mode) is first made [B, N] or a number, so that it is not repeated along its positions
+            (a [N] became [N·beams], every mode repeated beams times) or refused (a 0-dim tensor: IndexError)."""
+            modes, ids = model_kwargs.get("modes"), model_kwargs.get("input_ids")
+            if isinstance(modes, torch.Tensor) and modes.dim() == 0:
+                model_kwargs["modes"] = int(modes)
+            elif isinstance(modes, torch.Tensor) and modes.dim() == 1 and isinstance(ids, torch.Tensor):
+                model_kwargs["modes"] = modes[None, :].expand(ids.shape[0], -1)
+            return GenerationMixin._expand_inputs_for_generation(*args, **model_kwargs)
 
         def save_pretrained(self, save_directory, *args, **kwargs):
             """transformers' save_pretrained, and this file beside the weights (transformers copies it only for a

@@ -54,6 +54,12 @@ type citizenResult struct {
 	SampleOtherSeed      []int32   `json:"sample_other_seed"`
 	Padded               [][]int32 `json:"padded"`
 	Alone                [][]int32 `json:"alone"`
+	BeamsCached          [][]int32 `json:"beams_cached"`
+	BeamsUncached        [][]int32 `json:"beams_uncached"`
+	BeamsModes1D         []int32   `json:"beams_modes_1d"`
+	BeamsModes2D         []int32   `json:"beams_modes_2d"`
+	BeamsModeTensor      []int32   `json:"beams_mode_tensor"`
+	BeamsModeNumber      []int32   `json:"beams_mode_number"`
 	PaddedLogits         float64   `json:"padded_logits"`
 	RightPaddedLogits    float64   `json:"right_padded_logits"`
 	Hole                 string    `json:"hole"`
@@ -73,9 +79,12 @@ type savedDir struct {
 // generate() greedy with the cache equals the reference's greedy decoding and the Go engine's, with a mode per
 // position too; sampling with a seed is the same cached or not; a left-padded batch (attention_mask)
 // generates, row for row, what each prompt generates alone, and its logits at the real tokens (right padding
-// too) are the row's own; a mask with a hole inside a row is refused; save_pretrained's output (bfloat16 from a
-// local load, float64 from a Hub load) is read by modeling_oryx.py and imported by `oryx import` (float64 bit
-// for bit), an unknown key added to it still refused.
+// too) are the row's own; a mask with a hole inside a row is refused; beam search reorders the cache (it
+// failed: 'OryxCache' object has no attribute 'reorder_cache') and gives the tokens beam search gives without
+// one, and keeps modes [N] one mode per position (it repeated each mode num_beams times) and takes a 0-dim
+// modes (IndexError); save_pretrained's output (bfloat16 from a local load, float64 from a Hub load) is read
+// by modeling_oryx.py and imported by `oryx import` (float64 bit for bit), an unknown key added to it still
+// refused.
 func TestTransformersCitizen(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: transformers' side is backend-independent (the pure-Go suite runs it); " +
@@ -126,6 +135,9 @@ func TestTransformersCitizen(t *testing.T) {
 			if v.IsMultiMixer() {
 				assert.Equal(t, res.GreedyModesReference, res.GreedyModes, "generate(modes=...) vs the reference's")
 				assert.Equal(t, goGenerate(t, ckpt, p0, spec, n), res.GreedyModes, "generate(modes=...) vs the Go engine")
+				assert.Equal(t, res.BeamsModes2D, res.BeamsModes1D, "beam search: modes [N] vs [1, N]")
+				assert.Len(t, res.BeamsModes2D, n)
+				assert.Equal(t, res.BeamsModeNumber, res.BeamsModeTensor, "beam search: modes torch.tensor(0) vs 0")
 			}
 			assert.Equal(t, res.SampleCached, res.SampleUncached, "sampling with the cache vs without")
 			assert.Equal(t, res.SampleCached, res.SampleAgain, "sampling: same seed, same tokens")
@@ -135,6 +147,8 @@ func TestTransformersCitizen(t *testing.T) {
 			assert.LessOrEqual(t, res.PaddedLogits, 1e-12, "left padding: logits at the real tokens")
 			assert.LessOrEqual(t, res.RightPaddedLogits, 1e-12, "right padding: logits at the real tokens")
 			assert.Contains(t, res.Hole, "left padding", "a mask with a hole inside a row")
+			assert.Equal(t, res.BeamsUncached, res.BeamsCached, "beam search (3 beams, left-padded) with the cache vs without")
+			assert.Len(t, res.BeamsCached, 2)
 			t.Logf("greedy %v, sampled %v; left-padded logits %.1e, right-padded %.1e", res.Greedy, res.SampleCached,
 				res.PaddedLogits, res.RightPaddedLogits)
 

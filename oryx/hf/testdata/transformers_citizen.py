@@ -17,6 +17,7 @@ import torch
 import transformers
 from transformers import AutoConfig, AutoModelForCausalLM
 
+ATTENTION, LINEAR = 1, 0
 NEW_DTYPE_KW = tuple(int(x) for x in transformers.__version__.split(".")[:2]) >= (4, 56)
 
 
@@ -84,6 +85,14 @@ def main():
             modes = torch.tensor(req["modes"])
             res["greedy_modes"] = generate(local, ids0, n, modes=modes, **greedy)[0]
             res["greedy_modes_reference"] = ref.generate_greedy(ids0, n, modes)[0]
+            # Beam search repeats each input along its first dimension: modes [N] must stay one mode per position
+            # (the same beams as [1, N]), a 0-dim modes one mode (as the number).
+            beams1 = dict(num_beams=3, do_sample=False, pad_token_id=pad)
+            flip = torch.tensor([LINEAR] * len(p0) + [ATTENTION] * (n - 1))
+            res["beams_modes_1d"] = generate(local, ids0, n, modes=flip, **beams1)[0]
+            res["beams_modes_2d"] = generate(local, ids0, n, modes=flip[None], **beams1)[0]
+            res["beams_mode_tensor"] = generate(local, ids0, n, modes=torch.tensor(LINEAR), **beams1)[0]
+            res["beams_mode_number"] = generate(local, ids0, n, modes=LINEAR, **beams1)[0]
         sample = dict(do_sample=True, top_k=0, top_p=1.0, temperature=1.0, pad_token_id=pad)
         runs = []
         for use_cache in (True, False, True):
@@ -111,6 +120,10 @@ def main():
             worst_left = max(worst_left, max_abs(padded_logits[r, width - len(p):], own) / scale)
             worst_right = max(worst_right, max_abs(right_logits[r, :len(p)], own) / scale)
         res["padded_logits"], res["right_padded_logits"] = worst_left, worst_right
+        # Beam search reorders the cache between steps (OryxCache.reorder_cache): the same beams as without one.
+        beams = dict(num_beams=3, do_sample=False, pad_token_id=pad, attention_mask=mask)
+        res["beams_cached"] = generate(local, ids, n, use_cache=True, **beams)
+        res["beams_uncached"] = generate(local, ids, n, use_cache=False, **beams)
         hole = mask.clone()
         hole[0, -2] = 0
         try:
