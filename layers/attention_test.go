@@ -208,7 +208,8 @@ func TestAttentionCachedMatchesSteps(t *testing.T) {
 				}
 				// One at a time.
 				kStep, vStep := kc, vc
-				var steps []*Node
+				kOne, vOne := kc, vc // the same through the T = 1 forms of CacheAppendRows and AttentionCached
+				var steps, ones []*Node
 				for i := range chunk {
 					pos := Const(g, []int32{starts[0] + int32(i), starts[1] + int32(i)})
 					pick := func(n *Node) *Node {
@@ -219,6 +220,9 @@ func TestAttentionCachedMatchesSteps(t *testing.T) {
 					q, k, v := Squeeze(pick(x[0]), 1), Squeeze(pick(x[1]), 1), Squeeze(pick(x[2]), 1)
 					kStep, vStep = CacheAppend(kStep, k, pos), CacheAppend(vStep, v, pos)
 					steps = append(steps, AttentionStep(q, kStep, vStep, AddScalar(pos, 1), scale))
+					pos1 := ExpandAxes(pos, 1)
+					kOne, vOne = CacheAppendRows(kOne, ExpandAxes(k, 1), pos1), CacheAppendRows(vOne, ExpandAxes(v, 1), pos1)
+					ones = append(ones, AttentionCached(ExpandAxes(q, 1), kOne, vOne, AddScalar(pos1, 1), scale))
 				}
 				// As one chunk.
 				rows := func(n *Node) *Node {
@@ -232,8 +236,10 @@ func TestAttentionCachedMatchesSteps(t *testing.T) {
 				o := AttentionCached(rows(x[0]), kChunk, vChunk, AddScalar(pos, 1), scale)
 				perQuery := cachedAttentionPerQuery(rows(x[0]), kChunk, vChunk, AddScalar(pos, 1), scale) // XLA's form for T ≤ perQueryMaxT
 				kBack := CacheAppendRows(kChunk, Neg(kRows), pos)
-				return []*Node{Stack(steps, 1), o, kStep, kChunk, kBack, kc, perQuery}
+				return []*Node{Stack(steps, 1), o, kStep, kChunk, kBack, kc, perQuery, Concatenate(ones, 1), kOne}
 			}, m.inputs()[:3]...)
+			require.Equal(t, got[0], got[7], "T = 1 is AttentionStep")
+			require.Equal(t, got[2], got[8], "T = 1 is CacheAppend")
 			require.LessOrEqual(t, testutil.RelErr(got[1], got[0]), tolerance(dtype), "chunk attention vs steps")
 			require.LessOrEqual(t, testutil.RelErr(got[6], got[0]), tolerance(dtype), "per-query block attention vs steps")
 			require.Equal(t, got[2], got[3], "the chunk writes the rows the steps write")
