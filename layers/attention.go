@@ -268,33 +268,6 @@ func concatOrOne(parts []*Node, axis int) *Node {
 	return Concatenate(parts, axis)
 }
 
-// AttentionAt is causal attention for selected query positions only, for evaluation with schedules that
-// put few tokens in attention mode: q [B, N, H, K] holds the queries of positions qPos [B, N] (integer) of a
-// sequence with keys k [B, T, H, K] and values v [B, T, H, V]; query n reads the keys s ≤ qPos[b, n].
-// → [B, N, H, V]. It computes N×T logits instead of T×T.
-func AttentionAt(q, qPos, k, v *Node, scale float64) *Node {
-	c := checker{"AttentionAt"}
-	qa, pa, ka, va := arg{"q", q}, arg{"qPos", qPos}, arg{"k", k}, arg{"v", v}
-	c.notNil(qa, pa, ka, va)
-	c.rank(qa, 4, "[B, N, H, K]")
-	c.rank(ka, 4, "[B, T, H, K]")
-	c.rank(va, 4, "[B, T, H, V]")
-	c.float(qa, ka, va)
-	d := k.Shape().Dimensions
-	b, t, h, dk := d[0], d[1], d[2], d[3]
-	n := q.Shape().Dim(1)
-	c.dims(qa, "[B, N, H, K] with B, H, K of k", b, -1, h, dk)
-	c.dims(va, "[B, T, H, V] with B, T, H of k", b, t, h, -1)
-	c.integer(pa)
-	c.dims(pa, "[B, N] like q", b, n)
-	g := q.Graph()
-	logits := MulScalar(Einsum("bnhk,bshk->bhns", q, k), scale) // [B, H, N, T]
-	keyPos := Iota(g, shapes.Make(qPos.DType(), b, 1, n, t), 3)
-	visible := LessOrEqual(keyPos, Reshape(qPos, b, 1, n, 1))
-	bias := Where(visible, ScalarZero(g, q.DType()), Scalar(g, q.DType(), maskedLogit))
-	return Einsum("bhns,bshv->bnhv", softmax(Add(logits, bias)), v)
-}
-
 // CacheAppend writes one token's vectors x [B, H, D] into cache [B, H, L, D] at position pos [B] (integer),
 // for a cache that is filled in order: the row at pos must still be zero (as EmptyState and Prefill leave
 // every row past the prompt), so adding x there sets it exactly. It is a ScatterSum of B rows: when the cache

@@ -136,36 +136,6 @@ func TestCausalAttentionGradient(t *testing.T) {
 	}
 }
 
-// TestAttentionAtMatchesCausal: attention gathered at selected positions == the rows of the full causal form.
-func TestAttentionAtMatchesCausal(t *testing.T) {
-	m := newMixerData(47, naive.Dims{B: 2, T: 20, H: 2, K: 4, V: 3}, dataOpts{})
-	scale := 0.7
-	full := naive.Attention(m.d, m.q, m.k, m.v, scale)
-	positions := [][]int{{0, 7, 19}, {3, 4, 12}}
-	pos := []float64{0, 7, 19, 3, 4, 12}
-	got := mustExecGraph(t, dtypes.Float64, func(x []*Node) []*Node {
-		qPos := ConvertDType(x[3], dtypes.Int32)
-		rows := make([]*Node, 2)
-		for b := range 2 {
-			picked := make([]*Node, 3)
-			for i, p := range positions[b] {
-				picked[i] = Slice(x[0], AxisRange(b, b+1), AxisRange(p, p+1))
-			}
-			rows[b] = Concatenate(picked, 1)
-		}
-		return []*Node{AttentionAt(Concatenate(rows, 0), qPos, x[1], x[2], scale)}
-	}, append(m.inputs()[:3], in{pos, []int{2, 3}})...)[0]
-	for b := range 2 {
-		for i, p := range positions[b] {
-			for h := range m.d.H {
-				for j := range m.d.V {
-					require.InDelta(t, full[m.d.Vec(b, p, h, j, m.d.V)], got[((b*3+i)*m.d.H+h)*m.d.V+j], 1e-12)
-				}
-			}
-		}
-	}
-}
-
 // TestCacheAppendMatchesCacheWrite: appending in order into a zero cache == the general Where-based write
 // (cacheWrite).
 func TestCacheAppendMatchesCacheWrite(t *testing.T) {

@@ -92,7 +92,6 @@ type sequenceInputs struct {
 	modes     *Node // [B, T] int32, 1 = attention; nil for single-mixer variants
 	positions *Node // [B, T] int32
 	valid     *Node // [B, T] bool marking real tokens of a padded prefill (nil = all)
-	attnPos   *Node // [B, N] int32: gathered evaluation computes attention only here (−1 = padding); nil = all
 	// only, when set, puts every token in one mode and builds only that readout (LogitsInMode); modes is nil.
 	only *Mode
 	// cache asks every layer for its keys and values (blockMemory.k, v) even when only excludes the attention
@@ -129,7 +128,6 @@ func (m *Model) block(p blockParams, h *Node, in sequenceInputs) (*Node, blockMe
 		q := Einsum("btd,hkd->bthk", x, p.wqLinear)
 		oLinear, mem.linear = m.linearMixer(p, x, q, k, v, in.valid, nil)
 	}
-	var o *Node
 	readAttention := in.computes(c.Variant, Attention)
 	if readAttention || (in.cache && c.Variant.HasAttention()) {
 		kAttn := m.attentionKey(kProj, k)
@@ -137,11 +135,7 @@ func (m *Model) block(p blockParams, h *Node, in sequenceInputs) (*Node, blockMe
 			kAttn = layers.RoPE(kAttn, in.positions, c.RoPEBase)
 		}
 		mem.k, mem.v = kAttn, v
-		switch {
-		case !readAttention: // the KV cache's keys and values only (an all-linear prefill)
-		case in.attnPos != nil && oLinear != nil:
-			o = m.gatheredAttention(p, x, kAttn, v, oLinear, in.attnPos)
-		default:
+		if readAttention { // else the KV cache's keys and values only (an all-linear prefill)
 			q := Einsum("btd,hkd->bthk", x, p.wqAttn)
 			if c.RoPE {
 				q = layers.RoPE(q, in.positions, c.RoPEBase)
@@ -149,10 +143,7 @@ func (m *Model) block(p blockParams, h *Node, in sequenceInputs) (*Node, blockMe
 			oAttn = m.causalAttention(q, kAttn, v)
 		}
 	}
-	if o == nil {
-		o = selectReadout(in.modes, oAttn, oLinear)
-	}
-	h = Add(h, m.output(p, x, o))
+	h = Add(h, m.output(p, x, selectReadout(in.modes, oAttn, oLinear)))
 	return Add(h, layers.SwiGLU(layers.RMSNorm(h, p.mlpNorm, c.NormEps), p.mlpGate, p.mlpUp, p.mlpDown)), mem
 }
 
@@ -171,21 +162,6 @@ func (m *Model) attentionKey(proj, k *Node) *Node {
 	return k
 }
 
-// gatheredAttention computes the attention readout only at attnPos [B, N] (−1 = padding) and writes it over
-// the linear readout there: the evaluation option whose attention cost is N/T of the dense form.
-func (m *Model) gatheredAttention(p blockParams, x, kAttn, v, oLinear, attnPos *Node) *Node {
-	c := m.Config
-	idx := MaxScalar(attnPos, 0)
-	q := Einsum("bnd,hkd->bnhk", gatherRows(x, idx), p.wqAttn)
-	if c.RoPE {
-		q = layers.RoPE(q, idx, c.RoPEBase)
-	}
-	oAttn := layers.AttentionAt(q, idx, kAttn, v, layers.DefaultScale(c.KeyDim)) // [B, N, H, V]
-	real := ConvertDType(GreaterOrEqual(attnPos, ZerosLike(attnPos)), oAttn.DType())
-	delta := Mul(Sub(oAttn, gatherRows(oLinear, idx)), Reshape(real, real.Shape().Dim(0), real.Shape().Dim(1), 1, 1))
-	return Add(oLinear, scatterRows(delta, idx, oLinear.Shape().Dim(1)))
-}
-
 // rowIndices turns idx [B, N] into Gather/Scatter indices [B, N, 2] = (b, idx[b, n]).
 func rowIndices(idx *Node) *Node {
 	b, n := idx.Shape().Dim(0), idx.Shape().Dim(1)
@@ -195,13 +171,6 @@ func rowIndices(idx *Node) *Node {
 
 // gatherRows picks x[b, idx[b, n]] for x [B, T, ...] → [B, N, ...].
 func gatherRows(x, idx *Node) *Node { return Gather(x, rowIndices(idx)) }
-
-// scatterRows is the adjoint of gatherRows: u [B, N, ...] summed into zeros [B, T, ...] at rows idx.
-func scatterRows(u, idx *Node, t int) *Node {
-	dims := u.Shape().Clone().Dimensions
-	dims[1] = t
-	return ScatterSum(Zeros(u.Graph(), shapeOf(u.DType(), dims...)), rowIndices(idx), u, false, false)
-}
 
 // sharedStream applies the causal depthwise conv (over time, per channel) and the activation to a shared
 // projection [B, T, H, X], and returns it with the conv state after the last valid token.

@@ -8,7 +8,7 @@
 //	presets.go     Preset(size, variant): tiny, small, 130m, 370m, 760m, 1.4b
 //	mode.go        Mode: the readout a token runs in (Linear, Attention)
 //	block.go       one layer: shared K/V/G/O, two queries, both memories updated, the per-token readout
-//	model.go       New, Model.Logits (parallel forward over a [B, T] grid of modes), LogitsGathered
+//	model.go       New, Model.Logits (parallel forward over a [B, T] grid of modes)
 //	state.go step.go   the joint decode state (KV cache + linear state) as graph nodes, Prefill and the one-token Step
 //	trialstep.go   the linear trial step of decoding under an entropy budget (no KV cache read)
 //	chunk.go       Model.ChunkStep / CommitChunk: T tokens continued from a state, any prefix kept

@@ -196,24 +196,6 @@ func (m *Model) HeadWeight(ctx *context.Context, g *Graph) *Node {
 	return m.headWeight(s, table)
 }
 
-// LogitsGathered is Logits for evaluation with schedules that put few tokens in attention mode: the
-// attention readout is computed only at attnPos [B, N] int32 (each row's attention positions, padded with
-// −1), so its cost is N/T of the dense form; every other token uses the linear readout. For multi-mixer
-// variants; equal to Logits with the matching modes.
-func (m *Model) LogitsGathered(ctx *context.Context, tokens, attnPos *Node) *Node {
-	if !m.Config.Variant.IsMultiMixer() {
-		panic(fmt.Errorf("Model.LogitsGathered: variant %s has a single readout", m.Config.Variant))
-	}
-	b := tokens.Shape().Dim(0)
-	if attnPos == nil || attnPos.Rank() != 2 || attnPos.Shape().Dim(0) != b || attnPos.DType() != dtypeInt {
-		panic(fmt.Errorf("Model.LogitsGathered: attnPos must be int32 [%d, N], got %s", b, shapeString(attnPos)))
-	}
-	s := m.root(ctx, tokens.Graph())
-	modes := Zeros(tokens.Graph(), shapeInt(tokens.Shape().Dimensions...)) // checked only; attnPos decides
-	h, table, _ := m.forward(s, tokens, sequenceInputs{modes: modes, attnPos: attnPos})
-	return m.head(s, h, table)
-}
-
 // forward runs the blocks and returns the final hidden states [B, T, D], the embedding table and each
 // layer's memory. in.positions is filled here (left-aligned rows).
 func (m *Model) forward(s scope, tokens *Node, in sequenceInputs) (h, table *Node, mems []blockMemory) {
