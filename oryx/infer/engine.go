@@ -24,12 +24,12 @@ type Engine struct {
 	capacity int
 
 	prefill, step *context.Exec
-	empty         *context.Exec                  // the empty state (Reset)
-	prefillLinear *context.Exec                  // every prompt token in linear mode: no attention readout (multi-mixer variants)
-	segments      map[segmentGraph]*context.Exec // a long prompt's segment graphs (prefillsegments.go), made on first use
-	segmentKeys   int                            // the cache rows a segment's attention reads grow in steps of this (0: by backend)
-	stepLinear    *context.Exec                  // all rows in linear mode: no attention read (variants with a linear mixer)
-	attnMem       int64                          // the prefill's bound on one attention query block (prefillModel)
+	empty         *context.Exec                 // the empty state (Reset)
+	prefillLinear *context.Exec                 // every prompt token in linear mode: no attention readout (multi-mixer variants)
+	segments      map[segmentKind]*context.Exec // a long prompt's segment graphs (prefillsegments.go), made on first use
+	segmentKeys   int                           // the cache rows a segment's attention reads grow in steps of this (0: by backend)
+	stepLinear    *context.Exec                 // all rows in linear mode: no attention read (variants with a linear mixer)
+	attnMem       int64                         // the prefill's bound on one attention query block (prefillModel)
 	state         []*tensors.Tensor
 	pos           []int            // host copy of State.Pos
 	lastLogits    [][]float64      // the logits of the last call, at full precision
@@ -55,7 +55,7 @@ func NewEngine(be backends.Backend, ctx *context.Context, m *oryx.Model, batch, 
 	e.attnMem = pm.AttentionMemBytes
 	var err error
 	e.prefill, err = context.NewExec(be, ctx, func(ctx *context.Context, in []*Node) []*Node {
-		logits, st := pm.Prefill(ctx, in[0], pm.ModesOrNil(in[1]), in[2], capacity)
+		logits, st := prefillGraph(ctx, pm, in[0], pm.ModesOrNil(in[1]), in[2], capacity, false)
 		return append([]*Node{logits}, st.Flatten()...)
 	})
 	if err != nil {
@@ -63,7 +63,7 @@ func NewEngine(be backends.Backend, ctx *context.Context, m *oryx.Model, batch, 
 	}
 	if m.Config.Variant.IsMultiMixer() {
 		e.prefillLinear, err = context.NewExec(be, ctx, func(ctx *context.Context, in []*Node) []*Node {
-			logits, st := pm.PrefillAllLinear(ctx, in[0], in[2], capacity)
+			logits, st := prefillGraph(ctx, pm, in[0], nil, in[2], capacity, true)
 			return append([]*Node{logits}, st.Flatten()...)
 		})
 		if err != nil {
@@ -71,7 +71,7 @@ func NewEngine(be backends.Backend, ctx *context.Context, m *oryx.Model, batch, 
 		}
 	}
 	e.step, err = context.NewExec(be, ctx, func(ctx *context.Context, in []*Node) []*Node {
-		logits, st := m.Step(ctx, in[0], m.ModesOrNil(in[1]), m.Unflatten(in[2:]))
+		logits, st, _ := stepGraph(ctx, m, in[0], m.ModesOrNil(in[1]), m.Unflatten(in[2:]), false, 0)
 		return append([]*Node{logits}, st.Flatten()...)
 	})
 	if err != nil {
@@ -79,7 +79,7 @@ func NewEngine(be backends.Backend, ctx *context.Context, m *oryx.Model, batch, 
 	}
 	if m.Config.Variant.LinearMixer() != oryx.NoLinear {
 		e.stepLinear, err = context.NewExec(be, ctx, func(ctx *context.Context, in []*Node) []*Node {
-			logits, st := m.StepAllLinear(ctx, in[0], m.Unflatten(in[2:]))
+			logits, st, _ := stepGraph(ctx, m, in[0], nil, m.Unflatten(in[2:]), true, 0)
 			return append([]*Node{logits}, st.Flatten()...)
 		})
 		if err != nil {

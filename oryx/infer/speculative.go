@@ -4,15 +4,15 @@ package infer
 // token at any context length, attention decoding grows with the cache; both read the same memory. Each
 // round, per row:
 //
-//	draft   K tokens in linear mode, one cheap step each (StepAllLinear on the state without its KV caches:
+//	draft   K tokens in linear mode, one cheap step each (all-linear steps on the state without its KV caches:
 //	        the drafts' keys and values are never kept)
-//	verify  the row's last token and the K drafts in one pass in the target schedule (ChunkStep: the cache
+//	verify  the row's last token and the K drafts in one pass in the target schedule (verify.go: the cache
 //	        is read once for all K+1 queries); the drafts are recomputed in their target modes, since a
 //	        token's keys and values in layers above the first depend on the readout used below
 //	accept  the longest prefix the target agrees with, then one token of the target's own (greedy: argmax
 //	        agreement; sampling: standard speculative rejection sampling, so the output is distributed as
 //	        the target's)
-//	commit  the state after the last token kept (CommitChunk: rejected rows leave the caches exactly, the
+//	commit  the state after the last token kept (verify.go: rejected rows leave the caches exactly, the
 //	        linear state and conv inputs are those after the accepted prefix)
 //
 // Greedy speculative decoding gives Generate's tokens and final state (tested to 1e-9 in float64).
@@ -66,24 +66,24 @@ func (e *Engine) speculativeExecs() (*specExecs, error) {
 		return e.spec, nil
 	}
 	m := e.model
-	x := &specExecs{draftIdx: m.DraftStateIndices()}
+	x := &specExecs{draftIdx: indicesWithoutCaches(m)}
 	var err error
 	x.draft, err = context.NewExec(e.backend, e.ctx, func(ctx *context.Context, in []*Node) []*Node {
-		logits, st := m.StepAllLinear(ctx, in[0], m.UnflattenDraft(in[1:]))
+		logits, st, _ := stepGraph(ctx, m, in[0], nil, unflattenWithout(m, in[1:]), true, 0)
 		return append([]*Node{logits}, st.Flatten()...)
 	})
 	if err != nil {
 		return nil, err
 	}
 	x.verify, err = context.NewExec(e.backend, e.ctx, func(ctx *context.Context, in []*Node) []*Node {
-		logits, cs := m.ChunkStep(ctx, in[0], m.ModesOrNil(in[1]), in[2], m.Unflatten(in[3:]))
-		return append([]*Node{logits}, cs.Flatten()...)
+		logits, chunk := verifyGraph(ctx, m, in[0], m.ModesOrNil(in[1]), in[2], m.Unflatten(in[3:]))
+		return append([]*Node{logits}, flattenChunk(chunk)...)
 	})
 	if err != nil {
 		return nil, err
 	}
 	x.commit, err = context.NewExec(e.backend, e.ctx, func(ctx *context.Context, in []*Node) []*Node {
-		return m.CommitChunk(m.UnflattenChunk(in[2:]), in[0], in[1]).Flatten()
+		return commitGraph(m, unflattenChunk(m, in[2:]), in[0], in[1]).Flatten()
 	})
 	if err != nil {
 		return nil, err
