@@ -91,14 +91,14 @@ func (m *Model) block(p blockParams, h *Node, st LayerState, in spanInputs) (*No
 	x := layers.RMSNorm(h, p.attnNorm, c.NormEps)
 
 	// Shared keys and values, written to both memories by every token.
-	kProj := Einsum("btd,hkd->bthk", x, p.wk)
+	kProj := layers.Project(x, p.wk, 1) // btd,hkd->bthk
 	k, convK := m.sharedStream(kProj, p.convK, st.ConvK)
-	v, convV := m.sharedStream(Einsum("btd,hvd->bthv", x, p.wv), p.convV, st.ConvV)
+	v, convV := m.sharedStream(layers.Project(x, p.wv, 1), p.convV, st.ConvV)
 	out.ConvK, out.ConvV = convK, convV
 
 	var oAttn, oLinear *Node
 	if c.Variant.LinearMixer() != NoLinear { // the linear state follows every token; its readout is a by-product
-		q := Einsum("btd,hkd->bthk", x, p.wqLinear)
+		q := layers.Project(x, p.wqLinear, 1)
 		oLinear, out.Linear = m.linearMixer(p, x, q, k, v, in.valid, st.Linear, in.prefixes)
 	}
 	if c.Variant.HasAttention() {
@@ -132,7 +132,7 @@ func (m *Model) attention(p blockParams, x, kAttn, v *Node, st LayerState, in sp
 	if !in.reads(c.Variant, Attention) {
 		return nil
 	}
-	q := Einsum("btd,hkd->bthk", x, p.wqAttn)
+	q := layers.Project(x, p.wqAttn, 1)
 	if c.RoPE {
 		q = layers.RoPE(q, in.positions, c.RoPEBase)
 	}
@@ -212,7 +212,7 @@ func selectReadout(modes, oAttn, oLinear *Node) *Node {
 // output is the shared output path W_O (RMSNorm(o) ⊙ SiLU(x W_G)), for o [B, T, H, V].
 func (m *Model) output(p blockParams, x, o *Node) *Node {
 	c := m.Config
-	gate := Einsum("btd,hvd->bthv", x, p.wg)
+	gate := layers.Project(x, p.wg, 1) // btd,hvd->bthv
 	var y *Node
 	if c.OutputNorm == "full" {
 		d := o.Shape().Dimensions
@@ -221,7 +221,7 @@ func (m *Model) output(p blockParams, x, o *Node) *Node {
 	} else {
 		y = layers.GatedRMSNorm(o, gate, p.outNorm, c.NormEps)
 	}
-	return Einsum("bthv,dhv->btd", y, p.wo)
+	return layers.Project(y, p.wo, 2) // bthv,dhv->btd
 }
 
 // attentionLiveArrays is how many [B, H, chunk, T] arrays one attention chunk keeps alive (logits, biased

@@ -29,11 +29,11 @@ func shapeInt(dims ...int) shapes.Shape { return shapes.Make(dtypeInt, dims...) 
 func (m *Model) linearGates(p blockParams, x, valid *Node) (logDecay, write *Node) {
 	a, dtBias := leading(Exp(p.aLog), 3), leading(p.dtBias, 3) // per-head parameters [H] broadcast over [B, T, H]
 	if m.Config.Variant.LinearMixer() == MixerMamba2 {
-		write = Softplus(Add(Einsum("btd,hd->bth", x, p.dtProj), dtBias)) // Δ
+		write = Softplus(Add(layers.Project(x, p.dtProj, 1), dtBias)) // Δ
 		logDecay = Neg(Mul(write, a))
 	} else {
-		logDecay = Neg(Mul(a, Softplus(Add(Einsum("btd,hd->bth", x, p.decayProj), dtBias))))
-		write = Sigmoid(Einsum("btd,hd->bth", x, p.betaProj)) // β
+		logDecay = Neg(Mul(a, Softplus(Add(layers.Project(x, p.decayProj, 1), dtBias))))
+		write = Sigmoid(layers.Project(x, p.betaProj, 1)) // β
 	}
 	if valid != nil {
 		zero := ScalarZero(x.Graph(), x.DType())
