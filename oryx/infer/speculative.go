@@ -57,8 +57,9 @@ type SpeculationStats struct {
 
 // specExecs are the compiled graphs of speculative decoding, built on first use.
 type specExecs struct {
-	draft, verify, commit *context.Exec
-	draftIdx              []int // State.Flatten positions of the state without KV caches
+	draft, commit *context.Exec
+	verify        map[int]*context.Exec // by the cache rows the pass reads (readRows; 0: all), made on first use
+	draftIdx      []int                 // State.Flatten positions of the state without KV caches
 }
 
 func (e *Engine) speculativeExecs() (*specExecs, error) {
@@ -75,21 +76,33 @@ func (e *Engine) speculativeExecs() (*specExecs, error) {
 	if err != nil {
 		return nil, err
 	}
-	x.verify, err = context.NewExec(e.backend, e.ctx, func(ctx *context.Context, in []*Node) []*Node {
-		logits, chunk := verifyGraph(ctx, m, in[0], m.ModesOrNil(in[1]), in[2], m.Unflatten(in[3:]))
-		return append([]*Node{logits}, flattenChunk(chunk)...)
-	})
-	if err != nil {
-		return nil, err
-	}
 	x.commit, err = context.NewExec(e.backend, e.ctx, func(ctx *context.Context, in []*Node) []*Node {
 		return commitGraph(m, unflattenChunk(m, in[2:]), in[0], in[1]).Flatten()
 	})
 	if err != nil {
 		return nil, err
 	}
+	x.verify = map[int]*context.Exec{}
 	e.spec = x
 	return x, nil
+}
+
+// verifyExec returns the verify graph whose attention reads the caches' first keys rows (0: all), made on
+// first use.
+func (e *Engine) verifyExec(x *specExecs, keys int) (*context.Exec, error) {
+	if v := x.verify[keys]; v != nil {
+		return v, nil
+	}
+	m := e.model
+	v, err := context.NewExec(e.backend, e.ctx, func(ctx *context.Context, in []*Node) []*Node {
+		logits, chunk := verifyGraph(ctx, m, in[0], m.ModesOrNil(in[1]), in[2], m.Unflatten(in[3:]), keys)
+		return append([]*Node{logits}, flattenChunk(chunk)...)
+	})
+	if err != nil {
+		return nil, err
+	}
+	x.verify[keys] = v
+	return v, nil
 }
 
 // GenerateSpeculative is Generate with self-speculative decoding: each round drafts up to k tokens per row
@@ -422,13 +435,16 @@ func (e *Engine) draft(x *specExecs, sampler *Sampler, last []int32, drafts []in
 // verify runs the chunk step on tokens and modes [B, t] (row-major) with counts [B], donating the state; it
 // returns the chunk state for the commit and the logits per row and position.
 func (e *Engine) verify(x *specExecs, tok, md, counts []int32, t int) ([]*tensors.Tensor, [][][]float32, error) {
-	args := []any{tensors.FromFlatDataAndDimensions(tok, e.batch, t), tensors.FromFlatDataAndDimensions(md, e.batch, t),
-		tensors.FromFlatDataAndDimensions(counts, e.batch)}
-	args, err := e.appendDonated(args, e.state)
+	exec, err := e.verifyExec(x, readRows(slices.Max(e.pos)+t, e.capacity))
 	if err != nil {
 		return nil, nil, err
 	}
-	outs, err := x.verify.Exec(args...)
+	args := []any{tensors.FromFlatDataAndDimensions(tok, e.batch, t), tensors.FromFlatDataAndDimensions(md, e.batch, t),
+		tensors.FromFlatDataAndDimensions(counts, e.batch)}
+	if args, err = e.appendDonated(args, e.state); err != nil {
+		return nil, nil, err
+	}
+	outs, err := exec.Exec(args...)
 	e.state = nil // donated
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w (the state was lost: Reset or Prefill before the next call)", err)

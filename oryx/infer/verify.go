@@ -26,9 +26,10 @@ import (
 // st.Pos + t; counts [B] in [0, T] marks the first counts[b] tokens of row b as real, the rest as padding that
 // writes nothing (its logits are meaningless). Returns the logits [B, T, Vocab] — position t is what a step
 // would return after the row's first t+1 tokens — and what each layer leaves with every prefix's linear state
-// (the chunk state commitGraph reads). The caller checks that st.Pos + counts ≤ capacity.
-func verifyGraph(ctx *context.Context, m *oryx.Model, tokens, modes, counts *Node, st *oryx.State) (*Node, []oryx.LayerSpan) {
-	h, spans := m.Continue(ctx, tokens, st, oryx.Span{Modes: modes, Counts: counts, Prefixes: true})
+// (the chunk state commitGraph reads). keys > 0 lets attention read only the caches' first keys rows
+// (Span.Keys). The caller checks that st.Pos + counts ≤ capacity (and ≤ keys).
+func verifyGraph(ctx *context.Context, m *oryx.Model, tokens, modes, counts *Node, st *oryx.State, keys int) (*Node, []oryx.LayerSpan) {
+	h, spans := m.Continue(ctx, tokens, st, oryx.Span{Modes: modes, Counts: counts, Prefixes: true, Keys: keys})
 	return m.Head(ctx, h), spans
 }
 
