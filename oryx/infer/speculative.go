@@ -51,8 +51,13 @@ type SpeculationStats struct {
 	Discarded int
 	// DraftSeconds, VerifySeconds and CommitSeconds are the wall time of the draft steps, the verify passes
 	// and the commits (graph execution and transfers); the rest of Generation.DecodeSeconds is sampling and
-	// acceptance on the host.
+	// acceptance on the host (and, with AutoDraft, the plain steps).
 	DraftSeconds, VerifySeconds, CommitSeconds float64
+	// PlainSteps counts the plain decode steps AutoDraft ran (measuring them, or having chosen them).
+	PlainSteps int
+	// Choice is AutoDraft's decision in words — the draft length it chose (Draft; 0: plain decoding) and why,
+	// and a later fall back to plain decoding — said once; empty for a fixed k.
+	Choice string
 }
 
 // specExecs are the compiled graphs of speculative decoding, built on first use.
@@ -116,7 +121,8 @@ func (e *Engine) verifyExec(x *specExecs, keys int) (*context.Exec, error) {
 // the target's and the draft's logits), though not the same tokens as Generate for a seed.
 //
 // Arguments are checked as in Generate (ragged prompts, stop tokens, capacity promptLen + MaxTokens − 1),
-// and k must be in [1, MaxDraft]. It needs a multi-mixer variant (oryx-tm, oryx-tg). A row that has
+// and k must be in [1, MaxDraft], or AutoDraft: measure plain decoding and rounds of 2 and 4 drafts on the
+// first tokens and go on with the fastest, plain decoding included (speculative_auto.go). It needs a multi-mixer variant (oryx-tm, oryx-tg). A row that has
 // stopped is left as it is (Generate feeds it dummy tokens). Progress gets the largest number of tokens any
 // row has so far, after the prefill and after each round. The result's Speculation holds the acceptance
 // counts and the time split; AttentionFraction counts the tokens kept, as Generate does (drafts are extra
@@ -135,7 +141,7 @@ func (e *Engine) GenerateSpeculative(prompts [][]int32, k int, opts GenerateOpti
 		return nil, fmt.Errorf("%s: %w", fn, err)
 	}
 	gen, processed, attention := plan.newGeneration()
-	r := &specRun{e: e, x: x, plan: plan, opts: opts, fn: fn, k: k, gen: gen, stats: &SpeculationStats{Draft: k},
+	r := &specRun{e: e, x: x, plan: plan, opts: opts, fn: fn, k: k, gen: gen, stats: &SpeculationStats{Draft: max(k, 0)},
 		stopped: make([]bool, e.batch)}
 	gen.Speculation = r.stats
 
@@ -151,17 +157,37 @@ func (e *Engine) GenerateSpeculative(prompts [][]int32, k int, opts GenerateOpti
 		return nil, err
 	}
 	r.progress()
+	var auto *autoChooser
+	if k == AutoDraft {
+		auto = newAutoChooser()
+	}
 	for {
+		if auto != nil {
+			r.k = auto.next(r)
+		}
 		drafts, most, running := r.draftLengths()
 		if !running {
 			break
 		}
-		if err := r.round(drafts, most); err != nil {
+		tick := time.Now()
+		if r.k == 0 && r.canStep() {
+			err = r.plainStep()
+		} else {
+			err = r.round(drafts, most)
+		}
+		if err != nil {
 			return nil, err
+		}
+		if auto != nil {
+			auto.record(r.k, time.Since(tick))
 		}
 		r.progress()
 	}
 	gen.DecodeSeconds = time.Since(start).Seconds()
+	if auto != nil && !auto.decided {
+		r.stats.Choice = fmt.Sprintf("speculative auto: the generation ended while measuring (%d plain steps, %d rounds)",
+			r.stats.PlainSteps, r.stats.Rounds)
+	}
 	r.finish(processed, attention)
 	return gen, nil
 }
@@ -173,8 +199,8 @@ func (e *Engine) checkSpeculative(fn string, k int, opts GenerateOptions) error 
 		return fmt.Errorf("%s: variant %s has one readout; speculative decoding drafts with the linear readout and "+
 			"verifies with attention, so it needs a multi-mixer variant (%s, %s)", fn, v, oryx.OryxTM, oryx.OryxTG)
 	}
-	if k < 1 || k > MaxDraft {
-		return fmt.Errorf("%s: the draft length k must be in [1, %d], got %d", fn, MaxDraft, k)
+	if k != AutoDraft && (k < 1 || k > MaxDraft) {
+		return fmt.Errorf("%s: the draft length k must be in [1, %d] or AutoDraft (%d), got %d", fn, MaxDraft, AutoDraft, k)
 	}
 	if opts.Modes != nil || opts.RowMaxTokens != nil || opts.StopAfter != nil {
 		return fmt.Errorf("%s: Modes, RowMaxTokens and StopAfter are Generate's (the evaluations' decoding); "+
