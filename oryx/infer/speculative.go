@@ -64,6 +64,7 @@ type SpeculationStats struct {
 type specExecs struct {
 	draft, commit *context.Exec
 	verify        map[int]*context.Exec // by the cache rows the pass reads (readRows; 0: all), made on first use
+	auto          map[int]*autoCosts    // AutoDraft's measured costs by cache bucket (readRows of the first step)
 	draftIdx      []int                 // State.Flatten positions of the state without KV caches
 }
 
@@ -87,7 +88,7 @@ func (e *Engine) speculativeExecs() (*specExecs, error) {
 	if err != nil {
 		return nil, err
 	}
-	x.verify = map[int]*context.Exec{}
+	x.verify, x.auto = map[int]*context.Exec{}, map[int]*autoCosts{}
 	e.spec = x
 	return x, nil
 }
@@ -159,7 +160,7 @@ func (e *Engine) GenerateSpeculative(prompts [][]int32, k int, opts GenerateOpti
 	r.progress()
 	var auto *autoChooser
 	if k == AutoDraft {
-		auto = newAutoChooser()
+		auto = newAutoChooser(x, readRows(slices.Max(e.pos)+1, e.capacity))
 	}
 	for {
 		if auto != nil {
@@ -169,8 +170,9 @@ func (e *Engine) GenerateSpeculative(prompts [][]int32, k int, opts GenerateOpti
 		if !running {
 			break
 		}
-		tick := time.Now()
-		if r.k == 0 && r.canStep() {
+		tick, drafted, accepted := time.Now(), r.stats.Drafted, r.stats.Accepted
+		plain := r.k == 0 && r.canStep()
+		if plain {
 			err = r.plainStep()
 		} else {
 			err = r.round(drafts, most)
@@ -178,8 +180,8 @@ func (e *Engine) GenerateSpeculative(prompts [][]int32, k int, opts GenerateOpti
 		if err != nil {
 			return nil, err
 		}
-		if auto != nil {
-			auto.record(r.k, time.Since(tick))
+		if auto != nil && (plain || r.k > 0) { // a round without drafts is not a plain step's cost
+			auto.record(r.k, time.Since(tick), r.stats.Drafted-drafted, r.stats.Accepted-accepted)
 		}
 		r.progress()
 	}
