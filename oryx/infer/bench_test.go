@@ -72,7 +72,8 @@ func BenchmarkForward(b *testing.B) {
 // with its last 16 tokens in attention: attention-last:16) — then stepped in each schedule — attention, linear,
 // alternating (a mixed schedule) — one after the other on the same engine (each schedule continues where the
 // previous one stopped). Reported per path: wall ms/token and the process's CPU ms/token (every thread; the
-// figure to compare on a machine shared with other work, where wall time follows the load). A step's attention
+// figure to compare on a machine shared with other work, where wall time follows the load), and the first
+// step's ms: with the graph of its cache bucket new to the engine, the compile cost of that bucket. A step's attention
 // reads the cache rows in use (readRows: powers of two from 256) and an all-linear step reads none.
 //
 //	ORYX_BENCH_DECODE="130m:256,16384;small:256"   presets and capacities (default small:256,16384)
@@ -179,7 +180,9 @@ func benchSteps(b *testing.B, e *Engine, schedule func(i int) oryx.Mode) {
 			b.Fatal(err)
 		}
 	}
-	step(0)
+	first := time.Now()
+	step(0) // compiles the step graph of the schedule's first mode when it is new to the engine
+	b.ReportMetric(time.Since(first).Seconds()*1e3, "first-step-ms")
 	step(1)
 	b.ResetTimer()
 	cpu0, start := processCPU(), time.Now()
@@ -200,7 +203,8 @@ func processCPU() time.Duration {
 }
 
 // BenchmarkSpeculative: greedy decoding (batch 1) of an Oryx model at KV-cache capacities 512 → 16,384, plain
-// attention-mode Generate against GenerateSpeculative with K = 2, 4 and 8 drafts per round: generated
+// attention-mode Generate against GenerateSpeculative with K = 2, 4 and 8 drafts per round and with AutoDraft
+// (--speculative auto: its tokens/s, the K it chose — 0 for plain decoding — and its reason, printed): generated
 // tokens/s (decode only, prefill excluded), the acceptance rate, and per round the milliseconds of the draft
 // steps, the verify pass and the commit. One iteration generates ORYX_BENCH_TOKENS tokens (default 64).
 //
@@ -209,8 +213,8 @@ func processCPU() time.Duration {
 //     readouts rarely agree) and whose timings still hold.
 //   - Prompt: the bytes of ORYX_BENCH_PROMPT_FILE as token ids (the byte tokenizer's ids for plain text),
 //     repeated to length, else random tokens. Its length is 64 tokens, so that the benchmark does not pay a
-//     16K-token prefill per context: attention reads the whole preallocated cache under a valid-length mask,
-//     so a step's cost is that of a full cache of that capacity whatever the prompt (as in BenchmarkDecode).
+//     16K-token prefill per context; attention reads the cache rows in use (readRows), so at this fill a
+//     context's cost is that of a few hundred cached tokens whatever the capacity.
 //     ORYX_BENCH_FILL=1 fills the context instead (prompt = capacity − tokens; slow on pure Go), which is
 //     what the acceptance rate of a trained model at long context needs.
 //   - ORYX_BENCH_CONTEXTS="512,2048" picks the capacities (default 512,1024,2048,4096,8192,16384),
@@ -244,6 +248,7 @@ func BenchmarkSpeculative(b *testing.B) {
 			b.Fatalf("ORYX_BENCH_PROMPT_FILE: %v (%d bytes)", err, len(text))
 		}
 	}
+	var choices []string
 	for _, capacity := range contexts {
 		n := 64
 		if os.Getenv("ORYX_BENCH_FILL") == "1" {
@@ -309,6 +314,29 @@ func BenchmarkSpeculative(b *testing.B) {
 				b.ReportMetric(commit*1e3/float64(rounds), "commit-ms/round")
 			})
 		}
+		b.Run(fmt.Sprintf("%s/context=%d/spec-auto", name, capacity), func(b *testing.B) {
+			if _, err := e.GenerateSpeculative([][]int32{prompt}, AutoDraft, opts); err != nil { // compile
+				b.Fatal(err)
+			}
+			sec, generated, choice := 0.0, 0, ""
+			var k int
+			b.ResetTimer()
+			for range b.N {
+				g, err := e.GenerateSpeculative([][]int32{prompt}, AutoDraft, opts)
+				if err != nil {
+					b.Fatal(err)
+				}
+				sec, generated = sec+g.DecodeSeconds, generated+g.GeneratedTokens-1
+				k, choice = g.Speculation.Draft, g.Speculation.Choice
+			}
+			b.ReportMetric(float64(generated)/sec, "tok/s")
+			b.ReportMetric(sec*1e3/float64(generated), "ms/token")
+			b.ReportMetric(float64(k), "chosen-K")
+			choices = append(choices, fmt.Sprintf("context=%d: %s", capacity, choice))
+		})
+	}
+	for _, c := range choices { // auto's decisions in words, after the benchmark lines (not inside one)
+		fmt.Println(c)
 	}
 }
 
