@@ -83,7 +83,7 @@ func (e *Engine) speculativeExecs() (*specExecs, error) {
 		return nil, err
 	}
 	x.commit, err = context.NewExec(e.backend, e.ctx, func(ctx *context.Context, in []*Node) []*Node {
-		return commitGraph(m, unflattenChunk(m, in[2:]), in[0], in[1]).Flatten()
+		return commitGraph(m, unflattenVerified(m, in[2:]), in[0], in[1]).Flatten()
 	})
 	if err != nil {
 		return nil, err
@@ -101,8 +101,8 @@ func (e *Engine) verifyExec(x *specExecs, keys int) (*context.Exec, error) {
 	}
 	m := e.model
 	v, err := context.NewExec(e.backend, e.ctx, func(ctx *context.Context, in []*Node) []*Node {
-		logits, chunk := verifyGraph(ctx, m, in[0], m.ModesOrNil(in[1]), in[2], m.Unflatten(in[3:]), keys)
-		return append([]*Node{logits}, flattenChunk(chunk)...)
+		logits, verified := verifyGraph(ctx, m, in[0], m.ModesOrNil(in[1]), in[2], m.Unflatten(in[3:]), keys)
+		return append([]*Node{logits}, flattenVerified(verified)...)
 	})
 	if err != nil {
 		return nil, err
@@ -310,7 +310,7 @@ func (r *specRun) round(drafts []int, most int) error {
 		return err
 	}
 	tick = time.Now()
-	chunk, target, err := e.verify(r.x, tok, md, counts, t)
+	open, target, err := e.verify(r.x, tok, md, counts, t)
 	if err != nil {
 		return fmt.Errorf("%s: verify: %w", fn, err)
 	}
@@ -322,7 +322,7 @@ func (r *specRun) round(drafts []int, most int) error {
 		return err
 	}
 	tick = time.Now()
-	if err := e.commit(r.x, chunk, accepted); err != nil {
+	if err := e.commit(r.x, open, accepted); err != nil {
 		return fmt.Errorf("%s: commit: %w", fn, err)
 	}
 	stats.CommitSeconds += time.Since(tick).Seconds()
@@ -460,8 +460,8 @@ func (e *Engine) draft(x *specExecs, sampler *Sampler, last []int32, drafts []in
 	return proposed, q, nil
 }
 
-// verify runs the chunk step on tokens and modes [B, t] (row-major) with counts [B], donating the state; it
-// returns the chunk state for the commit and the logits per row and position.
+// verify runs the verify pass on tokens and modes [B, t] (row-major) with counts [B], donating the state; it
+// returns the open state for the commit and the logits per row and position.
 func (e *Engine) verify(x *specExecs, tok, md, counts []int32, t int) ([]*tensors.Tensor, [][][]float32, error) {
 	exec, err := e.verifyExec(x, readRows(slices.Max(e.pos)+t, e.capacity))
 	if err != nil {
@@ -489,14 +489,14 @@ func (e *Engine) verify(x *specExecs, tok, md, counts []int32, t int) ([]*tensor
 	return outs[1:], rows, nil
 }
 
-// commit replaces the state by the one after the first accepted[b] tokens of each row's chunk.
-func (e *Engine) commit(x *specExecs, chunk []*tensors.Tensor, accepted []int32) error {
+// commit replaces the state by the one after the first accepted[b] tokens of each row's verified tokens.
+func (e *Engine) commit(x *specExecs, open []*tensors.Tensor, accepted []int32) error {
 	pos := make([]int32, e.batch)
 	for b, p := range e.pos {
 		pos[b] = int32(p)
 	}
 	args := []any{tensors.FromFlatDataAndDimensions(pos, e.batch), tensors.FromFlatDataAndDimensions(accepted, e.batch)}
-	args, err := e.appendDonated(args, chunk)
+	args, err := e.appendDonated(args, open)
 	if err != nil {
 		return err
 	}
