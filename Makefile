@@ -3,7 +3,7 @@ GO ?= go
 
 .PHONY: consumer-check demo demo-run demo-quick study-scale study-scale-run study-attribution study-attribution-run study-decompose \
 	study-decompose-run study-decompose-lr study-decompose-lr-run test test-full test-go test-go-fuzz test-xla vet fuzz-short xla-cpu xla-cuda py-tools torch lmeval-check bench-mixers \
-	bench-mixers-all bench-model bench-model-peer bench-compile bench-train bench-train-xla bench-xla-vs-go bench-speculative build
+	bench-mixers-all bench-model bench-model-peer gpu-check bench-compile bench-train bench-train-xla bench-xla-vs-go bench-speculative build
 
 # XLA: `make xla-cpu` installs the pinned XLA CPU PJRT plugin from the Python package index into .xla/ (project-local,
 # git-ignored; scripts/install-xla.sh) and prints its path as the last line. Binaries built with -tags xla find it
@@ -195,12 +195,19 @@ bench-model:
 bench-speculative:
 	$(if $(filter 1,$(XLA)),$(GO) test -tags xla,$(GO) test) ./oryx/infer -run '^$$' -bench 'Speculative' -benchtime 2x -timeout 240m
 
-# The whole model next to the PyTorch peer, one sitting (scripts/bench-model-peer.sh, about 15 minutes): Oryx-TG
-# training tok/s (tiny 32 × 128, small 16 × 256), prefill tok/s (small, 2K and 8K), decode ms/token (small, 256 /
-# 4K / 16K), this project on XLA CPU (or pure Go without the plugin) and PyTorch's modeling_oryx.py on the same
+# The whole model next to the PyTorch peer, one sitting (scripts/bench-model-peer.sh; about 15 minutes without the
+# 130m rows, which are not yet timed): Oryx-TG training tok/s (tiny 32 × 128, small 16 × 256, 130m 4 × 512), prefill
+# tok/s (small, 2K and 8K; 130m, 2K), decode ms/token (small and 130m, 256 / 4K / 16K in the cache), this project on XLA CPU (or pure Go without the plugin) and PyTorch's modeling_oryx.py on the same
 # weights, with each row's MFU against the measured matmul peak. Needs python3-torch (+ libopenblas0-pthread).
 bench-model-peer:
 	bash scripts/bench-model-peer.sh
+
+# On a machine with an NVIDIA GPU, in under 15 minutes (scripts/gpu-check.sh): the CUDA plugin (and CUDA 13
+# libraries unless the system has them), the layers suite on CUDA, 130m decoding at 256 / 16K slots, speculative
+# auto at 16K, the 130m recipe's training MFU; one summary with the card's name -> results/gpu-check/summary.md.
+# DRY_RUN=1 prints the commands; GPU_CHECK_CPU=1 runs the same steps on XLA CPU (a check of the script).
+gpu-check:
+	bash scripts/gpu-check.sh
 
 # Compile cost per command on XLA CPU, without the persistent compilation cache, with it empty and with it warm:
 # selfcheck, generate, the first training steps (scripts/bench-compile.sh, about 5 minutes).
