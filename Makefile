@@ -33,17 +33,17 @@ demo-run:
 
 # The same pipeline at a fraction of the budget (CI smoke; numbers meaningless): runs/study-quick. On the pure-Go
 # backend: at 8 steps of 8 sequences XLA's compilation is the whole cost (179 s on XLA CPU vs 59 s on pure Go,
-# README).
+# docs/history.md §1.5).
 demo-quick:
 	$(GO) run ./recipes/tiny-study --quick
 
-# study-scale (not in CI; sized for ≤ 90 min on XLA CPU with 2 cores, README): the Transformer, GDN and Oryx-TG
-# (p = 0.5) at the tiny width and at tiny2x (d 128) × 3 seeds, each trained for 1.5× the demo's budget (both budgets
-# read from one run: warm-up + constant LR; SCALE_FLAGS="--steps 1400" for 2×, estimated at 85–130 min), nothing
-# evaluated after training: claim (a)'s loss gaps and claim (b)'s
-# recall ratio against width and tokens, over seeds -> runs/study-scale/{scale.json,report.md,scale.png,
-# mqar_curves.png}; it prints the one-seed spread constants for recipes/study/claims.go (SCALE_FLAGS="--widths 1": the
-# tiny width alone, which is all those constants need, in about a third of the time; a later full run resumes it).
+# study-scale (not in CI; sized for ≤ 90 min on XLA CPU with 2 cores, docs/studies.md §5): the Transformer, GDN
+# and Oryx-TG (p = 0.5) at the tiny width and at tiny2x (d 128) × 3 seeds, each trained for 1.5× the demo's budget
+# (both budgets read from one run: warm-up + constant LR; SCALE_FLAGS="--steps 1400" for 2×, estimated at 85–130
+# min), nothing evaluated after training: claim (a)'s loss gaps and claim (b)'s recall ratio against width and
+# tokens, over seeds -> runs/study-scale/{scale.json,report.md,scale.png,mqar_curves.png} (SCALE_FLAGS="--widths 1":
+# the tiny width alone, in about a third of the time; a later full run resumes it). The one-seed spreads the demo's
+# verdicts use come from study-decompose, below.
 SCALE_FLAGS ?=
 study-scale:
 	-@$(MAKE) -s xla-cpu >/dev/null || echo "make study-scale: no XLA CPU plugin: running on the pure-Go backend (many hours)"
@@ -65,13 +65,13 @@ study-attribution:
 study-attribution-run:
 	$(GO) run $(XLA_TAGS) ./recipes/tiny-study --attribution $(ATTRIBUTION_FLAGS)
 
-# The (a) decomposition (not in CI; README for its time): at tiny2x, seeds 2-4, matched initialisation — the
-# Transformer, GDN, Oryx-TG at p = 0.5 and its controls at p = 1 and p = 0, evaluated as the demo is — claim (a)'s
-# gap split into the mixed-training cost (p 0.5 vs p 1 / p 0), the architecture cost (p 1 vs the Transformer, p 0
-# vs GDN) and the total, on the language alone and on the held-out mixture, with Student-t intervals; the claims
-# over the three seeds; and the one-seed spreads the demo's verdicts use (printed for recipes/study/claims.go)
-# -> runs/study-decompose/{decompose.json,report.md,...}. study-decompose-lr: the same five with a cosine decay of
-# the learning rate to 0.1x (runs/study-decompose-lr).
+# The (a) decomposition (not in CI; docs/studies.md §4; its time: the README's results): at tiny2x, seeds 2-4,
+# matched initialisation — the Transformer, GDN, Oryx-TG at p = 0.5 and its controls at p = 1 and p = 0, evaluated
+# as the demo is — claim (a)'s gap split into the mixed-training cost (p 0.5 vs p 1 / p 0), the architecture cost
+# (p 1 vs the Transformer, p 0 vs GDN) and the total, on the language alone and on the held-out mixture, with
+# Student-t intervals; the claims over the three seeds; and the one-seed spreads the demo's verdicts use (printed for
+# recipes/study/claims.go) -> runs/study-decompose/{decompose.json,report.md,...}. study-decompose-lr: the same five
+# with a cosine decay of the learning rate to 0.1x (runs/study-decompose-lr).
 DECOMPOSE_FLAGS ?=
 study-decompose:
 	-@$(MAKE) -s xla-cpu >/dev/null || echo "make study-decompose: no XLA CPU plugin: running on the pure-Go backend (many hours)"
@@ -104,7 +104,7 @@ test:
 	@$(MAKE) --no-print-directory -j$(TEST_JOBS) test-go-fuzz test-xla
 
 # The release check: the same, with every sweep and every quick study on both backends (XLA without -short:
-# XLA_FULL=1); README: its time.
+# XLA_FULL=1); docs/testing.md §1: its time.
 test-full:
 	@$(MAKE) --no-print-directory -j4 vet py-tools torch xla-cpu
 	@$(MAKE) --no-print-directory -j$(TEST_JOBS) test-go-fuzz test-xla XLA_FULL=1

@@ -4,7 +4,7 @@
 // frontier on MQAR, and writes study.json (a verdict per claim), results, leaderboard.json, report.md, plots and
 // frontier/. See recipes/study.
 //
-//	go run -tags xla ./recipes/tiny-study            # the full study (XLA CPU; see the README for its time)
+//	go run -tags xla ./recipes/tiny-study            # the full study (XLA CPU; its time: the README)
 //	go run ./recipes/tiny-study --quick              # the smoke variant (≤ 3 minutes, pure Go)
 //	go run ./recipes/tiny-study --steps 400 --runs transformer,gdn,oryx-tg   # a smaller budget
 //	go run -tags xla ./recipes/tiny-study --seeds 3  # every run with 3 seeds: the claims with their spread
