@@ -44,13 +44,12 @@ func (m *Model) GenerateUntil(reqs []harness.GenRequest, progress func(done int)
 // to generate together: all of them, or as many rows as Options.GenMemMB holds for the longest prompt and
 // the largest KV capacity among them (infer.GenerationBatch). Each new choice is reported to Options.Log.
 func (m *Model) genBatch(reqs []harness.GenRequest, cand []int) int {
-	t, capacity := 1, 1
+	t, most := 1, 1
 	for _, i := range cand {
 		r := reqs[i]
-		t = max(t, len(r.Context))
-		capacity = max(capacity, len(r.Context)+r.MaxTokens)
+		t, most = max(t, len(r.Context)), max(most, r.MaxTokens)
 	}
-	capacity = max(bucketCapacity(capacity), t)
+	capacity := bucketCapacity(t + most) // as generateBatch's: the longest prompt + the largest MaxTokens
 	b, row := infer.GenerationBatch(m.model.Config, t, capacity, len(cand), m.computeDType().Size(), int64(m.opts.GenMemMB)<<20)
 	if plan := [2]int{b, capacity}; m.opts.Log != nil && plan != m.genPlan {
 		m.genPlan = plan
@@ -166,12 +165,13 @@ func (m *Model) genPrompts(reqs []harness.GenRequest, idx []int) (prompts [][]in
 	c := m.model.Config
 	prompts = make([][]int32, len(idx))
 	specs = make([]schedule.Spec, len(idx))
+	longest, most := 0, 0 // the longest prompt and the largest MaxTokens
 	for row, i := range idx {
 		r := reqs[i]
 		if len(r.Context) == 0 || r.MaxTokens < 1 {
 			return nil, nil, 0, fmt.Errorf("oryxlm: generation request %d: empty context or MaxTokens %d < 1", i, r.MaxTokens)
 		}
-		capacity = max(capacity, len(r.Context)+r.MaxTokens)
+		longest, most = max(longest, len(r.Context)), max(most, r.MaxTokens)
 		prompts[row] = make([]int32, len(r.Context))
 		for p, id := range r.Context {
 			if id < 0 || id >= c.Vocab {
@@ -183,7 +183,9 @@ func (m *Model) genPrompts(reqs []harness.GenRequest, idx []int) (prompts [][]in
 			return nil, nil, 0, fmt.Errorf("oryxlm: generation request %d: %w", i, err)
 		}
 	}
-	return prompts, specs, capacity, nil
+	// Every row is fed until the last one ends (a row that has stopped gets dummy tokens): each needs its
+	// prompt + the largest MaxTokens − 1 positions (infer.GenerateOptions.RowMaxTokens).
+	return prompts, specs, longest + most, nil
 }
 
 // genModes are the prompts' modes; under an entropy budget the linear pass first, and the escalation rule for

@@ -2,6 +2,7 @@ package infer
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -25,8 +26,9 @@ type GenerateOptions struct {
 	Modes *RowModes
 	// MaxTokens is the number of new tokens per prompt (> 0).
 	MaxTokens int
-	// RowMaxTokens, when set, caps row b at RowMaxTokens[b] tokens, each in [1, MaxTokens]; the cache
-	// capacity a row needs follows its own cap.
+	// RowMaxTokens, when set, caps row b at RowMaxTokens[b] tokens, each in [1, MaxTokens]. A row that has
+	// stopped is fed until the last row ends, so every row needs its prompt + the largest cap − 1 cache
+	// positions.
 	RowMaxTokens []int
 	// Stop lists tokens after which a row stops (the stop token is kept in its output).
 	Stop []int32
@@ -93,7 +95,8 @@ type Generation struct {
 //
 // Every argument is checked before any work: batch size, empty prompts, tokens and stop tokens inside the
 // vocabulary, MaxTokens > 0, the spec (random specs are refused), the sampler, and the cache capacity:
-// each row needs promptLen + MaxTokens − 1 ≤ Capacity (the last sampled token is not fed).
+// each row needs promptLen + MaxTokens − 1 ≤ Capacity (the last sampled token is not fed; with RowMaxTokens,
+// the largest cap in place of MaxTokens: checkCapacity).
 func (e *Engine) Generate(prompts [][]int32, opts GenerateOptions) (*Generation, error) {
 	const fn = "Engine.Generate"
 	plan, err := e.planGenerate(fn, prompts, opts)
@@ -234,12 +237,8 @@ func (e *Engine) planGenerate(fn string, prompts [][]int32, opts GenerateOptions
 	if err != nil {
 		return nil, err
 	}
-	for b, n := range lengths {
-		if need := n + maxTokens[b] - 1; need > e.capacity {
-			return nil, fmt.Errorf("%s: row %d needs %d cache positions (prompt of %d tokens + MaxTokens %d − 1) "+
-				"but the engine's capacity is %d: shorten the prompt, lower MaxTokens or create the engine with a larger capacity",
-				fn, b, need, n, maxTokens[b], e.capacity)
-		}
+	if err := e.checkCapacity(fn, lengths, maxTokens, opts.RowMaxTokens != nil); err != nil {
+		return nil, err
 	}
 	p := &genPlan{lengths: lengths, maxTokens: maxTokens, multi: e.model.Config.Variant.IsMultiMixer(), sampler: opts.Sampler,
 		single: oryx.Linear}
@@ -284,6 +283,31 @@ func (e *Engine) planGenerate(fn string, prompts [][]int32, opts GenerateOptions
 		}
 	}
 	return p, nil
+}
+
+// checkCapacity refuses a generation whose rows would overrun the cache: every row is fed until the last
+// running row ends (a row that has stopped, at a stop token or its own cap, is fed dummy tokens), so row b
+// needs lengths[b] + max(maxTokens) − 1 positions. It compares max(maxTokens) − 1 with capacity − lengths[b]:
+// the sum wraps for a MaxTokens near math.MaxInt (it passed, and the generation ran until the cache was full).
+func (e *Engine) checkCapacity(fn string, lengths, maxTokens []int, rowCaps bool) error {
+	longest := slices.Max(maxTokens)
+	for b, n := range lengths {
+		if longest-1 <= e.capacity-n {
+			continue
+		}
+		need := fmt.Sprint(n + longest - 1)
+		if longest-1 > math.MaxInt-n {
+			need = fmt.Sprintf("more than %d", e.capacity)
+		}
+		what := fmt.Sprintf("MaxTokens %d − 1", longest)
+		if rowCaps {
+			what = fmt.Sprintf("the largest RowMaxTokens %d − 1: a row that has stopped is fed until the last row ends", longest)
+		}
+		return fmt.Errorf("%s: row %d needs %s cache positions (prompt of %d tokens + %s) "+
+			"but the engine's capacity is %d: shorten the prompt, lower MaxTokens or create the engine with a larger capacity",
+			fn, b, need, n, what, e.capacity)
+	}
+	return nil
 }
 
 // rowMaxTokens is each row's cap on generated tokens: opts.RowMaxTokens, checked, or MaxTokens for every row.
