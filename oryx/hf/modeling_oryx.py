@@ -1107,8 +1107,7 @@ if PreTrainedModel is not None:
             return {"input_ids": input_ids[:, start:], "past_key_values": cache if cache is not None else past_key_values,
                     "attention_mask": attention_mask, "modes": modes, "use_cache": use_cache}
 
-        @staticmethod
-        def _expand_inputs_for_generation(*args, **model_kwargs):
+        def _expand_inputs_for_generation(self, *args, **model_kwargs):
             """transformers' expansion of the inputs to num_beams (or num_return_sequences) rows per prompt, which
             repeats every tensor along its first dimension: modes given as [N] or a 0-dim tensor (one row for
             all, or one mode) is first made [B, N] or a number, so that it is not repeated along its positions
@@ -1118,7 +1117,8 @@ if PreTrainedModel is not None:
                 model_kwargs["modes"] = int(modes)
             elif isinstance(modes, torch.Tensor) and modes.dim() == 1 and isinstance(ids, torch.Tensor):
                 model_kwargs["modes"] = modes[None, :].expand(ids.shape[0], -1)
-            return GenerationMixin._expand_inputs_for_generation(*args, **model_kwargs)
+            # super(): transformers' staticmethod (4.x) or a method of its own, whichever this version has
+            return super()._expand_inputs_for_generation(*args, **model_kwargs)
 
         def save_pretrained(self, save_directory, *args, **kwargs):
             """transformers' save_pretrained, and this file beside the weights (transformers copies it only for a
