@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/oryx-go/oryx/internal/claim"
 	"github.com/oryx-go/oryx/internal/cli"
 	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/oryx"
@@ -73,7 +74,7 @@ func initCmd(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	// A run directory, never another command's output (an export's config.json would be replaced).
-	if err := rundir.Claim("init: --out", *out, rundir.KindRun, *force); err != nil {
+	if err := claim.Dir("init: --out", *out, claim.RunDir, *force); err != nil {
 		return err
 	}
 	// One writer per directory: a second `oryx init` (or a training run) on the same --out is refused.

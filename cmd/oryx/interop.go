@@ -6,8 +6,8 @@ import (
 	"io"
 	"path/filepath"
 
+	"github.com/oryx-go/oryx/internal/claim"
 	"github.com/oryx-go/oryx/internal/cli"
-	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/oryx/hf"
 )
 
@@ -43,7 +43,7 @@ func exportCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	// An export, never a run directory (`--out` = `--checkpoint` replaced the run's config.json) or another
 	// command's output.
-	if err := rundir.Claim("export: --out", *out, rundir.KindExport, *force); err != nil {
+	if err := claim.Dir("export: --out", *out, claim.Export, *force); err != nil {
 		return err
 	}
 	if err := hf.Export(*ckpt, *out); err != nil {
@@ -81,7 +81,7 @@ func importCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	// A run directory, never the export itself (`--out` = `--from` replaced its config.json) or another
 	// command's output.
-	if err := rundir.Claim("import: --out", *out, rundir.KindRun, *force); err != nil {
+	if err := claim.Dir("import: --out", *out, claim.RunDir, *force); err != nil {
 		return err
 	}
 	info, err := hf.Import(*in, *out)

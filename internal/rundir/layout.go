@@ -90,7 +90,7 @@ func RemoveRun(dir string) error {
 	}
 	for _, e := range entries {
 		n := e.Name()
-		if strings.HasPrefix(n, CheckpointPrefix) || strings.HasPrefix(n, statePrefix) ||
+		if strings.HasPrefix(n, CheckpointPrefix) || strings.HasPrefix(n, StatePrefix) ||
 			n == MetricsFile || n == SummaryFile || n == CurvesFile {
 			if err := os.RemoveAll(filepath.Join(dir, n)); err != nil {
 				return fmt.Errorf("retraining %s: %w", dir, err)

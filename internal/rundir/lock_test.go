@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -83,4 +84,18 @@ func TestMissingDirectory(t *testing.T) {
 	require.Error(t, err)
 	require.False(t, errors.Is(err, ErrBusy))
 	require.ErrorContains(t, err, "creating the lock file")
+}
+
+// TestLockRefusesPlantedLink: a symbolic link planted at the lock's path is refused and its target is left
+// as it was (it used to be truncated and overwritten with the lock record).
+func TestLockRefusesPlantedLink(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(t.TempDir(), "precious.txt")
+	require.NoError(t, os.WriteFile(target, []byte("keep me"), 0o644))
+	require.NoError(t, os.Symlink(target, filepath.Join(dir, LockFile)))
+	_, err := AcquireLock(dir, "test", nil)
+	require.ErrorContains(t, err, "symbolic link")
+	b, err := os.ReadFile(target)
+	require.NoError(t, err)
+	assert.Equal(t, "keep me", string(b))
 }

@@ -15,15 +15,16 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/gomlx/gomlx/pkg/ml/context"
 	"github.com/oryx-go/oryx/internal/atomicfile"
+	"github.com/oryx-go/oryx/internal/claim"
 	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/oryx"
 )
 
-// File names of an export directory (internal/rundir tells an export by them: rundir.Claim).
+// File names of an export directory (internal/rundir tells an export by them: claim.Dir).
 const (
-	WeightsFile  = rundir.ExportWeightsFile
+	WeightsFile  = claim.ExportWeightsFile
 	ConfigFile   = rundir.ConfigFile
-	ModelingFile = rundir.ExportModelingFile // the PyTorch reference (ModelingPy)
+	ModelingFile = claim.ExportModelingFile // the PyTorch reference (ModelingPy)
 )
 
 // ModelingPy is modeling_oryx.py, the PyTorch reference implementation of every variant that Export writes

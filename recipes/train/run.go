@@ -21,6 +21,7 @@ import (
 
 	"github.com/oryx-go/oryx/datasets"
 	"github.com/oryx-go/oryx/datasets/tokenizers"
+	"github.com/oryx-go/oryx/internal/claim"
 	"github.com/oryx-go/oryx/internal/guard"
 	"github.com/oryx-go/oryx/internal/human"
 	"github.com/oryx-go/oryx/internal/rundir"
@@ -61,7 +62,7 @@ type Run struct {
 	Retrain bool `json:"-"`
 
 	// Force writes into an Out that holds another command's output (an export, a tokenized corpus, ...),
-	// which Train otherwise refuses (rundir.Claim).
+	// which Train otherwise refuses (claim.Dir).
 	Force bool `json:"-"`
 }
 
@@ -117,7 +118,7 @@ func train(r Run, h hooks) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := rundir.Claim("--out", r.Out, rundir.KindRun, r.Force); err != nil {
+	if err := claim.Dir("--out", r.Out, claim.RunDir, r.Force); err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(r.Out, 0o755); err != nil {

@@ -24,6 +24,7 @@ import (
 	"github.com/oryx-go/oryx/evals/leaderboard"
 	"github.com/oryx-go/oryx/evals/oryxlm"
 	"github.com/oryx-go/oryx/evals/probes"
+	"github.com/oryx-go/oryx/internal/claim"
 	"github.com/oryx-go/oryx/internal/cli"
 	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/oryx"
@@ -111,13 +112,13 @@ func Run(o Options) (*frontier.Frontier, error) {
 			return nil, err
 		}
 	}
-	if err := rundir.Claim("--out", o.Out, rundir.KindFrontier, o.Force); err != nil {
+	if err := claim.Dir("--out", o.Out, claim.Frontier, o.Force); err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
 		return nil, fmt.Errorf("--out: %w", err)
 	}
-	jsonPath := filepath.Join(o.Out, rundir.FrontierFile)
+	jsonPath := filepath.Join(o.Out, claim.FrontierFile)
 
 	maxLen := max(o.MaxLength, o.LMMaxLength, mo.SeqLen+1)
 	for _, n := range needles {

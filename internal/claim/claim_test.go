@@ -1,4 +1,4 @@
-package rundir
+package claim
 
 import (
 	"os"
@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/oryx-go/oryx/internal/rundir"
 )
 
 func write(t *testing.T, path, content string) {
@@ -22,10 +24,10 @@ func write(t *testing.T, path, content string) {
 func TestClaimRefusesOtherCommandsOutput(t *testing.T) {
 	root := t.TempDir()
 	run := filepath.Join(root, "run")
-	write(t, filepath.Join(run, ConfigFile), `{"variant": "gdn", "d_model": 64}`)
+	write(t, filepath.Join(run, rundir.ConfigFile), `{"variant": "gdn", "d_model": 64}`)
 	write(t, filepath.Join(run, "checkpoint-n0000001-s00000010.json"), `{}`)
 	exp := filepath.Join(root, "export")
-	write(t, filepath.Join(exp, ConfigFile), `{"architectures": ["OryxForCausalLM"], "oryx_config": {}}`)
+	write(t, filepath.Join(exp, rundir.ConfigFile), `{"architectures": ["OryxForCausalLM"], "oryx_config": {}}`)
 	write(t, filepath.Join(exp, ExportWeightsFile), "x")
 	corpus := filepath.Join(root, "corpus")
 	write(t, filepath.Join(corpus, CorpusManifestFile), `{}`)
@@ -34,32 +36,32 @@ func TestClaimRefusesOtherCommandsOutput(t *testing.T) {
 	for _, c := range []struct {
 		dir  string
 		have Kind
-	}{{run, KindRun}, {exp, KindExport}, {corpus, KindCorpus}} {
+	}{{run, RunDir}, {exp, Export}, {corpus, Corpus}} {
 		h, err := Classify(c.dir)
 		require.NoError(t, err)
 		assert.Equal(t, []Kind{c.have}, h.Kinds, c.dir)
-		require.NoError(t, Claim("--out", c.dir, c.have, false), "its own kind: a rerun")
-		for _, want := range []Kind{KindRun, KindExport, KindCorpus, KindStudy, KindFrontier, KindSwitch} {
+		require.NoError(t, Dir("--out", c.dir, c.have, false), "its own kind: a rerun")
+		for _, want := range []Kind{RunDir, Export, Corpus, Study, Frontier, Switch} {
 			if want == c.have {
 				continue
 			}
-			err := Claim("--out", c.dir, want, false)
+			err := Dir("--out", c.dir, want, false)
 			require.Error(t, err, "%s into %s", want, c.have)
 			assert.ErrorContains(t, err, "--out "+c.dir+" holds "+string(c.have))
 			assert.ErrorContains(t, err, "--force")
-			assert.NoError(t, Claim("--out", c.dir, want, true))
+			assert.NoError(t, Dir("--out", c.dir, want, true))
 		}
 	}
-	require.NoError(t, Claim("--out", filepath.Join(root, "absent"), KindExport, false))
+	require.NoError(t, Dir("--out", filepath.Join(root, "absent"), Export, false))
 	empty := filepath.Join(root, "empty")
 	require.NoError(t, os.Mkdir(empty, 0o755))
-	require.NoError(t, Claim("--out", empty, KindRun, false))
+	require.NoError(t, Dir("--out", empty, RunDir, false))
 	// A directory of no kind holding a file the writer would replace (an unrelated config.json).
 	other := filepath.Join(root, "other")
-	write(t, filepath.Join(other, ConfigFile), `{"editor": "vim"}`)
-	assert.ErrorContains(t, Claim("--out", other, KindExport, false), "config.json, which writing an export there would replace")
+	write(t, filepath.Join(other, rundir.ConfigFile), `{"editor": "vim"}`)
+	assert.ErrorContains(t, Dir("--out", other, Export, false), "config.json, which writing an export there would replace")
 	// A file, not a directory.
-	assert.ErrorContains(t, Claim("--out", filepath.Join(run, ConfigFile), KindRun, false), "not a directory")
+	assert.ErrorContains(t, Dir("--out", filepath.Join(run, rundir.ConfigFile), RunDir, false), "not a directory")
 }
 
 // TestClaimFile: a results file may go beside another command's output under a name that output's writer
@@ -68,8 +70,8 @@ func TestClaimRefusesOtherCommandsOutput(t *testing.T) {
 func TestClaimFile(t *testing.T) {
 	root := t.TempDir()
 	run := filepath.Join(root, "run")
-	write(t, filepath.Join(run, ConfigFile), `{"variant": "gdn", "d_model": 64}`)
-	write(t, filepath.Join(run, RunFile), `{"model": {}, "train": {}}`)
+	write(t, filepath.Join(run, rundir.ConfigFile), `{"variant": "gdn", "d_model": 64}`)
+	write(t, filepath.Join(run, rundir.RunFile), `{"model": {}, "train": {}}`)
 	isResults := func(path string) error {
 		b, err := os.ReadFile(path)
 		if err == nil && string(b) != "results" {
@@ -77,37 +79,23 @@ func TestClaimFile(t *testing.T) {
 		}
 		return err
 	}
-	assert.ErrorContains(t, ClaimFile("--out", filepath.Join(run, MetricsFile), "a results file", isResults, false),
+	assert.ErrorContains(t, File("--out", filepath.Join(run, rundir.MetricsFile), "a results file", isResults, false),
 		"whose writer writes metrics.jsonl")
-	assert.ErrorContains(t, ClaimFile("--out", filepath.Join(run, ConfigFile), "a results file", isResults, false),
+	assert.ErrorContains(t, File("--out", filepath.Join(run, rundir.ConfigFile), "a results file", isResults, false),
 		"refusing")
-	require.NoError(t, ClaimFile("--out", filepath.Join(run, "scores.json"), "a results file", isResults, false))
-	require.NoError(t, ClaimFile("--out", filepath.Join(run, MetricsFile), "a results file", isResults, true))
+	require.NoError(t, File("--out", filepath.Join(run, "scores.json"), "a results file", isResults, false))
+	require.NoError(t, File("--out", filepath.Join(run, rundir.MetricsFile), "a results file", isResults, true))
 
 	plain := filepath.Join(root, "plain")
-	write(t, filepath.Join(plain, RunFile), "results")
+	write(t, filepath.Join(plain, rundir.RunFile), "results")
 	h, err := Classify(plain)
 	require.NoError(t, err)
 	assert.Empty(t, h.Kinds, "a results file named run.json is not a run's record")
-	require.NoError(t, ClaimFile("--out", filepath.Join(plain, RunFile), "a results file", isResults, false))
+	require.NoError(t, File("--out", filepath.Join(plain, rundir.RunFile), "a results file", isResults, false))
 	write(t, filepath.Join(plain, "notes.json"), "mine")
-	assert.ErrorContains(t, ClaimFile("--out", filepath.Join(plain, "notes.json"), "a results file", isResults, false),
+	assert.ErrorContains(t, File("--out", filepath.Join(plain, "notes.json"), "a results file", isResults, false),
 		"exists and is not a results file")
 	fifo := filepath.Join(plain, "fifo.json")
 	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
-	assert.ErrorContains(t, ClaimFile("--out", fifo, "a results file", isResults, false), "named pipe")
-}
-
-// TestLockRefusesPlantedLink: a symbolic link planted at the lock's path is refused and its target is left
-// as it was (it used to be truncated and overwritten with the lock record).
-func TestLockRefusesPlantedLink(t *testing.T) {
-	dir := t.TempDir()
-	target := filepath.Join(t.TempDir(), "precious.txt")
-	write(t, target, "keep me")
-	require.NoError(t, os.Symlink(target, filepath.Join(dir, LockFile)))
-	_, err := AcquireLock(dir, "test", nil)
-	require.ErrorContains(t, err, "symbolic link")
-	b, err := os.ReadFile(target)
-	require.NoError(t, err)
-	assert.Equal(t, "keep me", string(b))
+	assert.ErrorContains(t, File("--out", fifo, "a results file", isResults, false), "named pipe")
 }
