@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"testing"
 
+	"github.com/oryx-go/oryx/internal/jsonnum"
 	"github.com/oryx-go/oryx/internal/testutil"
 	"github.com/stretchr/testify/require"
 )
@@ -15,7 +16,7 @@ import (
 // here is snake_case, the validation lines' val_loss_<mode> included.
 func TestJSONKeysSnakeCase(t *testing.T) {
 	testutil.CheckSnakeCaseJSON(t, nil, StepRecord{}, StateHeader{}, record{})
-	data, err := json.Marshal(ValRecord{Kind: "val", Step: 3, Tokens: 30, Loss: map[string]Float{"attention": 1, "linear": 2, "mixed": 3}})
+	data, err := json.Marshal(ValRecord{Kind: "val", Step: 3, Tokens: 30, Loss: map[string]jsonnum.Float{"attention": 1, "linear": 2, "mixed": 3}})
 	require.NoError(t, err)
 	var m map[string]any
 	require.NoError(t, json.Unmarshal(data, &m))

@@ -24,6 +24,7 @@ import (
 	"github.com/oryx-go/oryx/internal/claim"
 	"github.com/oryx-go/oryx/internal/guard"
 	"github.com/oryx-go/oryx/internal/human"
+	"github.com/oryx-go/oryx/internal/jsonnum"
 	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/internal/seedrand"
 	"github.com/oryx-go/oryx/oryx"
@@ -84,7 +85,7 @@ type Summary struct {
 	Params             int64              `json:"params"`
 	Steps              int                `json:"steps"`
 	Tokens             int64              `json:"tokens"`
-	TrainLoss          rundir.Float       `json:"train_loss"` // mean over the last 10% of logged steps
+	TrainLoss          jsonnum.Float      `json:"train_loss"` // mean over the last 10% of logged steps
 	ValLoss            rundir.ValLosses   `json:"val_loss"`   // by validation mode (rundir.ValModes)
 	Skipped            int                `json:"skipped_steps"`
 	TokensPerSec       float64            `json:"tokens_per_s"`          // over this process's steps, the first (compiling) one included
@@ -468,10 +469,10 @@ func (s *session) probe() error {
 		return nil
 	}
 	rec := rundir.ProbeRecord{Kind: "probe", Step: s.st.Step, Tokens: s.st.TokensSeen, Seconds: time.Since(start).Seconds(),
-		Values: map[string]rundir.Float{}}
+		Values: map[string]jsonnum.Float{}}
 	names := make([]string, 0, len(values))
 	for k, v := range values {
-		rec.Values[k] = rundir.Float(v)
+		rec.Values[k] = jsonnum.Float(v)
 		names = append(names, k)
 	}
 	sort.Strings(names)
@@ -506,7 +507,7 @@ func (s *session) validate() (rundir.ValLosses, error) {
 			sum += l
 			n += c
 		}
-		out[vm.name] = rundir.Float(sum / float64(n))
+		out[vm.name] = jsonnum.Float(sum / float64(n))
 	}
 	return out, nil
 }
@@ -589,7 +590,7 @@ func (s *session) finish() (*Summary, error) {
 
 // recentTrainLoss is the mean training loss over the last 10 % of the steps logged in dir's metrics.jsonl
 // (non-finite losses left out; 0 when there are none).
-func recentTrainLoss(dir string) rundir.Float {
+func recentTrainLoss(dir string) jsonnum.Float {
 	train, _, err := rundir.ReadMetrics(dir)
 	if err != nil || len(train) == 0 {
 		return 0
@@ -603,12 +604,12 @@ func recentTrainLoss(dir string) rundir.Float {
 			c++
 		}
 	}
-	return rundir.Float(sum / float64(max(c, 1)))
+	return jsonnum.Float(sum / float64(max(c, 1)))
 }
 
 func stepRecord(st *RunState, s StepStats, lr, rate, attnFrac float64) rundir.StepRecord {
-	return rundir.StepRecord{Kind: "train", Step: st.Step, Tokens: st.TokensSeen, Loss: rundir.Float(s.Loss), LR: lr,
-		GradNorm: rundir.Float(s.GradNorm), TokensPerSec: rate, AttnFraction: attnFrac, Skipped: !s.Applied,
+	return rundir.StepRecord{Kind: "train", Step: st.Step, Tokens: st.TokensSeen, Loss: jsonnum.Float(s.Loss), LR: lr,
+		GradNorm: jsonnum.Float(s.GradNorm), TokensPerSec: rate, AttnFraction: attnFrac, Skipped: !s.Applied,
 		ElapsedSec: st.ElapsedSec}
 }
 
