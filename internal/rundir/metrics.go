@@ -29,32 +29,21 @@ type StepRecord struct {
 	ElapsedSec   float64       `json:"elapsed_s"`
 }
 
-// The validation modes: the keys of ValRecord.Loss (metrics.jsonl's val_loss_<mode>) and of summary.json's
-// val_loss. A variant is validated in those it has.
-const (
-	ValAttention = "attention" // every token in attention mode
-	ValLinear    = "linear"    // every token in linear mode
-	// ValBlockRandom is block-wise random modes (schedule.BlockRandom), the training distribution of the
-	// multi-mixer variants. It is not the evaluations' "mixed" schedule (linear context, attention from the
-	// question on, evals/oryxlm.Mixed); runs written before the rename called it "mixed" (ValMode reads that).
-	ValBlockRandom = "block_random"
-)
+// legacyValModes maps the validation-mode keys of older run directories to today's: the trainer's
+// block-random mode (train.ValBlockRandom, the training distribution of the multi-mixer variants) was called
+// "mixed" before it was renamed apart from the evaluations' mixed schedule.
+var legacyValModes = map[string]string{"mixed": "block_random"}
 
-// ValModes lists the validation modes in display order.
-var ValModes = []string{ValAttention, ValLinear, ValBlockRandom}
-
-// legacyValModes maps the validation-mode keys of older run directories to today's.
-var legacyValModes = map[string]string{"mixed": ValBlockRandom}
-
-// ValMode returns today's key for a validation-mode key read from a run directory.
-func ValMode(key string) string {
+// valMode returns today's key for a validation-mode key read from a run directory.
+func valMode(key string) string {
 	if k, ok := legacyValModes[key]; ok {
 		return k
 	}
 	return key
 }
 
-// ValLosses is a loss per validation mode. Reading it renames the keys of older run directories (ValMode).
+// ValLosses is a loss per validation mode (the trainer's names: train.ValModes). Reading it renames the keys of
+// older run directories (valMode).
 type ValLosses map[string]jsonnum.Float
 
 // UnmarshalJSON reads a JSON object of losses, renaming legacy mode keys.
@@ -69,7 +58,7 @@ func (l *ValLosses) UnmarshalJSON(b []byte) error {
 	}
 	out := make(ValLosses, len(m))
 	for k, v := range m {
-		out[ValMode(k)] = v
+		out[valMode(k)] = v
 	}
 	*l = out
 	return nil
@@ -82,7 +71,7 @@ type ValRecord struct {
 	Kind   string    `json:"kind"` // "val"
 	Step   int       `json:"step"`
 	Tokens int64     `json:"tokens"`
-	Loss   ValLosses `json:"-"` // by ValModes key (those the variant has)
+	Loss   ValLosses `json:"-"` // by validation mode (those the variant has)
 }
 
 // valLossPrefix starts the key of each mode's validation loss on a "val" line.
@@ -98,7 +87,7 @@ func (r ValRecord) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON reads val_loss_<mode> keys, and the "loss" object of files written before them; legacy
-// mode keys are renamed (ValMode).
+// mode keys are renamed (valMode).
 func (r *ValRecord) UnmarshalJSON(b []byte) error {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(b, &raw); err != nil {
@@ -117,7 +106,7 @@ func (r *ValRecord) UnmarshalJSON(b []byte) error {
 	if r.Loss == nil {
 		r.Loss = ValLosses{}
 	}
-	return readPrefixed(raw, valLossPrefix, func(mode string, f jsonnum.Float) { r.Loss[ValMode(mode)] = f })
+	return readPrefixed(raw, valLossPrefix, func(mode string, f jsonnum.Float) { r.Loss[valMode(mode)] = f })
 }
 
 // readPrefixed reads the numbers of raw whose keys start with prefix, passing each with the key's rest to set.

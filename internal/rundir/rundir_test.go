@@ -97,7 +97,7 @@ func TestValRecordFlatKeys(t *testing.T) {
 	require.Equal(t, rec, back)
 	var old ValRecord
 	require.NoError(t, json.Unmarshal([]byte(`{"kind":"val","step":3,"tokens":768,"loss":{"mixed":null}}`), &old))
-	require.True(t, math.IsNaN(float64(old.Loss[ValBlockRandom])), "the old layout's \"mixed\" is block_random")
+	require.True(t, math.IsNaN(float64(old.Loss["block_random"])), "the old layout's \"mixed\" is block_random")
 	require.NotContains(t, old.Loss, "mixed")
 }
 
@@ -113,21 +113,21 @@ func TestLegacyBlockRandomKey(t *testing.T) {
 	_, val, err := ReadMetrics(dir)
 	require.NoError(t, err)
 	require.Len(t, val, 1)
-	require.Equal(t, ValLosses{ValAttention: 4.5, ValLinear: 4.75, ValBlockRandom: 4.625}, val[0].Loss)
+	require.Equal(t, ValLosses{"attention": 4.5, "linear": 4.75, "block_random": 4.625}, val[0].Loss)
 
 	var sum struct {
 		ValLoss ValLosses `json:"val_loss"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(`{"val_loss":{"attention":1,"mixed":null}}`), &sum))
-	require.Equal(t, jsonnum.Float(1), sum.ValLoss[ValAttention])
-	require.True(t, math.IsNaN(float64(sum.ValLoss[ValBlockRandom])))
+	require.Equal(t, jsonnum.Float(1), sum.ValLoss["attention"])
+	require.True(t, math.IsNaN(float64(sum.ValLoss["block_random"])))
 	require.Len(t, sum.ValLoss, 2)
 	require.NoError(t, json.Unmarshal([]byte(`{"val_loss":null}`), &sum))
 	require.Nil(t, sum.ValLoss)
 
-	data, err := json.Marshal(ValRecord{Kind: "val", Step: 1, Loss: ValLosses{ValBlockRandom: 2}})
+	data, err := json.Marshal(ValRecord{Kind: "val", Step: 1, Loss: ValLosses{"block_random": 2}})
 	require.NoError(t, err)
 	require.Contains(t, string(data), `"val_loss_block_random":2`)
-	require.Equal(t, "block_random", ValMode("mixed"))
-	require.Equal(t, "linear", ValMode("linear"))
+	require.Equal(t, "block_random", valMode("mixed"))
+	require.Equal(t, "linear", valMode("linear"))
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/oryx-go/oryx/evals/evalapi"
 	"github.com/oryx-go/oryx/internal/human"
 	"github.com/oryx-go/oryx/internal/jsonnum"
-	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/oryx"
 	"github.com/oryx-go/oryx/recipes/train"
 )
@@ -85,13 +84,13 @@ func schedulesOf(v oryx.Variant) []string {
 
 // newScheduleResults starts the results of a variant's schedules, with the validation losses of the training
 // summary: attention and linear under their own names; the mixed schedule has none (the training validates
-// block-random modes, a different schedule, kept in the summary as rundir.ValBlockRandom).
+// block-random modes, a different schedule, kept in the summary as train.ValBlockRandom).
 func newScheduleResults(v oryx.Variant, sum *train.Summary) []ScheduleResult {
 	var out []ScheduleResult
 	for _, sched := range schedulesOf(v) {
 		sr := ScheduleResult{Schedule: sched, ValLoss: jsonnum.Float(math.NaN()), MQAR: map[int]float64{}, MQARCells: map[int]mqarCell{},
 			Needle: map[int]evalapi.ProbeScore{}, Copy: map[int]evalapi.ProbeScore{}}
-		if l, ok := sum.ValLoss[sched]; ok && (sched == rundir.ValAttention || sched == rundir.ValLinear) {
+		if l, ok := sum.ValLoss[sched]; ok && (sched == train.ValAttention || sched == train.ValLinear) {
 			sr.ValLoss = l
 		}
 		out = append(out, sr)

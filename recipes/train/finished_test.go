@@ -88,7 +88,7 @@ func TestFinishedRunReadsOldValKeys(t *testing.T) {
 	out := t.TempDir()
 	first, err := Train(tinyRun(t, oryx.OryxTG, out))
 	require.NoError(t, err)
-	require.Contains(t, first.ValLoss, rundir.ValBlockRandom)
+	require.Contains(t, first.ValLoss, ValBlockRandom)
 	require.NotContains(t, first.ValLoss, "mixed")
 	for name, rename := range map[string][2]string{
 		rundir.SummaryFile: {`"block_random"`, `"mixed"`},
@@ -107,7 +107,7 @@ func TestFinishedRunReadsOldValKeys(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEmpty(t, val)
 	for _, v := range val {
-		require.Contains(t, v.Loss, rundir.ValBlockRandom)
+		require.Contains(t, v.Loss, ValBlockRandom)
 		require.NotContains(t, v.Loss, "mixed")
 	}
 }

@@ -86,7 +86,7 @@ type Summary struct {
 	Steps              int                `json:"steps"`
 	Tokens             int64              `json:"tokens"`
 	TrainLoss          jsonnum.Float      `json:"train_loss"` // mean over the last 10% of logged steps
-	ValLoss            rundir.ValLosses   `json:"val_loss"`   // by validation mode (rundir.ValModes)
+	ValLoss            rundir.ValLosses   `json:"val_loss"`   // by validation mode (ValModes)
 	Skipped            int                `json:"skipped_steps"`
 	TokensPerSec       float64            `json:"tokens_per_s"`          // over this process's steps, the first (compiling) one included
 	SteadyTokensPerSec float64            `json:"steady_tokens_per_s"`   // tokens per step / median step time of this process's second half
@@ -484,34 +484,6 @@ func (s *session) probe() error {
 	return s.mlog.Write(rec)
 }
 
-// validate returns the mean token loss of the validation set in each of the variant's validation modes
-// (nil without a validation set).
-func (s *session) validate() (rundir.ValLosses, error) {
-	if len(s.valSeqs) == 0 {
-		return nil, nil
-	}
-	out := rundir.ValLosses{}
-	for _, vm := range validationModes(s.r.Model.Variant, s.tc) {
-		var sum float64
-		var n int
-		for i := 0; i < len(s.valSeqs); i += s.tc.MicroBatch {
-			batch := s.valSeqs[i : i+s.tc.MicroBatch]
-			var modes [][]oryx.Mode
-			if vm.schedule != nil {
-				modes = vm.schedule(len(batch), s.tc.SeqLen, uint64(i))
-			}
-			l, c, err := s.trainer.EvalLoss(batch, modes)
-			if err != nil {
-				return nil, err
-			}
-			sum += l
-			n += c
-		}
-		out[vm.name] = jsonnum.Float(sum / float64(n))
-	}
-	return out, nil
-}
-
 // save writes a checkpoint of the current step: the run state with the data position, the weights and
 // optimizer state (keeping the KeepCheckpoints newest), and prunes the state files of evicted checkpoints.
 func (s *session) save() error {
@@ -632,50 +604,6 @@ func trainingModes(v oryx.Variant, tc TrainConfig, step int) ([][]oryx.Mode, flo
 		rows[b] = s.Row(b)
 	}
 	return rows, s.AttentionFraction()
-}
-
-// validationMode is one schedule validation reads the held-out set with.
-type validationMode struct {
-	name     string
-	schedule func(b, t int, offset uint64) [][]oryx.Mode // nil: the variant's only readout
-}
-
-// validationModes: multi-mixer variants are validated all-attention, all-linear and in block-random modes
-// (rundir.ValBlockRandom: the training distribution, with a fixed seed); single-mixer variants in their one
-// mode.
-func validationModes(v oryx.Variant, tc TrainConfig) []validationMode {
-	if !v.IsMultiMixer() {
-		if v.HasAttention() {
-			return []validationMode{{name: rundir.ValAttention}}
-		}
-		return []validationMode{{name: rundir.ValLinear}}
-	}
-	const valSeed = 0x56414c // "VAL"
-	rows := func(s *schedule.Schedule) [][]oryx.Mode {
-		r := make([][]oryx.Mode, s.Batch())
-		for b := range r {
-			r[b] = s.Row(b)
-		}
-		return r
-	}
-	return []validationMode{
-		{rundir.ValAttention, func(b, t int, _ uint64) [][]oryx.Mode { s, _ := schedule.AllAttention(b, t); return rows(s) }},
-		{rundir.ValLinear, func(b, t int, _ uint64) [][]oryx.Mode { s, _ := schedule.AllLinear(b, t); return rows(s) }},
-		{rundir.ValBlockRandom, func(b, t int, off uint64) [][]oryx.Mode {
-			s, _ := schedule.BlockRandom(b, t, tc.BlockLen, tc.AttentionProb, seedrand.Mix64(valSeed, off))
-			return rows(s)
-		}},
-	}
-}
-
-func formatLosses(m rundir.ValLosses) string {
-	var parts []string
-	for _, k := range rundir.ValModes {
-		if v, ok := m[k]; ok {
-			parts = append(parts, fmt.Sprintf("%s %.4f", k, float64(v)))
-		}
-	}
-	return strings.Join(parts, ", ")
 }
 
 // trajectoryDiff lists the fields of TrainConfig that change what a run computes (everything but the
