@@ -124,4 +124,11 @@ func TestRunDirectoryHoldsItsTokenizer(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, filepath.Join(out, rel), spec)
 	require.True(t, strings.HasSuffix(spec, "gpt-neox-20b.json"))
+	data2, seqLen, ok := rundir.TrainedOn(out)
+	require.True(t, ok)
+	require.Equal(t, r.Data.Spec, data2)
+	require.Equal(t, r.Train.SeqLen, seqLen)
+	require.Equal(t, "go", rec["backend"])
+	require.Equal(t, r.Name, rec["name"])
+	require.Contains(t, rec, "model")
 }

@@ -626,15 +626,11 @@ func trajectoryDiff(a, b TrainConfig) []string {
 	return d
 }
 
-// writeRunJSON records the run's configuration.
+// writeRunJSON records the run's configuration in run.json (rundir.WriteRunRecord), with the backend, the Go
+// version, the start time and the run's copy of its tokenizer file.
 func writeRunJSON(r Run, backendName, tokenizerFile string) error {
-	return rundir.WriteJSON(r.Out, rundir.RunFile, struct {
-		Run
-		TokenizerFile string `json:"tokenizer_file,omitempty"` // the run's copy, relative to the run directory
-		Backend       string `json:"backend"`
-		GoVersion     string `json:"go_version"`
-		Started       string `json:"started"`
-	}{r, tokenizerFile, backendName, runtime.Version(), time.Now().UTC().Format(time.RFC3339)})
+	return rundir.WriteRunRecord(r.Out, r, rundir.RunInfo{TokenizerFile: tokenizerFile, Backend: backendName,
+		GoVersion: runtime.Version(), Started: time.Now().UTC().Format(time.RFC3339)})
 }
 
 // peakRSS returns the process's peak resident set size (VmHWM) in bytes, or 0 where /proc is unavailable.
