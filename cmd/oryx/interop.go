@@ -8,6 +8,7 @@ import (
 
 	"github.com/oryx-go/oryx/internal/claim"
 	"github.com/oryx-go/oryx/internal/cli"
+	"github.com/oryx-go/oryx/internal/runwriter"
 	"github.com/oryx-go/oryx/oryx/hf"
 )
 
@@ -79,12 +80,15 @@ func importCmd(args []string, stdout, stderr io.Writer) error {
 	case *out == "":
 		return usageErr(fs, "--out is required")
 	}
-	// A run directory, never the export itself (`--out` = `--from` replaced its config.json) or another
-	// command's output.
-	if err := claim.Dir("import: --out", *out, claim.RunDir, *force); err != nil {
+	// The one writer of --out (internal/runwriter): a run directory, never the export itself (`--out` =
+	// `--from` replaced its config.json) or another command's output, and never a directory a trainer or
+	// another import is writing.
+	w, err := runwriter.Open(*out, runwriter.Options{Flag: "import: --out", Command: "oryx import", Force: *force, Log: stderr})
+	if err != nil {
 		return err
 	}
-	info, err := hf.Import(*in, *out)
+	defer w.Close()
+	info, err := hf.Import(*in, w)
 	if err != nil {
 		return err
 	}

@@ -1,9 +1,9 @@
-// Package rundir is the run directory's one owner: its layout and the names of its files (layout.go), the
-// temporary files of its atomic writes and what killed saves leave behind (leftovers.go), the lock that keeps
-// one writer per directory (lock.go), and the reading and writing of run.json, the trainer-state files,
-// metrics.jsonl and summary.json. The trainer (recipes/train) and `oryx init` write run directories; the
-// checkpoint writer (oryx.SaveCheckpoint) serialises the weights under the names given here; evaluation
-// (evals), the study and `oryx generate` read them.
+// Package rundir is the run directory: its layout and the names of its files (layout.go), the reading and
+// writing of run.json, the trainer-state files, metrics.jsonl and summary.json. Every writer opens the
+// directory first through internal/runwriter (which claims it, holds its lock and removes what killed saves
+// left); the trainer (recipes/train), `oryx init` and `oryx import` write run directories, the checkpoint writer
+// (oryx.SaveCheckpoint) serialises the weights under the names given here; evaluation (evals), the
+// study and `oryx generate` read them.
 //
 // A run directory holds:
 //
@@ -14,9 +14,10 @@
 //	curves.png                            training and validation loss, learning rate and gradient norm
 //	summary.json                          written at the end: final losses, throughput, memory
 //	tokenizer/                            the run's copy of its tokenizer file (CopyTokenizer)
-//	.oryx.lock                            held by the one process writing the directory (lock.go)
+//	.oryx.lock                            held by the one process writing the directory (internal/runwriter)
 //
-// and, only after a kill, leftovers: .staging-* folders, ".NAME.tmp-N" files (CleanLeftovers).
+// and, only after a kill, leftovers: .staging-N folders, ".NAME.tmp-N" files (removed by the next writer's
+// runwriter.Open).
 package rundir
 
 import (

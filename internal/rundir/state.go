@@ -29,7 +29,10 @@ type StateHeader struct {
 // StatePrefix begins every trainer-state file name: StateFileName(step).
 const StatePrefix = "trainer-state-"
 
-var stateFileRE = regexp.MustCompile(`^` + StatePrefix + `(\d{8})\.json$`)
+var stateFileRE = regexp.MustCompile(`^` + StatePrefix + `(\d{8,})\.json$`) // %08d: at least 8 digits
+
+// IsStateFile reports whether name is a trainer-state file (StateFileName).
+func IsStateFile(name string) bool { return stateFileRE.MatchString(name) }
 
 // StateFileName is the name of the trainer-state file of step.
 func StateFileName(step int) string { return fmt.Sprintf("%s%08d.json", StatePrefix, step) }

@@ -99,7 +99,7 @@ func TestImportRefusesConfigsItCannotRunExactly(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			m := cloneMap(t, cfg)
 			c.edit(m)
-			err := importErr(edited(t, m, ts), filepath.Join(t.TempDir(), "ckpt"))
+			err := importErr(t, edited(t, m, ts), filepath.Join(t.TempDir(), "ckpt"))
 			require.ErrorContains(t, err, c.want)
 			require.ErrorContains(t, err, ConfigFile)
 		})
@@ -109,9 +109,9 @@ func TestImportRefusesConfigsItCannotRunExactly(t *testing.T) {
 	require.NoError(t, err)
 	twice := strings.Replace(string(raw), `"rope_theta": 10000,`, `"rope_theta": 10000, "rope_theta": 500000,`, 1)
 	require.NotEqual(t, string(raw), twice)
-	require.ErrorContains(t, importErr(edited(t, twice, ts), filepath.Join(t.TempDir(), "ckpt")), `key "rope_theta" appears twice`)
+	require.ErrorContains(t, importErr(t, edited(t, twice, ts), filepath.Join(t.TempDir(), "ckpt")), `key "rope_theta" appears twice`)
 	// Unedited, it imports.
-	require.NoError(t, importErr(edited(t, cfg, ts), filepath.Join(t.TempDir(), "ckpt")))
+	require.NoError(t, importErr(t, edited(t, cfg, ts), filepath.Join(t.TempDir(), "ckpt")))
 }
 
 // TestImportReadsVersion1Exports: exports written before oryx_export_format (the usual keys only) still
@@ -122,12 +122,12 @@ func TestImportReadsVersion1Exports(t *testing.T) {
 	require.NoError(t, err)
 	var legacy map[string]any
 	require.NoError(t, json.Unmarshal(mustJSON(t, legacyConfig(c, "float32")), &legacy))
-	require.NoError(t, importErr(edited(t, legacy, ts), filepath.Join(t.TempDir(), "ckpt")))
+	require.NoError(t, importErr(t, edited(t, legacy, ts), filepath.Join(t.TempDir(), "ckpt")))
 	for key, val := range map[string]any{"norm_eps": 1e-6, "rope_theta": 500000.0, "use_short_conv": false,
 		"model_type": "gated_deltanet", "torch_dtype": "float16", "head_dim": 32.0} {
 		m := cloneMap(t, legacy)
 		m[key] = val
-		err := importErr(edited(t, m, ts), filepath.Join(t.TempDir(), "ckpt"))
+		err := importErr(t, edited(t, m, ts), filepath.Join(t.TempDir(), "ckpt"))
 		require.Error(t, err, key)
 		require.Contains(t, err.Error(), key)
 	}
@@ -190,7 +190,7 @@ func TestImportConverts16BitWeights(t *testing.T) {
 			m["torch_dtype"] = c.torch
 			half := to16(t, ts, c.dtype)
 			ckpt := filepath.Join(t.TempDir(), "ckpt")
-			info, err := Import(edited(t, m, half), ckpt)
+			info, err := importInto(t, edited(t, m, half), ckpt)
 			require.NoError(t, err)
 			require.Equal(t, c.dtype, info.DType)
 			require.Equal(t, "float32", info.ConvertedTo)
@@ -220,7 +220,7 @@ func TestImportConverts16BitWeights(t *testing.T) {
 	// A mix of dtypes is refused, naming the tensor.
 	mixed := append([]Tensor{}, ts...)
 	mixed[3] = to16(t, ts[3:4], "BF16")[0]
-	require.ErrorContains(t, importErr(edited(t, cfg, mixed), filepath.Join(t.TempDir(), "ckpt")),
+	require.ErrorContains(t, importErr(t, edited(t, cfg, mixed), filepath.Join(t.TempDir(), "ckpt")),
 		mixed[3].Name+`" is BF16, but config.json says torch_dtype "float32"`)
 }
 
@@ -250,7 +250,7 @@ func TestReadSafetensorsRefusesDuplicateNames(t *testing.T) {
 	_, _, err := ReadSafetensors(filepath.Join(dir, WeightsFile))
 	require.ErrorContains(t, err, `key "`+name+`" appears twice`)
 	require.ErrorContains(t, err, "tensor names must be unique")
-	require.ErrorContains(t, importErr(dir, filepath.Join(t.TempDir(), "ckpt")), "appears twice")
+	require.ErrorContains(t, importErr(t, dir, filepath.Join(t.TempDir(), "ckpt")), "appears twice")
 }
 
 // TestImportRefusesOversizedWeightsFile runs the case of a weights file far larger than its config's model
@@ -263,7 +263,7 @@ func TestImportRefusesOversizedWeightsFile(t *testing.T) {
 	require.NoError(t, oryx.InitCheckpoint(ckpt, cfg, 1))
 	require.NoError(t, Export(ckpt, exp))
 	require.NoError(t, os.Truncate(filepath.Join(exp, WeightsFile), 9<<30))
-	_, err = Import(exp, filepath.Join(t.TempDir(), "back"))
+	_, err = importInto(t, exp, filepath.Join(t.TempDir(), "back"))
 	require.ErrorContains(t, err, "more than the")
 	require.ErrorContains(t, err, "not this model's weights")
 }

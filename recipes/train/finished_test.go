@@ -58,10 +58,23 @@ func TestFinishedRunIsANoOp(t *testing.T) {
 	require.Equal(t, first.ValLoss, again.ValLoss)
 	require.Equal(t, before, snapshot(t, out), "a rerun of a finished run changed files")
 
+	// The user's own files beside the run, named like the run's (--retrain used to remove any
+	// checkpoint-* or trainer-state-* entry): retraining removes only the names the trainer writes.
+	mine := []string{"checkpoint-backup/weights.bin", "checkpoint-notes.txt", "trainer-state-mine.json",
+		"checkpoint-n0000001-old.bin", "metrics.jsonl.orig", "summary/notes.txt"}
+	for _, name := range mine {
+		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(out, name)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(out, name), []byte("mine"), 0o644))
+	}
 	r = tinyRun(t, oryx.Mamba2, out)
 	r.Retrain = true
 	re, err := Train(r)
 	require.NoError(t, err)
+	for _, name := range mine {
+		data, err := os.ReadFile(filepath.Join(out, name))
+		require.NoError(t, err, "--retrain removed the user's %s", name)
+		require.Equal(t, "mine", string(data), name)
+	}
 	require.Equal(t, 0, re.ResumedAt)
 	require.Equal(t, 6, re.Steps)
 	require.Len(t, trainLosses(t, out), 6, "the retrained run's metrics start over")

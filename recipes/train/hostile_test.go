@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/oryx-go/oryx/internal/rundir"
+	"github.com/oryx-go/oryx/internal/runwriter"
 	"github.com/oryx-go/oryx/oryx"
 	"github.com/stretchr/testify/require"
 )
@@ -39,7 +40,7 @@ func TestConcurrentRunsOneDirectory(t *testing.T) {
 		switch {
 		case err == nil:
 			ok++
-		case errors.Is(err, rundir.ErrBusy):
+		case errors.Is(err, runwriter.ErrBusy):
 			busy++
 			// The holder is named once its record is written; a refusal in the instant before says "another process".
 			require.ErrorContains(t, err, "--out: run directory in use: "+out+" is being written by ")

@@ -21,11 +21,11 @@ import (
 
 	"github.com/oryx-go/oryx/datasets"
 	"github.com/oryx-go/oryx/datasets/tokenizers"
-	"github.com/oryx-go/oryx/internal/claim"
 	"github.com/oryx-go/oryx/internal/guard"
 	"github.com/oryx-go/oryx/internal/human"
 	"github.com/oryx-go/oryx/internal/jsonnum"
 	"github.com/oryx-go/oryx/internal/rundir"
+	"github.com/oryx-go/oryx/internal/runwriter"
 	"github.com/oryx-go/oryx/internal/seedrand"
 	"github.com/oryx-go/oryx/oryx"
 	"github.com/oryx-go/oryx/oryx/schedule"
@@ -119,27 +119,22 @@ func train(r Run, h hooks) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := claim.Dir("--out", r.Out, claim.RunDir, r.Force); err != nil {
-		return nil, err
-	}
-	if err := os.MkdirAll(r.Out, 0o755); err != nil {
-		return nil, err
-	}
-	// One writer per run directory: a second run on the same --out is refused (two at once left a directory
-	// mixing both), and what killed runs left behind is removed.
-	lock, err := rundir.AcquireLock(r.Out, r.Name, r.Log)
+	// The one writer of the run directory (internal/runwriter): never another command's output (unless
+	// --force); a second run on the same --out is refused (two at once left a directory mixing both); what
+	// killed runs left behind is removed.
+	w, err := runwriter.Open(r.Out, runwriter.Options{Flag: "--out", Command: r.Name, Force: r.Force, Log: r.Log})
 	if err != nil {
-		return nil, fmt.Errorf("--out: %w", err)
+		return nil, err
 	}
-	defer lock.Release()
-	if sum, done, err := openRunDir(r); err != nil || done {
+	defer w.Close()
+	if sum, done, err := openRunDir(r, w); err != nil || done {
 		return sum, err
 	}
 	tokFile, err := rundir.CopyTokenizer(r.Out, r.Tokenizer, tok.Name())
 	if err != nil {
 		return nil, fmt.Errorf("--tokenizer: copying it into the run directory: %w", err)
 	}
-	s, err := resume(r, be, tok)
+	s, err := resume(r, w, be, tok)
 	if err != nil {
 		return nil, err
 	}
@@ -198,11 +193,10 @@ func setUp(r *Run) (tokenizers.Tokenizer, error) {
 	return tok, nil
 }
 
-// openRunDir prepares the run directory Train holds the lock of. A finished run is left as it is and its
+// openRunDir prepares the run directory Train holds open (w). A finished run is left as it is and its
 // summary returned with done: rerunning its command writes nothing (it used to overwrite summary.json with
-// this process's zero throughput and run.json's start time), unless r.Retrain starts it over. Then what
-// killed saves left is removed.
-func openRunDir(r Run) (*Summary, bool, error) {
+// this process's zero throughput and run.json's start time), unless r.Retrain starts it over.
+func openRunDir(r Run, w *runwriter.Writer) (*Summary, bool, error) {
 	sum, done, err := finishedRun(r)
 	switch {
 	case err != nil:
@@ -212,16 +206,17 @@ func openRunDir(r Run) (*Summary, bool, error) {
 		return sum, true, nil
 	case done:
 		fmt.Fprintf(r.Log, "%s: %s already finished; retraining from scratch (--retrain)\n", r.Name, r.Out)
-		if err := rundir.RemoveRun(r.Out); err != nil {
+		if err := w.RemoveRun(); err != nil {
 			return nil, false, err
 		}
 	}
-	return nil, false, cleanLeftovers(r.Out, r.Log)
+	return nil, false, nil
 }
 
 // session is a run in training: what resume set up, the outputs, and the counters of this process.
 type session struct {
 	r       Run
+	w       *runwriter.Writer // r.Out, held open: checkpoints are saved through it
 	tc      TrainConfig
 	be      backends.Backend
 	tok     tokenizers.Tokenizer
@@ -254,8 +249,8 @@ type session struct {
 // resume builds the session: the model, its optimizer state and the run state from the newest checkpoint
 // in r.Out, checked against r (the training config and the data must be the checkpoint's), or a fresh model
 // when there is none; the trainer; the training data at the saved position; and the validation set.
-func resume(r Run, be backends.Backend, tok tokenizers.Tokenizer) (*session, error) {
-	s := &session{r: r, tc: r.Train, be: be, tok: tok, savedStep: -1}
+func resume(r Run, w *runwriter.Writer, be backends.Backend, tok tokenizers.Tokenizer) (*session, error) {
+	s := &session{r: r, w: w, tc: r.Train, be: be, tok: tok, savedStep: -1}
 	names, err := oryx.ListCheckpoints(r.Out)
 	if err != nil {
 		return nil, err
@@ -494,7 +489,7 @@ func (s *session) save() error {
 	if err := rundir.WriteState(s.r.Out, s.st.Step, s.st); err != nil {
 		return fmt.Errorf("saving trainer state: %w", err)
 	}
-	if err := oryx.SaveCheckpointKeep(s.r.Out, s.r.Model, s.ctx, s.tc.KeepCheckpoints); err != nil {
+	if err := oryx.SaveCheckpointKeep(s.w, s.r.Model, s.ctx, s.tc.KeepCheckpoints); err != nil {
 		return err
 	}
 	s.savedStep = s.st.Step

@@ -4,33 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"path/filepath"
-	"strings"
 
 	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/internal/safefile"
 	"github.com/oryx-go/oryx/oryx"
 )
-
-// Start-up housekeeping of a run directory, done by Train once it holds the directory's lock
-// (rundir.AcquireLock): nothing else can be writing there, so every temporary file is a leftover of a killed
-// process.
-
-// cleanLeftovers removes what interrupted saves left in dir (rundir.CleanLeftovers: the checkpoint code's
-// staging folders and partial files, the temporary files of atomic writes) and says so on log.
-func cleanLeftovers(dir string, log io.Writer) error {
-	removed, err := rundir.CleanLeftovers(dir)
-	if err != nil {
-		return fmt.Errorf("removing leftovers of interrupted saves in %s: %w", dir, err)
-	}
-	if len(removed) > 0 {
-		fmt.Fprintf(log, "%s: removed %d leftover(s) of interrupted saves (no complete checkpoint uses them): %s\n",
-			dir, len(removed), strings.Join(removed, ", "))
-	}
-	return nil
-}
 
 // finishedRun reports whether r.Out holds r finished: its newest checkpoint is at r.Train.Steps with the same
 // model, trajectory and data, and summary.json is there (returned). A run that differs, or whose summary is missing,
