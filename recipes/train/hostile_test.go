@@ -83,7 +83,7 @@ func TestSignalAfterCheckpointNoDuplicate(t *testing.T) {
 	out := t.TempDir()
 	r := tinyRun(t, oryx.Transformer, out)
 	r.Train.EvalBatches, r.Train.KeepCheckpoints = 0, 2
-	_, err := train(r, testHooks{interruptAt: 4}) // checkpoints at steps 2 and 4, then the signal
+	_, err := train(r, &testControl{interruptAt: 4}) // checkpoints at steps 2 and 4, then the signal
 	require.ErrorIs(t, err, ErrInterrupted)
 	names, err := oryx.ListCheckpoints(out)
 	require.NoError(t, err)

@@ -8,9 +8,30 @@ import (
 	"path/filepath"
 
 	"github.com/oryx-go/oryx/internal/rundir"
+	"github.com/oryx-go/oryx/internal/runwriter"
 	"github.com/oryx-go/oryx/internal/safefile"
 	"github.com/oryx-go/oryx/oryx"
 )
+
+// openRunDir prepares the run directory Train holds open (w). A finished run is left as it is and its
+// summary returned with done: rerunning its command writes nothing (it used to overwrite summary.json with
+// this process's zero throughput and run.json's start time), unless r.Retrain starts it over.
+func openRunDir(r Run, w *runwriter.Writer) (*Summary, bool, error) {
+	sum, done, err := finishedRun(r)
+	switch {
+	case err != nil:
+		return nil, false, err
+	case done && !r.Retrain:
+		fmt.Fprintf(r.Log, "%s: %s already finished (%d steps); --retrain to train it again from scratch\n", r.Name, r.Out, sum.Steps)
+		return sum, true, nil
+	case done:
+		fmt.Fprintf(r.Log, "%s: %s already finished; retraining from scratch (--retrain)\n", r.Name, r.Out)
+		if err := w.RemoveRun(); err != nil {
+			return nil, false, err
+		}
+	}
+	return nil, false, nil
+}
 
 // finishedRun reports whether r.Out holds r finished: its newest checkpoint is at r.Train.Steps with the same
 // model, trajectory and data, and summary.json is there (returned). A run that differs, or whose summary is missing,

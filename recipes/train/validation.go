@@ -2,7 +2,9 @@ package train
 
 import (
 	"fmt"
+	"sort"
 	"strings"
+	"time"
 
 	"github.com/oryx-go/oryx/internal/jsonnum"
 	"github.com/oryx-go/oryx/internal/rundir"
@@ -25,6 +27,56 @@ const (
 
 // ValModes lists the validation modes in display order.
 var ValModes = []string{ValAttention, ValLinear, ValBlockRandom}
+
+// validateAndPlot validates, logs the losses to metrics.jsonl and the progress display, and redraws
+// curves.png.
+func (s *session) validateAndPlot() error {
+	var err error
+	if s.lastVal, err = s.validate(); err != nil {
+		return err
+	}
+	if s.lastVal != nil {
+		if err := s.mlog.Write(rundir.ValRecord{Kind: "val", Step: s.st.Step, Tokens: s.st.TokensSeen, Loss: s.lastVal}); err != nil {
+			return err
+		}
+		s.prog.message("step %d: validation loss %s", s.st.Step, formatLosses(s.lastVal))
+	}
+	if s.r.Probe != nil {
+		if err := s.probe(); err != nil {
+			return err
+		}
+	}
+	if err := writeCurves(s.r.Out); err != nil {
+		s.prog.message("warning: plotting curves: %v", err)
+	}
+	return nil
+}
+
+// probe measures Run.Probe and logs it to metrics.jsonl and the progress display.
+func (s *session) probe() error {
+	start := time.Now()
+	values, err := s.r.Probe(s.trainer, s.st.Step)
+	if err != nil {
+		return fmt.Errorf("probe: %w", err)
+	}
+	if values == nil {
+		return nil
+	}
+	rec := rundir.ProbeRecord{Kind: "probe", Step: s.st.Step, Tokens: s.st.TokensSeen, Seconds: time.Since(start).Seconds(),
+		Values: map[string]jsonnum.Float{}}
+	names := make([]string, 0, len(values))
+	for k, v := range values {
+		rec.Values[k] = jsonnum.Float(v)
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	parts := make([]string, len(names))
+	for i, k := range names {
+		parts[i] = fmt.Sprintf("%s %.3f", k, values[k])
+	}
+	s.prog.message("step %d: probe (%.1f s) %s", s.st.Step, rec.Seconds, strings.Join(parts, ", "))
+	return s.mlog.Write(rec)
+}
 
 // validate returns the mean token loss of the validation set in each of the variant's validation modes
 // (nil without a validation set).
