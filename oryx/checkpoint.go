@@ -58,12 +58,23 @@ const CheckpointKeep = 3
 // (internal/runwriter). SaveCheckpoint writes only through one; Close releases it.
 type CheckpointDir = runwriter.Writer
 
-// OpenCheckpointDir opens dir for writing checkpoints: it is created if needed; refused when another
-// process (a training run, `oryx init`, `oryx import`) is writing it or when it holds another command's
-// output (an export, a tokenized corpus, ...), with an error naming the path and the reason; the leftovers of
-// saves killed there are removed. Close it when done.
-func OpenCheckpointDir(dir string) (*CheckpointDir, error) {
-	return runwriter.Open(dir, runwriter.Options{Flag: "checkpoint directory", Command: filepath.Base(os.Args[0])})
+// CheckpointDirOptions say who opens a checkpoint directory (runwriter.Options): the flag that named it, for
+// messages; what this process is, for another writer's refusal; Force to write into another command's
+// output; where to report the leftovers removed. The zero value is a library's.
+type CheckpointDirOptions = runwriter.Options
+
+// OpenCheckpointDir opens dir for writing checkpoints (runwriter.Open): it is created if needed; refused
+// when another process (a training run, `oryx init`, `oryx import`) is writing it or, unless o.Force, when it
+// holds another command's output (an export, a tokenized corpus, ...), with an error naming the path and the
+// reason; the leftovers of saves killed there are removed. Close it when done.
+func OpenCheckpointDir(dir string, o CheckpointDirOptions) (*CheckpointDir, error) {
+	if o.Flag == "" {
+		o.Flag = "checkpoint directory"
+	}
+	if o.Command == "" {
+		o.Command = filepath.Base(os.Args[0])
+	}
+	return runwriter.Open(dir, o)
 }
 
 // SaveCheckpoint writes cfg and every variable of ctx (the context the model was built in, at its root
@@ -335,7 +346,7 @@ func InitCheckpoint(dir string, cfg Config, seed int64) error {
 	if err := CheckWeightsMemory("init checkpoint "+dir+": writing", cfg); err != nil {
 		return err // before the directory is created
 	}
-	w, err := OpenCheckpointDir(dir)
+	w, err := OpenCheckpointDir(dir, CheckpointDirOptions{})
 	if err != nil {
 		return fmt.Errorf("init checkpoint %s: %w", dir, err)
 	}

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/oryx-go/oryx/internal/cli"
-	"github.com/oryx-go/oryx/internal/runwriter"
 	"github.com/oryx-go/oryx/oryx"
 )
 
@@ -71,10 +70,10 @@ func initCmd(args []string, stdout, stderr io.Writer) error {
 	if err := oryx.CheckWeightsMemory("init: writing", cfg); err != nil {
 		return err
 	}
-	// The one writer of --out (internal/runwriter): a run directory, never another command's output (an
+	// The one writer of --out (oryx.OpenCheckpointDir: internal/runwriter): a run directory, never another command's output (an
 	// export's config.json would be replaced); a second `oryx init` (or a training run) on it is refused; what
 	// killed saves left there is removed.
-	w, err := runwriter.Open(*out, runwriter.Options{Flag: "init: --out", Command: "oryx init", Force: *force, Log: stderr})
+	w, err := oryx.OpenCheckpointDir(*out, oryx.CheckpointDirOptions{Flag: "init: --out", Command: "oryx init", Force: *force, Log: stderr})
 	if err != nil {
 		return err
 	}

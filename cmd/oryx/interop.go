@@ -8,7 +8,7 @@ import (
 
 	"github.com/oryx-go/oryx/internal/claim"
 	"github.com/oryx-go/oryx/internal/cli"
-	"github.com/oryx-go/oryx/internal/runwriter"
+	"github.com/oryx-go/oryx/oryx"
 	"github.com/oryx-go/oryx/oryx/hf"
 )
 
@@ -80,10 +80,10 @@ func importCmd(args []string, stdout, stderr io.Writer) error {
 	case *out == "":
 		return usageErr(fs, "--out is required")
 	}
-	// The one writer of --out (internal/runwriter): a run directory, never the export itself (`--out` =
+	// The one writer of --out (oryx.OpenCheckpointDir: internal/runwriter): a run directory, never the export itself (`--out` =
 	// `--from` replaced its config.json) or another command's output, and never a directory a trainer or
 	// another import is writing.
-	w, err := runwriter.Open(*out, runwriter.Options{Flag: "import: --out", Command: "oryx import", Force: *force, Log: stderr})
+	w, err := oryx.OpenCheckpointDir(*out, oryx.CheckpointDirOptions{Flag: "import: --out", Command: "oryx import", Force: *force, Log: stderr})
 	if err != nil {
 		return err
 	}

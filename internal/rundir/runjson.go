@@ -49,6 +49,20 @@ func WriteJSON(dir, name string, v any) error {
 	return WriteFileAtomic(filepath.Join(dir, name), append(data, '\n'))
 }
 
+// ReadJSON reads dir/name (summary.json) into v; the error names the file, and wraps fs.ErrNotExist when it
+// is not there.
+func ReadJSON(dir, name string, v any) error {
+	path := filepath.Join(dir, name)
+	data, err := safefile.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
 // run.json, declared here once: the trainer writes its whole configuration (train.Run: name, model, train,
 // data, val_data, tokenizer, out) with RunInfo's fields after it (WriteRunRecord), and readers read back
 // RunRecord (Tokenizer, TrainedOn).

@@ -2,8 +2,9 @@
 // run directory, or absent, empty, or hold none of a run directory's names: internal/claim), creates it, takes
 // its lock (one writer per directory: lock.go) and removes what killed saves left behind (leftovers.go).
 // Training (recipes/train), `oryx init`, `oryx import` and checkpoint saving (oryx.SaveCheckpoint, which
-// refuses to save without an open Writer) all go through it, so none of them can write into a directory
-// another process is writing, or into another command's output without --force.
+// refuses to save without an open Writer) all go through it — the trainer and the commands by
+// oryx.OpenCheckpointDir, its public face — so none of them can write into a directory another process is
+// writing, or into another command's output without --force.
 //
 // Every cleanup here removes only the exact names the run directory's writers give their files (the names
 // are internal/rundir's): a user's "checkpoint-backup/" or "notes.json.tmp-1" beside a run is never touched.

@@ -259,7 +259,7 @@ func importErr(t testing.TB, exportDir, ckptDir string) error {
 // importInto imports exportDir into ckptDir, which it holds open (oryx.OpenCheckpointDir) for the import.
 func importInto(t testing.TB, exportDir, ckptDir string) (*Imported, error) {
 	t.Helper()
-	w, err := oryx.OpenCheckpointDir(ckptDir)
+	w, err := oryx.OpenCheckpointDir(ckptDir, oryx.CheckpointDirOptions{})
 	if err != nil {
 		return nil, err
 	}

@@ -50,7 +50,7 @@ func SaveCheckpoint(t testing.TB, dir string, cfg oryx.Config, ctx *context.Cont
 // SaveCheckpointKeep is SaveCheckpoint keeping the keep newest checkpoints (oryx.SaveCheckpointKeep).
 func SaveCheckpointKeep(t testing.TB, dir string, cfg oryx.Config, ctx *context.Context, keep int) error {
 	t.Helper()
-	w, err := oryx.OpenCheckpointDir(dir)
+	w, err := oryx.OpenCheckpointDir(dir, oryx.CheckpointDirOptions{})
 	if err != nil {
 		return err
 	}

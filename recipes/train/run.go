@@ -10,7 +10,6 @@ import (
 	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/internal/guard"
 	"github.com/oryx-go/oryx/internal/rundir"
-	"github.com/oryx-go/oryx/internal/runwriter"
 	"github.com/oryx-go/oryx/oryx"
 )
 
@@ -69,10 +68,10 @@ func train(r Run, ctl control) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The one writer of the run directory (internal/runwriter): never another command's output (unless
+	// The one writer of the run directory (oryx.OpenCheckpointDir: internal/runwriter): never another command's output (unless
 	// --force); a second run on the same --out is refused (two at once left a directory mixing both); what
 	// killed runs left behind is removed.
-	w, err := runwriter.Open(r.Out, runwriter.Options{Flag: "--out", Command: r.Name, Force: r.Force, Log: r.Log})
+	w, err := oryx.OpenCheckpointDir(r.Out, oryx.CheckpointDirOptions{Flag: "--out", Command: r.Name, Force: r.Force, Log: r.Log})
 	if err != nil {
 		return nil, err
 	}

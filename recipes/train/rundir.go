@@ -1,22 +1,19 @@
 package train
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"path/filepath"
 
 	"github.com/oryx-go/oryx/internal/rundir"
-	"github.com/oryx-go/oryx/internal/runwriter"
-	"github.com/oryx-go/oryx/internal/safefile"
 	"github.com/oryx-go/oryx/oryx"
 )
 
 // openRunDir prepares the run directory Train holds open (w). A finished run is left as it is and its
 // summary returned with done: rerunning its command writes nothing (it used to overwrite summary.json with
 // this process's zero throughput and run.json's start time), unless r.Retrain starts it over.
-func openRunDir(r Run, w *runwriter.Writer) (*Summary, bool, error) {
+func openRunDir(r Run, w *oryx.CheckpointDir) (*Summary, bool, error) {
 	sum, done, err := finishedRun(r)
 	switch {
 	case err != nil:
@@ -52,16 +49,13 @@ func finishedRun(r Run) (*Summary, bool, error) {
 	if cfg, err := oryx.LoadConfig(filepath.Join(r.Out, rundir.ConfigFile)); err != nil || len(cfg.Diff(r.Model)) > 0 {
 		return nil, false, nil // LoadCheckpoint reports it
 	}
-	data, err := safefile.ReadFile(filepath.Join(r.Out, rundir.SummaryFile))
+	var sum Summary
+	err = rundir.ReadJSON(r.Out, rundir.SummaryFile, &sum)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false, nil
 	}
 	if err != nil {
 		return nil, false, err
-	}
-	var sum Summary
-	if err := json.Unmarshal(data, &sum); err != nil {
-		return nil, false, fmt.Errorf("%s: %w", filepath.Join(r.Out, rundir.SummaryFile), err)
 	}
 	return &sum, true, nil
 }

@@ -15,14 +15,13 @@ import (
 	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/internal/human"
 	"github.com/oryx-go/oryx/internal/rundir"
-	"github.com/oryx-go/oryx/internal/runwriter"
 	"github.com/oryx-go/oryx/oryx"
 )
 
 // session is a run in training: what resume set up, the outputs, and the counters of this process.
 type session struct {
 	r       Run
-	w       *runwriter.Writer // r.Out, held open: checkpoints are saved through it
+	w       *oryx.CheckpointDir // r.Out, held open: checkpoints are saved through it
 	tc      TrainConfig
 	be      backends.Backend
 	tok     tokenizers.Tokenizer
@@ -55,7 +54,7 @@ type session struct {
 // resume builds the session: the model, its optimizer state and the run state from the newest checkpoint
 // in r.Out, checked against r (the training config and the data must be the checkpoint's), or a fresh model
 // when there is none; the trainer; the training data at the saved position; and the validation set.
-func resume(r Run, w *runwriter.Writer, be backends.Backend, tok tokenizers.Tokenizer) (*session, error) {
+func resume(r Run, w *oryx.CheckpointDir, be backends.Backend, tok tokenizers.Tokenizer) (*session, error) {
 	s := &session{r: r, w: w, tc: r.Train, be: be, tok: tok, savedStep: -1}
 	names, err := oryx.ListCheckpoints(r.Out)
 	if err != nil {

@@ -26,7 +26,6 @@ import (
 	"github.com/oryx-go/oryx/evals/probes"
 	"github.com/oryx-go/oryx/internal/claim"
 	"github.com/oryx-go/oryx/internal/cli"
-	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/oryx"
 	"github.com/oryx-go/oryx/oryx/schedule"
 )
@@ -399,7 +398,7 @@ func (o *Options) needles(tok tokenizers.Tokenizer) ([]datasets.MiniNeedle, erro
 	lengths, depths, samples := o.NeedleLengths, o.NeedleDepths, o.NeedleSamples
 	if len(lengths) == 0 {
 		l := 122 // the tiny study's: 128 − 6, so that the answer fits the training length
-		if _, seqLen, ok := rundir.TrainedOn(o.Checkpoint); ok && seqLen > 16 {
+		if _, seqLen, ok := evalsetup.TrainedOn(o.Checkpoint); ok && seqLen > 16 {
 			l = seqLen - 6
 		}
 		lengths = []int{l}
