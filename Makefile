@@ -1,9 +1,9 @@
 # Oryx in Go. `make demo` is the main job, `make test` the test suite (what CI runs).
 GO ?= go
 
-.PHONY: demo demo-run demo-quick study-scale study-scale-run study-attribution study-attribution-run study-decompose \
+.PHONY: consumer-check demo demo-run demo-quick study-scale study-scale-run study-attribution study-attribution-run study-decompose \
 	study-decompose-run study-decompose-lr study-decompose-lr-run test test-full test-go test-go-fuzz test-xla vet fuzz-short xla-cpu xla-cuda py-tools torch lmeval-check bench-mixers \
-	bench-mixers-all bench-model bench-model-peer bench-compile bench-train bench-train-xla bench-xla-vs-go bench-speculative build
+	bench-mixers-all bench-model bench-model-peer gpu-check bench-compile bench-train bench-train-xla bench-xla-vs-go bench-speculative build
 
 # XLA: `make xla-cpu` installs the pinned XLA CPU PJRT plugin from the Python package index into .xla/ (project-local,
 # git-ignored; scripts/install-xla.sh) and prints its path as the last line. Binaries built with -tags xla find it
@@ -33,17 +33,17 @@ demo-run:
 
 # The same pipeline at a fraction of the budget (CI smoke; numbers meaningless): runs/study-quick. On the pure-Go
 # backend: at 8 steps of 8 sequences XLA's compilation is the whole cost (179 s on XLA CPU vs 59 s on pure Go,
-# README).
+# docs/history.md §1.5).
 demo-quick:
 	$(GO) run ./recipes/tiny-study --quick
 
-# study-scale (not in CI; sized for ≤ 90 min on XLA CPU with 2 cores, README): the Transformer, GDN and Oryx-TG
-# (p = 0.5) at the tiny width and at tiny2x (d 128) × 3 seeds, each trained for 1.5× the demo's budget (both budgets
-# read from one run: warm-up + constant LR; SCALE_FLAGS="--steps 1400" for 2×, estimated at 85–130 min), nothing
-# evaluated after training: claim (a)'s loss gaps and claim (b)'s
-# recall ratio against width and tokens, over seeds -> runs/study-scale/{scale.json,report.md,scale.png,
-# mqar_curves.png}; it prints the one-seed spread constants for recipes/study/claims.go (SCALE_FLAGS="--widths 1": the
-# tiny width alone, which is all those constants need, in about a third of the time; a later full run resumes it).
+# study-scale (not in CI; sized for ≤ 90 min on XLA CPU with 2 cores, docs/studies.md §5): the Transformer, GDN
+# and Oryx-TG (p = 0.5) at the tiny width and at tiny2x (d 128) × 3 seeds, each trained for 1.5× the demo's budget
+# (both budgets read from one run: warm-up + constant LR; SCALE_FLAGS="--steps 1400" for 2×, estimated at 85–130
+# min), nothing evaluated after training: claim (a)'s loss gaps and claim (b)'s recall ratio against width and
+# tokens, over seeds -> runs/study-scale/{scale.json,report.md,scale.png,mqar_curves.png} (SCALE_FLAGS="--widths 1":
+# the tiny width alone, in about a third of the time; a later full run resumes it). The one-seed spreads the demo's
+# verdicts use come from study-decompose, below.
 SCALE_FLAGS ?=
 study-scale:
 	-@$(MAKE) -s xla-cpu >/dev/null || echo "make study-scale: no XLA CPU plugin: running on the pure-Go backend (many hours)"
@@ -65,13 +65,13 @@ study-attribution:
 study-attribution-run:
 	$(GO) run $(XLA_TAGS) ./recipes/tiny-study --attribution $(ATTRIBUTION_FLAGS)
 
-# The (a) decomposition (not in CI; README for its time): at tiny2x, seeds 2-4, matched initialisation — the
-# Transformer, GDN, Oryx-TG at p = 0.5 and its controls at p = 1 and p = 0, evaluated as the demo is — claim (a)'s
-# gap split into the mixed-training cost (p 0.5 vs p 1 / p 0), the architecture cost (p 1 vs the Transformer, p 0
-# vs GDN) and the total, on the language alone and on the held-out mixture, with Student-t intervals; the claims
-# over the three seeds; and the one-seed spreads the demo's verdicts use (printed for recipes/study/claims.go)
-# -> runs/study-decompose/{decompose.json,report.md,...}. study-decompose-lr: the same five with a cosine decay of
-# the learning rate to 0.1x (runs/study-decompose-lr).
+# The (a) decomposition (not in CI; docs/studies.md §4; its time: the README's results): at tiny2x, seeds 2-4,
+# matched initialisation — the Transformer, GDN, Oryx-TG at p = 0.5 and its controls at p = 1 and p = 0, evaluated
+# as the demo is — claim (a)'s gap split into the mixed-training cost (p 0.5 vs p 1 / p 0), the architecture cost
+# (p 1 vs the Transformer, p 0 vs GDN) and the total, on the language alone and on the held-out mixture, with
+# Student-t intervals; the claims over the three seeds; and the one-seed spreads the demo's verdicts use (printed for
+# recipes/study/claims.go) -> runs/study-decompose/{decompose.json,report.md,...}. study-decompose-lr: the same five
+# with a cosine decay of the learning rate to 0.1x (runs/study-decompose-lr).
 DECOMPOSE_FLAGS ?=
 study-decompose:
 	-@$(MAKE) -s xla-cpu >/dev/null || echo "make study-decompose: no XLA CPU plugin: running on the pure-Go backend (many hours)"
@@ -91,9 +91,9 @@ study-decompose-lr-run:
 #  1. the set-up, at once (-j): `make vet` (`go vet` without, then with -tags xla: one after the other, so that
 #     on a cold build cache the two do not compile GoMLX twice), `make py-tools`, `make torch` and `make xla-cpu`
 #     (the installs are no-ops when done; a fresh machine waits on the network while vet computes);
-#  2. the pure-Go suite (`make test-go`, then the fuzz targets for $(FUZZTIME) each) beside the XLA CPU suite
-#     (`make test-xla`, -short): the XLA suite, mostly XLA compiling graphs, leaves one core idle about a third
-#     of its time (docs/testing.md §2), where the pure-Go suite runs.
+#  2. the pure-Go suite (`make test-go`, then the fuzz targets for $(FUZZTIME) each, then `make consumer-check`)
+#     beside the XLA CPU suite (`make test-xla`, -short): the XLA suite, mostly XLA compiling graphs, leaves one
+#     core idle about a third of its time (docs/testing.md §2), where the pure-Go chain runs.
 # py-tools and torch come before the suites, so that the interop tests run (Python's safetensors, lm-eval's own
 # code on the results and samples files, the exported PyTorch reference against the Go model, transformers
 # loading an export). No GPU; the network only for pip and apt-get. TEST_JOBS=1 runs the two suites one after
@@ -104,13 +104,23 @@ test:
 	@$(MAKE) --no-print-directory -j$(TEST_JOBS) test-go-fuzz test-xla
 
 # The release check: the same, with every sweep and every quick study on both backends (XLA without -short:
-# XLA_FULL=1); README: its time.
+# XLA_FULL=1); docs/testing.md §1: its time.
 test-full:
 	@$(MAKE) --no-print-directory -j4 vet py-tools torch xla-cpu
 	@$(MAKE) --no-print-directory -j$(TEST_JOBS) test-go-fuzz test-xla XLA_FULL=1
 
 test-go-fuzz: test-go
 	@$(MAKE) --no-print-directory fuzz-short
+	@$(MAKE) --no-print-directory consumer-check
+
+# The package as a library: a throwaway Go module outside the repository that requires it (a replace to this
+# checkout) builds and runs a smoke program (the tiny preset's logits, a prefill and a decode step equal to the
+# parallel forward) against upstream GoMLX/go-xla and with the go.mod stanza of third_party/PATCHES.md, each on
+# pure Go and with -tags xla (XLA: when cgo works and `make xla-cpu` installed the plugin); on XLA without the
+# patched modules it must say once that it runs without in-place donation (scripts/consumer-check.sh). Needs
+# the module proxy (or a module cache holding GoMLX v0.26.0 and go-xla v0.1.4).
+consumer-check:
+	@bash scripts/consumer-check.sh
 
 # The pure-Go suite alone, for machines without pip. The timeout is per package: beside the XLA suite on 2 cores
 # recipes/study's quick studies took over go test's default 10 minutes (2026-12-03, load 13).
@@ -185,12 +195,19 @@ bench-model:
 bench-speculative:
 	$(if $(filter 1,$(XLA)),$(GO) test -tags xla,$(GO) test) ./oryx/infer -run '^$$' -bench 'Speculative' -benchtime 2x -timeout 240m
 
-# The whole model next to the PyTorch peer, one sitting (scripts/bench-model-peer.sh, about 15 minutes): Oryx-TG
-# training tok/s (tiny 32 × 128, small 16 × 256), prefill tok/s (small, 2K and 8K), decode ms/token (small, 256 /
-# 4K / 16K), this project on XLA CPU (or pure Go without the plugin) and PyTorch's modeling_oryx.py on the same
+# The whole model next to the PyTorch peer, one sitting (scripts/bench-model-peer.sh; about 15 minutes without the
+# 130m rows, which are not yet timed): Oryx-TG training tok/s (tiny 32 × 128, small 16 × 256, 130m 4 × 512), prefill
+# tok/s (small, 2K and 8K; 130m, 2K), decode ms/token (small and 130m, 256 / 4K / 16K in the cache), this project on XLA CPU (or pure Go without the plugin) and PyTorch's modeling_oryx.py on the same
 # weights, with each row's MFU against the measured matmul peak. Needs python3-torch (+ libopenblas0-pthread).
 bench-model-peer:
 	bash scripts/bench-model-peer.sh
+
+# On a machine with an NVIDIA GPU, in under 15 minutes (scripts/gpu-check.sh): the CUDA plugin (and CUDA 13
+# libraries unless the system has them), the layers suite on CUDA, 130m decoding at 256 / 16K slots, speculative
+# auto at 16K, the 130m recipe's training MFU; one summary with the card's name -> results/gpu-check/summary.md.
+# DRY_RUN=1 prints the commands; GPU_CHECK_CPU=1 runs the same steps on XLA CPU (a check of the script).
+gpu-check:
+	bash scripts/gpu-check.sh
 
 # Compile cost per command on XLA CPU, without the persistent compilation cache, with it empty and with it warm:
 # selfcheck, generate, the first training steps (scripts/bench-compile.sh, about 5 minutes).

@@ -137,8 +137,9 @@ func AttentionStep(q, kCache, vCache, length *Node, scale float64) *Node {
 //
 // q: [B, T, H, K]; kCache: [B, H, L, K]; vCache: [B, H, L, V], with the chunk's own keys and values already
 // written (CacheAppendRows); length: [B, T] integer, the number of cache entries query t of row b reads (its
-// own token included: position + 1), ≥ 1. Returns [B, T, H, V]. The cache is read once for all T queries, except
-// on XLA for T ≤ perQueryMaxT (cachedAttentionPerQuery: there T matrix-vector reads are faster).
+// own token included: position + 1), ≥ 1. Returns [B, T, H, V]. The kernel follows the static T: one query
+// (decoding) is AttentionStep's graph; otherwise the cache is read once for all T queries, except on XLA for
+// T ≤ perQueryMaxT (cachedAttentionPerQuery: there T matrix-vector reads are faster).
 func AttentionCached(q, kCache, vCache, length *Node, scale float64) *Node {
 	c := checker{"AttentionCached"}
 	qa, ka, va, la := arg{"q", q}, arg{"kCache", kCache}, arg{"vCache", vCache}, arg{"length", length}
@@ -154,6 +155,9 @@ func AttentionCached(q, kCache, vCache, length *Node, scale float64) *Node {
 	c.integer(la)
 	c.dims(la, "[B, T] with B, T of q", b, t)
 
+	if t == 1 {
+		return ExpandAxes(AttentionStep(oneToken(q), kCache, vCache, oneToken(length), scale), 1)
+	}
 	if !onPureGo(q.Graph()) && t <= perQueryMaxT {
 		return cachedAttentionPerQuery(q, kCache, vCache, length, scale)
 	}
@@ -264,33 +268,6 @@ func concatOrOne(parts []*Node, axis int) *Node {
 	return Concatenate(parts, axis)
 }
 
-// AttentionAt is causal attention for selected query positions only, for evaluation with schedules that
-// put few tokens in attention mode: q [B, N, H, K] holds the queries of positions qPos [B, N] (integer) of a
-// sequence with keys k [B, T, H, K] and values v [B, T, H, V]; query n reads the keys s ≤ qPos[b, n].
-// → [B, N, H, V]. It computes N×T logits instead of T×T.
-func AttentionAt(q, qPos, k, v *Node, scale float64) *Node {
-	c := checker{"AttentionAt"}
-	qa, pa, ka, va := arg{"q", q}, arg{"qPos", qPos}, arg{"k", k}, arg{"v", v}
-	c.notNil(qa, pa, ka, va)
-	c.rank(qa, 4, "[B, N, H, K]")
-	c.rank(ka, 4, "[B, T, H, K]")
-	c.rank(va, 4, "[B, T, H, V]")
-	c.float(qa, ka, va)
-	d := k.Shape().Dimensions
-	b, t, h, dk := d[0], d[1], d[2], d[3]
-	n := q.Shape().Dim(1)
-	c.dims(qa, "[B, N, H, K] with B, H, K of k", b, -1, h, dk)
-	c.dims(va, "[B, T, H, V] with B, T, H of k", b, t, h, -1)
-	c.integer(pa)
-	c.dims(pa, "[B, N] like q", b, n)
-	g := q.Graph()
-	logits := MulScalar(Einsum("bnhk,bshk->bhns", q, k), scale) // [B, H, N, T]
-	keyPos := Iota(g, shapes.Make(qPos.DType(), b, 1, n, t), 3)
-	visible := LessOrEqual(keyPos, Reshape(qPos, b, 1, n, 1))
-	bias := Where(visible, ScalarZero(g, q.DType()), Scalar(g, q.DType(), maskedLogit))
-	return Einsum("bhns,bshv->bnhv", softmax(Add(logits, bias)), v)
-}
-
 // CacheAppend writes one token's vectors x [B, H, D] into cache [B, H, L, D] at position pos [B] (integer),
 // for a cache that is filled in order: the row at pos must still be zero (as EmptyState and Prefill leave
 // every row past the prompt), so adding x there sets it exactly. It is a ScatterSum of B rows: when the cache
@@ -325,7 +302,8 @@ func checkCacheWrite(fn string, cache, x, pos *Node) []int {
 // be zero there: adding a zero row leaves the cache as it is, the way to skip a token). Positions must lie in
 // [0, L): the pure-Go backend does not bounds-check scatters, so callers clamp the positions of skipped
 // tokens. Adding −x at the same rows removes what was written, exactly (x + (−x) = 0 in floating point):
-// the rollback of speculative decoding. In place when the cache buffer is donated.
+// the rollback of speculative decoding. In place when the cache buffer is donated. For T = 1 it is
+// CacheAppend's graph (its scatter declares its indices unique).
 func CacheAppendRows(cache, x, pos *Node) *Node {
 	c := checker{"CacheAppendRows"}
 	ca, xa, pa := arg{"cache", cache}, arg{"x", x}, arg{"pos", pos}
@@ -338,6 +316,9 @@ func CacheAppendRows(cache, x, pos *Node) *Node {
 	c.dims(xa, "[B, T, H, D] with B, H, D of cache", d[0], -1, d[1], d[3])
 	c.integer(pa)
 	c.dims(pa, "[B, T] with B, T of x", d[0], t)
+	if t == 1 {
+		return CacheAppend(cache, oneToken(x), oneToken(pos))
+	}
 	g := cache.Graph()
 	idx := shapes.Make(dtypes.Int32, d[0], t, d[1], 1)
 	batch := ConvertDType(Iota(g, idx, 0), pos.DType())

@@ -136,36 +136,6 @@ func TestCausalAttentionGradient(t *testing.T) {
 	}
 }
 
-// TestAttentionAtMatchesCausal: attention gathered at selected positions == the rows of the full causal form.
-func TestAttentionAtMatchesCausal(t *testing.T) {
-	m := newMixerData(47, naive.Dims{B: 2, T: 20, H: 2, K: 4, V: 3}, dataOpts{})
-	scale := 0.7
-	full := naive.Attention(m.d, m.q, m.k, m.v, scale)
-	positions := [][]int{{0, 7, 19}, {3, 4, 12}}
-	pos := []float64{0, 7, 19, 3, 4, 12}
-	got := mustExecGraph(t, dtypes.Float64, func(x []*Node) []*Node {
-		qPos := ConvertDType(x[3], dtypes.Int32)
-		rows := make([]*Node, 2)
-		for b := range 2 {
-			picked := make([]*Node, 3)
-			for i, p := range positions[b] {
-				picked[i] = Slice(x[0], AxisRange(b, b+1), AxisRange(p, p+1))
-			}
-			rows[b] = Concatenate(picked, 1)
-		}
-		return []*Node{AttentionAt(Concatenate(rows, 0), qPos, x[1], x[2], scale)}
-	}, append(m.inputs()[:3], in{pos, []int{2, 3}})...)[0]
-	for b := range 2 {
-		for i, p := range positions[b] {
-			for h := range m.d.H {
-				for j := range m.d.V {
-					require.InDelta(t, full[m.d.Vec(b, p, h, j, m.d.V)], got[((b*3+i)*m.d.H+h)*m.d.V+j], 1e-12)
-				}
-			}
-		}
-	}
-}
-
 // TestCacheAppendMatchesCacheWrite: appending in order into a zero cache == the general Where-based write
 // (cacheWrite).
 func TestCacheAppendMatchesCacheWrite(t *testing.T) {
@@ -208,7 +178,8 @@ func TestAttentionCachedMatchesSteps(t *testing.T) {
 				}
 				// One at a time.
 				kStep, vStep := kc, vc
-				var steps []*Node
+				kOne, vOne := kc, vc // the same through the T = 1 forms of CacheAppendRows and AttentionCached
+				var steps, ones []*Node
 				for i := range chunk {
 					pos := Const(g, []int32{starts[0] + int32(i), starts[1] + int32(i)})
 					pick := func(n *Node) *Node {
@@ -219,6 +190,9 @@ func TestAttentionCachedMatchesSteps(t *testing.T) {
 					q, k, v := Squeeze(pick(x[0]), 1), Squeeze(pick(x[1]), 1), Squeeze(pick(x[2]), 1)
 					kStep, vStep = CacheAppend(kStep, k, pos), CacheAppend(vStep, v, pos)
 					steps = append(steps, AttentionStep(q, kStep, vStep, AddScalar(pos, 1), scale))
+					pos1 := ExpandAxes(pos, 1)
+					kOne, vOne = CacheAppendRows(kOne, ExpandAxes(k, 1), pos1), CacheAppendRows(vOne, ExpandAxes(v, 1), pos1)
+					ones = append(ones, AttentionCached(ExpandAxes(q, 1), kOne, vOne, AddScalar(pos1, 1), scale))
 				}
 				// As one chunk.
 				rows := func(n *Node) *Node {
@@ -232,8 +206,10 @@ func TestAttentionCachedMatchesSteps(t *testing.T) {
 				o := AttentionCached(rows(x[0]), kChunk, vChunk, AddScalar(pos, 1), scale)
 				perQuery := cachedAttentionPerQuery(rows(x[0]), kChunk, vChunk, AddScalar(pos, 1), scale) // XLA's form for T ≤ perQueryMaxT
 				kBack := CacheAppendRows(kChunk, Neg(kRows), pos)
-				return []*Node{Stack(steps, 1), o, kStep, kChunk, kBack, kc, perQuery}
+				return []*Node{Stack(steps, 1), o, kStep, kChunk, kBack, kc, perQuery, Concatenate(ones, 1), kOne}
 			}, m.inputs()[:3]...)
+			require.Equal(t, got[0], got[7], "T = 1 is AttentionStep")
+			require.Equal(t, got[2], got[8], "T = 1 is CacheAppend")
 			require.LessOrEqual(t, testutil.RelErr(got[1], got[0]), tolerance(dtype), "chunk attention vs steps")
 			require.LessOrEqual(t, testutil.RelErr(got[6], got[0]), tolerance(dtype), "per-query block attention vs steps")
 			require.Equal(t, got[2], got[3], "the chunk writes the rows the steps write")

@@ -64,6 +64,8 @@ func TestBadInputsGiveClearErrors(t *testing.T) {
 		want   []string
 	}{
 		{"ssd chunk 0", ssd(0), []shapes.Shape{q, k, v, g}, []string{"SSD", "chunk must be > 0, got 0"}},
+		{"project in axes", func(x []*Node) { Project(x[0], x[1], 3) }, []shapes.Shape{f32(2, 8), f32(4, 8)}, []string{"Project", "inAxes 3"}},
+		{"project mismatch", func(x []*Node) { Project(x[0], x[1], 1) }, []shapes.Shape{f32(2, 8), f32(4, 6)}, []string{"Project", "the last 1 axes of w", "[4 6]"}},
 		{"ssd chunk -3", ssd(-3), []shapes.Shape{q, k, v, g}, []string{"SSD", "chunk", "-3"}},
 		{"ssd k heads", ssd(4), []shapes.Shape{q, f32(2, 10, 4, 8), v, g}, []string{"SSD", "k", "[2 10 4 8]"}},
 		{"ssd v time", ssd(4), []shapes.Shape{q, k, f32(2, 9, 3, 6), g}, []string{"SSD", "v", "[2 9 3 6]"}},

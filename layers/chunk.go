@@ -50,6 +50,9 @@ func scalarsToChunks(x *Node, ch chunking) *Node {
 	return TransposeAllAxes(x, 0, 3, 1, 2)
 }
 
+// oneToken drops the time axis of a one-token sequence [B, 1, ...] → [B, ...]: the layout of the step forms.
+func oneToken(x *Node) *Node { return Squeeze(x, 1) }
+
 // chunksToVectors maps [B, H, N, C, D] back to [B, T, H, D], dropping the padding.
 func chunksToVectors(x *Node, ch chunking) *Node {
 	d := x.Shape().Dimensions

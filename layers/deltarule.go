@@ -70,7 +70,8 @@ func (r *GatedDeltaRuleBuilder) InterChunk(m InterChunk) *GatedDeltaRuleBuilder 
 	return r
 }
 
-// Done builds the graph and returns out [B, T, H, V] and finalState [B, H, K, V].
+// Done builds the graph and returns out [B, T, H, V] and finalState [B, H, K, V]. For T = 1 it is
+// GatedDeltaRuleStep's graph (the kernel follows the static length, as for SSD).
 func (r *GatedDeltaRuleBuilder) Done() (out, finalState *Node) {
 	c := checker{"GatedDeltaRule"}
 	b, t, h, dk, dv := c.mixerDims(r.q, r.k, r.v)
@@ -88,6 +89,11 @@ func (r *GatedDeltaRuleBuilder) Done() (out, finalState *Node) {
 	}
 	if r.inter != Loop && r.inter != Scan && r.inter != Auto {
 		argError(c.fn, "unknown inter-chunk method %s", r.inter)
+	}
+	if t == 1 { // one token (decoding): the step form, not a chunk built around a single token
+		out, finalState = GatedDeltaRuleStep(oneToken(r.q), oneToken(r.k), oneToken(r.v), oneToken(r.logDecay),
+			oneToken(r.beta), r.s0, r.scale)
+		return ExpandAxes(out, 1), finalState
 	}
 
 	ch := newChunking(t, r.chunk)

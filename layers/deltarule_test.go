@@ -121,6 +121,18 @@ func TestGatedDeltaRuleStepMatchesChunked(t *testing.T) {
 			want := mustExecGraph(t, dtype, gdnGraph(scale, 8, Loop), m.inputs()...)
 			require.LessOrEqual(t, testutil.RelErr(got[0], want[0]), tolerance(dtype))
 			require.LessOrEqual(t, testutil.RelErr(got[1], want[1]), tolerance(dtype))
+			// The chunked form fed one token at a time takes the step kernel: the very same values.
+			oneTokenChunks := func(x []*Node) []*Node {
+				state := initial(x)
+				outs := make([]*Node, m.d.T)
+				for i := range m.d.T {
+					tok := func(n *Node) *Node { return SliceAxis(n, 1, AxisRange(i, i+1)) }
+					outs[i], state = NewGatedDeltaRule(tok(x[0]), tok(x[1]), tok(x[2]), tok(x[3]), tok(x[4])).
+						InitialState(state).Scale(scale).Chunk(8).Done()
+				}
+				return []*Node{Concatenate(outs, 1), state}
+			}
+			require.Equal(t, got, mustExecGraph(t, dtype, oneTokenChunks, m.inputs()...), "T = 1 is the step form")
 
 			twoParts := func(x []*Node) []*Node {
 				p := func(n *Node, from, to int) *Node { return SliceAxis(n, 1, AxisRange(from, to)) }

@@ -10,8 +10,8 @@ import (
 //
 // x: [..., D] (any rank ≥ 1); wGate, wUp: [F, D]; wDown: [D, F] — weights in the [out, in] layout of
 // PyTorch's Linear, which the pure-Go backend multiplies without re-laying the weight out on every call
-// (its matmul wants the contracted axis last on both sides). Returns [..., D]. The products are DotGenerals
-// over x's last axis, so leading axes need no reshape.
+// (its matmul wants the contracted axis last on both sides). Returns [..., D]. The products are Projects over
+// x's last axis (a few rows on XLA take the weight-first form).
 func SwiGLU(x, wGate, wUp, wDown *Node) *Node {
 	c := checker{fn: "SwiGLU"}
 	xa, ga, ua, da := arg{"x", x}, arg{"wGate", wGate}, arg{"wUp", wUp}, arg{"wDown", wDown}
@@ -26,11 +26,6 @@ func SwiGLU(x, wGate, wUp, wDown *Node) *Node {
 	c.dims(ua, "[F, D] like wGate", f, d)
 	c.dims(da, "[D, F] with F of wGate, D of x", d, f)
 
-	h := Mul(SiLU(mlpProject(x, wGate)), mlpProject(x, wUp)) // [..., F]
-	return mlpProject(h, wDown)
-}
-
-// mlpProject contracts x's last axis with w's last: [..., D] × [F, D] → [..., F].
-func mlpProject(x, w *Node) *Node {
-	return DotGeneral(x, []int{-1}, nil, w, []int{1}, nil)
+	h := Mul(SiLU(Project(x, wGate, 1)), Project(x, wUp, 1)) // [..., F]
+	return Project(h, wDown, 1)
 }

@@ -54,7 +54,8 @@ func (s *SSDBuilder) Chunk(chunk int) *SSDBuilder { s.chunk = chunk; return s }
 // InterChunk selects how the state crosses chunks: Auto (default), Loop, Scan or Dense.
 func (s *SSDBuilder) InterChunk(m InterChunk) *SSDBuilder { s.inter = m; return s }
 
-// Done builds the graph and returns out [B, T, H, V] and finalState [B, H, K, V].
+// Done builds the graph and returns out [B, T, H, V] and finalState [B, H, K, V]. For T = 1 it is SSDStep's
+// graph (the same values as a one-token chunk, fewer operations): the kernel follows the static length.
 func (s *SSDBuilder) Done() (out, finalState *Node) {
 	c := checker{"SSD"}
 	b, t, h, dk, dv := c.mixerDims(s.q, s.k, s.v)
@@ -68,6 +69,10 @@ func (s *SSDBuilder) Done() (out, finalState *Node) {
 	c.positive("chunk", s.chunk)
 	if s.inter != Loop && s.inter != Scan && s.inter != Dense && s.inter != Auto {
 		argError(c.fn, "unknown inter-chunk method %s", s.inter)
+	}
+	if t == 1 { // one token (decoding): the step form, not a chunk built around a single token
+		out, finalState = SSDStep(oneToken(s.q), oneToken(s.k), oneToken(s.v), oneToken(s.logDecay), s.s0)
+		return ExpandAxes(out, 1), finalState
 	}
 
 	ch := newChunking(t, s.chunk)

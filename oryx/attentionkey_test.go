@@ -15,9 +15,9 @@ import (
 )
 
 // The attention-key options (Config.AttentionKeyNorm, Config.AttentionKeySource) change what attention
-// reads in every form: the parallel forward (block.go), the decode step (step.go), the chunk step of
-// speculative decoding (chunk.go) and the escalation's linear trial step (trialstep.go). The exactness tests
-// of the default model are rerun on models with the options (here; the chunk and trial steps in oryx/infer's
+// reads in every pass of the one layer body (block.go): the parallel forward, the decode step, the verify
+// pass of speculative decoding and the escalation's linear trial step. The exactness tests of the default
+// model are rerun on models with the options (here; the verify pass and the trial steps in oryx/infer's
 // attentionkey_test.go), and property tests show that each option does what it says (an option that changed
 // nothing would pass the exactness tests).
 

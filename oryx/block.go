@@ -79,87 +79,84 @@ func (m *Model) blockParams(s scope) blockParams {
 	return p
 }
 
-// blockMemory is what one layer leaves behind after a parallel pass: the KV-cache rows for every token,
-// the linear state after the last valid token, and the conv inputs before it.
-type blockMemory struct {
-	k, v         *Node // [B, T, H, K] (RoPE applied), [B, T, H, V]
-	linear       *Node // [B, H, K, V]
-	convK, convV *Node // [B, W-1, H·K], [B, W-1, H·V]
-}
-
-// sequenceInputs are the per-token inputs every block of a parallel pass shares.
-type sequenceInputs struct {
-	modes     *Node // [B, T] int32, 1 = attention; nil for single-mixer variants
-	positions *Node // [B, T] int32
-	valid     *Node // [B, T] bool marking real tokens of a padded prefill (nil = all)
-	attnPos   *Node // [B, N] int32: gathered evaluation computes attention only here (−1 = padding); nil = all
-	// only, when set, puts every token in one mode and builds only that readout (LogitsInMode); modes is nil.
-	only *Mode
-	// cache asks every layer for its keys and values (blockMemory.k, v) even when only excludes the attention
-	// readout: an all-linear prefill still fills the KV cache (Model.PrefillAllLinear).
-	cache bool
-}
-
-// computes reports whether the block builds the readout of mode (the variant has it, and only does not
-// exclude it).
-func (in sequenceInputs) computes(v Variant, mode Mode) bool {
-	if in.only != nil && *in.only != mode {
-		return false
-	}
-	if mode == Attention {
-		return v.HasAttention()
-	}
-	return v.LinearMixer() != NoLinear
-}
-
-// block is the parallel form: h [B, T, D] → the new h and the layer's memory.
-func (m *Model) block(p blockParams, h *Node, in sequenceInputs) (*Node, blockMemory) {
+// block is the layer, the only form of it: h [B, T, D] continued from the layer's memory st (zero values:
+// the empty memory) → the new h and what the layer leaves. Every token computes the shared keys and values and
+// writes both memories — the KV-cache rows (into st's caches when it has them) and the linear state — whatever
+// its mode; the readout follows the mode. Attention reads the span's own keys causally from the empty memory,
+// else the caches (the span's rows written first). The kernels follow the static T (layers): a one-token span
+// is a decode step.
+func (m *Model) block(p blockParams, h *Node, st LayerState, in spanInputs) (*Node, LayerSpan) {
 	c := m.Config
-	var mem blockMemory
+	var out LayerSpan
 	x := layers.RMSNorm(h, p.attnNorm, c.NormEps)
 
 	// Shared keys and values, written to both memories by every token.
-	var k, v *Node
-	kProj := Einsum("btd,hkd->bthk", x, p.wk)
-	k, mem.convK = m.sharedStream(kProj, p.convK, in.valid)
-	v, mem.convV = m.sharedStream(Einsum("btd,hvd->bthv", x, p.wv), p.convV, in.valid)
+	kProj := layers.Project(x, p.wk, 1) // btd,hkd->bthk
+	k, convK := m.sharedStream(kProj, p.convK, st.ConvK)
+	v, convV := m.sharedStream(layers.Project(x, p.wv, 1), p.convV, st.ConvV)
+	out.ConvK, out.ConvV = convK, convV
 
 	var oAttn, oLinear *Node
-	if in.computes(c.Variant, Linear) {
-		q := Einsum("btd,hkd->bthk", x, p.wqLinear)
-		oLinear, mem.linear = m.linearMixer(p, x, q, k, v, in.valid, nil)
+	if c.Variant.LinearMixer() != NoLinear { // the linear state follows every token; its readout is a by-product
+		q := layers.Project(x, p.wqLinear, 1)
+		oLinear, out.Linear = m.linearMixer(p, x, q, k, v, in.valid, st.Linear, in.prefixes)
 	}
-	var o *Node
-	readAttention := in.computes(c.Variant, Attention)
-	if readAttention || (in.cache && c.Variant.HasAttention()) {
-		kAttn := m.attentionKey(kProj, k)
-		if c.RoPE {
-			kAttn = layers.RoPE(kAttn, in.positions, c.RoPEBase)
-		}
-		mem.k, mem.v = kAttn, v
-		switch {
-		case !readAttention: // the KV cache's keys and values only (an all-linear prefill)
-		case in.attnPos != nil && oLinear != nil:
-			o = m.gatheredAttention(p, x, kAttn, v, oLinear, in.attnPos)
-		default:
-			q := Einsum("btd,hkd->bthk", x, p.wqAttn)
-			if c.RoPE {
-				q = layers.RoPE(q, in.positions, c.RoPEBase)
-			}
-			oAttn = m.causalAttention(q, kAttn, v)
-		}
+	if c.Variant.HasAttention() {
+		oAttn = m.attention(p, x, m.attentionKey(kProj, k), v, st, in, &out)
 	}
-	if o == nil {
-		o = selectReadout(in.modes, oAttn, oLinear)
+	if !in.reads(c.Variant, Linear) {
+		oLinear = nil
 	}
-	h = Add(h, m.output(p, x, o))
-	return Add(h, layers.SwiGLU(layers.RMSNorm(h, p.mlpNorm, c.NormEps), p.mlpGate, p.mlpUp, p.mlpDown)), mem
+	h = Add(h, m.output(p, x, selectReadout(in.modes, oAttn, oLinear)))
+	return Add(h, layers.SwiGLU(layers.RMSNorm(h, p.mlpNorm, c.NormEps), p.mlpGate, p.mlpUp, p.mlpDown)), out
+}
+
+// attention computes the span's KV-cache rows (out.KRows, VRows; written into st's caches when it has them:
+// out.KCache, VCache) and, when the span reads attention, the attention readout [B, T, H, V] (else nil):
+// kAttn [B, T, H, K] is the key attention reads (attentionKey), before RoPE.
+func (m *Model) attention(p blockParams, x, kAttn, v *Node, st LayerState, in spanInputs, out *LayerSpan) *Node {
+	c := m.Config
+	if c.RoPE {
+		kAttn = layers.RoPE(kAttn, in.positions, c.RoPEBase)
+	}
+	out.KRows, out.VRows = kAttn, v
+	if in.valid != nil { // padding writes zero rows: adding them leaves the cache as it is
+		zero := ScalarZero(x.Graph(), x.DType())
+		out.KRows, out.VRows = Where(in.valid, kAttn, zero), Where(in.valid, v, zero)
+	}
+	if st.KCache != nil {
+		at := cacheRows(in.positions, st.KCache)
+		out.KCache = layers.CacheAppendRows(st.KCache, out.KRows, at)
+		out.VCache = layers.CacheAppendRows(st.VCache, out.VRows, at)
+	}
+	if !in.reads(c.Variant, Attention) {
+		return nil
+	}
+	q := layers.Project(x, p.wqAttn, 1)
+	if c.RoPE {
+		q = layers.RoPE(q, in.positions, c.RoPEBase)
+	}
+	if in.empty { // the span is the whole memory: causal attention over its own keys
+		return m.causalAttention(q, kAttn, v)
+	}
+	kRead, vRead := out.KCache, out.VCache
+	if l := kRead.Shape().Dim(2); in.keys > 0 && in.keys < l {
+		kRead = Slice(kRead, AxisRange(), AxisRange(), AxisRange(0, in.keys))
+		vRead = Slice(vRead, AxisRange(), AxisRange(), AxisRange(0, in.keys))
+	}
+	return layers.AttentionCached(q, kRead, vRead, AddScalar(in.positions, 1), layers.DefaultScale(c.KeyDim))
+}
+
+// cacheRows clamps positions [B, T] to the rows of cache [B, H, L, X]: scatters are not bounds-checked on
+// the pure-Go backend, and a padding token past the end writes (adds) a zero row at L−1 instead.
+func cacheRows(positions, cache *Node) *Node {
+	return MinScalar(positions, float64(cache.Shape().Dim(2)-1))
 }
 
 // attentionKey is the key attention reads and caches (before RoPE), for the shared key k and the projection
-// proj = x W_K it came from (both [B, T, H, K], or [B, H, K] in decoding): k itself by default; proj with
-// Config.AttentionKeySource "projection" (no conv, no activation); L2-normalised per head with
-// Config.AttentionKeyNorm "l2" (as GDN reads its keys, linear.go).
+// proj = x W_K it came from (both [B, T, H, K]): k itself by default; proj with Config.AttentionKeySource
+// "projection" (no conv, no activation); L2-normalised per head with Config.AttentionKeyNorm "l2" (as GDN
+// reads its keys, linear.go).
 func (m *Model) attentionKey(proj, k *Node) *Node {
 	c := m.Config
 	if c.AttentionKeySource == AttentionKeyProjection {
@@ -171,73 +168,35 @@ func (m *Model) attentionKey(proj, k *Node) *Node {
 	return k
 }
 
-// gatheredAttention computes the attention readout only at attnPos [B, N] (−1 = padding) and writes it over
-// the linear readout there: the evaluation option whose attention cost is N/T of the dense form.
-func (m *Model) gatheredAttention(p blockParams, x, kAttn, v, oLinear, attnPos *Node) *Node {
-	c := m.Config
-	idx := MaxScalar(attnPos, 0)
-	q := Einsum("bnd,hkd->bnhk", gatherRows(x, idx), p.wqAttn)
-	if c.RoPE {
-		q = layers.RoPE(q, idx, c.RoPEBase)
-	}
-	oAttn := layers.AttentionAt(q, idx, kAttn, v, layers.DefaultScale(c.KeyDim)) // [B, N, H, V]
-	real := ConvertDType(GreaterOrEqual(attnPos, ZerosLike(attnPos)), oAttn.DType())
-	delta := Mul(Sub(oAttn, gatherRows(oLinear, idx)), Reshape(real, real.Shape().Dim(0), real.Shape().Dim(1), 1, 1))
-	return Add(oLinear, scatterRows(delta, idx, oLinear.Shape().Dim(1)))
-}
-
-// rowIndices turns idx [B, N] into Gather/Scatter indices [B, N, 2] = (b, idx[b, n]).
-func rowIndices(idx *Node) *Node {
-	b, n := idx.Shape().Dim(0), idx.Shape().Dim(1)
-	batch := Iota(idx.Graph(), shapeInt(b, n, 1), 0)
-	return Concatenate([]*Node{ConvertDType(batch, idx.DType()), ExpandAxes(idx, -1)}, -1)
-}
-
-// gatherRows picks x[b, idx[b, n]] for x [B, T, ...] → [B, N, ...].
-func gatherRows(x, idx *Node) *Node { return Gather(x, rowIndices(idx)) }
-
-// scatterRows is the adjoint of gatherRows: u [B, N, ...] summed into zeros [B, T, ...] at rows idx.
-func scatterRows(u, idx *Node, t int) *Node {
-	dims := u.Shape().Clone().Dimensions
-	dims[1] = t
-	return ScatterSum(Zeros(u.Graph(), shapeOf(u.DType(), dims...)), rowIndices(idx), u, false, false)
-}
-
 // sharedStream applies the causal depthwise conv (over time, per channel) and the activation to a shared
-// projection [B, T, H, X], and returns it with the conv state after the last valid token.
-func (m *Model) sharedStream(proj, convW, valid *Node) (out, convState *Node) {
+// projection proj [B, T, H, X], continued from the conv inputs before it, convState [B, W-1, E] (nil: zeros,
+// the start of a sequence). Returns the activations [B, T, H, X] and the conv inputs concat(convState, proj)
+// [B, W-1+T, E] (nil for W ≤ 1), whose rows a..a+W-2 are the conv state after the first a tokens.
+func (m *Model) sharedStream(proj, convW, convState *Node) (out, inputs *Node) {
 	c := m.Config
 	if c.ConvWidth == 0 {
 		return proj, nil
 	}
 	d := proj.Shape().Dimensions
 	flat := Reshape(proj, d[0], d[1], d[2]*d[3])
-	y, state := layers.CausalConv1D(flat, convW, nil, nil)
-	if valid != nil && c.ConvWidth > 1 {
-		state = lastValidRows(flat, valid, c.ConvWidth-1)
+	if c.ConvWidth == 1 {
+		convState = nil
+	}
+	y, _ := layers.CausalConv1D(flat, convW, nil, convState)
+	if c.ConvWidth > 1 {
+		if convState == nil {
+			convState = Zeros(flat.Graph(), shapeOf(flat.DType(), d[0], c.ConvWidth-1, d[2]*d[3]))
+		}
+		inputs = Concatenate([]*Node{convState, flat}, 1)
 	}
 	if c.ConvActivation == "silu" {
 		y = layers.SiLU(y)
 	}
-	return Reshape(y, d...), state
+	return Reshape(y, d...), inputs
 }
 
-// lastValidRows returns, for each batch row b, the n rows of x [B, T, E] that end at its last valid token
-// ([B, n, E], zeros before the start), via a one-hot selection matmul: the conv state after a prompt that
-// is shorter than the padded batch.
-func lastValidRows(x, valid *Node, n int) *Node {
-	g := x.Graph()
-	b, t := x.Shape().Dim(0), x.Shape().Dim(1)
-	length := ReduceSum(ConvertDType(valid, dtypeInt), 1) // [B]
-	row := Iota(g, shapeInt(b, n, t), 1)                  // j
-	col := Iota(g, shapeInt(b, n, t), 2)                  // t
-	want := Add(Sub(Reshape(length, b, 1, 1), Const(g, int32(n))), row)
-	sel := ConvertDType(Equal(col, want), x.DType())
-	return Einsum("bjt,bte->bje", sel, x)
-}
-
-// selectReadout picks, per token, the attention or the linear readout ([B, T, H, V], or [B, H, V] in
-// decoding) by modes ([B, T] or [B], 1 = attention).
+// selectReadout picks, per token, the attention or the linear readout ([B, T, H, V]) by modes ([B, T],
+// 1 = attention); the only one built when the other is nil.
 func selectReadout(modes, oAttn, oLinear *Node) *Node {
 	switch {
 	case oLinear == nil:
@@ -250,34 +209,26 @@ func selectReadout(modes, oAttn, oLinear *Node) *Node {
 	return Where(Equal(modes, OnesLike(modes)), oAttn, oLinear)
 }
 
-// output is the shared output path W_O (RMSNorm(o) ⊙ SiLU(x W_G)), for o [B, T, H, V] (or [B, H, V]).
+// output is the shared output path W_O (RMSNorm(o) ⊙ SiLU(x W_G)), for o [B, T, H, V].
 func (m *Model) output(p blockParams, x, o *Node) *Node {
 	c := m.Config
-	var gate *Node
-	if o.Rank() == 4 {
-		gate = Einsum("btd,hvd->bthv", x, p.wg)
-	} else {
-		gate = Einsum("bd,hvd->bhv", x, p.wg)
-	}
+	gate := layers.Project(x, p.wg, 1) // btd,hvd->bthv
 	var y *Node
 	if c.OutputNorm == "full" {
 		d := o.Shape().Dimensions
-		flat := append(append([]int{}, d[:len(d)-2]...), d[len(d)-2]*d[len(d)-1])
+		flat := []int{d[0], d[1], d[2] * d[3]}
 		y = Reshape(layers.GatedRMSNorm(Reshape(o, flat...), Reshape(gate, flat...), p.outNorm, c.NormEps), d...)
 	} else {
 		y = layers.GatedRMSNorm(o, gate, p.outNorm, c.NormEps)
 	}
-	if o.Rank() == 4 {
-		return Einsum("bthv,dhv->btd", y, p.wo)
-	}
-	return Einsum("bhv,dhv->bd", y, p.wo)
+	return layers.Project(y, p.wo, 2) // bthv,dhv->btd
 }
 
 // attentionLiveArrays is how many [B, H, chunk, T] arrays one attention chunk keeps alive (logits, biased
 // logits, their exponential, the probabilities), for the AttentionMemBytes arithmetic.
 const attentionLiveArrays = 4
 
-// causalAttention is the parallel form's attention: dense, or in query blocks under AttentionMemBytes.
+// causalAttention is the empty memory's attention: dense, or in query blocks under AttentionMemBytes.
 func (m *Model) causalAttention(q, k, v *Node) *Node {
 	scale := layers.DefaultScale(m.Config.KeyDim)
 	if m.AttentionMemBytes <= 0 {

@@ -7,11 +7,10 @@
 //	config.go      Config (JSON with every checkpoint), Variant: transformer, mamba2, gdn, oryx-tm, oryx-tg
 //	presets.go     Preset(size, variant): tiny, small, 130m, 370m, 760m, 1.4b
 //	mode.go        Mode: the readout a token runs in (Linear, Attention)
-//	block.go       one layer: shared K/V/G/O, two queries, both memories updated, the per-token readout
-//	model.go       New, Model.Logits (parallel forward over a [B, T] grid of modes), LogitsGathered
-//	state.go step.go   the joint decode state (KV cache + linear state) as graph nodes, Prefill and the one-token Step
-//	trialstep.go   the linear trial step of decoding under an entropy budget (no KV cache read)
-//	chunk.go       Model.ChunkStep / CommitChunk: T tokens continued from a state, any prefix kept
+//	block.go       the layer, written once: shared K/V/G/O, two queries, both memories updated, the per-token readout
+//	span.go        Model.Continue: T tokens continued from a memory (empty for training; T = 1 for a decode step)
+//	model.go       New, Model.Logits (parallel forward over a [B, T] grid of modes: Continue from the empty memory)
+//	state.go       the joint decode state (KV cache + linear state + conv inputs) as graph nodes
 //	score.go entropy.go   Scorer: log-likelihoods and predictive entropies at chosen positions, streamed
 //	params.go      parameter counts, FLOPs per token
 //	checkpoint.go  SaveCheckpoint, LoadCheckpoint, InitCheckpoint (crash-safe, config.json beside the weights)
@@ -20,7 +19,8 @@
 //
 // Built on it, one way: package oryx/schedule (the schedule language: specs, block-random training schedules,
 // attention budgets and their policies, the escalation rule) and package oryx/infer (the inference engine:
-// prefill and step on a backend, generation, sampling, speculative decoding, escalation). This package
+// the decode state across calls — prefill, step, segments, the speculative commit — on a backend, generation,
+// sampling, speculative decoding, escalation). This package
 // imports neither. Start from Preset and New, build graphs with Model.Logits inside a GoMLX context (the
 // weights are created on first use and saved with SaveCheckpoint), and generate with infer.NewEngine +
 // Engine.Generate; see the examples. The package builds on package layers and knows nothing of datasets,

@@ -24,22 +24,16 @@ const (
 
 func shapeInt(dims ...int) shapes.Shape { return shapes.Make(dtypeInt, dims...) }
 
-// linearGates returns the per-token log decay g ≤ 0 and the write scale (Mamba-2: Δ; GDN: β) for x [B, T, D]
-// or [B, D]; valid (same leading shape, or nil) turns padded tokens into identity transitions (g = 0 and a
-// zero write).
+// linearGates returns the per-token log decay g ≤ 0 and the write scale (Mamba-2: Δ; GDN: β), [B, T, H], for
+// x [B, T, D]; valid ([B, T], or nil) turns padded tokens into identity transitions (g = 0 and a zero write).
 func (m *Model) linearGates(p blockParams, x, valid *Node) (logDecay, write *Node) {
-	eq := "btd,hd->bth"
-	if x.Rank() == 2 {
-		eq = "bd,hd->bh"
-	}
-	rank := x.Rank() // the gates are [B, T, H] or [B, H]: per-head parameters [H] broadcast over the rest
-	a, dtBias := leading(Exp(p.aLog), rank), leading(p.dtBias, rank)
+	a, dtBias := leading(Exp(p.aLog), 3), leading(p.dtBias, 3) // per-head parameters [H] broadcast over [B, T, H]
 	if m.Config.Variant.LinearMixer() == MixerMamba2 {
-		write = Softplus(Add(Einsum(eq, x, p.dtProj), dtBias)) // Δ
+		write = Softplus(Add(layers.Project(x, p.dtProj, 1), dtBias)) // Δ
 		logDecay = Neg(Mul(write, a))
 	} else {
-		logDecay = Neg(Mul(a, Softplus(Add(Einsum(eq, x, p.decayProj), dtBias))))
-		write = Sigmoid(Einsum(eq, x, p.betaProj)) // β
+		logDecay = Neg(Mul(a, Softplus(Add(layers.Project(x, p.decayProj, 1), dtBias))))
+		write = Sigmoid(layers.Project(x, p.betaProj, 1)) // β
 	}
 	if valid != nil {
 		zero := ScalarZero(x.Graph(), x.DType())
@@ -48,9 +42,35 @@ func (m *Model) linearGates(p blockParams, x, valid *Node) (logDecay, write *Nod
 	return
 }
 
-// linearMixer is the chunked (parallel) linear readout: q, k [B, T, H, K], v [B, T, H, V] → o [B, T, H, V]
-// and the state [B, H, K, V] after the last valid token, starting from s0 [B, H, K, V] (nil: zero).
-func (m *Model) linearMixer(p blockParams, x, q, k, v, valid, s0 *Node) (o, state *Node) {
+// linearMixer is the linear readout and state: q, k [B, T, H, K], v [B, T, H, V], starting from s0
+// [B, H, K, V] (nil: zero) → o [B, T, H, V] and the state after the last valid token [B, H, K, V], in the
+// chunked form (layers takes the step form for T = 1). With prefixes the state after every prefix
+// [B, T+1, H, K, V], the span computed token by token (the verify pass: a few tokens).
+func (m *Model) linearMixer(p blockParams, x, q, k, v, valid, s0 *Node, prefixes bool) (o, state *Node) {
+	if !prefixes {
+		return m.linearChunked(p, x, q, k, v, valid, s0)
+	}
+	if s0 == nil {
+		d := v.Shape().Dimensions
+		s0 = Zeros(x.Graph(), shapeOf(x.DType(), d[0], d[2], k.Shape().Dim(3), d[3]))
+	}
+	token := func(n *Node, i int) *Node {
+		if n == nil {
+			return nil
+		}
+		return SliceAxis(n, 1, AxisRange(i, i+1))
+	}
+	states, outs := []*Node{s0}, make([]*Node, x.Shape().Dim(1))
+	state = s0
+	for i := range outs {
+		outs[i], state = m.linearChunked(p, token(x, i), token(q, i), token(k, i), token(v, i), token(valid, i), state)
+		states = append(states, state)
+	}
+	return Concatenate(outs, 1), Stack(states, 1)
+}
+
+// linearChunked is linearMixer in the chunked form.
+func (m *Model) linearChunked(p blockParams, x, q, k, v, valid, s0 *Node) (o, state *Node) {
 	c := m.Config
 	inter, err := layers.ParseInterChunk(c.InterChunk)
 	if err != nil {
@@ -63,17 +83,6 @@ func (m *Model) linearMixer(p blockParams, x, q, k, v, valid, s0 *Node) (o, stat
 	}
 	return layers.NewGatedDeltaRule(layers.NormalizeL2(q, l2Eps), layers.NormalizeL2(k, l2Eps), v, logDecay, write).
 		InitialState(s0).Scale(layers.DefaultScale(c.KeyDim)).Chunk(c.Chunk).InterChunk(inter).Done()
-}
-
-// linearStep is one token of the linear readout: q, k [B, H, K], v [B, H, V], state [B, H, K, V].
-func (m *Model) linearStep(p blockParams, x, q, k, v, state *Node) (o, newState *Node) {
-	logDecay, write := m.linearGates(p, x, nil)
-	if m.Config.Variant.LinearMixer() == MixerMamba2 {
-		o, newState = layers.SSDStep(q, k, Mul(v, ExpandAxes(write, -1)), logDecay, state)
-		return Add(o, Mul(v, leading(ExpandAxes(p.dSkip, -1), v.Rank()))), newState
-	}
-	return layers.GatedDeltaRuleStep(layers.NormalizeL2(q, l2Eps), layers.NormalizeL2(k, l2Eps), v, logDecay, write,
-		state, layers.DefaultScale(m.Config.KeyDim))
 }
 
 // leading prepends size-1 axes to x up to rank, for broadcasting per-head parameters.

@@ -121,7 +121,7 @@ func headSplit(h, w *Node, n int) *Node {
 }
 
 // ModesOrNil drops the modes input of single-mixer variants (they have one readout): the modes to pass to Logits,
-// Hidden, Prefill, Step and ChunkStep from a graph that takes them for every variant.
+// Hidden and Continue (Span.Modes) from a graph that takes them for every variant.
 func (m *Model) ModesOrNil(modes *Node) *Node {
 	if m.Config.Variant.IsMultiMixer() {
 		return modes
@@ -151,10 +151,11 @@ func checkTokenShape(fn string, tokens *Node) {
 
 // Logits is the parallel forward: tokens [B, T] int32 and modes [B, T] int32 (1 = attention, 0 = linear; nil
 // for single-mixer variants) → logits [B, T, Vocab]. Both readouts are computed for every token and one is
-// selected per token, so one compiled graph serves every schedule.
+// selected per token, so one compiled graph serves every schedule. It is Continue from the empty memory.
 func (m *Model) Logits(ctx *context.Context, tokens, modes *Node) *Node {
+	m.checkTokens("Model.Logits", tokens, modes)
 	s := m.root(ctx, tokens.Graph())
-	h, table, _ := m.forward(s, tokens, sequenceInputs{modes: modes})
+	h, table := m.parallel(s, tokens, spanInputs{modes: modes})
 	return m.head(s, h, table)
 }
 
@@ -167,13 +168,13 @@ func (m *Model) LogitsInMode(ctx *context.Context, tokens *Node, mode Mode) *Nod
 	if mode != Attention && mode != Linear {
 		panic(fmt.Errorf("Model.LogitsInMode: mode %d is neither Attention (1) nor Linear (0)", mode))
 	}
-	in := sequenceInputs{only: &mode}
-	if !in.computes(m.Config.Variant, mode) {
+	in := spanInputs{only: &mode}
+	if !in.reads(m.Config.Variant, mode) {
 		panic(fmt.Errorf("Model.LogitsInMode: variant %s has no %s readout", m.Config.Variant, mode))
 	}
 	checkTokenShape("Model.LogitsInMode", tokens) // before tokens.Graph()
 	s := m.root(ctx, tokens.Graph())
-	h, table, _ := m.forward(s, tokens, in)
+	h, table := m.parallel(s, tokens, in)
 	return m.head(s, h, table)
 }
 
@@ -181,8 +182,9 @@ func (m *Model) LogitsInMode(ctx *context.Context, tokens *Node, mode Mode) *Nod
 // after the final norm [B, T, D] (compute dtype), so that Logits = Hidden · HeadWeightᵀ. Scoring reads the
 // vocabulary projection from here in bounded chunks (Scorer) instead of materialising [B, T, Vocab].
 func (m *Model) Hidden(ctx *context.Context, tokens, modes *Node) *Node {
+	m.checkTokens("Model.Hidden", tokens, modes)
 	s := m.root(ctx, tokens.Graph())
-	h, _, _ := m.forward(s, tokens, sequenceInputs{modes: modes})
+	h, _ := m.parallel(s, tokens, spanInputs{modes: modes})
 	return m.finalNorm(s, h)
 }
 
@@ -196,39 +198,11 @@ func (m *Model) HeadWeight(ctx *context.Context, g *Graph) *Node {
 	return m.headWeight(s, table)
 }
 
-// LogitsGathered is Logits for evaluation with schedules that put few tokens in attention mode: the
-// attention readout is computed only at attnPos [B, N] int32 (each row's attention positions, padded with
-// −1), so its cost is N/T of the dense form; every other token uses the linear readout. For multi-mixer
-// variants; equal to Logits with the matching modes.
-func (m *Model) LogitsGathered(ctx *context.Context, tokens, attnPos *Node) *Node {
-	if !m.Config.Variant.IsMultiMixer() {
-		panic(fmt.Errorf("Model.LogitsGathered: variant %s has a single readout", m.Config.Variant))
-	}
-	b := tokens.Shape().Dim(0)
-	if attnPos == nil || attnPos.Rank() != 2 || attnPos.Shape().Dim(0) != b || attnPos.DType() != dtypeInt {
-		panic(fmt.Errorf("Model.LogitsGathered: attnPos must be int32 [%d, N], got %s", b, shapeString(attnPos)))
-	}
-	s := m.root(ctx, tokens.Graph())
-	modes := Zeros(tokens.Graph(), shapeInt(tokens.Shape().Dimensions...)) // checked only; attnPos decides
-	h, table, _ := m.forward(s, tokens, sequenceInputs{modes: modes, attnPos: attnPos})
-	return m.head(s, h, table)
-}
-
-// forward runs the blocks and returns the final hidden states [B, T, D], the embedding table and each
-// layer's memory. in.positions is filled here (left-aligned rows).
-func (m *Model) forward(s scope, tokens *Node, in sequenceInputs) (h, table *Node, mems []blockMemory) {
-	if in.only != nil { // one mode for every token: no modes tensor
-		checkTokenShape("Model.LogitsInMode", tokens)
-	} else {
-		m.checkTokens("Model.Logits", tokens, in.modes)
-	}
-	g := tokens.Graph()
+// parallel runs the layers over tokens [B, T] (checked) from the empty memory, at positions 0..T-1, and
+// returns the final hidden states [B, T, D] and the embedding table.
+func (m *Model) parallel(s scope, tokens *Node, in spanInputs) (h, table *Node) {
 	b, t := tokens.Shape().Dim(0), tokens.Shape().Dim(1)
-	in.positions = Iota(g, shapeInt(b, t), 1)
-	h, table = m.embed(s, tokens)
-	mems = make([]blockMemory, m.Config.Layers)
-	for i := range m.Config.Layers {
-		h, mems[i] = m.block(m.blockParams(m.layerScope(s, i)), h, in)
-	}
-	return h, table, mems
+	in.positions, in.empty = Iota(s.g, shapeInt(b, t), 1), true
+	h, table, _ = m.forward(s, tokens, nil, in)
+	return h, table
 }

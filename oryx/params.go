@@ -307,10 +307,11 @@ func FLOPsPerToken(c Config, seqLen int, attentionFraction float64) float64 {
 //
 // With attnTokens == nil it is the dense masked form the parallel forward computes: every one of the T
 // query rows against all T keys, Layers·T·2·T·H·(dk+dv) (= T × the attention core in FLOPsPerToken).
-// Otherwise it is the gathered form (Model.LogitsGathered) that computes attention only at the attention
-// positions attnTokens (0-based); each such query is scored against all T keys with a causal mask, as the
-// implementation does: Layers·N·2·T·H·(dk+dv). Variants without attention return 0. It panics on a
-// position outside [0, seqLen).
+// Otherwise it is the gathered accounting: attention only at the attention positions attnTokens (0-based),
+// what a read at those tokens alone costs (token-by-token decoding pays that: a step whose rows are all in
+// linear mode reads no cache; no parallel graph computes it), each such query scored against all T keys as a
+// masked read of the whole sequence would: Layers·N·2·T·H·(dk+dv). Variants without attention return 0. It
+// panics on a position outside [0, seqLen).
 func AttentionCoreFLOPs(c Config, seqLen int, attnTokens []int) float64 {
 	if !c.Variant.HasAttention() {
 		return 0

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # The whole model next to a PyTorch peer, in one sitting (make bench-model-peer): Oryx-TG training tokens/s (the
-# tiny study's 32 × 128 shape, the small preset's 16 × 256), prefill tokens/s (small, 2K and 8K prompt tokens) and
-# decode ms/token (small, 256 / 4K / 16K cached tokens), on this project's backend (bench/modelpeer: XLA CPU from
+# tiny study's 32 × 128 shape, the small preset's 16 × 256, the 130m preset's 4 × 512), prefill tokens/s (small, 2K
+# and 8K prompt tokens; 130m, 2K) and decode ms/token (small and 130m, 256 / 4K / 16K tokens in the cache), on this
+# project's backend (bench/modelpeer: XLA CPU from
 # `make xla-cpu` when installed, with no environment variable set) and on PyTorch (scripts/peer_model.py:
 # modeling_oryx.py of `oryx export`, the same weights, chunked linear mixers, float32, 2 threads, OpenBLAS); then
 # one table with the ratio and each row's MFU against the machine's measured float32 matmul peak (the larger of
-# the two implementations' 4096³ products). Expected duration on the 2-core VM: about 15 minutes (most of it
-# XLA compilation on a first run — compiled executables are kept across runs — and PyTorch's 8K prefill).
+# the two implementations' 4096³ products). Expected duration on the 2-core VM: about 15 minutes for the small
+# and tiny rows (most of it XLA compilation on a first run — compiled executables are kept across runs — and
+# PyTorch's 8K prefill), not yet measured with the 130m rows (estimated 20–35 more minutes: 130m training steps
+# of 2,048 tokens on both sides, a 16K-token fill before the last decode row).
 #
 #   scripts/bench-model-peer.sh [OUT_DIR]      (default results/bench-model-peer; raw JSON lines kept there)
 #
@@ -18,7 +21,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${1:-results/bench-model-peer}
-ROWS=${ROWS:-train:tiny:32x128,train:small:16x256,prefill:small:2048,prefill:small:8192,decode:small:256,decode:small:4096,decode:small:16384}
+ROWS=${ROWS:-train:tiny:32x128,train:small:16x256,prefill:small:2048,prefill:small:8192,decode:small:256,decode:small:4096,decode:small:16384,train:130m:4x512,prefill:130m:2048,decode:130m:256,decode:130m:4096,decode:130m:16384}
 REPS=${REPS:-3}
 DECODE_STEPS=${DECODE_STEPS:-8}
 PYTHON=${PYTHON:-/usr/bin/python3}

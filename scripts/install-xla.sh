@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 kind=${1:?usage: scripts/install-xla.sh cpu|cuda}
 case "$kind" in
   # xla-cpu-pjrt 0.0.1: XLA's CPU client as a PJRT C API plugin (API 0.81). Chosen over
-  # lammps-jax-pjrt-cpu 0.11.2 (API 0.115), which also loads and passes; see README "Backends" for why.
+  # lammps-jax-pjrt-cpu 0.11.2 (API 0.115), which also loads and passes; see docs/backends.md for why.
   cpu)  pkg=xla-cpu-pjrt; version=0.0.1; so=xla_plugins/xla_cpu_pjrt/xla_cpu_pjrt.so ;;
   # jax-cuda13-pjrt: the plugin JAX uses for CUDA 13; it needs the NVIDIA driver and CUDA 13 libraries
   # (cuBLAS, cuDNN, ...) on the machine, as for JAX itself.

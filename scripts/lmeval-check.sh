@@ -9,7 +9,9 @@
 # The checkpoint is a tiny Oryx-TG with random weights (oryx init: byte tokenizer, vocab 320), exported,
 # converted to float64 (scripts/lmeval_oryx.py convert) and imported back (`oryx import`), so that both
 # sides compute in float64: scores are then equal to rounding, not to float32's 1e-6. Each schedule the
-# check runs (SCHEDULES, default "attention linear") is --schedule for the Go side and mode= for lm-eval.
+# check runs (SCHEDULES, default "attention linear"; any --schedule string of evals, and "mixed" for --mixed,
+# e.g. SCHEDULES="mixed attention-last:4 budget:0.3:random budget:0.2:entropy A:0-9,L:10-") is the Go side's
+# --schedule and the adapter's schedule= (scripts/oryx_schedule.py computes the same modes).
 # Data: the HF-layout parquet sets ($ORYX_DATA, else a shared/data/hf found walking up), the first 5
 # documents of each task. Work files: $LMEVAL_CHECK_DIR (default a new temporary directory).
 set -euo pipefail
@@ -47,15 +49,18 @@ $torchpy scripts/lmeval_oryx.py tasks --data-root "$root" --out "$work/tasks"
 status=0
 for schedule in ${SCHEDULES:-attention linear}; do
   start=$(date +%s)
-  go run ./evals --checkpoint "$work/ckpt64" --tasks "$tasks" --limit $limit --schedule "$schedule" \
-    --data-root "$root" --model oryx-check --out "$work/go-$schedule/run.json" --force >/dev/null
+  name=${schedule//[^A-Za-z0-9_.-]/_}
+  goflag=(--schedule "$schedule")
+  [[ $schedule == mixed ]] && goflag=(--mixed)
+  go run ./evals --checkpoint "$work/ckpt64" --tasks "$tasks" --limit $limit "${goflag[@]}" \
+    --data-root "$root" --model oryx-check --out "$work/go-$name/run.json" --force >/dev/null
   mid=$(date +%s)
-  $torchpy scripts/lmeval_oryx.py --model oryx --model_args "export=$work/export,dtype=float64,mode=$schedule" \
+  $torchpy scripts/lmeval_oryx.py --model oryx --model_args "export=$work/export,dtype=float64,schedule=${schedule//,/;}" \
     --tasks "$tasks" --include_path "$work/tasks" --limit $limit \
-    --output_path "$work/lmeval-$schedule" >"$work/lmeval-$schedule.log" 2>&1 ||
-    { tail -n 30 "$work/lmeval-$schedule.log" >&2; exit 1; }
+    --output_path "$work/lmeval-$name" >"$work/lmeval-$name.log" 2>&1 ||
+    { tail -n 30 "$work/lmeval-$name.log" >&2; exit 1; }
   end=$(date +%s)
   echo "lmeval-check: schedule $schedule: go run ./evals $((mid - start)) s, lm_eval $((end - mid)) s" >&2
-  $torchpy scripts/lmeval_oryx.py compare "$work/go-$schedule/run.json" "$work/lmeval-$schedule" || status=1
+  $torchpy scripts/lmeval_oryx.py compare "$work/go-$name/run.json" "$work/lmeval-$name" || status=1
 done
 exit $status

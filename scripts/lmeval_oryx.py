@@ -17,9 +17,15 @@ modeling_oryx.py (PyTorch), and two helpers for running it on the project's loca
 
 Model arguments (--model_args k=v,...): export (the export directory, required), dtype (float32 default, or
 float64), max_length (2048: lm-eval's, the project's LM max length), tokenizer ("bytes", the project's byte
-tokenizer, default; or a Hugging Face tokenizer.json, read with the tokenizers package), mode (attention or
-linear: every token's readout; default the config's default_mode: attention for the multi-mixer models),
-linear_impl (chunked, default, or loop: modeling_oryx's two exact forms of the linear mixers).
+tokenizer, default; or a Hugging Face tokenizer.json, read with the tokenizers package), schedule (every
+--schedule string of `go run ./evals`: mixed, attention, linear, attention-last:N, linear-until:P, ranges such
+as A:0-9;L:10- (";" for "," inside model_args), block:LEN:PROB, sequence:PROB, budget:F:POLICY with POLICY
+last, question, random or entropy; scripts/oryx_schedule.py computes the modes as evals does, request by
+request, so the scores are evals'; default the config's default_mode: attention for the multi-mixer models;
+mode= is its old name), linear_impl (chunked, default, or loop: modeling_oryx's two exact forms of the linear
+mixers). budget:F:random numbers requests within each task in lm-eval's order, as evals does; budget:F:entropy
+runs a linear pass first; in generation (generate_until, none of the LM tasks) mixed reads the prompt in
+linear mode and the generated tokens in attention, and budget:F:entropy is refused.
 
 The requests follow lm-eval's TemplateLM (the encoding of context and continuation, the empty-context
 prefix token) and HFLM (left truncation to max_length, rolling windows of max_length with context 1,
@@ -36,6 +42,10 @@ import sys
 
 import torch
 import torch.nn.functional as F
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.dont_write_bytecode = True  # no scripts/__pycache__ in the checkout
+import oryx_schedule  # noqa: E402  (beside this file)
 
 from lm_eval import utils
 from lm_eval.api.model import TemplateLM
@@ -112,8 +122,8 @@ class HFTokenizer:
 class OryxEvalModel(TemplateLM):
     """An oryx export scored by its modeling_oryx.py (see the module docstring for the arguments)."""
 
-    def __init__(self, export, dtype="float32", max_length=2048, tokenizer="bytes", mode=None, linear_impl="chunked",
-                 batch_size=1, **kwargs):
+    def __init__(self, export, dtype="float32", max_length=2048, tokenizer="bytes", schedule=None, mode=None,
+                 linear_impl="chunked", batch_size=1, **kwargs):
         super().__init__()
         mod = load_modeling(export)
         self.model = mod.OryxLM.from_export(export, getattr(torch, dtype))
@@ -122,7 +132,14 @@ class OryxEvalModel(TemplateLM):
             self.model.chunk = json.load(f)["oryx_config"]["chunk"]
         self.tok = ByteTokenizer() if tokenizer == "bytes" else HFTokenizer(tokenizer)
         self._max_length = int(max_length)
-        self.mode = None if mode in (None, "") else {"attention": mod.ATTENTION, "linear": mod.LINEAR}[mode]
+        spec = schedule if schedule not in (None, "") else mode
+        # lm-eval splits model_args at commas: a range list is written with ";" there.
+        self.schedule = None if spec in (None, "") else str(spec).replace(";", ",")
+        if self.schedule is not None and self.schedule.strip().lower() != oryx_schedule.MIXED:
+            oryx_schedule.parse(self.schedule)  # a bad string fails here, naming the part
+        # Single-mixer exports have one readout: their modes are their own whatever the schedule says (as evals).
+        self.multi_mixer = self.model.spec.multi_mixer
+        self._pending = None
 
     @property
     def eot_token_id(self):
@@ -138,20 +155,51 @@ class OryxEvalModel(TemplateLM):
     def tok_decode(self, tokens, **kwargs):
         return self.tok.decode(tokens)
 
-    def _modes(self, n):
-        return None if self.mode is None else torch.full((n,), self.mode, dtype=torch.long)
-
     @torch.no_grad()
-    def _log_probs(self, tokens):
-        """log_softmax of the logits at every position of tokens (one sequence), over the whole vocabulary."""
+    def _log_probs(self, tokens, split, index):
+        """log_softmax of the logits at every position of tokens (one sequence, the model's inputs), over the
+        whole vocabulary, under the schedule: split is the request's split point after truncation (evals'
+        AttentionFrom), index its place among its task's requests."""
         ids = torch.tensor([tokens], dtype=torch.long)
-        return F.log_softmax(self.model(ids, modes=self._modes(len(tokens)))[0], dim=-1)
+        modes = None
+        if self.schedule is not None and self.multi_mixer:
+            spec, n = self.schedule, len(tokens)
+            entropy = None
+            if oryx_schedule.needs_entropy(spec):  # the linear pass: its entropy at every position
+                linear = self.model(ids, modes=torch.zeros(n, dtype=torch.long))[0].double()
+                entropy = [oryx_schedule.entropy(row) for row in linear.tolist()]
+            modes = torch.tensor(oryx_schedule.request_modes(spec, n, split, index, entropy), dtype=torch.long)
+        return F.log_softmax(self.model(ids, modes=modes)[0], dim=-1)
 
-    def _loglikelihood_tokens(self, requests, disable_tqdm=False, **kwargs):
+    def loglikelihood(self, requests, disable_tqdm=False):
+        """TemplateLM's, with each request's place among its task's requests noted for the schedule
+        (budget:F:random draws one stream per request index, as evals does)."""
+        seen = {}
+        self._pending = []
+        for r in requests:
+            task = getattr(r, "task_name", None)
+            self._pending.append(seen.get(task, 0))
+            seen[task] = seen.get(task, 0) + 1
+        try:
+            return super().loglikelihood(requests, disable_tqdm=disable_tqdm)
+        finally:
+            self._pending = None
+
+    def _loglikelihood_tokens(self, requests, disable_tqdm=False, rolling=False, first_index=0, **kwargs):
         out = []
-        for _, context_enc, continuation_enc in requests:
-            inp = (context_enc + continuation_enc)[-(self.max_length + 1):][:-1]
-            logp = self._log_probs(inp)[-len(continuation_enc):]
+        mixed = self.schedule is not None and oryx_schedule.is_mixed(self.schedule)
+        for i, (_, context_enc, continuation_enc) in enumerate(requests):
+            index = self._pending[i] if self._pending is not None and not rolling else first_index + i
+            seq = context_enc + continuation_enc
+            # evals' split point (harness TruncateLL): the last context token in mixed mode (never for rolling
+            # windows), else the request's end; shifted by the tokens truncation drops, clamped to the request.
+            split = (oryx_schedule.NEVER if rolling else len(context_enc) - 1) if mixed else len(seq)
+            drop = max(len(seq) - (self.max_length + 1), 0)
+            if split != oryx_schedule.NEVER:
+                split -= drop
+            split = max(0, min(split, len(seq) - drop))
+            inp = seq[drop:][:-1]
+            logp = self._log_probs(inp, split, index)[-len(continuation_enc):]
             cont = torch.tensor(continuation_enc, dtype=torch.long)
             ll = logp.gather(1, cont[:, None]).sum()
             greedy = bool((logp.argmax(dim=-1) == cont).all())
@@ -159,12 +207,16 @@ class OryxEvalModel(TemplateLM):
         return out
 
     def loglikelihood_rolling(self, requests, disable_tqdm=False):
-        out = []
-        for (string,) in [r.args for r in requests]:
-            windows = map(utils.make_disjoint_window, utils.get_rolling_token_windows(
+        out, windows_seen = [], {}
+        for r in requests:
+            (string,), task = r.args, getattr(r, "task_name", None)
+            windows = list(map(utils.make_disjoint_window, utils.get_rolling_token_windows(
                 token_list=self.tok_encode(string), prefix_token=self.prefix_token_id, max_seq_len=self.max_length,
-                context_len=1))
-            lls = self._loglikelihood_tokens([(None, ctx, cont) for ctx, cont in windows])
+                context_len=1)))
+            # Each window is a request of its task, numbered across the task's documents as evals numbers them.
+            lls = self._loglikelihood_tokens([(None, ctx, cont) for ctx, cont in windows], rolling=True,
+                                             first_index=windows_seen.get(task, 0))
+            windows_seen[task] = windows_seen.get(task, 0) + len(windows)
             out.append(sum(ll for ll, _ in lls))
         return out
 
@@ -178,7 +230,14 @@ class OryxEvalModel(TemplateLM):
                 until.append(eos)
             max_gen = int(gen_kwargs.get("max_gen_toks", 256))
             ids = self.tok_encode(context)[-(self.max_length - max_gen):]
-            modes = None if self.mode is None else self._modes(len(ids) + max_gen - 1)
+            modes = None
+            if self.schedule is not None and self.multi_mixer:
+                spec = self.schedule
+                if spec.strip().lower() == oryx_schedule.MIXED:  # the prompt linear, the generated tokens attention
+                    spec = f"linear-until:{len(ids)}"
+                modes = oryx_schedule.request_modes(spec, len(ids), len(ids) + max_gen, len(out))
+                modes += [oryx_schedule.decode_mode(spec, p, len(ids)) for p in range(len(ids), len(ids) + max_gen - 1)]
+                modes = torch.tensor(modes, dtype=torch.long)
             new = self.model.generate_greedy(torch.tensor([ids]), max_gen, modes, stop=(self.eot_token_id,))[0]
             text = self.tok_decode(new)
             for stop in until:

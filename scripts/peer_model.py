@@ -151,7 +151,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--exports", required=True, help="the directory bench/modelpeer wrote (PRESET/export)")
     ap.add_argument("--rows", default="train:tiny:32x128,train:small:16x256,prefill:small:2048,prefill:small:8192,"
-                                      "decode:small:256,decode:small:4096,decode:small:16384")
+                                      "decode:small:256,decode:small:4096,decode:small:16384,"
+                                      "train:130m:4x512,prefill:130m:2048,decode:130m:256,decode:130m:4096,"
+                                      "decode:130m:16384")
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--decode-steps", type=int, default=8)
     ap.add_argument("--threads", type=int, default=2)

@@ -31,6 +31,10 @@ type Prompt struct {
 // IsText tells whether the prompt is text (encoded with the tokenizer).
 func (p Prompt) IsText() bool { return p.IDs == nil }
 
+// SpeculativeAuto is Options.Speculative for --speculative auto: measure plain decoding and draft lengths 2 and
+// 4 on the first tokens and keep the fastest (infer.AutoDraft).
+const SpeculativeAuto = infer.AutoDraft
+
 // Options are the inputs of one generation run (the flags of `oryx generate`).
 type Options struct {
 	Checkpoint string   // checkpoint directory (--checkpoint; required)
@@ -45,7 +49,7 @@ type Options struct {
 	Seed        uint64
 	Stop        []int32 // tokens that end a row (--stop)
 	Capacity    int     // KV-cache capacity (--capacity; 0 = longest prompt + MaxTokens)
-	Speculative int     // tokens drafted per round by self-speculative decoding (--speculative; 0 = off)
+	Speculative int     // tokens drafted per round by self-speculative decoding (--speculative; 0 = off, SpeculativeAuto = auto)
 	// Progress, when set, is Generate's progress callback (done and total tokens per prompt).
 	Progress func(done, total int)
 	// PrefillProgress, when set, is called as a long prompt is read (done and total prompt tokens of the
@@ -95,8 +99,8 @@ func (o *Options) Check() error {
 	if o.Capacity < 0 || o.Capacity > guard.MaxSeqLen {
 		return fmt.Errorf("--capacity must be in [0, %d] (0 = automatic), got %d", guard.MaxSeqLen, o.Capacity)
 	}
-	if o.Speculative < 0 || o.Speculative > infer.MaxDraft {
-		return fmt.Errorf("--speculative must be in [0, %d] (0 = off), got %d", infer.MaxDraft, o.Speculative)
+	if o.Speculative != infer.AutoDraft && (o.Speculative < 0 || o.Speculative > infer.MaxDraft) {
+		return fmt.Errorf("--speculative must be auto or in [0, %d] (0 = off), got %d", infer.MaxDraft, o.Speculative)
 	}
 	return nil
 }
@@ -147,7 +151,7 @@ func Run(o Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--checkpoint: %w", err)
 	}
-	if o.Speculative > 0 && !m.Config.Variant.IsMultiMixer() {
+	if o.Speculative != 0 && !m.Config.Variant.IsMultiMixer() {
 		return nil, fmt.Errorf("--speculative: the checkpoint's variant %s has one readout; speculative decoding needs %s or %s",
 			m.Config.Variant, oryx.OryxTM, oryx.OryxTG)
 	}
@@ -204,7 +208,7 @@ func Run(o Options) (*Result, error) {
 	engine.PrefillProgress = o.PrefillProgress
 	opts := infer.GenerateOptions{Schedule: spec, MaxTokens: o.MaxTokens, Stop: o.Stop, Sampler: sampler, Progress: o.Progress}
 	var gen *infer.Generation
-	if o.Speculative > 0 {
+	if o.Speculative != 0 {
 		gen, err = engine.GenerateSpeculative(rows, o.Speculative, opts)
 	} else {
 		gen, err = engine.Generate(rows, opts)
@@ -276,6 +280,9 @@ func (r *Result) Write(w io.Writer) {
 		gen.GeneratedTokens, len(rows), gen.DecodeSeconds, rate, gen.PrefillSeconds, gen.PromptTokens,
 		100*gen.AttentionFraction, spec, v)
 	if s := gen.Speculation; s != nil {
+		if s.Choice != "" { // --speculative auto: what it chose, once
+			fmt.Fprintln(w, s.Choice)
+		}
 		fmt.Fprintf(w, "speculative decoding, K=%d: %d rounds, %d of %d drafts accepted (%.1f%%); draft %.3f s, verify %.3f s, commit %.3f s\n",
 			s.Draft, s.Rounds, s.Accepted, s.Drafted, 100*s.AcceptanceRate, s.DraftSeconds, s.VerifySeconds, s.CommitSeconds)
 	}

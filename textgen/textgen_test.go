@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/oryx-go/oryx/oryx"
+	"github.com/oryx-go/oryx/oryx/infer"
 	"github.com/oryx-go/oryx/oryx/oryxtest"
 )
 
@@ -38,10 +39,16 @@ func TestRunSpeculative(t *testing.T) {
 	require.Regexp(t, `^speculative decoding, K=3: \d+ rounds, \d+ of \d+ drafts accepted \(\d+\.\d%\); draft [0-9.]+ s, verify [0-9.]+ s, commit [0-9.]+ s$`, lines[5])
 	require.Equal(t, timings.ReplaceAllString(plain, ""), timings.ReplaceAllString(strings.Join(lines[:5], "\n")+"\n", ""))
 
+	o.Speculative = infer.AutoDraft // the same continuations, and what auto chose, once
+	lines = strings.Split(strings.TrimSpace(report(t, o)), "\n")
+	require.Len(t, lines, 7)
+	require.Regexp(t, `^speculative auto: `, lines[5])
+	require.Equal(t, timings.ReplaceAllString(plain, ""), timings.ReplaceAllString(strings.Join(lines[:5], "\n")+"\n", ""))
+
 	for _, c := range []struct {
 		k    int
 		want string
-	}{{-1, "--speculative must be in [0, 64] (0 = off), got -1"}, {65, "got 65"}} {
+	}{{-2, "--speculative must be auto or in [0, 64] (0 = off), got -2"}, {65, "got 65"}} {
 		o.Speculative = c.k
 		_, err := Run(o)
 		require.ErrorContains(t, err, c.want)

@@ -12,9 +12,10 @@
 //     FLOPs: train.FLOPsPerToken (3× the forward's, both readouts).
 //   - prefill:PRESET:T — Engine.Prefill of one T-token prompt in attention mode (the linear memory is written
 //     too); FLOPs: oryx.FLOPsPerToken(cfg, T, 0.5) per token (both readouts, as computed).
-//   - decode:PRESET:L — one attention-mode Engine.Step with L cached tokens (the cache is preallocated at L and
-//     read whole under a mask, as BenchmarkDecode); FLOPs: oryx.FLOPsPerToken(cfg, L, 1) (projections, the
-//     attention read of L keys, the LM head).
+//   - decode:PRESET:L — one attention-mode Engine.Step with L tokens in the cache (a prompt of L tokens read in
+//     linear mode, then the steps; the attention reads the cache rows in use, rounded up to a power of two:
+//     infer's readRows); FLOPs: oryx.FLOPsPerToken(cfg, L, 1) (projections, the attention read of L keys, the
+//     LM head).
 package main
 
 import (
@@ -42,9 +43,12 @@ import (
 	"github.com/oryx-go/oryx/recipes/train"
 )
 
-// DefaultRows are the rows of the side-by-side: the tiny study's training shape, the small preset's.
+// DefaultRows are the rows of the side-by-side: the tiny study's training shape, the small preset's, and the
+// 130m preset's (a training batch that fits a 2-core machine's memory, a 2K prefill, decoding at 256 / 4K / 16K
+// tokens in the cache).
 const DefaultRows = "train:tiny:32x128,train:small:16x256,prefill:small:2048,prefill:small:8192," +
-	"decode:small:256,decode:small:4096,decode:small:16384"
+	"decode:small:256,decode:small:4096,decode:small:16384," +
+	"train:130m:4x512,prefill:130m:2048,decode:130m:256,decode:130m:4096,decode:130m:16384"
 
 type row struct {
 	kind, preset string
@@ -270,21 +274,23 @@ func prefill(be backends.Backend, ctx *context.Context, m *oryx.Model, r row, re
 	return best, nil
 }
 
-// decode returns the fastest per-token time (seconds) of reps runs of steps attention-mode decode steps with a
-// KV cache of r.n tokens, after a compiling step.
+// decode returns the fastest per-token time (seconds) of reps runs of steps attention-mode decode steps after
+// a prompt of r.n tokens (read in linear mode: the cache is filled either way), after a compiling step.
 func decode(be backends.Backend, ctx *context.Context, m *oryx.Model, r row, reps, steps int) (float64, error) {
-	e, err := infer.NewEngine(be, ctx, m, 1, r.n)
+	e, err := infer.NewEngine(be, ctx, m, 1, r.n+(reps+1)*steps)
 	if err != nil {
 		return 0, err
 	}
-	prompt := []int32{1, 2, 3, 4, 5, 6, 7, 8}
-	modes := []oryx.Mode{oryx.Attention, oryx.Attention, oryx.Attention, oryx.Attention, oryx.Attention,
-		oryx.Attention, oryx.Attention, oryx.Attention}
+	rng := rand.New(rand.NewPCG(5, 6))
+	prompt, modes := make([]int32, r.n), make([]oryx.Mode, r.n)
+	for i := range prompt {
+		prompt[i], modes[i] = int32(rng.IntN(256)), oryx.Linear
+	}
+	if _, err := e.Prefill([][]int32{prompt}, [][]oryx.Mode{modes}); err != nil {
+		return 0, err
+	}
 	best := 0.0
 	for i := range reps + 1 {
-		if _, err := e.Prefill([][]int32{prompt}, [][]oryx.Mode{modes}); err != nil {
-			return 0, err
-		}
 		n := steps
 		if i == 0 {
 			n = 1 // compiles the step

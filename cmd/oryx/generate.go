@@ -15,6 +15,32 @@ import (
 // Text prompts are encoded, and continuations decoded, with --tokenizer (default: the tokenizer recorded by
 // the training run in the checkpoint's run.json, else the byte tokenizer). The work is textgen.Run's.
 
+// speculativeFlag is --speculative: auto (textgen.SpeculativeAuto) or a draft length K (0 = off).
+type speculativeFlag struct{ k *int }
+
+func (f speculativeFlag) String() string {
+	if f.k == nil || *f.k == 0 {
+		return ""
+	}
+	if *f.k == textgen.SpeculativeAuto {
+		return "auto"
+	}
+	return strconv.Itoa(*f.k)
+}
+
+func (f speculativeFlag) Set(s string) error {
+	if strings.TrimSpace(s) == "auto" {
+		*f.k = textgen.SpeculativeAuto
+		return nil
+	}
+	k, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil || k < 0 {
+		return fmt.Errorf("want auto or a draft length K ≥ 0, got %q", s)
+	}
+	*f.k = k
+	return nil
+}
+
 // promptFlags collects --prompt (text) and --prompt-ids in the order given.
 type promptFlags struct {
 	list *[]textgen.Prompt
@@ -80,12 +106,14 @@ func generateCmd(args []string, stdout, stderr io.Writer) error {
 	fs.Uint64Var(&o.Seed, "seed", 0, "seed of the sampler's random stream")
 	stopFlag := fs.String("stop", "", "comma-separated token ids that end a row (kept in the output)")
 	fs.IntVar(&o.Capacity, "capacity", 0, "KV-cache capacity in tokens (0 = longest prompt + max-tokens)")
-	fs.IntVar(&o.Speculative, "speculative", 0, "self-speculative decoding: draft K tokens per round in linear mode and "+
-		"verify them in one pass in the --schedule's modes (same output as without it when greedy; oryx-tm, oryx-tg; 0 = off)")
+	fs.Var(speculativeFlag{&o.Speculative}, "speculative", "self-speculative decoding: auto, or draft K tokens per round "+
+		"in linear mode and verify them in one pass in the --schedule's modes (same output as without it when greedy; "+
+		"oryx-tm, oryx-tg); auto measures plain decoding and K = 2, 4 on the first tokens and keeps the fastest, plain "+
+		"decoding included (default off)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "usage: oryx generate --checkpoint DIR (--prompt TEXT | --prompt-ids IDS)... "+
 			"[--schedule SPEC] [--max-tokens N]\n"+
-			"                     [--temperature T] [--top-k K] [--top-p P] [--seed N] [--stop IDS] [--capacity N] [--speculative K]\n\n"+
+			"                     [--temperature T] [--top-k K] [--top-p P] [--seed N] [--stop IDS] [--capacity N] [--speculative auto|K]\n\n"+
 			"Continues each prompt (one batch row per prompt) and prints the continuations, then the number of\n"+
 			"tokens generated, decode tokens/s, prefill time and the fraction of tokens run in attention mode.\n"+
 			"Text goes through --tokenizer (default: the training run's, else bytes).\n\n")

@@ -82,6 +82,6 @@ subcommands:
                 oryx import --from DIR --out CHECKPOINT_DIR
 
 Run "oryx <subcommand> -h" for the flags of a subcommand.
-The backend comes from GOMLX_BACKEND (default: the pure-Go backend); see the README.
+The backend comes from GOMLX_BACKEND (default: the pure-Go backend); see docs/backends.md.
 `)
 }

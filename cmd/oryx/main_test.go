@@ -99,6 +99,9 @@ func TestGenerateFlagErrors(t *testing.T) {
 		{[]string{"--checkpoint", small, "--prompt", "x", "--tokenizer", "nope.txt"}, "--tokenizer"},
 		{[]string{"--checkpoint", dir, "--tokens", "1,x"}, `"x" is not a token id`},
 		{[]string{"--checkpoint", dir, "--prompt", ""}, "empty prompt"},
+		{[]string{"--checkpoint", dir, "--prompt", "x", "--speculative", "often"}, `want auto or a draft length K ≥ 0, got "often"`},
+		{[]string{"--checkpoint", dir, "--prompt", "x", "--speculative", "65"}, "--speculative must be auto or in [0, 64]"},
+		{[]string{"--checkpoint", dir, "--prompt", "x", "--speculative", "auto"}, "--speculative: the checkpoint's variant transformer has one readout"},
 	} {
 		var out, errOut bytes.Buffer
 		err := generateCmd(c.args, &out, &errOut)

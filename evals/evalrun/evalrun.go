@@ -309,6 +309,7 @@ func (o *Options) runInfo(m *oryx.Model, step int64, lm *oryxlm.Model, model str
 		CheckpointStep: step, TokensSeen: rundir.TokensSeen(o.Checkpoint, step),
 		Schedule: lm.Schedule(), Tokenizer: lm.Tokenizer().Name(), MaxLength: modelMax, Limit: o.Limit, BatchSize: o.Batch,
 		BootstrapIters: harness.Options{BootstrapIters: o.Bootstrap}.Iters(), MaxLengths: lengths,
+		Groups: harness.RequestedGroups(o.Tasks),
 	}
 	if be, _ := oryx.Backend(); be != nil {
 		info.Backend = be.Name()

@@ -111,7 +111,7 @@ type Frontier struct {
 var Notes = []string{
 	"budget F: exactly round(F*T) of each request's T input tokens in attention (oryx/schedule/budget.go); generated tokens spend the budget as it accrues",
 	"entropy: a linear pass scores every position by the entropy of the linear readout, the top round(F*T) are recomputed in attention by a second full pass; both passes are in the FLOPs",
-	"flops: as the graphs compute them (the parallel forward runs both readouts at every token); flops_gathered: the same passes with attention only at the attention tokens (Model.LogitsGathered), the cost that falls with the budget; the plots use flops_gathered per token",
+	"flops: as the graphs compute them (the parallel forward runs both readouts at every token); flops_gathered: the same passes with attention only at the attention tokens (oryx.AttentionCoreFLOPs: what token-by-token decoding pays), the cost that falls with the budget; the plots use flops_gathered per token",
 	"budgets 0 and 1 are the same schedule under every policy (all linear, all attention): measured once (shared)",
 }
 

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -138,6 +139,24 @@ func ParseTaskList(list string) ([]string, error) {
 		return nil, fmt.Errorf("harness: no task given; known tasks: %s", strings.Join(Tasks(), ", "))
 	}
 	return out, nil
+}
+
+// RequestedGroups returns the groups a task list names ("lm,piqa" → ["lm"]; "all" → every group), sorted:
+// the groups lm-eval's results layout gets a row for. A task named one by one belongs to none of them there.
+func RequestedGroups(list string) []string {
+	groups := Groups()
+	seen := map[string]bool{}
+	for part := range strings.SplitSeq(list, ",") {
+		part = strings.TrimSpace(part)
+		if part == "all" {
+			for g := range groups {
+				seen[g] = true
+			}
+		} else if groups[part] != nil {
+			seen[part] = true
+		}
+	}
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // Resolve is ParseTaskList followed by Lookup of each name.

@@ -140,7 +140,8 @@ type Result struct {
 	// TaskHash is lm-eval's task hash of the logged samples (SHA-256 of every record's doc, prompt and target
 	// hashes, concatenated in document order), when samples were logged.
 	TaskHash string `json:"task_hash,omitempty"`
-	// Data is the parquet file (or pattern) read; Notes are the task's caveats (approximate data, ...).
+	// Data is the parquet file (or pattern) read, as an absolute path; Notes are the task's caveats
+	// (approximate data, ...).
 	Data  string   `json:"data,omitempty"`
 	Notes []string `json:"notes,omitempty"`
 	// DataHash identifies the content of Data's files when the result was computed ("sha256:..."; filled by

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -56,7 +57,7 @@ func Run(m Model, t Task, opts Options) (*Result, error) {
 		maxLen = min(maxLen, plan.MaxLength)
 	}
 	res := &Result{Task: name, Docs: plan.Docs, TotalDocs: plan.TotalDocs, Dropped: plan.Dropped,
-		Requests: len(plan.LL) + len(plan.Gen), MaxLength: maxLen, Mixed: opts.Mixed, Data: plan.Data, Notes: plan.Notes,
+		Requests: len(plan.LL) + len(plan.Gen), MaxLength: maxLen, Mixed: opts.Mixed, Data: absPath(plan.Data), Notes: plan.Notes,
 		Group: GroupOf(name), OutputType: plan.OutputType, Version: plan.Version, Limit: opts.Limit,
 		Segments: Segments{AttentionKnown: true}}
 
@@ -285,4 +286,16 @@ func RunAll(m Model, tasks []Task, opts Options, log io.Writer) ([]*Result, erro
 		out = append(out, r)
 	}
 	return out, errors.Join(errs...)
+}
+
+// absPath is a task's data path (a file, folder or glob) as its result states it: absolute, since a relative
+// --data-root or --data-path is relative to a working directory the results file does not record.
+func absPath(p string) string {
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -162,4 +164,40 @@ func TestRegistry(t *testing.T) {
 	assert.ErrorContains(t, err, "known tasks")
 	_, err = harness.ParsePathOverrides([]string{"zz_toy_a"})
 	assert.ErrorContains(t, err, "task=path")
+}
+
+// dataTask is toyTask reading its documents from a data path.
+type dataTask struct {
+	toyTask
+	data string
+}
+
+func (d dataTask) Build(m harness.Model, opts harness.Options) (*harness.Plan, error) {
+	p, err := d.toyTask.Build(m, opts)
+	if err == nil {
+		p.Data = d.data
+	}
+	return p, err
+}
+
+// TestRunStatesDataAbsolute: a task that read a relative path (a relative --data-root) states it absolute in
+// its result (the results file's configs.data_file): relative to the working directory, which the file
+// does not record, it named nothing.
+func TestRunStatesDataAbsolute(t *testing.T) {
+	m := harnesstest.NewFakeModel(tokenizers.NewByteTokenizer())
+	wd, err := os.Getwd()
+	require.NoError(t, err)
+	for data, want := range map[string]string{"data/piqa/validation.parquet": filepath.Join(wd, "data/piqa/validation.parquet"),
+		"/abs/piqa/*.parquet": "/abs/piqa/*.parquet", "": ""} {
+		res, err := harness.Run(m, dataTask{toyTask{docs: [][2]string{{"ab", "c"}}}, data}, harness.Options{})
+		require.NoError(t, err)
+		assert.Equal(t, want, res.Data, data)
+	}
+}
+
+func TestRequestedGroups(t *testing.T) {
+	harness.RegisterGroup("toygroup", "toy")
+	assert.Equal(t, []string{"toygroup"}, harness.RequestedGroups("toy, toygroup ,toy"))
+	assert.Empty(t, harness.RequestedGroups("toy"), "a task named alone belongs to no group in the results file")
+	assert.Contains(t, harness.RequestedGroups("all"), "toygroup")
 }

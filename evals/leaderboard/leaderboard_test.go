@@ -120,7 +120,8 @@ func goldenRun(t *testing.T) *ResultsFile {
 	registerGroups()
 	info := RunInfo{Model: "oryx-gdn-tiny", Variant: "gdn", Size: "tiny", Parameters: 1000, Checkpoint: "runs/gdn-tiny",
 		CheckpointStep: 200, Schedule: "mixed", Backend: "go", Tokenizer: "bytes", MaxLength: 8192, Date: "2025-01-02T03:04:05Z",
-		Limit: 3, BatchSize: 8, BootstrapIters: 100000, MaxLengths: map[string]int{"lm": 2048, "niah": 8192}, Seconds: 12.5}
+		Limit: 3, BatchSize: 8, BootstrapIters: 100000, MaxLengths: map[string]int{"lm": 2048, "niah": 8192}, Seconds: 12.5,
+		Groups: []string{"lm", "niah"}}
 	m := func(v, se float64, n int) harness.Metric { return harness.Metric{Value: v, Stderr: se, N: n} }
 	return NewResultsFile(info, []*harness.Result{
 		{Task: "piqa", Group: "lm", OutputType: "multiple_choice", Version: 1, Data: "/data/piqa/validation.parquet",
@@ -189,7 +190,7 @@ func TestGoldenLMEvalLayout(t *testing.T) {
 
 func TestGroupAveragesInGroups(t *testing.T) {
 	registerGroups()
-	r := NewResultsFile(RunInfo{Model: "m"}, lmResults())
+	r := NewResultsFile(RunInfo{Model: "m", Groups: []string{"lm"}}, lmResults())
 	for _, res := range r.Tasks {
 		res.Group = "lm"
 	}
@@ -320,4 +321,50 @@ func TestMarkdownOneUnitAndNIAHCounts(t *testing.T) {
 	assert.Equal(t, "1.60", col("wikitext byte_perplexity")) // a perplexity: as is
 	assert.Equal(t, "lm 4.4, niah 50.0", col("Attn %"))      // 80/1800 and 50/100: not pooled
 	assert.Contains(t, md, "in percent")
+}
+
+// TestIndividualTasksHaveNoGroupRow: tasks asked for one by one (--tasks piqa,boolq) are written as lm-eval
+// writes them, with no row for the project's group "lm" (it had no metrics: lm-eval showed it as {}); asked
+// for as the group, the row is there. model_args states the max_length the tasks ran at (2048), not the
+// longest the model was built for (8192), and none when the tasks ran at different lengths.
+func TestIndividualTasksHaveNoGroupRow(t *testing.T) {
+	registerGroups()
+	results := lmResults()[2:4] // piqa, hellaswag
+	for _, r := range results {
+		r.Group, r.MaxLength = "lm", 2048
+	}
+	layout := func(info RunInfo) map[string]any {
+		b, err := json.Marshal(NewResultsFile(info, results))
+		require.NoError(t, err)
+		var got map[string]any
+		require.NoError(t, json.Unmarshal(b, &got))
+		return got
+	}
+	got := layout(RunInfo{Model: "m", MaxLength: 8192})
+	assert.NotContains(t, got["results"], "lm")
+	assert.NotContains(t, got, "groups")
+	assert.Empty(t, got["group_subtasks"])
+	assert.NotContains(t, got["versions"], "lm")
+	assert.Equal(t, "max_length=2048", got["config"].(map[string]any)["model_args"])
+	got = layout(RunInfo{Model: "m", Groups: []string{"lm"}})
+	assert.Contains(t, got["results"], "lm")
+	assert.Equal(t, []any{"hellaswag", "piqa"}, got["group_subtasks"].(map[string]any)["lm"])
+	results[0].MaxLength = 4096
+	assert.Equal(t, "", layout(RunInfo{Model: "m", MaxLength: 8192})["config"].(map[string]any)["model_args"])
+}
+
+// TestForeignRunsShowUnknownAsDash: merging a results file lm-eval wrote shows "–" where the project's own
+// figures are unknown (step, tokens, schedule, attention), not 0.
+func TestForeignRunsShowUnknownAsDash(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "results_2024-05-01T00-00-00.json")
+	require.NoError(t, os.WriteFile(p, []byte(`{"results": {"arc_easy": {"alias": "arc_easy", "acc,none": 0.7121,
+		"acc_stderr,none": 0.0093}}, "model_name": "state-spaces/mamba-130m"}`), 0o644))
+	l, err := Merge(p)
+	require.NoError(t, err)
+	require.Len(t, l.Runs, 1)
+	assert.True(t, l.Runs[0].Foreign)
+	assert.True(t, math.IsNaN(l.Runs[0].AttentionFraction))
+	md := l.Markdown()
+	assert.Contains(t, md, "| state-spaces/mamba-130m | – | – | – | – | – | – | ")
+	assert.NotContains(t, md, "0.0")
 }

@@ -31,7 +31,8 @@ for path in sys.argv[1:]:
 func tableRuns(t *testing.T) map[string]*ResultsFile {
 	registerGroups()
 	m := func(v, se float64, n int) harness.Metric { return harness.Metric{Value: v, Stderr: se, N: n} }
-	info := RunInfo{Model: "org/oryx tiny", Variant: "gdn", Schedule: "attention", Backend: "go", Date: "2025-01-02T03:04:05Z"}
+	info := RunInfo{Model: "org/oryx tiny", Variant: "gdn", Schedule: "attention", Backend: "go", Date: "2025-01-02T03:04:05Z",
+		Groups: []string{"lm", "recall"}}
 	lm := []*harness.Result{}
 	for i, name := range []string{"wikitext", "lambada_openai", "piqa", "hellaswag", "winogrande", "arc_easy", "arc_challenge",
 		"social_iqa", "boolq"} {

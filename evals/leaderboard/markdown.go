@@ -66,8 +66,11 @@ func (l *Leaderboard) Markdown() string {
 		if r.Partial() {
 			model += " (partial)"
 		}
-		cells := []string{model, r.Variant, r.Size, fmt.Sprint(r.CheckpointStep), human.Int(r.TokensSeen), r.Schedule,
-			attentionCell(r)}
+		step, tokens := fmt.Sprint(r.CheckpointStep), human.Int(r.TokensSeen)
+		if r.Foreign { // lm-eval's own files: unknown, not 0
+			step, tokens = "–", "–"
+		}
+		cells := []string{model, orDash(r.Variant), orDash(r.Size), step, tokens, orDash(r.Schedule), attentionCell(r)}
 		for _, c := range cols {
 			cells = append(cells, cell(r, c))
 		}
@@ -81,6 +84,14 @@ func (l *Leaderboard) Markdown() string {
 		fmt.Fprintf(&b, "- %s: %s over %s\n", d.Name, d.Description, strings.Join(d.Members, ", "))
 	}
 	return b.String()
+}
+
+// orDash is s, or "–" for an unknown (empty) value.
+func orDash(s string) string {
+	if s == "" {
+		return "–"
+	}
+	return s
 }
 
 // tableCell keeps a value inside its markdown table cell: a "|" would start a new cell and a line break

@@ -8,6 +8,7 @@ import (
 	"math"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -44,6 +45,10 @@ type RunInfo struct {
 	BootstrapIters int            `json:"bootstrap_iters,omitempty"`
 	MaxLengths     map[string]int `json:"max_lengths,omitempty"`
 	Seconds        float64        `json:"seconds,omitempty"`
+	// Groups are the task groups the run was asked for by name ("--tasks lm"): lm-eval's layout gets a row
+	// for each of them (with its averages). Tasks asked for one by one belong to no group there, as in
+	// lm-eval, whatever group the project files them under (harness.RequestedGroups).
+	Groups []string `json:"groups,omitempty"`
 	// Failed maps the tasks that failed to their error (the run's other tasks are kept).
 	Failed map[string]string `json:"failed,omitempty"`
 }
@@ -64,6 +69,9 @@ type ResultsFile struct {
 	Averages map[string]Average
 	// Path is the file the run was read from (empty for a new run).
 	Path string
+	// Foreign: read from a results file lm-eval wrote (no "oryx" part): what only the project records (the
+	// variant, step, tokens seen, schedule, attention fraction) is unknown, not zero.
+	Foreign bool
 }
 
 // NewResultsFile assembles a results file from the run's metadata and its task results (a later result of the
@@ -83,6 +91,9 @@ func NewResultsFile(info RunInfo, results []*harness.Result) *ResultsFile {
 func (r *ResultsFile) refresh() {
 	tok, att := map[string]int64{}, map[string]int64{}
 	for _, res := range r.Tasks {
+		if res.Tokens == 0 {
+			continue // unknown: a results file lm-eval wrote has no token counts
+		}
 		tok[res.Group] += res.Tokens
 		att[res.Group] += res.AttentionTokens
 	}
@@ -95,12 +106,9 @@ func (r *ResultsFile) refresh() {
 		allTok += n
 		allAtt += att[g]
 	}
-	r.AttentionFraction = math.NaN()
-	if len(tok) <= 1 {
-		r.AttentionFraction = 0
-		if allTok > 0 {
-			r.AttentionFraction = float64(allAtt) / float64(allTok)
-		}
+	r.AttentionFraction = math.NaN() // several groups (AttentionByGroup), or none known
+	if len(tok) == 1 && allTok > 0 {
+		r.AttentionFraction = float64(allAtt) / float64(allTok)
 	}
 	r.Averages = ComputeAverages(r.Tasks)
 }
@@ -254,7 +262,7 @@ func (r *ResultsFile) taskRows(tb *layoutTables) {
 		if t.TaskHash != "" {
 			tb.hashes = append(tb.hashes, harness.DocField{Key: name, Value: t.TaskHash})
 		}
-		if t.Group != "" {
+		if t.Group != "" && slices.Contains(r.Groups, t.Group) {
 			tb.subtasks[t.Group] = append(tb.subtasks[t.Group], name)
 			if tb.groupHib[t.Group] == nil {
 				tb.groupHib[t.Group] = map[string]bool{}
@@ -406,10 +414,27 @@ func (r *ResultsFile) modelArgs() string {
 	add("checkpoint", r.Checkpoint)
 	add("schedule", r.Schedule)
 	add("tokenizer", r.Tokenizer)
-	if r.MaxLength > 0 {
-		add("max_length", fmt.Sprint(r.MaxLength))
+	if n := r.taskMaxLength(); n > 0 {
+		add("max_length", fmt.Sprint(n))
 	}
 	return strings.Join(parts, ",")
+}
+
+// taskMaxLength is the max_length the run's tasks ran at when they share one (each task's configs entry
+// states its own), else 0. RunInfo.MaxLength is the longest the model was built for (8192 for NIAH) even
+// where every task ran at lm-eval's 2048.
+func (r *ResultsFile) taskMaxLength() int {
+	n := 0
+	for _, t := range r.Tasks {
+		switch {
+		case t.MaxLength <= 0:
+		case n == 0:
+			n = t.MaxLength
+		case n != t.MaxLength:
+			return 0
+		}
+	}
+	return n
 }
 
 // number is v for JSON: a float, or a string for a non-finite value.
@@ -463,7 +488,7 @@ func (r *ResultsFile) UnmarshalJSON(b []byte) error {
 	if f.Results == nil {
 		return fmt.Errorf("no \"results\"")
 	}
-	*r = ResultsFile{Tasks: map[string]*harness.Result{}}
+	*r = ResultsFile{Tasks: map[string]*harness.Result{}, Foreign: f.Oryx == nil}
 	if o := f.Oryx; o != nil {
 		r.RunInfo, r.Tasks = o.RunInfo, o.Tasks
 		if r.Tasks == nil {

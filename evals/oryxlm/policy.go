@@ -7,7 +7,7 @@ package oryxlm
 //
 //   - Model.FLOPs, as the graphs compute them: the parallel forward of a multi-mixer model runs both readouts
 //     at every token whatever the modes (schedule.ScheduleFLOPs, dense), so every pass costs the same;
-//   - Model.FLOPsGathered, the same passes in the gathered form (oryx.Model.LogitsGathered: attention query
+//   - Model.FLOPsGathered, the same passes in the gathered accounting (oryx.AttentionCoreFLOPs: attention query
 //     and core only at the attention positions; schedule.ScheduleFLOPs, gathered), the cost that falls with the
 //     budget — the frontier's axis.
 //

@@ -90,12 +90,23 @@ func Describe(b backends.Backend) string {
 	if dir := xlaCacheDir(); dir != "" {
 		line += "; compiled executables kept in " + dir + " (ORYX_XLA_CACHE=off disables)"
 	}
+	if !xlaDonatesInPlace() {
+		line += "; upstream GoMLX: no in-place buffer donation, no persistent compilation cache"
+	}
 	return line
 }
 
 // xlaCacheDir is set by xla_cache.go in builds with `-tags xla`: the persistent compilation cache's directory,
 // "" when disabled.
 var xlaCacheDir = func() string { return "" }
+
+// xlaConfigure is set by xla.go in builds with `-tags xla`: it sets up a new XLA backend (the persistent
+// compilation cache, when the backend has one).
+var xlaConfigure = func(backends.Backend) {}
+
+// xlaDonatesInPlace is set by xla.go in builds with `-tags xla`: whether the XLA backend updates donated
+// buffers in place (the patched GoMLX of third_party/ does; upstream v0.26.0 does not).
+var xlaDonatesInPlace = func() bool { return true }
 
 // xlaMallocTuned is set by xla.go in builds with `-tags xla`: whether the process set glibc's allocator for
 // XLA at load time (xla_malloc.go).
@@ -136,6 +147,9 @@ func NewWithConfig(config string) (b backends.Backend, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating backend %q (from %s or default %q): %w", config, EnvVar, DefaultConfig, err)
 	}
+	if isXLAName(name) {
+		xlaConfigure(b)
+	}
 	return b, nil
 }
 
@@ -163,6 +177,9 @@ func Get() (backends.Backend, error) {
 	shared = b
 	if AnnounceTo != nil {
 		fmt.Fprintln(AnnounceTo, Describe(b))
+		if note := patchNote(b); note != "" {
+			fmt.Fprintln(AnnounceTo, note)
+		}
 	}
 	return b, nil
 }

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gomlx/go-xla/pkg/pjrt"
+	"github.com/gomlx/gomlx/backends"
 )
 
 // CacheEnvVar chooses where XLA keeps the executables it compiles, across processes: a directory, "off", or
@@ -42,11 +42,25 @@ func DefaultCacheDir() string {
 	return filepath.Join(dir, "oryx", "xla-executables")
 }
 
-// setupCompilationCache enables go-xla's persistent compilation cache (third_party/PATCHES.md): a command that
-// compiles the same graphs as an earlier one (the same program, options, plugin, XLA_FLAGS and processor) loads
-// them in milliseconds instead of compiling them again (seconds to minutes each on a CPU). A file that fails to
-// load is removed and the graph compiled again.
-func setupCompilationCache() {
+// compilationCache is the patched GoMLX's XLA backend (third_party/gomlx: backends/xla/compilecache.go), which
+// forwards to go-xla's persistent compilation cache (third_party/go-xla). Declared here and found on the
+// backend at run time, so that this package builds against upstream GoMLX and go-xla too (a module that
+// imports this one without the go.mod stanza of PATCHES.md): there is no such cache there, and Describe says so.
+type compilationCache interface {
+	SetCompilationCache(dir string, minCompileTime time.Duration, maxBytes int64)
+	CompilationCacheDir() string
+}
+
+// setupCompilationCache enables the persistent compilation cache (third_party/PATCHES.md) on a new backend b
+// that has one: a command that compiles the same graphs as an earlier one (the same program, options, plugin,
+// XLA_FLAGS and processor) loads them in milliseconds instead of compiling them again (seconds to minutes
+// each on a CPU). A file that fails to load is removed and the graph compiled again. The cache is
+// process-wide; every backend created sets it from the environment again (the same settings).
+func setupCompilationCache(b backends.Backend) {
+	cc, ok := b.(compilationCache)
+	if !ok {
+		return
+	}
 	dir, set := os.LookupEnv(CacheEnvVar)
 	switch {
 	case dir == "off":
@@ -65,7 +79,7 @@ func setupCompilationCache() {
 				CacheMinCompileEnvVar, v, cacheMinCompile)
 		}
 	}
-	pjrt.SetCompilationCache(dir, minCompile, cacheMaxBytes)
+	cc.SetCompilationCache(dir, minCompile, cacheMaxBytes)
 	xlaCacheMinCompile = minCompile
-	xlaCacheDir = pjrt.CompilationCacheDir
+	xlaCacheDir = cc.CompilationCacheDir
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gomlx/gomlx/backends/xla"
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	. "github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/core/shapes"
@@ -36,9 +37,24 @@ func TestXLAZeroSizedInputPanics(t *testing.T) {
 	require.Contains(t, fmt.Sprint(recovered), "index out of range")
 }
 
+// The patched GoMLX's XLA backend has what this package looks for at run time (a renamed or changed method
+// would otherwise only turn the features off): the compilation cache's methods, checked when this test
+// compiles, and the builder's buffer-donor mark.
+var _ compilationCache = (*xla.Backend)(nil)
+
+func TestPatchedGoMLXDetected(t *testing.T) {
+	require.True(t, xlaDonatesInPlace(), "the XLA builder of third_party/gomlx has no MarkBufferDonor")
+	require.Empty(t, patchNote(MustGet()))
+}
+
 // TestCompilationCacheSetting: ORYX_XLA_CACHE names the directory of the persistent compilation cache or turns
 // it off; test binaries run without it unless it is set (tests write only to their temporary directories).
 func TestCompilationCacheSetting(t *testing.T) {
+	b := MustGet()
+	if _, ok := b.(compilationCache); !ok {
+		t.Skipf("backend %s has no persistent compilation cache", b.Name())
+	}
+	setupCompilationCache := func() { setupCompilationCache(b) }
 	defer setupCompilationCache()
 	dir := t.TempDir()
 	for _, c := range []struct{ env, want string }{{dir, dir}, {"off", ""}, {"", DefaultCacheDir()}} {

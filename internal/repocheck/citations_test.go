@@ -15,9 +15,10 @@ import (
 	"testing"
 )
 
-// noteNames are the design notes' file names: those in docs/ and those of the notes folder the project grew
-// out of (outside the repository), so that a citation of either kind is checked.
-var noteNames = []string{"mixers", "model", "paper", "evals", "gomlx", "layout", "python-tools"}
+// noteNames are the file names of the design notes and reference pages: those in docs/ and those of the notes
+// folder the project grew out of (outside the repository), so that a citation of either kind is checked.
+var noteNames = []string{"mixers", "model", "paper", "evals", "gomlx", "layout", "python-tools", "testing", "studies",
+	"backends", "library", "inference", "data", "training", "interop", "history", "determinism"}
 
 var (
 	// noteRef matches a cited note file name with the path written before it (group 2) and its name (group 3).

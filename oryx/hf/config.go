@@ -18,9 +18,13 @@ import (
 )
 
 // FormatVersion is the export layout this package writes, stated in config.json as "oryx_export_format".
-// Version 1 (no such key) had only the usual transformers/fla keys; version 2 adds the keys that state
-// every semantic choice of the architecture and the PyTorch reference modeling_oryx.py. Import reads both.
-const FormatVersion = 2
+// Version 1 (no such key) had only the usual transformers/fla keys; version 2 added the keys that state
+// every semantic choice of the architecture and the PyTorch reference modeling_oryx.py; version 3 states
+// the attention key as configured (version 2 wrote "post_conv" whatever attention_key_norm and
+// attention_key_source said), the RoPE pairing and the two rules of the multi-mixer block (memory_writes,
+// mode_scope), and names a model class per variant (transformers pairs one config class with one model
+// class). Import reads all three.
+const FormatVersion = 3
 
 // Config is the Hugging Face-style config.json of an export. Keys that exist in transformers keep their
 // transformers meaning (vocab_size, hidden_size, num_hidden_layers, intermediate_size, hidden_act,
@@ -31,7 +35,7 @@ const FormatVersion = 2
 // beside it). oryx_config is the exact oryx.Config, which Import reads back; Import refuses a file whose
 // other keys are not exactly what NewConfig writes for it.
 type Config struct {
-	Architectures []string          `json:"architectures"`
+	Architectures []string          `json:"architectures"` // the variant's class of modeling_oryx.py: OryxTGForCausalLM, ...
 	AutoMap       map[string]string `json:"auto_map"`
 	ModelType     string            `json:"model_type"` // "oryx_" + the variant: oryx_transformer, oryx_mamba2, oryx_gdn, oryx_tm, oryx_tg
 	ExportFormat  int               `json:"oryx_export_format"`
@@ -66,20 +70,30 @@ type Config struct {
 	ConvActivation string   `json:"conv_activation"`
 	ConvInputs     []string `json:"conv_inputs"` // ["key", "value"], or [] without a conv
 
+	// The rules of the block, the same for every variant: every token writes its key and value to every
+	// memory the variant has (the KV cache and the linear state), whatever its mode ("all_memories"); a
+	// token's mode is one per token, the same in every layer ("per_token_all_layers").
+	MemoryWrites string `json:"memory_writes"`
+	ModeScope    string `json:"mode_scope"`
+
 	// Attention (variants with attention): softmax(AttentionScale · q·k) over the causal prefix, with
-	// AttentionKey the key it reads ("post_conv": the shared key after the conv and its activation, no L2
-	// norm). PositionEncoding "rope" rotates the attention query and that key only (RoPEInputs; rotate-half
-	// pairs (i, i + d/2), θ_i = rope_theta^(−2i/d), absolute positions from 0); "none" leaves them, and
-	// rope_theta is then null.
+	// AttentionKey the key it reads and caches: "post_conv" (the shared key after the conv and its
+	// activation, as the linear mixer reads it), "projection" (k_proj(x), before the conv; oryx_config's
+	// attention_key_source), each with "_l2_normalized" (x / sqrt(Σx² + L2NormEps) per head;
+	// attention_key_norm "l2"). PositionEncoding "rope" rotates the attention query and that key only
+	// (RoPEInputs) with RoPEPairing "rotate_half": pairs (i, i + d/2), θ_i = rope_theta^(−2i/d), absolute
+	// positions from 0; "none" leaves them, and rope_theta and rope_pairing are then null.
 	AttentionScale   *float64 `json:"attention_scale,omitempty"`
 	AttentionKey     string   `json:"attention_key,omitempty"`
 	PositionEncoding string   `json:"position_encoding"`
 	RopeTheta        *float64 `json:"rope_theta"`
+	RoPEPairing      *string  `json:"rope_pairing"`
 	RoPEInputs       []string `json:"rope_inputs"`
 
 	// The linear readout (variants with a linear mixer): LinearMixer "mamba2" or "gated_deltanet";
 	// LinearQuery and LinearKey say how its query and the shared key enter the recurrence ("l2_normalized":
-	// x / sqrt(Σx² + L2NormEps), "raw" / "post_conv": as they are), LinearReadoutScale multiplies Sᵀq,
+	// x / sqrt(Σx² + L2NormEps), "raw" / "post_conv": as they are; L2NormEps is written wherever an L2 norm
+	// is, here or in AttentionKey), LinearReadoutScale multiplies Sᵀq,
 	// LinearWrite is what a token writes ("dt_times_post_conv_value": S ← exp(−Δ·exp(A_log)) S + k (Δ v)ᵀ,
 	// Δ = softplus(dt_proj(x) + dt_bias); "gated_delta_rule": S ← exp(g)(I − β k kᵀ) S + β k vᵀ with g =
 	// −exp(A_log)·softplus(a_proj(x) + dt_bias), β = sigmoid(b_proj(x))), and DSkipValue the value the
@@ -110,16 +124,27 @@ var modelTypes = map[oryx.Variant]string{
 	oryx.OryxTG:      "oryx_tg",
 }
 
-// configClasses are the transformers config classes of modeling_oryx.py, one per model_type.
-var configClasses = map[oryx.Variant]string{
-	oryx.Transformer: "OryxTransformerConfig",
-	oryx.Mamba2:      "OryxMamba2Config",
-	oryx.GDN:         "OryxGDNConfig",
-	oryx.OryxTM:      "OryxTMConfig",
-	oryx.OryxTG:      "OryxTGConfig",
+// classPrefixes name the transformers classes of modeling_oryx.py, one config class and one model class per
+// model_type ("Oryx" + prefix + "Config", "…ForCausalLM"): transformers refuses a model class whose
+// config_class is not the config class auto_map names (loading by Hub repo id).
+var classPrefixes = map[oryx.Variant]string{
+	oryx.Transformer: "Transformer",
+	oryx.Mamba2:      "Mamba2",
+	oryx.GDN:         "GDN",
+	oryx.OryxTM:      "TM",
+	oryx.OryxTG:      "TG",
 }
 
-// l2NormEps is the epsilon of the Gated DeltaNet readout's L2 norm of its query and key (oryx/linear.go).
+// attentionKeys is config.json's attention_key for oryx_config's (attention_key_source, attention_key_norm).
+var attentionKeys = map[[2]string]string{
+	{"", ""}:                          "post_conv",
+	{"", oryx.AttentionKeyL2}:         "post_conv_l2_normalized",
+	{oryx.AttentionKeyProjection, ""}: "projection",
+	{oryx.AttentionKeyProjection, oryx.AttentionKeyL2}: "projection_l2_normalized",
+}
+
+// l2NormEps is the epsilon of every L2 norm of the model: the Gated DeltaNet readout's of its query and key,
+// and attention's of its key with attention_key_norm "l2" (oryx/linear.go, oryx/block.go).
 const l2NormEps = 1e-6
 
 // NewConfig returns the config.json of an export of c with weights of the given torch dtype name
@@ -127,9 +152,10 @@ const l2NormEps = 1e-6
 func NewConfig(c oryx.Config, torchDType string) Config {
 	v := c.Variant
 	f := func(x float64) *float64 { return &x }
-	hc := Config{Architectures: []string{"OryxForCausalLM"},
-		AutoMap: map[string]string{"AutoConfig": "modeling_oryx." + configClasses[v],
-			"AutoModelForCausalLM": "modeling_oryx.OryxForCausalLM"},
+	prefix := "Oryx" + classPrefixes[v]
+	hc := Config{Architectures: []string{prefix + "ForCausalLM"},
+		AutoMap: map[string]string{"AutoConfig": "modeling_oryx." + prefix + "Config",
+			"AutoModelForCausalLM": "modeling_oryx." + prefix + "ForCausalLM"},
 		ModelType: modelTypes[v], ExportFormat: FormatVersion, Variant: string(v), TorchDType: torchDType,
 		VocabSize: c.Vocab, HiddenSize: c.DModel, NumHiddenLayers: c.Layers, IntermediateSize: c.MLPHidden,
 		HiddenAct: "silu", TieWordEmbeddings: c.TiedEmbeddings, RMSNormEps: c.NormEps,
@@ -137,7 +163,7 @@ func NewConfig(c oryx.Config, torchDType string) Config {
 		UseShortConv: c.ConvWidth > 0, ConvSize: c.ConvWidth, ConvActivation: "none", ConvInputs: []string{},
 		PositionEncoding: "none", RoPEInputs: []string{},
 		OutputNorm: map[string]string{"head": "per_head", "full": "full_width"}[c.OutputNorm], OutputNormEps: c.NormEps,
-		OutputGate: "norm_then_silu_gate", Oryx: c}
+		OutputGate: "norm_then_silu_gate", MemoryWrites: "all_memories", ModeScope: "per_token_all_layers", Oryx: c}
 	if c.ConvWidth > 0 {
 		hc.ConvActivation, hc.ConvInputs = c.ConvActivation, []string{"key", "value"}
 	}
@@ -145,9 +171,14 @@ func NewConfig(c oryx.Config, torchDType string) Config {
 	if v.HasAttention() {
 		hc.Readouts = append(hc.Readouts, "attention")
 		hc.NumAttentionHeads = c.Heads
-		hc.AttentionScale, hc.AttentionKey = f(layers.DefaultScale(c.KeyDim)), conv
+		hc.AttentionScale = f(layers.DefaultScale(c.KeyDim))
+		hc.AttentionKey = attentionKeys[[2]string{c.AttentionKeySource, c.AttentionKeyNorm}]
+		if c.AttentionKeyNorm == oryx.AttentionKeyL2 {
+			hc.L2NormEps = f(l2NormEps)
+		}
 		if c.RoPE {
-			hc.PositionEncoding, hc.RopeTheta = "rope", f(c.RoPEBase)
+			pairing := "rotate_half"
+			hc.PositionEncoding, hc.RopeTheta, hc.RoPEPairing = "rope", f(c.RoPEBase), &pairing
 			hc.RoPEInputs = []string{"attention_query", "attention_key"}
 		}
 	}
@@ -165,6 +196,42 @@ func NewConfig(c oryx.Config, torchDType string) Config {
 	}
 	hc.DefaultMode = hc.Readouts[0]
 	return hc
+}
+
+// configVersion2 is config.json as version 2 of the export wrote it for c, for reading such exports: the
+// same keys less memory_writes, mode_scope and rope_pairing, one model class for every variant, and
+// attention_key "post_conv" whatever the config (version 2 did not write attention_key_norm and
+// attention_key_source into it: readConfigVersion2 refuses the exports that had them). An error only
+// when hc does not marshal.
+func configVersion2(hc Config) (map[string]any, error) {
+	m, err := jsonMap(hc)
+	if err != nil {
+		return nil, err
+	}
+	m["oryx_export_format"] = 2.0
+	m["architectures"] = []any{"OryxForCausalLM"}
+	m["auto_map"].(map[string]any)["AutoModelForCausalLM"] = "modeling_oryx.OryxForCausalLM"
+	for _, k := range []string{"memory_writes", "mode_scope", "rope_pairing"} {
+		delete(m, k)
+	}
+	if _, ok := m["attention_key"]; ok {
+		m["attention_key"] = "post_conv"
+	}
+	if hc.Oryx.Variant.LinearMixer() != oryx.MixerGDN {
+		delete(m, "l2_norm_eps")
+	}
+	return m, nil
+}
+
+// jsonMap is v marshalled and decoded into a map (numbers as float64, as json.Unmarshal decodes a file).
+func jsonMap(v any) (map[string]any, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	err = json.Unmarshal(b, &m)
+	return m, err
 }
 
 // legacyConfig is config.json as version 1 of the export wrote it (before oryx_export_format), for
@@ -221,19 +288,15 @@ func ReadConfig(path string) (oryx.Config, string, error) {
 	if err := json.Unmarshal(raw["torch_dtype"], &dtype); err != nil || !slices.Contains(slices.Collect(maps.Values(TorchDTypes)), dtype) {
 		return errf("torch_dtype %s: want one of float32, float64, bfloat16, float16", raw["torch_dtype"])
 	}
-	var want any = NewConfig(c, dtype)
-	if _, v2 := raw["oryx_export_format"]; !v2 {
-		want = legacyConfig(c, dtype)
-	}
-	wb, err := json.Marshal(want)
-	if err != nil {
-		return errf("%v", err)
-	}
-	var wantMap, gotMap map[string]any
-	if err := json.Unmarshal(wb, &wantMap); err != nil {
-		return errf("%v", err)
-	}
+	var gotMap map[string]any
 	if err := json.Unmarshal(data, &gotMap); err != nil {
+		return errf("%v", err)
+	}
+	for _, k := range TransformersKeys {
+		delete(gotMap, k)
+	}
+	wantMap, err := expectedConfig(c, dtype, gotMap)
+	if err != nil {
 		return errf("%v", err)
 	}
 	if problems := diffJSON("", gotMap, wantMap); len(problems) > 0 {
@@ -241,6 +304,42 @@ func ReadConfig(path string) (oryx.Config, string, error) {
 			"edit oryx_config and re-export instead)", strings.Join(problems, "; "))
 	}
 	return c, dtype, nil
+}
+
+// TransformersKeys are the keys transformers adds to a config.json it writes (save_pretrained): the folder or
+// repo id it was loaded from and its version. They say nothing about the model; ReadConfig ignores them, and
+// them only (modeling_oryx.py does the same).
+var TransformersKeys = []string{"_name_or_path", "transformers_version"}
+
+// expectedConfig is the config.json `oryx export` writes for c with weights of dtype, in the format got
+// states (oryx_export_format: absent 1, 2 or FormatVersion), as a decoded JSON object. A format-2 file of a
+// config whose attention reads another key than the post-conv one is refused: that format wrote "post_conv"
+// for every model, so the modeling_oryx.py beside it computes another model.
+func expectedConfig(c oryx.Config, dtype string, got map[string]any) (map[string]any, error) {
+	hc := NewConfig(c, dtype)
+	format, ok := got["oryx_export_format"]
+	switch {
+	case !ok:
+		return jsonMap(legacyConfig(c, dtype))
+	case format == 2.0:
+		if hc.AttentionKey != "post_conv" {
+			want, err := jsonMap(hc)
+			if err != nil {
+				return nil, err
+			}
+			return nil, fmt.Errorf("oryx_export_format 2 states attention_key \"post_conv\", but oryx_config reads "+
+				"attention through %q (attention_key_source %q, attention_key_norm %q): format 2 wrote "+
+				"\"post_conv\" for every model, and its modeling_oryx.py computes another model. Export the "+
+				"checkpoint again (`oryx export` writes format %d), or bring the file to format %d: %s",
+				hc.AttentionKey, c.AttentionKeySource, c.AttentionKeyNorm, FormatVersion, FormatVersion,
+				strings.Join(diffJSON("", got, want), "; "))
+		}
+		return configVersion2(hc)
+	case format == float64(FormatVersion):
+		return jsonMap(hc)
+	}
+	return nil, fmt.Errorf("oryx_export_format %s: this version reads 2 and %d (and exports without the key, "+
+		"format 1)", jsonText(format), FormatVersion)
 }
 
 // decodeOryxConfig decodes oryx_config strictly: unknown fields (a misspelt "rop") and missing fields are

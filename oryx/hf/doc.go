@@ -12,8 +12,10 @@
 // weights up by name find them, and projections are stored as PyTorch Linear weights [out, in]. The
 // architecture is this project's (one shared K/V/G/O set read by both mixers, convolutions on K and V
 // only), so an export is not a checkpoint for fla's classes: its model_type is its own (oryx_transformer,
-// oryx_mamba2, oryx_gdn, oryx_tm, oryx_tg) and architectures names modeling_oryx.py's OryxForCausalLM.
-// config.json carries the exact oryx.Config under "oryx_config" next to the keys of NewConfig.
+// oryx_mamba2, oryx_gdn, oryx_tm, oryx_tg) and architectures names the variant's class of modeling_oryx.py
+// (OryxTGForCausalLM, ...). config.json carries the exact oryx.Config under "oryx_config" next to the keys of
+// NewConfig; modeling_oryx.py refuses a config.json that is not exactly what NewConfig writes for it, as
+// Import does (the keys transformers' save_pretrained adds aside: TransformersKeys).
 //
 // The mapping (N = layer, h = heads, dk/dv = key/value dims per head, d = d_model, F = MLP width, W = conv
 // width). Every conversion is a reshape: the bytes are copied unchanged.

@@ -63,38 +63,59 @@ func cloneMap(t *testing.T, m map[string]any) map[string]any {
 	return out
 }
 
-func TestImportRefusesConfigsItCannotRunExactly(t *testing.T) {
-	_, cfg, ts := exportFixture(t, oryx.OryxTG)
-	cases := []struct {
-		name string
-		edit func(m map[string]any)
-		want string
-	}{
+// configEdit is a hand edit of an Oryx-TG export's config.json that `oryx import` and modeling_oryx.py must
+// both refuse, with an error that contains want (Go) and key (both).
+type configEdit struct {
+	name      string
+	edit      func(m map[string]any)
+	want, key string
+}
+
+// configEdits are the hostile edits of config.json (TestImportRefusesConfigsItCannotRunExactly,
+// TestModelingRefusesWhatImportRefuses): each used to import, or to run in PyTorch, silently computing
+// another model than the file states.
+func configEdits() []configEdit {
+	oc := func(m map[string]any) map[string]any { return m["oryx_config"].(map[string]any) }
+	return []configEdit{
 		// A misspelt field of oryx_config used to decode as the default (RoPE off) and generate other text.
 		{"misspelt rop", func(m map[string]any) {
-			oc := m["oryx_config"].(map[string]any)
-			oc["rop"] = oc["rope"]
-			delete(oc, "rope")
-		}, `unknown field "rop"`},
-		{"missing oryx_config field", func(m map[string]any) { delete(m["oryx_config"].(map[string]any), "norm_eps") },
-			"missing field(s) norm_eps"},
+			oc(m)["rop"] = oc(m)["rope"]
+			delete(oc(m), "rope")
+		}, `unknown field "rop"`, "rop"},
+		{"missing oryx_config field", func(m map[string]any) { delete(oc(m), "norm_eps") }, "missing field(s) norm_eps", "norm_eps"},
+		{"oryx_config value it does not implement", func(m map[string]any) { oc(m)["output_norm"] = "group" }, "output_norm", "output_norm"},
 		{"rope_theta disagrees", func(m map[string]any) { m["rope_theta"] = 500000.0 },
-			"rope_theta is 500000 but oryx_config implies 10000"},
-		{"rope_theta dropped", func(m map[string]any) { delete(m, "rope_theta") }, `missing key "rope_theta"`},
-		{"rms_norm_eps disagrees", func(m map[string]any) { m["rms_norm_eps"] = 1e-6 }, "rms_norm_eps is 0.000001"},
-		{"norm_eps added", func(m map[string]any) { m["norm_eps"] = 1e-6 }, `unknown key "norm_eps"`},
-		{"output_norm_eps disagrees", func(m map[string]any) { m["output_norm_eps"] = 1e-6 }, "output_norm_eps"},
-		{"use_short_conv disagrees", func(m map[string]any) { m["use_short_conv"] = false }, "use_short_conv is false"},
-		{"model_type disagrees", func(m map[string]any) { m["model_type"] = "oryx_tm" }, `model_type is "oryx_tm"`},
-		{"variant disagrees", func(m map[string]any) { m["oryx_variant"] = "gdn" }, `oryx_variant is "gdn"`},
-		{"torch_dtype unknown", func(m map[string]any) { m["torch_dtype"] = "int8" }, `torch_dtype "int8"`},
+			"rope_theta is 500000 but oryx_config implies 10000", "rope_theta"},
+		{"rope_theta dropped", func(m map[string]any) { delete(m, "rope_theta") }, `missing key "rope_theta"`, "rope_theta"},
+		{"rms_norm_eps disagrees", func(m map[string]any) { m["rms_norm_eps"] = 1e-6 }, "rms_norm_eps is 0.000001", "rms_norm_eps"},
+		{"norm_eps added", func(m map[string]any) { m["norm_eps"] = 1e-6 }, `unknown key "norm_eps"`, "norm_eps"},
+		{"output_norm_eps disagrees", func(m map[string]any) { m["output_norm_eps"] = 1e-6 }, "output_norm_eps", "output_norm_eps"},
+		{"l2_norm_eps disagrees", func(m map[string]any) { m["l2_norm_eps"] = 1e-3 }, "l2_norm_eps is 0.001", "l2_norm_eps"},
+		{"use_short_conv disagrees", func(m map[string]any) { m["use_short_conv"] = false }, "use_short_conv is false", "use_short_conv"},
+		{"model_type disagrees", func(m map[string]any) { m["model_type"] = "oryx_tm" }, `model_type is "oryx_tm"`, "model_type"},
+		{"variant disagrees", func(m map[string]any) { m["oryx_variant"] = "gdn" }, `oryx_variant is "gdn"`, "oryx_variant"},
+		{"torch_dtype unknown", func(m map[string]any) { m["torch_dtype"] = "int8" }, `torch_dtype "int8"`, "torch_dtype"},
 		{"torch_dtype disagrees with the tensors", func(m map[string]any) { m["torch_dtype"] = "bfloat16" },
-			`is F32, but config.json says torch_dtype "bfloat16"`},
-		{"unknown key", func(m map[string]any) { m["sliding_window"] = 128.0 }, `unknown key "sliding_window"`},
-		{"semantic key changed", func(m map[string]any) { m["linear_readout_scale"] = 1.0 }, "linear_readout_scale is 1"},
-		{"attention_scale changed", func(m map[string]any) { m["attention_scale"] = 0.125 }, "attention_scale is 0.125"},
-		{"conv_activation changed", func(m map[string]any) { m["conv_activation"] = "none" }, `conv_activation is "none"`},
+			`is F32, but config.json says torch_dtype "bfloat16"`, "torch_dtype"},
+		{"unknown key", func(m map[string]any) { m["sliding_window"] = 128.0 }, `unknown key "sliding_window"`, "sliding_window"},
+		{"semantic key changed", func(m map[string]any) { m["linear_readout_scale"] = 1.0 }, "linear_readout_scale is 1", "linear_readout_scale"},
+		{"attention_scale changed", func(m map[string]any) { m["attention_scale"] = 0.125 }, "attention_scale is 0.125", "attention_scale"},
+		{"conv_activation changed", func(m map[string]any) { m["conv_activation"] = "none" }, `conv_activation is "none"`, "conv_activation"},
+		{"position_encoding changed", func(m map[string]any) { m["position_encoding"] = "none" }, `position_encoding is "none"`, "position_encoding"},
+		{"attention_key changed", func(m map[string]any) { m["attention_key"] = "post_conv_l2_normalized" },
+			`attention_key is "post_conv_l2_normalized"`, "attention_key"},
+		{"rope_pairing changed", func(m map[string]any) { m["rope_pairing"] = "interleaved" }, `rope_pairing is "interleaved"`, "rope_pairing"},
+		{"memory_writes changed", func(m map[string]any) { m["memory_writes"] = "own_mode_only" }, `memory_writes is "own_mode_only"`, "memory_writes"},
+		{"mode_scope changed", func(m map[string]any) { m["mode_scope"] = "per_layer" }, `mode_scope is "per_layer"`, "mode_scope"},
+		{"a number as a boolean", func(m map[string]any) { m["tie_word_embeddings"] = 1.0 }, "tie_word_embeddings is 1", "tie_word_embeddings"},
+		{"an export format this version does not write", func(m map[string]any) { m["oryx_export_format"] = 4.0 },
+			"oryx_export_format 4", "oryx_export_format"},
 	}
+}
+
+func TestImportRefusesConfigsItCannotRunExactly(t *testing.T) {
+	_, cfg, ts := exportFixture(t, oryx.OryxTG)
+	cases := configEdits()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			m := cloneMap(t, cfg)
@@ -131,6 +152,36 @@ func TestImportReadsVersion1Exports(t *testing.T) {
 		require.Error(t, err, key)
 		require.Contains(t, err.Error(), key)
 	}
+}
+
+// TestImportReadsVersion2Exports: format-2 exports (before the attention key, the RoPE pairing and the
+// block's rules were stated, with one model class for every variant) still import, with the same strictness;
+// one of a config whose attention reads another key than the post-conv one (format 2 wrote "post_conv" for
+// it, and its modeling_oryx.py computed another model) is refused, naming the field and how to fix it.
+func TestImportReadsVersion2Exports(t *testing.T) {
+	_, cfg, ts := exportFixture(t, oryx.OryxTG)
+	c, err := decodeOryxConfig(mustJSON(t, cfg["oryx_config"]))
+	require.NoError(t, err)
+	v2, err := configVersion2(NewConfig(c, "float32"))
+	require.NoError(t, err)
+	require.Equal(t, 2.0, v2["oryx_export_format"])
+	require.Equal(t, "post_conv", v2["attention_key"])
+	require.NotContains(t, v2, "rope_pairing")
+	require.NoError(t, importErr(t, edited(t, v2, ts), filepath.Join(t.TempDir(), "ckpt")))
+	for key, val := range map[string]any{"rms_norm_eps": 1e-6, "rope_theta": 500000.0, "rope_pairing": "rotate_half"} {
+		m := cloneMap(t, v2)
+		m[key] = val
+		err := importErr(t, edited(t, m, ts), filepath.Join(t.TempDir(), "ckpt"))
+		require.Error(t, err, key)
+		require.Contains(t, err.Error(), key)
+	}
+	l2 := cloneMap(t, v2)
+	l2["oryx_config"].(map[string]any)["attention_key_norm"] = "l2"
+	err = importErr(t, edited(t, l2, ts), filepath.Join(t.TempDir(), "ckpt"))
+	require.ErrorContains(t, err, `oryx_export_format 2 states attention_key "post_conv", but oryx_config reads attention through "post_conv_l2_normalized"`)
+	require.ErrorContains(t, err, "Export the checkpoint again")
+	require.ErrorContains(t, err, `attention_key is "post_conv" but oryx_config implies "post_conv_l2_normalized"`)
+	require.ErrorContains(t, err, `missing key "rope_pairing"`)
 }
 
 func mustJSON(t *testing.T, v any) []byte {
@@ -235,18 +286,23 @@ func TestFloat16ToFloat32(t *testing.T) {
 	require.Equal(t, math.Float32bits(float32(math.Copysign(0, -1))), math.Float32bits(float16ToFloat32(0x8000)))
 }
 
-// TestReadSafetensorsRefusesDuplicateNames: a header naming one tensor twice (JSON keeps the last) is
-// refused; it used to import whichever entry came last.
-func TestReadSafetensorsRefusesDuplicateNames(t *testing.T) {
-	dir, _, ts := exportFixture(t, oryx.GDN)
-	name := ts[0].Name
+// weightsNamingTwice is a safetensors file whose header names the tensor name twice.
+func weightsNamingTwice(t *testing.T, name string) []byte {
 	hdr := `{"__metadata__":{"format":"pt"},"` + name + `":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"` +
 		name + `":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}}`
 	var b bytes.Buffer
 	require.NoError(t, binary.Write(&b, binary.LittleEndian, uint64(len(hdr))))
 	b.WriteString(hdr)
 	b.Write(make([]byte, 8))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, WeightsFile), b.Bytes(), 0o644))
+	return b.Bytes()
+}
+
+// TestReadSafetensorsRefusesDuplicateNames: a header naming one tensor twice (JSON keeps the last) is
+// refused; it used to import whichever entry came last.
+func TestReadSafetensorsRefusesDuplicateNames(t *testing.T) {
+	dir, _, ts := exportFixture(t, oryx.GDN)
+	name := ts[0].Name
+	require.NoError(t, os.WriteFile(filepath.Join(dir, WeightsFile), weightsNamingTwice(t, name), 0o644))
 	_, _, err := ReadSafetensors(filepath.Join(dir, WeightsFile))
 	require.ErrorContains(t, err, `key "`+name+`" appears twice`)
 	require.ErrorContains(t, err, "tensor names must be unique")

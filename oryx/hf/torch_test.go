@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -225,6 +226,9 @@ func specModes(t *testing.T, spec string, n, maxTokens int) []int {
 // prompt and again in the generated tokens (prompts of 24 tokens).
 const switchSpec = "A:0-6,L:7-18,A:19-29,L:30-"
 
+// perRow names the logits case whose rows have different schedules (switchSpec, and its inverse in row 1).
+const perRow = "per-row"
+
 type torchJob struct {
 	Export       string         `json:"export"`
 	DType        string         `json:"dtype"`
@@ -256,27 +260,37 @@ type torchResult struct {
 
 // runTorch runs testdata/torch_reference.py on the jobs with python (env: extra environment entries).
 func runTorch(t *testing.T, python string, jobs []torchJob, env []string) ([]torchResult, string) {
-	dir := t.TempDir()
-	req, out := filepath.Join(dir, "request.json"), filepath.Join(dir, "out.json")
-	data, err := json.Marshal(map[string]any{"jobs": jobs})
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(req, data, 0o644))
-	script, err := filepath.Abs(filepath.Join("testdata", "torch_reference.py"))
-	require.NoError(t, err)
-	cmd := exec.Command(python, script, req, out)
-	cmd.Env = append(withoutPythonPath(), env...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	require.NoError(t, cmd.Run(), "python: %s", stderr.String())
 	var res struct {
 		Jobs  []torchResult `json:"jobs"`
 		Torch string        `json:"torch"`
 	}
-	data, err = os.ReadFile(out)
-	require.NoError(t, err)
-	require.NoError(t, json.Unmarshal(data, &res))
+	runPythonJSON(t, python, env, map[string]any{"jobs": jobs}, &res, "torch_reference.py")
 	require.Len(t, res.Jobs, len(jobs))
 	return res.Jobs, res.Torch
+}
+
+// runPythonJSON runs python on testdata/<script> with args, then a request file (req as JSON) and an answer
+// file, which it decodes into out; env adds to the environment (without PYTHONPATH). The test fails with
+// the script's standard error when it exits non-zero.
+func runPythonJSON(t *testing.T, python string, env []string, req, out any, script string, args ...string) {
+	t.Helper()
+	dir := t.TempDir()
+	reqPath, outPath := filepath.Join(dir, "request.json"), filepath.Join(dir, "out.json")
+	data, err := json.Marshal(req)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(reqPath, data, 0o644))
+	path, err := filepath.Abs(filepath.Join("testdata", script))
+	require.NoError(t, err)
+	cmd := exec.Command(python, append(append([]string{path}, args...), reqPath, outPath)...)
+	// No __pycache__ beside a module it imports from the checkout (modeling_checks.py loads modeling_oryx.py
+	// there): the tests write only under their temporary directories.
+	cmd.Env = append(append(withoutPythonPath(), "PYTHONDONTWRITEBYTECODE=1"), env...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	require.NoError(t, cmd.Run(), "python %s: %s", script, stderr.String())
+	data, err = os.ReadFile(outPath)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, out))
 }
 
 func modeRows(t *testing.T, spec string, b, n int) ([][]oryx.Mode, [][]int) {
@@ -368,6 +382,15 @@ func TestTorchReferenceMatchesGo(t *testing.T) {
 					job.Generate = append(job.Generate, g)
 				}
 			}
+			if v.IsMultiMixer() { // rows with schedules of their own: row 1 reads each token the other way
+				c := torchLogits{Name: perRow}
+				run.goModes[perRow], c.Modes = modeRows(t, switchSpec, b, n)
+				run.goModes[perRow][1], c.Modes[1] = invertModes(run.goModes[perRow][1]), invertInts(c.Modes[1])
+				if dt == "float64" {
+					c.Chunked = cfg.Chunk
+				}
+				job.Logits = append(job.Logits, c)
+			}
 			jobs = append(jobs, job)
 		}
 		runs = append(runs, run)
@@ -379,9 +402,22 @@ func TestTorchReferenceMatchesGo(t *testing.T) {
 		for k, dt := range []string{"float64", "float32"} {
 			res := results[2*i+k]
 			bound := map[string]float64{"float64": 1e-10, "float32": 1e-4}[dt]
-			for _, spec := range run.specs {
+			logitCases := run.specs
+			if v.IsMultiMixer() {
+				logitCases = append(slices.Clone(logitCases), perRow)
+			}
+			for _, spec := range logitCases {
 				want := goLogits(t, run.ckpt[dt], run.tokens, run.goModes[spec])
 				got := res.Logits[spec]
+				if spec == perRow {
+					// The case must catch a reference that applies row 0's modes to every row: that mutant's
+					// logits (computed here by the Go model) are far outside the bound.
+					rows := run.goModes[perRow]
+					mutant := goLogits(t, run.ckpt[dt], run.tokens, [][]oryx.Mode{rows[0], rows[0]})
+					m := testutil.RelErr(mutant, want)
+					t.Logf("%-11s %s %-26s the row-0 mutant would be off by %.2e", v, dt, spec, m)
+					require.Greater(t, m, 1e3*bound, "%s %s: the per-row case cannot tell a row-0 mutant", v, dt)
+				}
 				e := testutil.RelErr(got, want)
 				t.Logf("%-11s %s %-26s max |torch − go| / max |go| = %.2e", v, dt, spec, e)
 				assert.LessOrEqual(t, e, bound, "%s %s %s", v, dt, spec)
@@ -405,43 +441,5 @@ func TestTorchReferenceMatchesGo(t *testing.T) {
 				t.Logf("%-11s %s %-26s greedy: 32 tokens identical (%v...)", v, dt, spec, want[:8])
 			}
 		}
-	}
-}
-
-// TestTransformersLoadsExport: AutoModelForCausalLM.from_pretrained(export, trust_remote_code=True) (the
-// auto_map of config.json) gives the same logits as modeling_oryx.OryxLM. Needs transformers, installed by
-// `make py-tools` into .pytools; skips without it.
-func TestTransformersLoadsExport(t *testing.T) {
-	python := torchPython(t)
-	py := pyTools(t)
-	if py == "" {
-		t.Skip("no .pytools: `make py-tools` installs transformers for this test")
-	}
-	check := exec.Command(python, "-c", "import transformers")
-	check.Env = append(withoutPythonPath(), "PYTHONPATH="+py)
-	if out, err := check.CombinedOutput(); err != nil {
-		t.Skipf("transformers does not import with %s and PYTHONPATH=%s: %v %s", python, py, err, out)
-	}
-	cfgs := torchConfigs(t)
-	var jobs []torchJob
-	for i, cfg := range []oryx.Config{cfgs[0], cfgs[len(cfgs)-1]} { // Oryx-TG, and an untied one when not -short
-		dir := t.TempDir()
-		randomCheckpoint(t, cfg, filepath.Join(dir, "ckpt"), uint64(40+i))
-		require.NoError(t, Export(filepath.Join(dir, "ckpt"), filepath.Join(dir, "export")))
-		tokens := [][]int32{{1, 5, 9, 3, 7, 2, 8, 4, 6, 0, 11, 13}}
-		c := torchLogits{Name: "default"}
-		if cfg.Variant.IsMultiMixer() {
-			_, c.Modes = modeRows(t, "A:0-3,L:4-8,A:9-", 1, len(tokens[0]))
-		}
-		jobs = append(jobs, torchJob{Export: filepath.Join(dir, "export"), DType: "float64", Tokens: tokens,
-			Logits: []torchLogits{c}, Transformers: true})
-	}
-	// HF_HOME: transformers copies modeling_oryx.py into its modules cache; keep it in the test directory.
-	results, _ := runTorch(t, python, jobs, []string{"PYTHONPATH=" + py, "HF_HUB_OFFLINE=1", "TRANSFORMERS_VERBOSITY=error",
-		"HF_HOME=" + t.TempDir()})
-	for i, res := range results {
-		require.Equal(t, "OryxForCausalLM", res.TransformersClass)
-		require.Equal(t, res.Logits["default"], res.TransformersLogits, "job %d", i)
-		t.Logf("%s: transformers' AutoModelForCausalLM loads the export; logits identical to OryxLM's", jobs[i].Export)
 	}
 }

@@ -10,9 +10,9 @@ import (
 )
 
 // TestAttentionKeyOptionsDecoding: with the attention-key options (oryx.Config.AttentionKeyNorm,
-// AttentionKeySource), the escalation's trial steps == the parallel forward (oryx's TrialStep) and
-// speculative decoding == Generate (ChunkStep, CommitChunk), for Oryx-TG; the parallel and step forms are
-// checked in oryx's attentionkey_test.go.
+// AttentionKeySource), the escalation's trial steps == the parallel forward and speculative decoding (the
+// verify pass and its commit) == Generate, for Oryx-TG; the parallel and step forms are checked in oryx's
+// attentionkey_test.go.
 func TestAttentionKeyOptionsDecoding(t *testing.T) {
 	for _, c := range testutil.Sweep(oryxtest.AttentionKeyCases(), 1) {
 		t.Run(c.Name, func(t *testing.T) {

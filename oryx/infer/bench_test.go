@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -22,7 +23,7 @@ import (
 // Model benchmarks (BENCHMARKS.md), float32, random weights, pure-Go backend:
 //
 //	go test ./oryx/infer -run '^$' -bench 'Forward' -benchtime 2x -timeout 60m
-//	go test ./oryx/infer -run '^$' -bench 'Decode' -benchtime 20x -timeout 60m
+//	go test ./oryx/infer -run '^$' -bench 'Decode$' -benchtime 10x -timeout 60m
 //	go test ./oryx/infer -run '^$' -bench 'Speculative' -benchtime 2x -timeout 180m    (make bench-speculative)
 
 func benchForward(b *testing.B, preset string, batch, seqLen int) {
@@ -66,18 +67,25 @@ func BenchmarkForward(b *testing.B) {
 	benchForward(b, "130m", 1, 256)
 }
 
-// BenchmarkDecode: one decode step (batch 1) of the Oryx-TG 130m and small presets with a KV cache of the
-// given size, in attention mode and in linear mode. Attention reads the whole preallocated cache under a
-// valid-length mask, so its cost is that of a full cache of that size; linear mode appends to the cache (in
-// place) but does not read it.
+// BenchmarkDecode: decode steps (batch 1) of an Oryx-TG preset along the paths a user takes: an engine of each
+// KV-cache capacity prefilled with a prompt of each fill read in each mode — attention, linear, mixed (linear
+// with its last 16 tokens in attention: attention-last:16) — then stepped in each schedule — attention, linear,
+// alternating (a mixed schedule) — one after the other on the same engine (each schedule continues where the
+// previous one stopped). Reported per path: wall ms/token and the process's CPU ms/token (every thread; the
+// figure to compare on a machine shared with other work, where wall time follows the load), and the first
+// step's ms: with the graph of its cache bucket new to the engine, the compile cost of that bucket. A step's attention
+// reads the cache rows in use (readRows: powers of two from 256) and an all-linear step reads none.
 //
-// ORYX_BENCH_DECODE="130m:256,16384;small:256" replaces the default presets and KV-cache capacities
-// (130m: 256, 1024, 4096; small: 256, 4096, 16384).
+//	ORYX_BENCH_DECODE="130m:256,16384;small:256"   presets and capacities (default small:256,16384)
+//	ORYX_BENCH_FILL="84,8000"                        prompt tokens before the steps (default 84,8000; a fill
+//	                                                  that leaves fewer than 64 free slots is skipped)
+//	go test ./oryx/infer -run '^$' -bench 'Decode$' -benchtime 10x
 func BenchmarkDecode(b *testing.B) {
 	spec := os.Getenv("ORYX_BENCH_DECODE")
 	if spec == "" {
-		spec = "130m:256,1024,4096;small:256,4096,16384"
+		spec = "small:256,16384"
 	}
+	fills := benchEnvInts(b, "ORYX_BENCH_FILL", []int{84, 8000})
 	for _, part := range strings.Split(spec, ";") {
 		preset, list, ok := strings.Cut(strings.TrimSpace(part), ":")
 		if !ok {
@@ -86,54 +94,117 @@ func BenchmarkDecode(b *testing.B) {
 		var capacities []int
 		for _, c := range strings.Split(list, ",") {
 			n, err := strconv.Atoi(strings.TrimSpace(c))
-			if err != nil || n <= 8 {
-				b.Fatalf("ORYX_BENCH_DECODE: capacity %q of %q is not an integer above 8", c, part)
+			if err != nil || n <= 64 {
+				b.Fatalf("ORYX_BENCH_DECODE: capacity %q of %q is not an integer above 64", c, part)
 			}
 			capacities = append(capacities, n)
 		}
-		benchDecode(b, preset, capacities)
+		benchDecode(b, preset, capacities, fills)
 	}
 }
 
-func benchDecode(b *testing.B, preset string, capacities []int) {
+// decodeSchedules are BenchmarkDecode's step schedules: the mode of the i-th step.
+var decodeSchedules = []struct {
+	name string
+	mode func(i int) oryx.Mode
+}{
+	{"attention", func(int) oryx.Mode { return oryx.Attention }},
+	{"linear", func(int) oryx.Mode { return oryx.Linear }},
+	{"alternating", func(i int) oryx.Mode { return oryx.Mode(i % 2) }},
+}
+
+// decodePrefills are BenchmarkDecode's prompt readings: the mode of prompt token i of n.
+var decodePrefills = []struct {
+	name string
+	mode func(i, n int) oryx.Mode
+}{
+	{"attention", func(int, int) oryx.Mode { return oryx.Attention }},
+	{"linear", func(int, int) oryx.Mode { return oryx.Linear }},
+	{"mixed", func(i, n int) oryx.Mode {
+		if i >= n-16 {
+			return oryx.Attention
+		}
+		return oryx.Linear
+	}},
+}
+
+func benchDecode(b *testing.B, preset string, capacities, fills []int) {
 	be := backend.MustGet()
 	cfg, err := oryx.Preset(preset, oryx.OryxTG)
 	if err != nil {
 		b.Fatal(err)
 	}
 	m, _ := oryx.New(cfg)
+	m.AttentionMemBytes = 256 << 20 // an 8K-token prompt read in attention mode in bounded memory
 	ctx := context.New()
+	r := rand.New(rand.NewPCG(5, 6))
 	for _, capacity := range capacities {
 		e, err := NewEngine(be, ctx, m, 1, capacity)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := e.Prefill([][]int32{{1, 2, 3, 4, 5, 6, 7, 8}}, [][]oryx.Mode{{0, 0, 0, 0, 0, 0, 0, 0}}); err != nil {
-			b.Fatal(err)
-		}
-		for _, mode := range []oryx.Mode{oryx.Attention, oryx.Linear} {
-			b.Run(fmt.Sprintf("%s-oryx-tg/context=%d/%s", preset, capacity, mode), func(b *testing.B) {
-				if _, err := e.Step([]int32{9}, []oryx.Mode{mode}); err != nil { // compile
+		for _, fill := range fills {
+			if fill+64 > capacity {
+				continue
+			}
+			prompt := make([]int32, fill)
+			for i := range prompt {
+				prompt[i] = int32(r.IntN(cfg.Vocab))
+			}
+			for _, pf := range decodePrefills {
+				modes := make([]oryx.Mode, fill)
+				for i := range modes {
+					modes[i] = pf.mode(i, fill)
+				}
+				if _, err := e.Prefill([][]int32{prompt}, [][]oryx.Mode{modes}); err != nil {
 					b.Fatal(err)
 				}
-				b.ResetTimer()
-				start := time.Now()
-				for i := range b.N {
-					if e.Positions()[0] >= capacity {
-						b.Fatalf("cache full after %d steps", i)
-					}
-					if _, err := e.Step([]int32{int32(i % cfg.Vocab)}, []oryx.Mode{mode}); err != nil {
-						b.Fatal(err)
-					}
+				for _, sc := range decodeSchedules {
+					name := fmt.Sprintf("%s-oryx-tg/slots=%d/filled=%d/prefill=%s/step=%s", preset, capacity, fill, pf.name, sc.name)
+					b.Run(name, func(b *testing.B) { benchSteps(b, e, sc.mode) })
 				}
-				b.ReportMetric(time.Since(start).Seconds()*1e3/float64(b.N), "ms/token")
-			})
+			}
 		}
+		e.Finalize()
 	}
 }
 
+// benchSteps times b.N steps of e in the modes of schedule, after two untimed ones (compiling the graphs of
+// both modes of an alternating schedule), and reports wall and CPU milliseconds per token.
+func benchSteps(b *testing.B, e *Engine, schedule func(i int) oryx.Mode) {
+	step := func(i int) {
+		if e.Positions()[0] >= e.Capacity() {
+			b.Fatalf("the cache is full after %d steps", i)
+		}
+		if _, err := e.Step([]int32{int32(i % 97)}, []oryx.Mode{schedule(i)}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	first := time.Now()
+	step(0) // compiles the step graph of the schedule's first mode when it is new to the engine
+	b.ReportMetric(time.Since(first).Seconds()*1e3, "first-step-ms")
+	step(1)
+	b.ResetTimer()
+	cpu0, start := processCPU(), time.Now()
+	for i := range b.N {
+		step(i)
+	}
+	b.ReportMetric(time.Since(start).Seconds()*1e3/float64(b.N), "ms/token")
+	b.ReportMetric((processCPU()-cpu0).Seconds()*1e3/float64(b.N), "cpu-ms/token")
+}
+
+// processCPU is the CPU time the process has used (user and system, every thread).
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 // BenchmarkSpeculative: greedy decoding (batch 1) of an Oryx model at KV-cache capacities 512 → 16,384, plain
-// attention-mode Generate against GenerateSpeculative with K = 2, 4 and 8 drafts per round: generated
+// attention-mode Generate against GenerateSpeculative with K = 2, 4 and 8 drafts per round and with AutoDraft
+// (--speculative auto: its tokens/s, the K it chose — 0 for plain decoding — and its reason, printed): generated
 // tokens/s (decode only, prefill excluded), the acceptance rate, and per round the milliseconds of the draft
 // steps, the verify pass and the commit. One iteration generates ORYX_BENCH_TOKENS tokens (default 64).
 //
@@ -142,8 +213,8 @@ func benchDecode(b *testing.B, preset string, capacities []int) {
 //     readouts rarely agree) and whose timings still hold.
 //   - Prompt: the bytes of ORYX_BENCH_PROMPT_FILE as token ids (the byte tokenizer's ids for plain text),
 //     repeated to length, else random tokens. Its length is 64 tokens, so that the benchmark does not pay a
-//     16K-token prefill per context: attention reads the whole preallocated cache under a valid-length mask,
-//     so a step's cost is that of a full cache of that capacity whatever the prompt (as in BenchmarkDecode).
+//     16K-token prefill per context; attention reads the cache rows in use (readRows), so at this fill a
+//     context's cost is that of a few hundred cached tokens whatever the capacity.
 //     ORYX_BENCH_FILL=1 fills the context instead (prompt = capacity − tokens; slow on pure Go), which is
 //     what the acceptance rate of a trained model at long context needs.
 //   - ORYX_BENCH_CONTEXTS="512,2048" picks the capacities (default 512,1024,2048,4096,8192,16384),
@@ -177,6 +248,7 @@ func BenchmarkSpeculative(b *testing.B) {
 			b.Fatalf("ORYX_BENCH_PROMPT_FILE: %v (%d bytes)", err, len(text))
 		}
 	}
+	var choices []string
 	for _, capacity := range contexts {
 		n := 64
 		if os.Getenv("ORYX_BENCH_FILL") == "1" {
@@ -242,6 +314,29 @@ func BenchmarkSpeculative(b *testing.B) {
 				b.ReportMetric(commit*1e3/float64(rounds), "commit-ms/round")
 			})
 		}
+		b.Run(fmt.Sprintf("%s/context=%d/spec-auto", name, capacity), func(b *testing.B) {
+			if _, err := e.GenerateSpeculative([][]int32{prompt}, AutoDraft, opts); err != nil { // compile
+				b.Fatal(err)
+			}
+			sec, generated, choice := 0.0, 0, ""
+			var k int
+			b.ResetTimer()
+			for range b.N {
+				g, err := e.GenerateSpeculative([][]int32{prompt}, AutoDraft, opts)
+				if err != nil {
+					b.Fatal(err)
+				}
+				sec, generated = sec+g.DecodeSeconds, generated+g.GeneratedTokens-1
+				k, choice = g.Speculation.Draft, g.Speculation.Choice
+			}
+			b.ReportMetric(float64(generated)/sec, "tok/s")
+			b.ReportMetric(sec*1e3/float64(generated), "ms/token")
+			b.ReportMetric(float64(k), "chosen-K")
+			choices = append(choices, fmt.Sprintf("context=%d: %s", capacity, choice))
+		})
+	}
+	for _, c := range choices { // auto's decisions in words, after the benchmark lines (not inside one)
+		fmt.Println(c)
 	}
 }
 

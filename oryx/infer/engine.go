@@ -2,6 +2,7 @@ package infer
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/gomlx/gomlx/backends"
 	. "github.com/gomlx/gomlx/pkg/core/graph"
@@ -23,13 +24,14 @@ type Engine struct {
 	batch    int
 	capacity int
 
-	prefill, step *context.Exec
-	empty         *context.Exec                  // the empty state (Reset)
-	prefillLinear *context.Exec                  // every prompt token in linear mode: no attention readout (multi-mixer variants)
-	segments      map[segmentGraph]*context.Exec // a long prompt's segment graphs (prefillsegments.go), made on first use
-	segmentKeys   int                            // the cache rows a segment's attention reads grow in steps of this (0: by backend)
-	stepLinear    *context.Exec                  // all rows in linear mode: no attention read (variants with a linear mixer)
-	attnMem       int64                          // the prefill's bound on one attention query block (prefillModel)
+	prefill       *context.Exec
+	steps         map[int]*context.Exec         // steps that read attention, by the cache rows they read (readRows; 0: all), made on first use
+	empty         *context.Exec                 // the empty state (Reset)
+	prefillLinear *context.Exec                 // every prompt token in linear mode: no attention readout (multi-mixer variants)
+	segments      map[segmentKind]*context.Exec // a long prompt's segment graphs (prefillsegments.go), made on first use
+	segmentKeys   int                           // the cache rows a segment's attention reads grow in steps of this (0: by backend)
+	stepLinear    *context.Exec                 // all rows in linear mode: no attention read (variants with a linear mixer)
+	attnMem       int64                         // the prefill's bound on one attention query block (prefillModel)
 	state         []*tensors.Tensor
 	pos           []int            // host copy of State.Pos
 	lastLogits    [][]float64      // the logits of the last call, at full precision
@@ -55,7 +57,7 @@ func NewEngine(be backends.Backend, ctx *context.Context, m *oryx.Model, batch, 
 	e.attnMem = pm.AttentionMemBytes
 	var err error
 	e.prefill, err = context.NewExec(be, ctx, func(ctx *context.Context, in []*Node) []*Node {
-		logits, st := pm.Prefill(ctx, in[0], pm.ModesOrNil(in[1]), in[2], capacity)
+		logits, st := prefillGraph(ctx, pm, in[0], pm.ModesOrNil(in[1]), in[2], capacity, false)
 		return append([]*Node{logits}, st.Flatten()...)
 	})
 	if err != nil {
@@ -63,23 +65,16 @@ func NewEngine(be backends.Backend, ctx *context.Context, m *oryx.Model, batch, 
 	}
 	if m.Config.Variant.IsMultiMixer() {
 		e.prefillLinear, err = context.NewExec(be, ctx, func(ctx *context.Context, in []*Node) []*Node {
-			logits, st := pm.PrefillAllLinear(ctx, in[0], in[2], capacity)
+			logits, st := prefillGraph(ctx, pm, in[0], nil, in[2], capacity, true)
 			return append([]*Node{logits}, st.Flatten()...)
 		})
 		if err != nil {
 			return nil, err
 		}
 	}
-	e.step, err = context.NewExec(be, ctx, func(ctx *context.Context, in []*Node) []*Node {
-		logits, st := m.Step(ctx, in[0], m.ModesOrNil(in[1]), m.Unflatten(in[2:]))
-		return append([]*Node{logits}, st.Flatten()...)
-	})
-	if err != nil {
-		return nil, err
-	}
 	if m.Config.Variant.LinearMixer() != oryx.NoLinear {
 		e.stepLinear, err = context.NewExec(be, ctx, func(ctx *context.Context, in []*Node) []*Node {
-			logits, st := m.StepAllLinear(ctx, in[0], m.Unflatten(in[2:]))
+			logits, st, _ := stepGraph(ctx, m, in[0], nil, m.Unflatten(in[2:]), true, 0)
 			return append([]*Node{logits}, st.Flatten()...)
 		})
 		if err != nil {
@@ -251,9 +246,12 @@ func (e *Engine) Step(tokens []int32, modes []oryx.Mode) ([][]float32, error) {
 			md[b] = int32(modes[b])
 		}
 	}
-	exec := e.step
-	if e.stepLinear != nil && allLinear(md) {
-		exec = e.stepLinear
+	exec := e.stepLinear
+	if exec == nil || !allLinear(md) {
+		var err error
+		if exec, err = e.stepExec(readRows(slices.Max(e.pos)+1, e.capacity)); err != nil {
+			return nil, fmt.Errorf("Engine.Step: %w", err)
+		}
 	}
 	args := []any{tensors.FromFlatDataAndDimensions(append([]int32(nil), tokens...), e.batch), tensors.FromFlatDataAndDimensions(md, e.batch)}
 	// The state is donated: the backend updates the caches in place (a token's cache write is O(1)).
@@ -269,6 +267,46 @@ func (e *Engine) Step(tokens []int32, modes []oryx.Mode) ([][]float32, error) {
 	e.state = nil // donated to the step, replaced by its outputs
 	e.setState(outs[1:])
 	return e.logitsRows(outs[0]), nil
+}
+
+// minReadRows is the fewest cache rows a decode step's attention reads (readRows).
+const minReadRows = 256
+
+// readRows is how many cache rows a step (or a verify pass) reads when its longest row will hold n tokens: the
+// smallest power of two ≥ n, at least minReadRows — or 0, the whole cache, when that reaches the capacity. The
+// attention of a step then costs what is filled, not what is allocated (an engine with 84 tokens in a
+// 16,384-slot cache reads 256 rows), with one compiled graph per power of two (log₂(capacity/256) + 1 graphs
+// at most). Rows past a row's length are masked either way: the logits are those of the whole-cache read.
+func readRows(n, capacity int) int {
+	rows := minReadRows
+	for rows < n {
+		rows *= 2
+	}
+	if rows >= capacity {
+		return 0
+	}
+	return rows
+}
+
+// stepExec returns the step graph whose attention reads the caches' first keys rows (0: all), made on first
+// use.
+func (e *Engine) stepExec(keys int) (*context.Exec, error) {
+	if x := e.steps[keys]; x != nil {
+		return x, nil
+	}
+	m := e.model
+	x, err := context.NewExec(e.backend, e.ctx, func(ctx *context.Context, in []*Node) []*Node {
+		logits, st, _ := stepGraph(ctx, m, in[0], m.ModesOrNil(in[1]), m.Unflatten(in[2:]), false, keys)
+		return append([]*Node{logits}, st.Flatten()...)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if e.steps == nil {
+		e.steps = map[int]*context.Exec{}
+	}
+	e.steps[keys] = x
+	return x, nil
 }
 
 // appendDonated appends ts to args as buffers donated to the next execution (the backend may write its

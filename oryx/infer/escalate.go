@@ -52,7 +52,7 @@ func (e *Engine) StepEscalate(tokens []int32, candidate []bool, escalate func(ro
 	if err != nil {
 		return nil, nil, false, err
 	}
-	cacheIdx, restIdx := e.model.StateSplit()
+	restIdx, cacheIdx := splitState(e.model)
 	args := []any{tensors.FromFlatDataAndDimensions(append([]int32(nil), tokens...), e.batch)}
 	for _, i := range restIdx { // Pos, linear and conv states: small, not donated (an escalation reruns from them)
 		args = append(args, e.state[i])
@@ -124,10 +124,11 @@ func (e *Engine) escalationExecs() (*escalationExecs, error) {
 		return nil, err
 	}
 	if x.trial, err = context.NewExec(e.backend, e.ctx, func(ctx *context.Context, in []*Node) []*Node {
-		logits, next, ks, vs := m.TrialStep(ctx, in[0], m.UnflattenDraft(in[1:]))
+		// Every row in linear mode, from the state without caches, which the linear readout does not read.
+		logits, next, spans := stepGraph(ctx, m, in[0], nil, unflattenWithout(m, in[1:]), true, 0)
 		out := append([]*Node{logits}, next.Flatten()...)
-		for l := range ks {
-			out = append(out, ks[l], vs[l])
+		for _, l := range spans { // the token's cache entries, to append when the trial is committed
+			out = append(out, Squeeze(l.KRows, 1), Squeeze(l.VRows, 1))
 		}
 		return out
 	}); err != nil {

@@ -127,12 +127,18 @@ func (e *Engine) Finalize() {
 
 // execs lists every compiled graph the engine holds (made so far); Finalize releases them.
 func (e *Engine) execs() []*context.Exec {
-	all := []*context.Exec{e.prefill, e.prefillLinear, e.step, e.stepLinear, e.empty}
+	all := []*context.Exec{e.prefill, e.prefillLinear, e.stepLinear, e.empty}
+	for _, x := range e.steps {
+		all = append(all, x)
+	}
 	for _, x := range e.segments {
 		all = append(all, x)
 	}
 	if x := e.spec; x != nil {
-		all = append(all, x.draft, x.verify, x.commit)
+		all = append(all, x.draft, x.commit)
+		for _, v := range x.verify {
+			all = append(all, v)
+		}
 	}
 	if x := e.escalation; x != nil {
 		all = append(all, x.trial, x.appendKV)

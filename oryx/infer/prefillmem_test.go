@@ -12,7 +12,7 @@ import (
 )
 
 // TestPrefillAllLinearExact: a prompt read entirely in linear mode runs the prefill graph without the
-// attention readout (Model.PrefillAllLinear); its logits and its whole state — KV caches included, so later
+// attention readout (Span.AllLinear); its logits and its whole state — KV caches included, so later
 // tokens can attend to the prompt — equal the general prefill graph's with the same all-linear modes.
 func TestPrefillAllLinearExact(t *testing.T) {
 	for _, v := range []oryx.Variant{oryx.OryxTG, oryx.OryxTM} {

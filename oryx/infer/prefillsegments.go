@@ -1,9 +1,20 @@
 package infer
 
-// Long prompts are prefilled in segments: oryx.Model.PrefillSegment continues the state by S tokens at a
-// time, so that one compiled graph serves every prompt length and the working memory of a prefill is one
-// segment's, whatever the prompt's length (oryx/segment.go says why). Prompts up to prefillOneShotMax tokens
-// keep the one-graph Prefill, as before.
+// Long prompts are prefilled in segments: each segment continues the state by S tokens (what inference
+// servers call chunked prefill; "chunk" here already names the linear mixers' chunks), running the span forms —
+// the chunked linear recurrence from the state, the conv from its inputs before the segment, attention over
+// the KV cache with the segment's rows written first — so that one compiled graph serves every prompt length
+// and the working memory of a prefill is one segment's, whatever the prompt's length:
+//
+//   - one Prefill graph of T tokens holds O(T) activations and, for a prompt read in attention mode, query
+//     chunks of [B, H, c, T] logits whose buffers the pure-Go backend keeps per chunk (a 40,000-token tiny
+//     prompt peaked near 10 GB); a segment holds O(S) activations and [B, H, S, L] logits;
+//   - XLA compiles a graph whose size grows with T (a 40,000-token linear prefill of the tiny model compiled
+//     for over two minutes on XLA CPU); the segment graph is compiled once for every prompt length.
+//
+// The state after all segments equals the one-graph prefill's (same maths, the linear state crossing segment
+// boundaries exactly as it crosses chunk boundaries; TestPrefillSegmentsMatchPrefill, float64). Prompts up to
+// prefillOneShotMax tokens keep the one-graph prefill.
 //
 //	B rows   S segment tokens   L KV-cache capacity   H heads
 
@@ -73,28 +84,38 @@ func segmentPrefillBytes(c oryx.Config, batch, seg, capacity, bytesPerValue int,
 	return total
 }
 
-// segmentGraph names one compiled segment graph: the cache rows its attention reads (0: all of them, or
+// segmentKind names one compiled segment graph: the cache rows its attention reads (0: all of them, or
 // none when linear) and whether every token is read in linear mode (no attention readout).
-type segmentGraph struct {
+type segmentKind struct {
 	keys   int
 	linear bool
 }
 
-// segmentExec returns the segment graph g, built on first use.
-func (e *Engine) segmentExec(g segmentGraph) (*context.Exec, error) {
+// segmentGraph continues st by one segment: tokens and modes [B, S] (modes nil for single-mixer variants and
+// linear segments), of which the first counts[b] (0 ≤ counts ≤ S) are real, at positions st.Pos + s →
+// the logits [B, Vocab] after each row's last real token of the segment (meaningless for a row with counts 0)
+// and the state after it (Pos + counts). The caller checks that st.Pos + counts ≤ the cache capacity and,
+// with g.keys > 0, ≤ g.keys.
+func segmentGraph(ctx *context.Context, m *oryx.Model, tokens, modes, counts *graph.Node, st *oryx.State, g segmentKind) (*graph.Node, *oryx.State) {
+	h, spans := m.Continue(ctx, tokens, st, oryx.Span{Modes: modes, AllLinear: g.linear, Counts: counts, Keys: g.keys})
+	return m.Head(ctx, lastRows(h, counts)), nextState(m, st, spans, counts, tokens.Shape().Dim(1), 0)
+}
+
+// segmentExec returns the segment graph of kind g, built on first use.
+func (e *Engine) segmentExec(g segmentKind) (*context.Exec, error) {
 	if x := e.segments[g]; x != nil {
 		return x, nil
 	}
 	m := e.model
 	x, err := context.NewExec(e.backend, e.ctx, func(ctx *context.Context, in []*graph.Node) []*graph.Node {
-		logits, st := m.PrefillSegment(ctx, in[0], m.ModesOrNil(in[1]), in[2], m.Unflatten(in[3:]), g.linear, g.keys)
+		logits, st := segmentGraph(ctx, m, in[0], m.ModesOrNil(in[1]), in[2], m.Unflatten(in[3:]), g)
 		return append([]*graph.Node{logits}, st.Flatten()...)
 	})
 	if err != nil {
 		return nil, err
 	}
 	if e.segments == nil {
-		e.segments = map[segmentGraph]*context.Exec{}
+		e.segments = map[segmentKind]*context.Exec{}
 	}
 	e.segments[g] = x
 	return x, nil
@@ -153,9 +174,9 @@ func (e *Engine) prefillSegments(prompts [][]int32, modes [][]oryx.Mode, t, seg 
 				}
 			}
 		}
-		g := segmentGraph{keys: e.segmentKeysFor(s0 + seg)}
+		g := segmentKind{keys: e.segmentKeysFor(s0 + seg)}
 		if c.Variant.LinearMixer() != oryx.NoLinear && allLinear(md) {
-			g = segmentGraph{linear: true}
+			g = segmentKind{linear: true}
 		}
 		exec, err := e.segmentExec(g)
 		if err != nil {

@@ -13,7 +13,7 @@ import (
 )
 
 // TestPrefillSegmentsMatchPrefill: a batch read in segments, each continued from the state the previous one
-// left (Model.PrefillSegment), ends with the logits and the whole state — KV caches, linear states, conv
+// left (segmentGraph), ends with the logits and the whole state — KV caches, linear states, conv
 // inputs, positions — of one Prefill: every variant, ragged rows (the short one ends two segments before the
 // other and then sits out with no tokens), switching and all-linear modes (the graph without the attention
 // readout), segments that are a multiple of the linear chunk (8), that are not (6), and shorter than the conv's

@@ -4,15 +4,15 @@ package infer
 // token at any context length, attention decoding grows with the cache; both read the same memory. Each
 // round, per row:
 //
-//	draft   K tokens in linear mode, one cheap step each (StepAllLinear on the state without its KV caches:
+//	draft   K tokens in linear mode, one cheap step each (all-linear steps on the state without its KV caches:
 //	        the drafts' keys and values are never kept)
-//	verify  the row's last token and the K drafts in one pass in the target schedule (ChunkStep: the cache
+//	verify  the row's last token and the K drafts in one pass in the target schedule (verify.go: the cache
 //	        is read once for all K+1 queries); the drafts are recomputed in their target modes, since a
 //	        token's keys and values in layers above the first depend on the readout used below
 //	accept  the longest prefix the target agrees with, then one token of the target's own (greedy: argmax
 //	        agreement; sampling: standard speculative rejection sampling, so the output is distributed as
 //	        the target's)
-//	commit  the state after the last token kept (CommitChunk: rejected rows leave the caches exactly, the
+//	commit  the state after the last token kept (verify.go: rejected rows leave the caches exactly, the
 //	        linear state and conv inputs are those after the accepted prefix)
 //
 // Greedy speculative decoding gives Generate's tokens and final state (tested to 1e-9 in float64).
@@ -51,14 +51,21 @@ type SpeculationStats struct {
 	Discarded int
 	// DraftSeconds, VerifySeconds and CommitSeconds are the wall time of the draft steps, the verify passes
 	// and the commits (graph execution and transfers); the rest of Generation.DecodeSeconds is sampling and
-	// acceptance on the host.
+	// acceptance on the host (and, with AutoDraft, the plain steps).
 	DraftSeconds, VerifySeconds, CommitSeconds float64
+	// PlainSteps counts the plain decode steps AutoDraft ran (measuring them, or having chosen them).
+	PlainSteps int
+	// Choice is AutoDraft's decision in words — the draft length it chose (Draft; 0: plain decoding) and why,
+	// and a later fall back to plain decoding — said once; empty for a fixed k.
+	Choice string
 }
 
 // specExecs are the compiled graphs of speculative decoding, built on first use.
 type specExecs struct {
-	draft, verify, commit *context.Exec
-	draftIdx              []int // State.Flatten positions of the state without KV caches
+	draft, commit *context.Exec
+	verify        map[int]*context.Exec // by the cache rows the pass reads (readRows; 0: all), made on first use
+	auto          map[int]*autoCosts    // AutoDraft's measured costs by cache bucket (readRows of the first step)
+	draftIdx      []int                 // State.Flatten positions of the state without KV caches
 }
 
 func (e *Engine) speculativeExecs() (*specExecs, error) {
@@ -66,30 +73,42 @@ func (e *Engine) speculativeExecs() (*specExecs, error) {
 		return e.spec, nil
 	}
 	m := e.model
-	x := &specExecs{draftIdx: m.DraftStateIndices()}
+	x := &specExecs{draftIdx: indicesWithoutCaches(m)}
 	var err error
 	x.draft, err = context.NewExec(e.backend, e.ctx, func(ctx *context.Context, in []*Node) []*Node {
-		logits, st := m.StepAllLinear(ctx, in[0], m.UnflattenDraft(in[1:]))
+		logits, st, _ := stepGraph(ctx, m, in[0], nil, unflattenWithout(m, in[1:]), true, 0)
 		return append([]*Node{logits}, st.Flatten()...)
 	})
 	if err != nil {
 		return nil, err
 	}
-	x.verify, err = context.NewExec(e.backend, e.ctx, func(ctx *context.Context, in []*Node) []*Node {
-		logits, cs := m.ChunkStep(ctx, in[0], m.ModesOrNil(in[1]), in[2], m.Unflatten(in[3:]))
-		return append([]*Node{logits}, cs.Flatten()...)
-	})
-	if err != nil {
-		return nil, err
-	}
 	x.commit, err = context.NewExec(e.backend, e.ctx, func(ctx *context.Context, in []*Node) []*Node {
-		return m.CommitChunk(m.UnflattenChunk(in[2:]), in[0], in[1]).Flatten()
+		return commitGraph(m, unflattenVerified(m, in[2:]), in[0], in[1]).Flatten()
 	})
 	if err != nil {
 		return nil, err
 	}
+	x.verify, x.auto = map[int]*context.Exec{}, map[int]*autoCosts{}
 	e.spec = x
 	return x, nil
+}
+
+// verifyExec returns the verify graph whose attention reads the caches' first keys rows (0: all), made on
+// first use.
+func (e *Engine) verifyExec(x *specExecs, keys int) (*context.Exec, error) {
+	if v := x.verify[keys]; v != nil {
+		return v, nil
+	}
+	m := e.model
+	v, err := context.NewExec(e.backend, e.ctx, func(ctx *context.Context, in []*Node) []*Node {
+		logits, verified := verifyGraph(ctx, m, in[0], m.ModesOrNil(in[1]), in[2], m.Unflatten(in[3:]), keys)
+		return append([]*Node{logits}, flattenVerified(verified)...)
+	})
+	if err != nil {
+		return nil, err
+	}
+	x.verify[keys] = v
+	return v, nil
 }
 
 // GenerateSpeculative is Generate with self-speculative decoding: each round drafts up to k tokens per row
@@ -103,7 +122,8 @@ func (e *Engine) speculativeExecs() (*specExecs, error) {
 // the target's and the draft's logits), though not the same tokens as Generate for a seed.
 //
 // Arguments are checked as in Generate (ragged prompts, stop tokens, capacity promptLen + MaxTokens − 1),
-// and k must be in [1, MaxDraft]. It needs a multi-mixer variant (oryx-tm, oryx-tg). A row that has
+// and k must be in [1, MaxDraft], or AutoDraft: measure plain decoding and rounds of 2 and 4 drafts on the
+// first tokens and go on with the fastest, plain decoding included (speculative_auto.go). It needs a multi-mixer variant (oryx-tm, oryx-tg). A row that has
 // stopped is left as it is (Generate feeds it dummy tokens). Progress gets the largest number of tokens any
 // row has so far, after the prefill and after each round. The result's Speculation holds the acceptance
 // counts and the time split; AttentionFraction counts the tokens kept, as Generate does (drafts are extra
@@ -122,7 +142,7 @@ func (e *Engine) GenerateSpeculative(prompts [][]int32, k int, opts GenerateOpti
 		return nil, fmt.Errorf("%s: %w", fn, err)
 	}
 	gen, processed, attention := plan.newGeneration()
-	r := &specRun{e: e, x: x, plan: plan, opts: opts, fn: fn, k: k, gen: gen, stats: &SpeculationStats{Draft: k},
+	r := &specRun{e: e, x: x, plan: plan, opts: opts, fn: fn, k: k, gen: gen, stats: &SpeculationStats{Draft: max(k, 0)},
 		stopped: make([]bool, e.batch)}
 	gen.Speculation = r.stats
 
@@ -138,17 +158,38 @@ func (e *Engine) GenerateSpeculative(prompts [][]int32, k int, opts GenerateOpti
 		return nil, err
 	}
 	r.progress()
+	var auto *autoChooser
+	if k == AutoDraft {
+		auto = newAutoChooser(x, readRows(slices.Max(e.pos)+1, e.capacity))
+	}
 	for {
+		if auto != nil {
+			r.k = auto.next(r)
+		}
 		drafts, most, running := r.draftLengths()
 		if !running {
 			break
 		}
-		if err := r.round(drafts, most); err != nil {
+		tick, drafted, accepted := time.Now(), r.stats.Drafted, r.stats.Accepted
+		plain := r.k == 0 && r.canStep()
+		if plain {
+			err = r.plainStep()
+		} else {
+			err = r.round(drafts, most)
+		}
+		if err != nil {
 			return nil, err
+		}
+		if auto != nil && (plain || r.k > 0) { // a round without drafts is not a plain step's cost
+			auto.record(r.k, time.Since(tick), r.stats.Drafted-drafted, r.stats.Accepted-accepted)
 		}
 		r.progress()
 	}
 	gen.DecodeSeconds = time.Since(start).Seconds()
+	if auto != nil && !auto.decided {
+		r.stats.Choice = fmt.Sprintf("speculative auto: the generation ended while measuring (%d plain steps, %d rounds)",
+			r.stats.PlainSteps, r.stats.Rounds)
+	}
 	r.finish(processed, attention)
 	return gen, nil
 }
@@ -160,8 +201,8 @@ func (e *Engine) checkSpeculative(fn string, k int, opts GenerateOptions) error 
 		return fmt.Errorf("%s: variant %s has one readout; speculative decoding drafts with the linear readout and "+
 			"verifies with attention, so it needs a multi-mixer variant (%s, %s)", fn, v, oryx.OryxTM, oryx.OryxTG)
 	}
-	if k < 1 || k > MaxDraft {
-		return fmt.Errorf("%s: the draft length k must be in [1, %d], got %d", fn, MaxDraft, k)
+	if k != AutoDraft && (k < 1 || k > MaxDraft) {
+		return fmt.Errorf("%s: the draft length k must be in [1, %d] or AutoDraft (%d), got %d", fn, MaxDraft, AutoDraft, k)
 	}
 	if opts.Modes != nil || opts.RowMaxTokens != nil || opts.StopAfter != nil {
 		return fmt.Errorf("%s: Modes, RowMaxTokens and StopAfter are Generate's (the evaluations' decoding); "+
@@ -269,7 +310,7 @@ func (r *specRun) round(drafts []int, most int) error {
 		return err
 	}
 	tick = time.Now()
-	chunk, target, err := e.verify(r.x, tok, md, counts, t)
+	open, target, err := e.verify(r.x, tok, md, counts, t)
 	if err != nil {
 		return fmt.Errorf("%s: verify: %w", fn, err)
 	}
@@ -281,7 +322,7 @@ func (r *specRun) round(drafts []int, most int) error {
 		return err
 	}
 	tick = time.Now()
-	if err := e.commit(r.x, chunk, accepted); err != nil {
+	if err := e.commit(r.x, open, accepted); err != nil {
 		return fmt.Errorf("%s: commit: %w", fn, err)
 	}
 	stats.CommitSeconds += time.Since(tick).Seconds()
@@ -419,16 +460,19 @@ func (e *Engine) draft(x *specExecs, sampler *Sampler, last []int32, drafts []in
 	return proposed, q, nil
 }
 
-// verify runs the chunk step on tokens and modes [B, t] (row-major) with counts [B], donating the state; it
-// returns the chunk state for the commit and the logits per row and position.
+// verify runs the verify pass on tokens and modes [B, t] (row-major) with counts [B], donating the state; it
+// returns the open state for the commit and the logits per row and position.
 func (e *Engine) verify(x *specExecs, tok, md, counts []int32, t int) ([]*tensors.Tensor, [][][]float32, error) {
-	args := []any{tensors.FromFlatDataAndDimensions(tok, e.batch, t), tensors.FromFlatDataAndDimensions(md, e.batch, t),
-		tensors.FromFlatDataAndDimensions(counts, e.batch)}
-	args, err := e.appendDonated(args, e.state)
+	exec, err := e.verifyExec(x, readRows(slices.Max(e.pos)+t, e.capacity))
 	if err != nil {
 		return nil, nil, err
 	}
-	outs, err := x.verify.Exec(args...)
+	args := []any{tensors.FromFlatDataAndDimensions(tok, e.batch, t), tensors.FromFlatDataAndDimensions(md, e.batch, t),
+		tensors.FromFlatDataAndDimensions(counts, e.batch)}
+	if args, err = e.appendDonated(args, e.state); err != nil {
+		return nil, nil, err
+	}
+	outs, err := exec.Exec(args...)
 	e.state = nil // donated
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w (the state was lost: Reset or Prefill before the next call)", err)
@@ -445,14 +489,14 @@ func (e *Engine) verify(x *specExecs, tok, md, counts []int32, t int) ([]*tensor
 	return outs[1:], rows, nil
 }
 
-// commit replaces the state by the one after the first accepted[b] tokens of each row's chunk.
-func (e *Engine) commit(x *specExecs, chunk []*tensors.Tensor, accepted []int32) error {
+// commit replaces the state by the one after the first accepted[b] tokens of each row's verified tokens.
+func (e *Engine) commit(x *specExecs, open []*tensors.Tensor, accepted []int32) error {
 	pos := make([]int32, e.batch)
 	for b, p := range e.pos {
 		pos[b] = int32(p)
 	}
 	args := []any{tensors.FromFlatDataAndDimensions(pos, e.batch), tensors.FromFlatDataAndDimensions(accepted, e.batch)}
-	args, err := e.appendDonated(args, chunk)
+	args, err := e.appendDonated(args, open)
 	if err != nil {
 		return err
 	}

@@ -521,7 +521,7 @@ func TestGenerateSpeculativeErrors(t *testing.T) {
 		opts GenerateOptions
 		msg  string
 	}{
-		{"k 0", 0, GenerateOptions{MaxTokens: 2}, "the draft length k must be in [1, 64], got 0"},
+		{"k 0", 0, GenerateOptions{MaxTokens: 2}, "the draft length k must be in [1, 64] or AutoDraft (-1), got 0"},
 		{"k too large", MaxDraft + 1, GenerateOptions{MaxTokens: 2}, "got 65"},
 		{"capacity", 2, GenerateOptions{MaxTokens: 4}, "row 0 needs 9 cache positions"},
 		{"stop out of vocab", 2, GenerateOptions{MaxTokens: 2, Stop: []int32{99}}, "stop token 99"},

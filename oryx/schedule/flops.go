@@ -5,8 +5,8 @@ import "github.com/oryx-go/oryx/oryx"
 // ScheduleFLOPs returns the forward flops of one row of a schedule (a sequence of s.RowLen(row) tokens), as
 // the graphs compute them: the dense parallel forward (oryx.Model.Logits), which for an Oryx model runs both
 // readouts for every token whatever the schedule (one compiled graph serves every schedule), or with gathered
-// = true the evaluation form (oryx.Model.LogitsGathered), whose attention query projection and core run only at
-// the row's attention positions.
+// = true the gathered accounting (oryx.AttentionCoreFLOPs): the attention query projection and core only at the
+// row's attention positions, the cost that falls with the attention budget.
 func ScheduleFLOPs(c oryx.Config, s *Schedule, row int, gathered bool) float64 {
 	t := s.RowLen(row)
 	attn := s.AttentionPositions(row)

@@ -340,23 +340,3 @@ func modeFromRanges(ranges []modeRange, t int) oryx.Mode {
 	}
 	return m
 }
-
-// AttentionPositionsTensor lists each row's attention positions as an int32 [B, N] tensor padded with −1
-// (N = the largest count, at least 1): the attnPos input of Model.LogitsGathered.
-func (s *Schedule) AttentionPositionsTensor() *tensors.Tensor {
-	n := 1
-	for b := range s.Batch() {
-		n = max(n, len(s.AttentionPositions(b)))
-	}
-	flat := make([]int32, s.Batch()*n)
-	for b := range s.Batch() {
-		pos := s.AttentionPositions(b)
-		for i := range n {
-			flat[b*n+i] = -1
-			if i < len(pos) {
-				flat[b*n+i] = int32(pos[i])
-			}
-		}
-	}
-	return tensors.FromFlatDataAndDimensions(flat, s.Batch(), n)
-}

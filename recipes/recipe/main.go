@@ -151,7 +151,7 @@ func newFlags(name string, rec Recipe, tc *train.TrainConfig, stderr io.Writer) 
 		plan:      fs.Bool("plan", false, "print the run's plan (a summary line on stderr, then JSON on stdout: parameters, FLOPs, tokens, memory, time, fits) and exit"),
 		printConfig: fs.Bool("print-config", false, "print the recipe's complete settings as JSON (model, data, optimizer, schedule, budget, run), "+
 			"with the other flags given applied, and exit; --precision aside, the recipe's precision (the pure-Go backend trains in f32)"),
-		hardware:  fs.String("hardware", "cpu-here", "with --plan: the target to size the run for: "+hardwareNames()+" (memory, peak bf16 TFLOP/s and sources: README, recipes/recipe/hardware.go)"),
+		hardware:  fs.String("hardware", "cpu-here", "with --plan: the target to size the run for: "+hardwareNames()+" (memory, peak bf16 TFLOP/s and sources: docs/training.md, recipes/recipe/hardware.go)"),
 		mfu:       fs.Float64("mfu", DefaultMFU, "with --plan --hardware GPU: the fraction of the peak bf16 rate assumed reached"),
 		force:     fs.Bool("force", false, "train even when the plan says the run does not fit this machine, or when --out holds another command's output (an export, a corpus, ...)"),
 		retrain:   fs.Bool("retrain", false, "a finished run in --out is trained again from scratch (its checkpoints, metrics and summary are replaced); without it, rerunning a finished run changes nothing"),

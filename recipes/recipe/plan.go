@@ -140,7 +140,7 @@ func MakePlan(name string, c oryx.Config, tc train.TrainConfig, be backends.Back
 		p.Fits = false
 		p.Advice = fmt.Sprintf("%s does not fit this machine (%s). Run it on GPUs through XLA: build with "+
 			"`go build -tags xla ./recipes/%s` and run with GOMLX_BACKEND=xla:/abs/path/to/pjrt_c_api_cuda_plugin.so "+
-			"(see README, Backends); --micro-batch lowers activation memory; --force starts anyway.",
+			"(see docs/backends.md); --micro-batch lowers activation memory; --force starts anyway.",
 			name, strings.Join(why, "; "), name)
 	}
 	return p

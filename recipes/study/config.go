@@ -148,8 +148,8 @@ type Config struct {
 	ScaleBudgets []int `json:"scale_budgets,omitempty"`
 }
 
-// Default is the full study, sized for `make demo` on 2 cores with XLA CPU (the budget is measured in the
-// README): sequences of 128 bytes, 32 per step, warm-up then a constant LR, validation every 25 steps.
+// Default is the full study, sized for `make demo` on 2 cores with XLA CPU (its time: the README; its sizing:
+// docs/studies.md §2): sequences of 128 bytes, 32 per step, warm-up then a constant LR, validation every 25 steps.
 // The mixture is language 1 : MQAR 2 : needles 1 with answer-only loss masks on the MQAR and needle rows.
 // Steps is the budget knob (--steps). It was sized on the Transformer's MQAR transition, measured on this
 // mixture and seed (XLA CPU, 2026-12-02): MQAR accuracy at 4 / 8 pairs 1.6 / 1.6 % at step 400, 88.7 / 82.0 %
@@ -175,7 +175,7 @@ func Default() Config {
 		// mode every other validation (every 50 steps; the cost measured in curves.go).
 		CurvePairs: []int{4, 8}, CurveExamples: 16, CurveEvery: 2,
 		// The frontier on the evaluation's own MQAR examples (so that F = 0 and 1 repeat the linear and
-		// attention readings): 22 points, 25 s on XLA CPU under load (README).
+		// attention readings): 22 points, 25 s on XLA CPU under load (docs/history.md §1.4).
 		FrontierBudgets: slices.Clone(evalapi.DefaultBudgets), FrontierPolicies: slices.Clone(schedule.Policies), FrontierExamples: 64,
 	}
 }
@@ -190,7 +190,7 @@ func PureGoConfig() Config {
 	c.Train.Steps = 200
 	c.Runs = DefaultRuns(1) // the tiny width: tiny2x trains ~3× slower, beyond the demo's 15 minutes on pure Go
 	c.PureGoBudget = true
-	c.FrontierExamples = 16 // pure Go scores MQAR ~8× slower than XLA CPU: a quarter of the examples (README)
+	c.FrontierExamples = 16 // pure Go scores MQAR ~8× slower than XLA CPU: a quarter of the examples (docs/history.md §1.4)
 	return c
 }
 
@@ -230,7 +230,7 @@ func ScaleRuns() []RunSpec {
 // Nothing is evaluated after training: the claims' gaps are read from the validation losses and the recall
 // curves at ScaleBudgets. Validation every 50 steps (the study's 25 costs ~8 % of an Oryx-TG run) and the
 // curves every 100 and at the end. Sized for ≤ 90 minutes at two runs at a time on XLA CPU with 2 cores
-// from step rates measured under load (the README): twice the study's budget (--steps 1400) was estimated
+// from step rates measured under load (docs/history.md §2): twice the study's budget (--steps 1400) was estimated
 // at 85–130 minutes.
 func ScaleConfig() Config {
 	c := Default()

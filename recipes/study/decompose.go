@@ -38,7 +38,7 @@ const KindDecompose = "decompose"
 const RoleDecompose = "decompose"
 
 // DecomposeWidth is the width the decomposition runs at: tiny2x, where study-scale measured every seed of
-// mixed Oryx-TG learning recall at the study's budget (README).
+// mixed Oryx-TG learning recall at the study's budget (docs/history.md §2).
 const DecomposeWidth = 2
 
 // DecomposeFirstSeed is the decomposition's first training seed: seeds 2, 3, 4, so that the demo's seed 1

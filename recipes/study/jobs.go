@@ -89,9 +89,9 @@ func (c Config) label(j job) string {
 func (c Config) jobDir(j job) string { return filepath.Join(c.Out, "runs", c.label(j)) }
 
 // relativeCost estimates a run's training time relative to the Transformer's (XLA CPU, tiny preset, the
-// study's shape; the measured throughputs in the README): the runs start longest first so that the last
-// one to finish is a short one. A tiny2x step took 2.8–4.3× a tiny one (XLA CPU, two runs at a time, under
-// load; the README): 3× per doubling of the width.
+// study's shape; the measured throughputs in docs/history.md §1.4, §2): the runs start longest first so that
+// the last one to finish is a short one. A tiny2x step took 2.8–4.3× a tiny one (XLA CPU, two runs at a time, under
+// load; docs/history.md §2): 3× per doubling of the width.
 func relativeCost(rs RunSpec) float64 {
 	return math.Pow(3, math.Log2(float64(rs.width()))) * variantCost(rs)
 }

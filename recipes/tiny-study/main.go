@@ -4,7 +4,7 @@
 // frontier on MQAR, and writes study.json (a verdict per claim), results, leaderboard.json, report.md, plots and
 // frontier/. See recipes/study.
 //
-//	go run -tags xla ./recipes/tiny-study            # the full study (XLA CPU; see the README for its time)
+//	go run -tags xla ./recipes/tiny-study            # the full study (XLA CPU; its time: the README)
 //	go run ./recipes/tiny-study --quick              # the smoke variant (≤ 3 minutes, pure Go)
 //	go run ./recipes/tiny-study --steps 400 --runs transformer,gdn,oryx-tg   # a smaller budget
 //	go run -tags xla ./recipes/tiny-study --seeds 3  # every run with 3 seeds: the claims with their spread
@@ -178,21 +178,12 @@ func (f *flags) check() error {
 // quick, scale or attribution variant, or the reduced pure-Go study), and the runs --runs selects from the
 // chosen study's runs (nil: all).
 func (f *flags) chooseConfig(stderr io.Writer) (study.Config, []study.RunSpec, backends.Backend, error) {
-	c := study.Default()
-	switch {
-	case f.scale && f.quick:
-		c = study.QuickScaleConfig()
-	case f.scale:
-		c = study.ScaleConfig()
-	case f.attribution && f.quick:
-		c = study.QuickAttributionConfig()
-	case f.attribution:
-		c = study.AttributionConfig()
-	case f.decompose && f.quick:
-		c = study.QuickDecomposeConfig()
-	case f.decompose:
-		c = study.DecomposeConfig(f.lrDecay)
+	be, err := oryx.Backend()
+	if err != nil {
+		return study.Config{}, nil, nil, err
 	}
+	c := f.studyConfig(be, stderr)
+	// --runs and --widths select from the chosen study's runs (the quick study's are at the tiny width).
 	var selected []study.RunSpec
 	if f.runs != "" {
 		r, err := study.SelectRuns(c.Runs, f.runs)
@@ -211,28 +202,47 @@ func (f *flags) chooseConfig(stderr io.Writer) (study.Config, []study.RunSpec, b
 		}
 		selected = r
 	}
-	be, err := oryx.Backend()
-	if err != nil {
-		return c, nil, nil, err
-	}
-	switch {
-	case f.scale || f.attribution || f.decompose:
-		if backend.IsPureGo(be) && !f.quick {
-			fmt.Fprintln(stderr, "tiny-study: pure-Go backend (no XLA CPU plugin): this study is sized for XLA CPU and would take many "+
-				"hours here; `make xla-cpu` (pip) first.")
-		}
-	case f.quick:
-		c = study.QuickConfig()
-	case backend.IsPureGo(be) && f.steps == 0 && f.runs == "":
-		c = study.PureGoConfig()
-		fmt.Fprintln(stderr, "tiny-study: pure-Go backend (no XLA CPU plugin): the reduced study (3 models × 200 steps); "+
-			"claims (b) and (c) are not measurable at that budget. `make xla-cpu` (pip) for the full one, or set --steps/--runs.")
-	}
 	if backend.IsPureGo(be) && !f.quick {
 		// Pure Go scores ~8× slower than XLA CPU: the frontier's examples as in the pure-Go budget.
 		c.FrontierExamples = min(c.FrontierExamples, study.PureGoConfig().FrontierExamples)
 	}
 	return c, selected, be, nil
+}
+
+// studyConfig is the study the flags name on backend be, before --runs and --widths select from its runs.
+func (f *flags) studyConfig(be backends.Backend, stderr io.Writer) study.Config {
+	switch {
+	case f.scale && f.quick:
+		return study.QuickScaleConfig()
+	case f.scale:
+		warnPureGo(be, stderr)
+		return study.ScaleConfig()
+	case f.attribution && f.quick:
+		return study.QuickAttributionConfig()
+	case f.attribution:
+		warnPureGo(be, stderr)
+		return study.AttributionConfig()
+	case f.decompose && f.quick:
+		return study.QuickDecomposeConfig()
+	case f.decompose:
+		warnPureGo(be, stderr)
+		return study.DecomposeConfig(f.lrDecay)
+	case f.quick:
+		return study.QuickConfig()
+	case backend.IsPureGo(be) && f.steps == 0 && f.runs == "":
+		fmt.Fprintln(stderr, "tiny-study: pure-Go backend (no XLA CPU plugin): the reduced study (3 models × 200 steps); "+
+			"claims (b) and (c) are not measurable at that budget. `make xla-cpu` (pip) for the full one, or set --steps/--runs.")
+		return study.PureGoConfig()
+	}
+	return study.Default()
+}
+
+// warnPureGo says that the studies sized for XLA CPU would take many hours on the pure-Go backend.
+func warnPureGo(be backends.Backend, stderr io.Writer) {
+	if backend.IsPureGo(be) {
+		fmt.Fprintln(stderr, "tiny-study: pure-Go backend (no XLA CPU plugin): this study is sized for XLA CPU and would take many "+
+			"hours here; `make xla-cpu` (pip) first.")
+	}
 }
 
 // apply sets the flags' overrides on c: output directory, selected runs, steps (and study-scale's budgets),

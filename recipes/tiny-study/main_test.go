@@ -40,7 +40,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"--train-run", "0", "--config", file}, 1, []string{"--config " + file}},
 		{[]string{"--out", out, "--seeds", "-1"}, 2, []string{"--seeds must be ≥ 1"}},
 		{[]string{"--out", out, "--curve-examples", "-2"}, 2, []string{"--curve-examples must be ≥ 0"}},
-		{[]string{"--out", out, "--scale", "--attribution"}, 2, []string{"--scale and --attribution are two different studies"}},
+		{[]string{"--out", out, "--scale", "--attribution"}, 2, []string{"--scale, --attribution and --decompose are different studies"}},
 		{[]string{"--out", out, "--scale", "--runs", "oryx-tg-p1"}, 2, []string{`--runs: unknown run "oryx-tg-p1"`}},
 		{[]string{"--out", out, "--attribution", "--runs", "oryx-tg-block8,nope"}, 2, []string{`--runs: unknown run "nope"`}},
 		{[]string{"--out", out, "--widths", "1"}, 2, []string{"--widths selects study-scale's widths: give it with --scale"}},

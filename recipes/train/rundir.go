@@ -39,8 +39,8 @@ func finishedRun(r Run) (*Summary, bool, error) {
 		return nil, false, err
 	}
 	step, ok := rundir.CheckpointStep(names[len(names)-1])
-	if !ok || step < r.Train.Steps {
-		return nil, false, nil
+	if !ok || step != r.Train.Steps {
+		return nil, false, nil // fewer steps: Train resumes it; more: Train refuses it
 	}
 	st, err := readState(r.Out, step)
 	if err != nil || len(trajectoryDiff(st.Train, r.Train)) > 0 || st.Data != r.Data {

@@ -33,9 +33,14 @@ func readState(dir string, step int) (*RunState, error) {
 }
 
 // trajectoryDiff lists the fields of TrainConfig that change what a run computes (everything but the
-// logging, validation and checkpoint cadence and the device count), as "field: a vs b".
+// logging, validation and checkpoint cadence and the device count), as "field: a vs b". With a constant
+// learning rate after warm-up neither the number of steps nor the final-rate ratio changes any step's
+// update, so a finished run can be extended: its first N steps are exactly an N-step run.
 func trajectoryDiff(a, b TrainConfig) []string {
 	a, b = a.WithDefaults(), b.WithDefaults() // a checkpoint written before a field existed has its default
+	if a.LRSchedule == LRConstant && b.LRSchedule == LRConstant {
+		a.Steps, b.Steps, a.MinLRRatio, b.MinLRRatio = 0, 0, 0, 0
+	}
 	a.CheckpointEvery, a.KeepCheckpoints, a.EvalEvery, a.EvalBatches, a.LogEvery, a.MaxBadSteps, a.Devices = 0, 0, 0, 0, 0, 0, 0
 	b.CheckpointEvery, b.KeepCheckpoints, b.EvalEvery, b.EvalBatches, b.LogEvery, b.MaxBadSteps, b.Devices = 0, 0, 0, 0, 0, 0, 0
 	var ma, mb map[string]any

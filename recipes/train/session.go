@@ -102,6 +102,10 @@ func (s *session) loadCheckpoint() error {
 		return err
 	}
 	step := int(optimizers.GetGlobalStep(s.ctx))
+	if step > s.tc.Steps {
+		return fmt.Errorf("the run's newest checkpoint is at step %d, beyond --steps %d: its weights are not those of a %d-step "+
+			"run; use another --out (or --steps %d)", step, s.tc.Steps, s.tc.Steps, step)
+	}
 	if s.st, err = readState(s.r.Out, step); err != nil {
 		return err
 	}

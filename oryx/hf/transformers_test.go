@@ -1,0 +1,210 @@
+package hf
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/oryx-go/oryx/internal/testutil"
+	"github.com/oryx-go/oryx/oryx"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// transformersPath is the PYTHONPATH under which python imports transformers: $ORYX_TRANSFORMERS_PATH (e.g.
+// a throwaway environment with a newer transformers), else the project's .pytools (`make py-tools`). The
+// test skips with a message when neither works.
+func transformersPath(t *testing.T, python string) string {
+	py := os.Getenv("ORYX_TRANSFORMERS_PATH")
+	if py == "" {
+		py = pyTools(t)
+	}
+	if py == "" {
+		t.Skip("no .pytools: `make py-tools` installs transformers for this test (or set ORYX_TRANSFORMERS_PATH)")
+	}
+	check := exec.Command(python, "-c", "import transformers")
+	check.Env = append(withoutPythonPath(), "PYTHONPATH="+py)
+	if out, err := check.CombinedOutput(); err != nil {
+		t.Skipf("transformers does not import with %s and PYTHONPATH=%s: %v %s", python, py, err, out)
+	}
+	return py
+}
+
+type citizenResult struct {
+	Torch, Transformers  string
+	ConfigClass          string    `json:"config_class"`
+	ClassLocal           string    `json:"class_local"`
+	ClassHub             string    `json:"class_hub"`
+	LogitsLocal          float64   `json:"logits_local"`
+	LogitsHub            float64   `json:"logits_hub"`
+	Greedy               []int32   `json:"greedy"`
+	GreedyReference      []int32   `json:"greedy_reference"`
+	GreedyModes          []int32   `json:"greedy_modes"`
+	GreedyModesReference []int32   `json:"greedy_modes_reference"`
+	SampleCached         []int32   `json:"sample_cached"`
+	SampleUncached       []int32   `json:"sample_uncached"`
+	SampleAgain          []int32   `json:"sample_again"`
+	SampleOtherSeed      []int32   `json:"sample_other_seed"`
+	Padded               [][]int32 `json:"padded"`
+	Alone                [][]int32 `json:"alone"`
+	PaddedLogits         float64   `json:"padded_logits"`
+	RightPaddedLogits    float64   `json:"right_padded_logits"`
+	Hole                 string    `json:"hole"`
+	LogitsReference      []float64 `json:"logits_reference"`
+	Saved                map[string]savedDir
+}
+
+type savedDir struct {
+	Files  []string       `json:"files"`
+	Logits []float64      `json:"logits"`
+	Config map[string]any `json:"config"`
+}
+
+// TestTransformersCitizen uses exports as a transformers user would (testdata/transformers_citizen.py, with
+// transformers from .pytools): AutoConfig and AutoModelForCausalLM by local folder and by Hub repo id (an
+// offline hub cache in the test's directory) give the variant's classes and the reference's logits exactly;
+// generate() greedy with the cache equals the reference's greedy decoding and the Go engine's, with a mode per
+// position too; sampling with a seed is the same cached or not; a left-padded batch (attention_mask)
+// generates, row for row, what each prompt generates alone, and its logits at the real tokens (right padding
+// too) are the row's own; a mask with a hole inside a row is refused; save_pretrained's output (bfloat16 from a
+// local load, float64 from a Hub load) is read by modeling_oryx.py and imported by `oryx import` (float64 bit
+// for bit), an unknown key added to it still refused.
+func TestTransformersCitizen(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: transformers' side is backend-independent (the pure-Go suite runs it); " +
+			"TestTorchReferenceMatchesGo checks generation against this backend")
+	}
+	python := torchPython(t)
+	py := transformersPath(t, python)
+	cfgs := torchConfigs(t)
+	const n = 8
+	for i, cfg := range []oryx.Config{cfgs[0], cfgs[len(cfgs)-1]} { // Oryx-TG; Mamba-2
+		v := cfg.Variant
+		t.Run(string(v), func(t *testing.T) {
+			dir := t.TempDir()
+			ckpt, exp := filepath.Join(dir, "ckpt"), filepath.Join(dir, "export")
+			randomCheckpoint(t, cfg, ckpt, uint64(40+i))
+			require.NoError(t, Export(ckpt, exp))
+			r := rand.New(rand.NewPCG(uint64(i), 17))
+			prompt := func(l int) []int32 {
+				p := make([]int32, l)
+				for j := range p {
+					p[j] = int32(1 + r.IntN(cfg.Vocab-1))
+				}
+				return p
+			}
+			p0, p1 := prompt(11), prompt(6)
+			req := map[string]any{"export": exp, "repo_id": "oryx-test/tiny-" + string(v), "save": filepath.Join(dir, "saved"),
+				"prompts": [][]int32{p0, p1}, "max_new_tokens": n, "modes": nil, "pad_id": 0}
+			const spec = "A:0-3,L:4-8,A:9-12,L:13-"
+			if v.IsMultiMixer() {
+				req["modes"] = specModes(t, spec, len(p0), n)
+			}
+			res := runCitizen(t, python, py, req)
+			t.Logf("torch %s, transformers %s", res.Torch, res.Transformers)
+
+			prefix := "Oryx" + classPrefixes[v]
+			assert.Equal(t, prefix+"Config", res.ConfigClass)
+			assert.Equal(t, prefix+"ForCausalLM", res.ClassLocal)
+			assert.Equal(t, prefix+"ForCausalLM", res.ClassHub)
+			assert.Zero(t, res.LogitsLocal, "local folder: logits differ from OryxLM's")
+			assert.Zero(t, res.LogitsHub, "Hub repo id: logits differ from OryxLM's")
+
+			defaultSpec := ""
+			if v.IsMultiMixer() {
+				defaultSpec = "attention"
+			}
+			assert.Equal(t, res.GreedyReference, res.Greedy, "generate() greedy vs the reference's")
+			assert.Equal(t, goGenerate(t, ckpt, p0, defaultSpec, n), res.Greedy, "generate() greedy vs the Go engine")
+			if v.IsMultiMixer() {
+				assert.Equal(t, res.GreedyModesReference, res.GreedyModes, "generate(modes=...) vs the reference's")
+				assert.Equal(t, goGenerate(t, ckpt, p0, spec, n), res.GreedyModes, "generate(modes=...) vs the Go engine")
+			}
+			assert.Equal(t, res.SampleCached, res.SampleUncached, "sampling with the cache vs without")
+			assert.Equal(t, res.SampleCached, res.SampleAgain, "sampling: same seed, same tokens")
+			assert.True(t, !slices.Equal(res.SampleCached, res.Greedy) || !slices.Equal(res.SampleCached, res.SampleOtherSeed),
+				"do_sample=True gave the greedy tokens and the same tokens for another seed")
+			assert.Equal(t, res.Alone, res.Padded, "a left-padded batch vs each prompt alone")
+			assert.LessOrEqual(t, res.PaddedLogits, 1e-12, "left padding: logits at the real tokens")
+			assert.LessOrEqual(t, res.RightPaddedLogits, 1e-12, "right padding: logits at the real tokens")
+			assert.Contains(t, res.Hole, "left padding", "a mask with a hole inside a row")
+			t.Logf("greedy %v, sampled %v; left-padded logits %.1e, right-padded %.1e", res.Greedy, res.SampleCached,
+				res.PaddedLogits, res.RightPaddedLogits)
+
+			_, ctx, err := oryx.LoadCheckpoint(ckpt, nil)
+			require.NoError(t, err)
+			orig := paramBytes(t, ctx)
+			for name, s := range res.Saved {
+				assert.Subset(t, s.Files, []string{ConfigFile, WeightsFile, ModelingFile}, name)
+				assert.Contains(t, s.Config, "transformers_version", name)
+				back := filepath.Join(t.TempDir(), "ckpt")
+				info, err := importInto(t, name, back)
+				require.NoError(t, err, "oryx import of save_pretrained's %s", name)
+				_, ctxB, err := oryx.LoadCheckpoint(back, nil)
+				require.NoError(t, err)
+				got := paramBytes(t, ctxB)
+				require.Equal(t, len(orig), len(got))
+				switch filepath.Base(name) {
+				case "f64":
+					require.Equal(t, "F64", info.DType)
+					for k := range orig {
+						require.True(t, bytes.Equal(orig[k], got[k]), "%s: %s differs after save_pretrained and import", name, k)
+					}
+					require.Equal(t, res.LogitsReference, s.Logits, "%s: logits", name)
+				case "bf16":
+					require.Equal(t, "BF16", info.DType)
+					for k, o := range orig { // float64 weights, rounded to bfloat16 by torch, converted to float32 by import
+						for j := 0; j < len(o)/8; j++ {
+							x := math.Float64frombits(binary.LittleEndian.Uint64(o[8*j:]))
+							y := math.Float32frombits(binary.LittleEndian.Uint32(got[k][4*j:]))
+							require.Zero(t, math.Float32bits(y)&0xffff, "%s[%d] is not a bfloat16 value", k, j)
+							require.InDelta(t, x, float64(y), math.Abs(x)/256+1e-30, "%s[%d]", k, j)
+						}
+					}
+					assert.LessOrEqual(t, testutil.RelErr(s.Logits, res.LogitsReference), 0.1, "%s: bfloat16 logits", name)
+				}
+				// Known transformers keys aside, an unknown key is still refused.
+				m := cloneMap(t, s.Config)
+				m["sliding_window"] = 128.0
+				d := t.TempDir()
+				data, err := json.Marshal(m)
+				require.NoError(t, err)
+				require.NoError(t, os.WriteFile(filepath.Join(d, ConfigFile), data, 0o644))
+				w, err := os.ReadFile(filepath.Join(name, WeightsFile))
+				require.NoError(t, err)
+				require.NoError(t, os.WriteFile(filepath.Join(d, WeightsFile), w, 0o644))
+				require.ErrorContains(t, importErr(t, d, filepath.Join(t.TempDir(), "ckpt")), `unknown key "sliding_window"`)
+				t.Logf("save_pretrained %s: %v, imported (%s), config keys beyond the export's: %v", filepath.Base(name),
+					s.Files, info.DType, extraKeys(s.Config))
+			}
+		})
+	}
+}
+
+// runCitizen runs testdata/transformers_citizen.py on req with transformers on PYTHONPATH py, offline, its
+// Hugging Face home in the test's directory.
+func runCitizen(t *testing.T, python, py string, req map[string]any) citizenResult {
+	var res citizenResult
+	runPythonJSON(t, python, []string{"PYTHONPATH=" + py, "HF_HOME=" + filepath.Join(t.TempDir(), "hf-home"),
+		"HF_HUB_OFFLINE=1", "TRANSFORMERS_OFFLINE=1", "HF_HUB_DISABLE_TELEMETRY=1", "TRANSFORMERS_VERBOSITY=error",
+		"TOKENIZERS_PARALLELISM=false"}, req, &res, "transformers_citizen.py")
+	return res
+}
+
+// extraKeys lists the keys of a config.json beyond what the export writes (transformers' own).
+func extraKeys(cfg map[string]any) []string {
+	var out []string
+	for _, k := range TransformersKeys {
+		if _, ok := cfg[k]; ok {
+			out = append(out, k)
+		}
+	}
+	return out
+}
