@@ -225,7 +225,9 @@ func pruneCheckpoints(dir string, keep int) error {
 }
 
 // ListCheckpoints returns the base names (without .json/.bin) of the checkpoints in dir, oldest first; the
-// last one is what LoadCheckpoint loads. A checkpoint is listed by its .json file, as GoMLX does.
+// last one is what LoadCheckpoint loads. A checkpoint is listed by its .json file, as GoMLX does, and only
+// under the exact name its writer gives it (rundir.IsCheckpointFile): a user's "checkpoint-backup.json"
+// beside the checkpoints is not one of them, so it is never loaded as the newest nor pruned as the oldest.
 func ListCheckpoints(dir string) ([]string, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -233,13 +235,34 @@ func ListCheckpoints(dir string) ([]string, error) {
 	}
 	var names []string
 	for _, e := range entries {
-		n := e.Name()
-		if !e.IsDir() && strings.HasPrefix(n, rundir.CheckpointPrefix) && strings.HasSuffix(n, checkpoints.JsonNameSuffix) {
-			names = append(names, strings.TrimSuffix(n, checkpoints.JsonNameSuffix))
+		if base, suffix, ok := rundir.IsCheckpointFile(e.Name()); ok && !e.IsDir() && suffix == checkpoints.JsonNameSuffix {
+			names = append(names, base)
 		}
 	}
 	slices.Sort(names)
 	return names, nil
+}
+
+// gomlxLoadsNewest checks that GoMLX's loader, which lists any "checkpoint-*.json" that is not a folder and
+// loads the last of them, loads newest (ListCheckpoints' last): a file of the user's named like a checkpoint
+// that sorts after the checkpoints ("checkpoint-notes.json") is refused, naming it, instead of being loaded.
+func gomlxLoadsNewest(dir, newest string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	last := ""
+	for _, e := range entries {
+		n := e.Name()
+		if !e.IsDir() && strings.HasPrefix(n, rundir.CheckpointPrefix) && strings.HasSuffix(n, checkpoints.JsonNameSuffix) && n > last {
+			last = n
+		}
+	}
+	if last != newest+checkpoints.JsonNameSuffix {
+		return fmt.Errorf("%s is named like a checkpoint but is not one (the newest is %s): GoMLX's loader would load it "+
+			"instead; move it out of the directory", filepath.Join(dir, last), newest)
+	}
+	return nil
 }
 
 // LoadCheckpoint reads the checkpoint in dir: its config.json (validated) and the newest checkpoint's
@@ -292,6 +315,9 @@ func LoadCheckpoint(dir string, want *Config) (*Model, *context.Context, error) 
 			checkpoints.JsonNameSuffix, checkpoints.BinDataSuffix, ConfigFileName)
 	}
 
+	if err := gomlxLoadsNewest(dir, names[len(names)-1]); err != nil {
+		return nil, nil, errf("%w", err)
+	}
 	if err := CheckWeightsMemory("loading", cfg); err != nil {
 		return nil, nil, errf("%w", err)
 	}

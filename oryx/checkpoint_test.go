@@ -439,3 +439,48 @@ func TestSaveNeedsOpenDirectory(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, names, 1, "the refused save wrote nothing")
 }
+
+// TestCheckpointsAreOnlyTheWritersNames: the user's files beside the checkpoints that are named like them
+// ("checkpoint-backup.json" and its .bin, "checkpoint-notes.json", a "checkpoint-old/" folder) are not
+// checkpoints: they are neither listed, nor loaded as the newest, nor removed when older checkpoints are
+// pruned (listed by the prefix alone, "checkpoint-backup" sorted before the writer's names and was pruned
+// as the oldest checkpoint); one that GoMLX's loader would take for the newest ("checkpoint-zz.json") is
+// refused on load, naming it.
+func TestCheckpointsAreOnlyTheWritersNames(t *testing.T) {
+	cfg, m, ctx := newCheckpointModel(t, oryx.GDN)
+	dir := t.TempDir()
+	require.NoError(t, oryxtest.SaveCheckpoint(t, dir, cfg, ctx))
+	mine := []string{"checkpoint-backup.json", "checkpoint-backup.bin", "checkpoint-notes.json", "checkpoint-old/weights.json",
+		"checkpoint-zz.json"}
+	for _, n := range mine {
+		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, n)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, n), []byte("mine"), 0o644))
+	}
+	for range oryx.CheckpointKeep + 1 {
+		perturb(t, ctx, 1, 0.125)
+		require.NoError(t, oryxtest.SaveCheckpoint(t, dir, cfg, ctx))
+	}
+	names, err := oryx.ListCheckpoints(dir)
+	require.NoError(t, err)
+	require.Len(t, names, oryx.CheckpointKeep)
+	for _, n := range names {
+		require.True(t, strings.HasPrefix(n, "checkpoint-n"), "listed %s", n)
+	}
+	for _, n := range mine {
+		data, err := os.ReadFile(filepath.Join(dir, n))
+		require.NoError(t, err, "the user's %s", n)
+		require.Equal(t, "mine", string(data), n)
+	}
+	// GoMLX's loader takes the last "checkpoint-*.json" for the newest: a user's file that sorts after the
+	// checkpoints is refused, naming it; without those the newest checkpoint loads.
+	_, _, err = oryx.LoadCheckpoint(dir, &cfg)
+	require.ErrorContains(t, err, filepath.Join(dir, "checkpoint-zz.json")+" is named like a checkpoint but is not one")
+	require.NoError(t, os.Remove(filepath.Join(dir, "checkpoint-zz.json")))
+	_, _, err = oryx.LoadCheckpoint(dir, &cfg)
+	require.ErrorContains(t, err, filepath.Join(dir, "checkpoint-notes.json")+" is named like a checkpoint but is not one")
+	require.NoError(t, os.Remove(filepath.Join(dir, "checkpoint-notes.json")))
+	m2, ctx2, err := oryx.LoadCheckpoint(dir, &cfg)
+	require.NoError(t, err)
+	require.Equal(t, oryxtest.ParallelLogits(t, m, ctx, checkpointTokens, checkpointModes),
+		oryxtest.ParallelLogits(t, m2, ctx2, checkpointTokens, checkpointModes), "the newest checkpoint loads")
+}
