@@ -14,8 +14,9 @@ package claim
 // The rules are by content, the files each command writes (no marker file: the directories written before
 // these rules are classified the same way):
 //
-//	run directory       config.json holding an oryx config, checkpoint-*, trainer-state-*, run.json,
-//	                    metrics.jsonl, .oryx.lock, .staging-* (internal/rundir)
+//	run directory       config.json holding an oryx config, checkpoint files and trainer states under the
+//	                    exact names their writers give them, run.json, metrics.jsonl, .oryx.lock, .staging-N
+//	                    (internal/rundir)
 //	export              model.safetensors, modeling_oryx.py, a config.json holding "oryx_config" or
 //	                    "architectures" (oryx/hf)
 //	tokenized corpus    manifest.json, tokens-NNNNN.parquet (datasets: Pretokenize)
@@ -161,8 +162,7 @@ func Classify(path string) (Holding, error) {
 			if isRunRecord(filepath.Join(path, n)) {
 				mark(RunDir, n)
 			}
-		case strings.HasPrefix(n, rundir.CheckpointPrefix) || stateFileAny.MatchString(n) || n == rundir.MetricsFile ||
-			n == rundir.LockFile || (e.IsDir() && strings.HasPrefix(n, rundir.StagingPrefix)):
+		case isRunFile(n, e.IsDir()):
 			mark(RunDir, n)
 		case n == CorpusManifestFile || corpusShardRE.MatchString(n):
 			mark(Corpus, n)
@@ -182,6 +182,18 @@ func Classify(path string) (Holding, error) {
 		}
 	}
 	return h, nil
+}
+
+// isRunFile reports whether the entry name (a folder when dir) is one a run directory's writers write under
+// their exact names: a checkpoint's file, a trainer state, metrics.jsonl, the lock, a checkpoint's staging
+// folder. A user's "checkpoint-backup/" or "trainer-state-notes.txt" does not make a directory a run
+// directory (the trainer would then write its config.json over the user's).
+func isRunFile(name string, dir bool) bool {
+	if dir {
+		return rundir.IsStagingDir(name)
+	}
+	_, _, ckpt := rundir.IsCheckpointFile(name)
+	return ckpt || stateFileAny.MatchString(name) || name == rundir.MetricsFile || name == rundir.LockFile
 }
 
 // configKind tells an oryx config.json (a run directory's) from an export's Hugging Face config.json by its

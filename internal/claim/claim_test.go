@@ -60,6 +60,18 @@ func TestClaimRefusesOtherCommandsOutput(t *testing.T) {
 	other := filepath.Join(root, "other")
 	write(t, filepath.Join(other, rundir.ConfigFile), `{"editor": "vim"}`)
 	assert.ErrorContains(t, Dir("--out", other, Export, false), "config.json, which writing an export there would replace")
+	// Names like a run's that its writers do not write ("checkpoint-backup/", "trainer-state-notes.txt")
+	// do not make the directory a run directory: a run would replace the user's config.json there.
+	lookalike := filepath.Join(root, "lookalike")
+	write(t, filepath.Join(lookalike, rundir.ConfigFile), `{"editor": "vim"}`)
+	write(t, filepath.Join(lookalike, "checkpoint-backup", "weights.bin"), "mine")
+	write(t, filepath.Join(lookalike, "checkpoint-notes.json"), "mine")
+	write(t, filepath.Join(lookalike, "trainer-state-notes.txt"), "mine")
+	h, err := Classify(lookalike)
+	require.NoError(t, err)
+	assert.Empty(t, h.Kinds, "look-alike names are not a run's")
+	assert.ErrorContains(t, Dir("--out", lookalike, RunDir, false),
+		"--out "+lookalike+" holds config.json, which writing a run directory there would replace")
 	// A file, not a directory.
 	assert.ErrorContains(t, Dir("--out", filepath.Join(run, rundir.ConfigFile), RunDir, false), "not a directory")
 }
