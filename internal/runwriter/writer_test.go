@@ -99,7 +99,7 @@ func TestRemoveRunExactNames(t *testing.T) {
 		"checkpoint-n0000003-20260101-120000-step-00000010.bin", "checkpoint-n0000000-20260101-115900-initial.bin",
 		rundir.StateFileName(10), rundir.MetricsFile, rundir.SummaryFile, rundir.CurvesFile}
 	kept := []string{rundir.ConfigFile, rundir.RunFile, "tokenizer/bytes.json", "checkpoint-backup/weights.bin",
-		"checkpoint-notes.txt", "checkpoint-n0000001-old.bin", "trainer-state-mine.json", "trainer-state-123.json",
+		"checkpoint-notes.txt", "checkpoint-n0000001-old.bin", "trainer-state-mine.json", "trainer-state-notes.txt", "trainer-state-123.json",
 		"metrics.jsonl.orig", "notes.txt"}
 	for _, n := range append(append([]string{}, ours...), kept...) {
 		writeFile(t, filepath.Join(dir, n), "x")

@@ -61,7 +61,7 @@ func TestFinishedRunIsANoOp(t *testing.T) {
 	// The user's own files beside the run, named like the run's (--retrain used to remove any
 	// checkpoint-* or trainer-state-* entry): retraining removes only the names the trainer writes.
 	mine := []string{"checkpoint-backup/weights.bin", "checkpoint-notes.txt", "trainer-state-mine.json",
-		"checkpoint-n0000001-old.bin", "metrics.jsonl.orig", "summary/notes.txt"}
+		"trainer-state-notes.txt", "checkpoint-n0000001-old.bin", "metrics.jsonl.orig", "summary/notes.txt"}
 	for _, name := range mine {
 		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(out, name)), 0o755))
 		require.NoError(t, os.WriteFile(filepath.Join(out, name), []byte("mine"), 0o644))
