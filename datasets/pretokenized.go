@@ -19,7 +19,7 @@ import (
 
 	"github.com/oryx-go/oryx/datasets/hfparquet"
 	"github.com/oryx-go/oryx/datasets/tokenizers"
-	"github.com/oryx-go/oryx/internal/rundir"
+	"github.com/oryx-go/oryx/internal/claim"
 	"github.com/oryx-go/oryx/internal/safefile"
 	"github.com/parquet-go/parquet-go"
 )
@@ -43,7 +43,7 @@ import (
 // stream reads the text, so the two paths see the same documents.
 
 // PretokenizedManifestFile is the name of the manifest in a pre-tokenized directory.
-const PretokenizedManifestFile = rundir.CorpusManifestFile // internal/rundir tells a corpus by it (rundir.Claim)
+const PretokenizedManifestFile = claim.CorpusManifestFile // internal/rundir tells a corpus by it (claim.Dir)
 
 // DefaultShardRows is the documents per shard when PretokenizeConfig.ShardRows is 0.
 const DefaultShardRows = 100_000

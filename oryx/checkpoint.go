@@ -20,6 +20,7 @@ import (
 	"github.com/oryx-go/oryx/internal/guard"
 	"github.com/oryx-go/oryx/internal/human"
 	"github.com/oryx-go/oryx/internal/rundir"
+	"github.com/oryx-go/oryx/internal/runwriter"
 )
 
 // Checkpoint directory layout:
@@ -39,7 +40,12 @@ import (
 // moved in by rename, .bin first and .json last; a checkpoint is listed (by its .json) only once both files
 // are complete, so a crash during a save leaves the previous checkpoints loadable. Older checkpoints are
 // pruned only after the new one is in place. What a kill leaves (a staging folder, a temporary config, a .bin
-// without its .json) is removed by the directory's next writer (rundir.CleanLeftovers).
+// without its .json) is removed by the directory's next writer when it opens it (internal/runwriter).
+//
+// One writer per directory: saving needs the directory open for writing (a CheckpointDir: OpenCheckpointDir,
+// or runwriter.Open in the trainer and the commands), which claims it, locks it against every other writer
+// (training, `oryx init`, `oryx import`, another save) and cleans the leftovers; a save without one is
+// refused.
 
 // ConfigFileName is the name of the config file in a checkpoint directory (the run directory's layout is
 // internal/rundir's: this package writes the files under the names it gives).
@@ -48,16 +54,39 @@ const ConfigFileName = rundir.ConfigFile
 // CheckpointKeep is the number of most recent checkpoints SaveCheckpoint keeps in a directory.
 const CheckpointKeep = 3
 
+// CheckpointDir is a checkpoint directory this process holds open for writing: its one writer
+// (internal/runwriter). SaveCheckpoint writes only through one; Close releases it.
+type CheckpointDir = runwriter.Writer
+
+// CheckpointDirOptions say who opens a checkpoint directory (runwriter.Options): the flag that named it, for
+// messages; what this process is, for another writer's refusal; Force to write into another command's
+// output; where to report the leftovers removed. The zero value is a library's.
+type CheckpointDirOptions = runwriter.Options
+
+// OpenCheckpointDir opens dir for writing checkpoints (runwriter.Open): it is created if needed; refused
+// when another process (a training run, `oryx init`, `oryx import`) is writing it or, unless o.Force, when it
+// holds another command's output (an export, a tokenized corpus, ...), with an error naming the path and the
+// reason; the leftovers of saves killed there are removed. Close it when done.
+func OpenCheckpointDir(dir string, o CheckpointDirOptions) (*CheckpointDir, error) {
+	if o.Flag == "" {
+		o.Flag = "checkpoint directory"
+	}
+	if o.Command == "" {
+		o.Command = filepath.Base(os.Args[0])
+	}
+	return runwriter.Open(dir, o)
+}
+
 // SaveCheckpoint writes cfg and every variable of ctx (the context the model was built in, at its root
-// scope) as a new checkpoint in dir, creating dir if needed, and keeps the CheckpointKeep most recent
+// scope) as a new checkpoint in the directory w holds open, and keeps the CheckpointKeep most recent
 // checkpoints. See SaveCheckpointKeep.
-func SaveCheckpoint(dir string, cfg Config, ctx *context.Context) error {
-	return SaveCheckpointKeep(dir, cfg, ctx, CheckpointKeep)
+func SaveCheckpoint(w *CheckpointDir, cfg Config, ctx *context.Context) error {
+	return SaveCheckpointKeep(w, cfg, ctx, CheckpointKeep)
 }
 
 // SaveCheckpointKeep is SaveCheckpoint keeping the keep most recent checkpoints (keep ≤ 0: all of them).
 //
-// Before writing anything it checks that cfg is valid, that ctx holds exactly the model parameters cfg
+// Before writing anything it checks that w is open (a closed or nil writer is refused), that cfg is valid, that ctx holds exactly the model parameters cfg
 // describes (ReportFromContext == CountParams, so a checkpoint that could not be loaded back is never
 // written; build the model once, e.g. run a forward, before saving a fresh context), and that dir does not
 // hold checkpoints of a different config (the error names the differing fields). A failed save leaves the
@@ -66,7 +95,11 @@ func SaveCheckpoint(dir string, cfg Config, ctx *context.Context) error {
 // Saving may create the variable "global_step" (0) in ctx: GoMLX reads it to name the checkpoint. It also
 // records cfg (its hash and JSON) as two parameters of ctx's root scope, saved with the variables, so that
 // LoadCheckpoint refuses a config.json edited afterwards (confighash.go). Files are written mode 0644.
-func SaveCheckpointKeep(dir string, cfg Config, ctx *context.Context, keep int) error {
+func SaveCheckpointKeep(w *CheckpointDir, cfg Config, ctx *context.Context, keep int) error {
+	if err := w.Check(); err != nil {
+		return fmt.Errorf("saving checkpoint: %w", err)
+	}
+	dir := w.Dir()
 	errf := func(format string, args ...any) error {
 		return fmt.Errorf("saving checkpoint %s: %w", dir, fmt.Errorf(format, args...))
 	}
@@ -82,9 +115,6 @@ func SaveCheckpointKeep(dir string, cfg Config, ctx *context.Context, keep int) 
 		}
 		return errf("the context's parameters do not match the config: %d parameters (%s), the config needs %d (%s)",
 			got.Total, got, want.Total, want)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return errf("%w", err)
 	}
 	existing, err := ListCheckpoints(dir)
 	if err != nil {
@@ -195,7 +225,9 @@ func pruneCheckpoints(dir string, keep int) error {
 }
 
 // ListCheckpoints returns the base names (without .json/.bin) of the checkpoints in dir, oldest first; the
-// last one is what LoadCheckpoint loads. A checkpoint is listed by its .json file, as GoMLX does.
+// last one is what LoadCheckpoint loads. A checkpoint is listed by its .json file, as GoMLX does, and only
+// under the exact name its writer gives it (rundir.IsCheckpointFile): a user's "checkpoint-backup.json"
+// beside the checkpoints is not one of them, so it is never loaded as the newest nor pruned as the oldest.
 func ListCheckpoints(dir string) ([]string, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -203,13 +235,34 @@ func ListCheckpoints(dir string) ([]string, error) {
 	}
 	var names []string
 	for _, e := range entries {
-		n := e.Name()
-		if !e.IsDir() && strings.HasPrefix(n, rundir.CheckpointPrefix) && strings.HasSuffix(n, checkpoints.JsonNameSuffix) {
-			names = append(names, strings.TrimSuffix(n, checkpoints.JsonNameSuffix))
+		if base, suffix, ok := rundir.IsCheckpointFile(e.Name()); ok && !e.IsDir() && suffix == checkpoints.JsonNameSuffix {
+			names = append(names, base)
 		}
 	}
 	slices.Sort(names)
 	return names, nil
+}
+
+// gomlxLoadsNewest checks that GoMLX's loader, which lists any "checkpoint-*.json" that is not a folder and
+// loads the last of them, loads newest (ListCheckpoints' last): a file of the user's named like a checkpoint
+// that sorts after the checkpoints ("checkpoint-notes.json") is refused, naming it, instead of being loaded.
+func gomlxLoadsNewest(dir, newest string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	last := ""
+	for _, e := range entries {
+		n := e.Name()
+		if !e.IsDir() && strings.HasPrefix(n, rundir.CheckpointPrefix) && strings.HasSuffix(n, checkpoints.JsonNameSuffix) && n > last {
+			last = n
+		}
+	}
+	if last != newest+checkpoints.JsonNameSuffix {
+		return fmt.Errorf("%s is named like a checkpoint but is not one (the newest is %s): GoMLX's loader would load it "+
+			"instead; move it out of the directory", filepath.Join(dir, last), newest)
+	}
+	return nil
 }
 
 // LoadCheckpoint reads the checkpoint in dir: its config.json (validated) and the newest checkpoint's
@@ -262,6 +315,9 @@ func LoadCheckpoint(dir string, want *Config) (*Model, *context.Context, error) 
 			checkpoints.JsonNameSuffix, checkpoints.BinDataSuffix, ConfigFileName)
 	}
 
+	if err := gomlxLoadsNewest(dir, names[len(names)-1]); err != nil {
+		return nil, nil, errf("%w", err)
+	}
 	if err := CheckWeightsMemory("loading", cfg); err != nil {
 		return nil, nil, errf("%w", err)
 	}
@@ -307,12 +363,33 @@ func LoadCheckpoint(dir string, want *Config) (*Model, *context.Context, error) 
 	return &Model{Config: cfg, DType: dtype}, ctx, nil
 }
 
-// InitCheckpoint writes a checkpoint of cfg with random weights to dir: a new context seeded with seed
-// (context.ParamInitialSeed; 0 means a non-deterministic seed, GoMLX's convention), every variable
-// materialised by running the float32 parallel forward once on a [1, 1] token on the project's backend
-// (internal/backend), then SaveCheckpoint. It refuses a directory that already holds checkpoints, so that
-// trained weights are never overwritten by random ones.
+// InitCheckpoint writes a checkpoint of cfg with random weights to dir, opening it for writing
+// (OpenCheckpointDir) for the time it takes: see InitCheckpointIn.
 func InitCheckpoint(dir string, cfg Config, seed int64) error {
+	if err := cfg.Validate(); err != nil {
+		return fmt.Errorf("init checkpoint %s: %w", dir, err)
+	}
+	if err := CheckWeightsMemory("init checkpoint "+dir+": writing", cfg); err != nil {
+		return err // before the directory is created
+	}
+	w, err := OpenCheckpointDir(dir, CheckpointDirOptions{})
+	if err != nil {
+		return fmt.Errorf("init checkpoint %s: %w", dir, err)
+	}
+	defer w.Close()
+	return InitCheckpointIn(w, cfg, seed)
+}
+
+// InitCheckpointIn writes a checkpoint of cfg with random weights into the directory w holds open: a new
+// context seeded with seed (context.ParamInitialSeed; 0 means a non-deterministic seed, GoMLX's convention),
+// every variable materialised by running the float32 parallel forward once on a [1, 1] token on the
+// project's backend (internal/backend), then SaveCheckpoint. It refuses a directory that already holds
+// checkpoints, so that trained weights are never overwritten by random ones.
+func InitCheckpointIn(w *CheckpointDir, cfg Config, seed int64) error {
+	if err := w.Check(); err != nil {
+		return fmt.Errorf("init checkpoint: %w", err)
+	}
+	dir := w.Dir()
 	if err := cfg.Validate(); err != nil {
 		return fmt.Errorf("init checkpoint %s: %w", dir, err)
 	}
@@ -354,7 +431,7 @@ func InitCheckpoint(dir string, cfg Config, seed int64) error {
 	if err != nil {
 		return fmt.Errorf("init checkpoint %s: materialising the weights: %w", dir, err)
 	}
-	return SaveCheckpoint(dir, cfg, ctx)
+	return SaveCheckpoint(w, cfg, ctx)
 }
 
 // CheckWeightsMemory refuses, before anything is allocated, a config whose weights this machine cannot

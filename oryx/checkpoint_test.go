@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/oryx-go/oryx/internal/backend"
+	"github.com/oryx-go/oryx/internal/runwriter"
 	"github.com/oryx-go/oryx/internal/testutil"
 	"github.com/oryx-go/oryx/oryx"
 	"github.com/oryx-go/oryx/oryx/infer"
@@ -71,7 +72,7 @@ func TestCheckpointSaveLoadSameLogits(t *testing.T) {
 			modes := oryxtest.ModesFor(m, checkpointModes)
 			want := oryxtest.ParallelLogits(t, m, ctx, checkpointTokens, modes)
 			dir := filepath.Join(t.TempDir(), "ckpt")
-			require.NoError(t, oryx.SaveCheckpoint(dir, cfg, ctx))
+			require.NoError(t, oryxtest.SaveCheckpoint(t, dir, cfg, ctx))
 
 			m2, ctx2, err := oryx.LoadCheckpoint(dir, &cfg)
 			require.NoError(t, err)
@@ -127,7 +128,7 @@ func TestCheckpointKeepsNewest(t *testing.T) {
 		if i > 0 {
 			perturb(t, ctx, 1, 0.125)
 		}
-		require.NoError(t, oryx.SaveCheckpoint(dir, cfg, ctx))
+		require.NoError(t, oryxtest.SaveCheckpoint(t, dir, cfg, ctx))
 	}
 	names, err := oryx.ListCheckpoints(dir)
 	require.NoError(t, err)
@@ -141,13 +142,13 @@ func TestCheckpointKeepsNewest(t *testing.T) {
 	require.Equal(t, want, oryxtest.ParallelLogits(t, m2, ctx2, checkpointTokens, checkpointModes))
 
 	// A loaded context saves again (resuming) and reloads to the same values.
-	require.NoError(t, oryx.SaveCheckpoint(dir, cfg, ctx2))
+	require.NoError(t, oryxtest.SaveCheckpoint(t, dir, cfg, ctx2))
 	m3, ctx3, err := oryx.LoadCheckpoint(dir, &cfg)
 	require.NoError(t, err)
 	require.Equal(t, want, oryxtest.ParallelLogits(t, m3, ctx3, checkpointTokens, checkpointModes))
 
 	// Keep ≤ 0 keeps everything.
-	require.NoError(t, oryx.SaveCheckpointKeep(dir, cfg, ctx, 0))
+	require.NoError(t, oryxtest.SaveCheckpointKeep(t, dir, cfg, ctx, 0))
 	names, err = oryx.ListCheckpoints(dir)
 	require.NoError(t, err)
 	require.Len(t, names, oryx.CheckpointKeep+1)
@@ -161,7 +162,7 @@ func TestCheckpointOptimizerState(t *testing.T) {
 		SetTrainable(false)
 	optimizers.GetGlobalStepVar(ctx).MustSetValue(tensors.FromValue(int64(42)))
 	dir := t.TempDir()
-	require.NoError(t, oryx.SaveCheckpoint(dir, cfg, ctx))
+	require.NoError(t, oryxtest.SaveCheckpoint(t, dir, cfg, ctx))
 	names, err := oryx.ListCheckpoints(dir)
 	require.NoError(t, err)
 	require.Len(t, names, 1)
@@ -191,7 +192,7 @@ func TestCheckpointLoadKeepsVariableOrder(t *testing.T) {
 		ctx.InAbsPath("/AdamOptimizer/zz").VariableWithValue(name, []float32{1}).SetTrainable(false)
 	}
 	dir := t.TempDir()
-	require.NoError(t, oryx.SaveCheckpoint(dir, cfg, ctx)) // creates global_step when missing
+	require.NoError(t, oryxtest.SaveCheckpoint(t, dir, cfg, ctx)) // creates global_step when missing
 	var saved []string
 	for v := range ctx.IterVariables() {
 		saved = append(saved, v.ScopeAndName())
@@ -237,11 +238,11 @@ func TestCheckpointConfigMismatch(t *testing.T) {
 
 	// Saving a different config into a directory with checkpoints is refused too.
 	_, _, ctx := newCheckpointModel(t, oryx.OryxTM)
-	err = oryx.SaveCheckpoint(dir, other, ctx)
+	err = oryxtest.SaveCheckpoint(t, dir, other, ctx)
 	require.ErrorContains(t, err, "different config")
 	require.ErrorContains(t, err, "variant: oryx-tg vs oryx-tm")
 	// And saving a context that does not match the config.
-	err = oryx.SaveCheckpoint(t.TempDir(), tiny, ctx)
+	err = oryxtest.SaveCheckpoint(t, t.TempDir(), tiny, ctx)
 	require.ErrorContains(t, err, "do not match the config")
 }
 
@@ -337,8 +338,8 @@ func TestCheckpointBadDirectories(t *testing.T) {
 func TestCheckpointCrashSafety(t *testing.T) {
 	cfg, _, ctx := newCheckpointModel(t, oryx.OryxTG)
 	dir := t.TempDir()
-	require.NoError(t, oryx.SaveCheckpoint(dir, cfg, ctx))
-	require.NoError(t, oryx.SaveCheckpoint(dir, cfg, ctx))
+	require.NoError(t, oryxtest.SaveCheckpoint(t, dir, cfg, ctx))
+	require.NoError(t, oryxtest.SaveCheckpoint(t, dir, cfg, ctx))
 	onlyCheckpointFiles := func() {
 		t.Helper()
 		entries, err := os.ReadDir(dir)
@@ -359,7 +360,7 @@ func TestCheckpointCrashSafety(t *testing.T) {
 	// A failed save (a context without the model) writes nothing.
 	before, err := os.ReadDir(dir)
 	require.NoError(t, err)
-	require.Error(t, oryx.SaveCheckpoint(dir, cfg, context.New()))
+	require.Error(t, oryxtest.SaveCheckpoint(t, dir, cfg, context.New()))
 	after, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	require.Equal(t, len(before), len(after))
@@ -410,8 +411,76 @@ func TestCheckpointNonFiniteWeights(t *testing.T) {
 		flat[7] = bad
 		require.NoError(t, v.SetValue(tensors.FromFlatDataAndDimensions(flat, val.Shape().Dimensions...)))
 		dir := t.TempDir()
-		require.NoError(t, oryx.SaveCheckpoint(dir, cfg, ctx))
+		require.NoError(t, oryxtest.SaveCheckpoint(t, dir, cfg, ctx))
 		_, _, err = oryx.LoadCheckpoint(dir, nil)
 		require.ErrorContains(t, err, "/embeddings/embeddings holds 1 non-finite value(s)")
 	}
+}
+
+// TestSaveNeedsOpenDirectory: a checkpoint is saved only through the directory's one writer: a nil or closed
+// CheckpointDir is refused before anything is written, and while one is open no other writer (a second
+// OpenCheckpointDir, InitCheckpoint) gets the directory.
+func TestSaveNeedsOpenDirectory(t *testing.T) {
+	cfg, _, ctx := newCheckpointModel(t, oryx.GDN)
+	dir := filepath.Join(t.TempDir(), "ckpt")
+	require.ErrorIs(t, oryx.SaveCheckpoint(nil, cfg, ctx), runwriter.ErrNotOpen)
+	w, err := oryx.OpenCheckpointDir(dir, oryx.CheckpointDirOptions{})
+	require.NoError(t, err)
+	_, err = oryx.OpenCheckpointDir(dir, oryx.CheckpointDirOptions{})
+	require.ErrorIs(t, err, runwriter.ErrBusy)
+	require.ErrorContains(t, err, dir)
+	require.ErrorIs(t, oryx.InitCheckpoint(dir, cfg, 1), runwriter.ErrBusy)
+	require.NoError(t, oryx.SaveCheckpoint(w, cfg, ctx))
+	require.NoError(t, w.Close())
+	err = oryx.SaveCheckpoint(w, cfg, ctx)
+	require.ErrorIs(t, err, runwriter.ErrNotOpen)
+	require.ErrorContains(t, err, dir)
+	names, err := oryx.ListCheckpoints(dir)
+	require.NoError(t, err)
+	require.Len(t, names, 1, "the refused save wrote nothing")
+}
+
+// TestCheckpointsAreOnlyTheWritersNames: the user's files beside the checkpoints that are named like them
+// ("checkpoint-backup.json" and its .bin, "checkpoint-notes.json", a "checkpoint-old/" folder) are not
+// checkpoints: they are neither listed, nor loaded as the newest, nor removed when older checkpoints are
+// pruned (listed by the prefix alone, "checkpoint-backup" sorted before the writer's names and was pruned
+// as the oldest checkpoint); one that GoMLX's loader would take for the newest ("checkpoint-zz.json") is
+// refused on load, naming it.
+func TestCheckpointsAreOnlyTheWritersNames(t *testing.T) {
+	cfg, m, ctx := newCheckpointModel(t, oryx.GDN)
+	dir := t.TempDir()
+	require.NoError(t, oryxtest.SaveCheckpoint(t, dir, cfg, ctx))
+	mine := []string{"checkpoint-backup.json", "checkpoint-backup.bin", "checkpoint-notes.json", "checkpoint-old/weights.json",
+		"checkpoint-zz.json"}
+	for _, n := range mine {
+		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, n)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, n), []byte("mine"), 0o644))
+	}
+	for range oryx.CheckpointKeep + 1 {
+		perturb(t, ctx, 1, 0.125)
+		require.NoError(t, oryxtest.SaveCheckpoint(t, dir, cfg, ctx))
+	}
+	names, err := oryx.ListCheckpoints(dir)
+	require.NoError(t, err)
+	require.Len(t, names, oryx.CheckpointKeep)
+	for _, n := range names {
+		require.True(t, strings.HasPrefix(n, "checkpoint-n"), "listed %s", n)
+	}
+	for _, n := range mine {
+		data, err := os.ReadFile(filepath.Join(dir, n))
+		require.NoError(t, err, "the user's %s", n)
+		require.Equal(t, "mine", string(data), n)
+	}
+	// GoMLX's loader takes the last "checkpoint-*.json" for the newest: a user's file that sorts after the
+	// checkpoints is refused, naming it; without those the newest checkpoint loads.
+	_, _, err = oryx.LoadCheckpoint(dir, &cfg)
+	require.ErrorContains(t, err, filepath.Join(dir, "checkpoint-zz.json")+" is named like a checkpoint but is not one")
+	require.NoError(t, os.Remove(filepath.Join(dir, "checkpoint-zz.json")))
+	_, _, err = oryx.LoadCheckpoint(dir, &cfg)
+	require.ErrorContains(t, err, filepath.Join(dir, "checkpoint-notes.json")+" is named like a checkpoint but is not one")
+	require.NoError(t, os.Remove(filepath.Join(dir, "checkpoint-notes.json")))
+	m2, ctx2, err := oryx.LoadCheckpoint(dir, &cfg)
+	require.NoError(t, err)
+	require.Equal(t, oryxtest.ParallelLogits(t, m, ctx, checkpointTokens, checkpointModes),
+		oryxtest.ParallelLogits(t, m2, ctx2, checkpointTokens, checkpointModes), "the newest checkpoint loads")
 }

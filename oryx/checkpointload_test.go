@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/oryx-go/oryx/oryx"
+	"github.com/oryx-go/oryx/oryx/oryxtest"
 )
 
 // TestLoadCheckpointHashedOneCheckpoint: a training that saves a checkpoint between the
@@ -20,7 +21,7 @@ func TestLoadCheckpointHashedOneCheckpoint(t *testing.T) {
 	cfg, _, ctx := newCheckpointModel(t, oryx.Transformer)
 	save := func(dir string, step int64) {
 		optimizers.GetGlobalStepVar(ctx).MustSetValue(tensors.FromValue(step))
-		require.NoError(t, oryx.SaveCheckpoint(dir, cfg, ctx))
+		require.NoError(t, oryxtest.SaveCheckpoint(t, dir, cfg, ctx))
 	}
 	// loadDuringSave loads dir and, the first saves times, saves the next step into it before returning.
 	loadDuringSave := func(saves int, step int64) func(string, *oryx.Config) (*oryx.Model, *context.Context, error) {

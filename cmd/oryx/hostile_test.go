@@ -11,6 +11,7 @@ import (
 
 	"github.com/oryx-go/oryx/internal/clitest"
 	"github.com/oryx-go/oryx/internal/rundir"
+	"github.com/oryx-go/oryx/internal/runwriter"
 	"github.com/oryx-go/oryx/oryx"
 )
 
@@ -134,11 +135,11 @@ func TestHostileInputs(t *testing.T) {
 // TestInitRefusesLockedDirectory: `oryx init` on a directory another process is writing is refused.
 func TestInitRefusesLockedDirectory(t *testing.T) {
 	dir := t.TempDir()
-	lock, err := rundir.AcquireLock(dir, "a training run", nil)
+	lock, err := runwriter.Open(dir, runwriter.Options{Command: "a training run"})
 	require.NoError(t, err)
 	res := clitest.Run(t, nil, "init", "--out", dir)
 	res.Check(t, 1, "--out: run directory in use", dir, "(a training run)")
-	require.NoError(t, lock.Release())
+	require.NoError(t, lock.Close())
 	res = clitest.Run(t, nil, "init", "--out", dir)
 	res.Check(t, 0, "wrote "+dir)
 	require.NoFileExists(t, filepath.Join(dir, rundir.LockFile))

@@ -4,11 +4,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/oryx-go/oryx/internal/cli"
-	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/oryx"
 )
 
@@ -72,20 +70,15 @@ func initCmd(args []string, stdout, stderr io.Writer) error {
 	if err := oryx.CheckWeightsMemory("init: writing", cfg); err != nil {
 		return err
 	}
-	// A run directory, never another command's output (an export's config.json would be replaced).
-	if err := rundir.Claim("init: --out", *out, rundir.KindRun, *force); err != nil {
+	// The one writer of --out (oryx.OpenCheckpointDir: internal/runwriter): a run directory, never another command's output (an
+	// export's config.json would be replaced); a second `oryx init` (or a training run) on it is refused; what
+	// killed saves left there is removed.
+	w, err := oryx.OpenCheckpointDir(*out, oryx.CheckpointDirOptions{Flag: "init: --out", Command: "oryx init", Force: *force, Log: stderr})
+	if err != nil {
 		return err
 	}
-	// One writer per directory: a second `oryx init` (or a training run) on the same --out is refused.
-	if err := os.MkdirAll(*out, 0o755); err != nil {
-		return fmt.Errorf("init: --out: %w", err)
-	}
-	lock, err := rundir.AcquireLock(*out, "oryx init", stderr)
-	if err != nil {
-		return fmt.Errorf("init: --out: %w", err)
-	}
-	defer lock.Release()
-	if err := oryx.InitCheckpoint(*out, cfg, *seed); err != nil {
+	defer w.Close()
+	if err := oryx.InitCheckpointIn(w, cfg, *seed); err != nil {
 		return err
 	}
 	// Read it back: the report counts the weights actually stored.

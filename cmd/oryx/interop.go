@@ -6,8 +6,9 @@ import (
 	"io"
 	"path/filepath"
 
+	"github.com/oryx-go/oryx/internal/claim"
 	"github.com/oryx-go/oryx/internal/cli"
-	"github.com/oryx-go/oryx/internal/rundir"
+	"github.com/oryx-go/oryx/oryx"
 	"github.com/oryx-go/oryx/oryx/hf"
 )
 
@@ -43,7 +44,7 @@ func exportCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	// An export, never a run directory (`--out` = `--checkpoint` replaced the run's config.json) or another
 	// command's output.
-	if err := rundir.Claim("export: --out", *out, rundir.KindExport, *force); err != nil {
+	if err := claim.Dir("export: --out", *out, claim.Export, *force); err != nil {
 		return err
 	}
 	if err := hf.Export(*ckpt, *out); err != nil {
@@ -79,12 +80,15 @@ func importCmd(args []string, stdout, stderr io.Writer) error {
 	case *out == "":
 		return usageErr(fs, "--out is required")
 	}
-	// A run directory, never the export itself (`--out` = `--from` replaced its config.json) or another
-	// command's output.
-	if err := rundir.Claim("import: --out", *out, rundir.KindRun, *force); err != nil {
+	// The one writer of --out (oryx.OpenCheckpointDir: internal/runwriter): a run directory, never the export itself (`--out` =
+	// `--from` replaced its config.json) or another command's output, and never a directory a trainer or
+	// another import is writing.
+	w, err := oryx.OpenCheckpointDir(*out, oryx.CheckpointDirOptions{Flag: "import: --out", Command: "oryx import", Force: *force, Log: stderr})
+	if err != nil {
 		return err
 	}
-	info, err := hf.Import(*in, *out)
+	defer w.Close()
+	info, err := hf.Import(*in, w)
 	if err != nil {
 		return err
 	}

@@ -7,9 +7,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/oryx-go/oryx/internal/cli"
+	"github.com/oryx-go/oryx/internal/runwriter"
+	"github.com/oryx-go/oryx/oryx"
 	"github.com/oryx-go/oryx/oryx/hf"
 	"github.com/stretchr/testify/require"
 )
@@ -150,4 +153,74 @@ func TestWritersRefuseOtherCommandsOutput(t *testing.T) {
 	require.NoError(t, exportCmd([]string{"--checkpoint", ckpt, "--out", exp}, &out, &errOut))
 	// --force writes anyway.
 	require.NoError(t, exportCmd([]string{"--checkpoint", ckpt, "--out", filepath.Join(dir, "ckpt2"), "--force"}, &out, &errOut))
+}
+
+// TestImportRefusesLockedDirectory runs a hostile input of the fourth campaign: `oryx import` into a
+// directory a trainer holds (its lock taken, as Train takes it) is refused naming the path and the holder,
+// and writes nothing there; once the holder is gone the same import succeeds.
+func TestImportRefusesLockedDirectory(t *testing.T) {
+	exp := exportForImport(t)
+	dir := t.TempDir()
+	lock, err := runwriter.Open(dir, runwriter.Options{Command: "a training run"})
+	require.NoError(t, err)
+	var out, errOut bytes.Buffer
+	err = importCmd([]string{"--from", exp, "--out", dir}, &out, &errOut)
+	require.ErrorContains(t, err, "run directory in use")
+	require.ErrorContains(t, err, dir)
+	require.ErrorContains(t, err, "(a training run)")
+	names, err := oryx.ListCheckpoints(dir)
+	require.NoError(t, err)
+	require.Empty(t, names, "a refused import writes no checkpoint")
+	require.NoFileExists(t, filepath.Join(dir, "config.json"))
+	require.NoError(t, lock.Close())
+	require.NoError(t, importCmd([]string{"--from", exp, "--out", dir}, &out, &errOut))
+}
+
+// TestConcurrentImportsOneWins runs a hostile input of the fourth campaign: two `oryx import`s into one
+// fresh directory at the same moment, several rounds. Exactly one succeeds each round; the other is refused
+// with a message (the directory is in use, or already holds the winner's checkpoint), and the directory
+// holds the one checkpoint.
+func TestConcurrentImportsOneWins(t *testing.T) {
+	exp := exportForImport(t)
+	for round := range 4 {
+		dir := filepath.Join(t.TempDir(), "back")
+		errs := make([]error, 2)
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		for i := range errs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				var out, errOut bytes.Buffer
+				<-start
+				errs[i] = importCmd([]string{"--from", exp, "--out", dir}, &out, &errOut)
+			}()
+		}
+		close(start)
+		wg.Wait()
+		ok := 0
+		for _, err := range errs {
+			if err == nil {
+				ok++
+				continue
+			}
+			require.Regexp(t, "run directory in use|already holds 1 checkpoint", err.Error(), "round %d", round)
+			require.ErrorContains(t, err, dir)
+		}
+		require.Equal(t, 1, ok, "round %d: exactly one import succeeds (errors: %v)", round, errs)
+		names, err := oryx.ListCheckpoints(dir)
+		require.NoError(t, err)
+		require.Len(t, names, 1, "round %d", round)
+	}
+}
+
+// exportForImport writes a tiny checkpoint and its export, returning the export directory.
+func exportForImport(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	ckpt, exp := filepath.Join(dir, "ckpt"), filepath.Join(dir, "hf")
+	var out, errOut bytes.Buffer
+	require.NoError(t, initCmd([]string{"--preset", "tiny", "--variant", "gdn", "--out", ckpt, "--seed", "5"}, &out, &errOut))
+	require.NoError(t, exportCmd([]string{"--checkpoint", ckpt, "--out", exp}, &out, &errOut))
+	return exp
 }

@@ -8,9 +8,9 @@ import (
 	"strings"
 
 	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/internal/claim"
 	"github.com/oryx-go/oryx/internal/cli"
 	"github.com/oryx-go/oryx/internal/guard"
-	"github.com/oryx-go/oryx/internal/rundir"
 )
 
 // synthCmd writes a synthetic corpus to parquet:
@@ -53,7 +53,7 @@ func synthCmd(args []string, stdout, stderr io.Writer) error {
 	// Rewriting a corpus of the same kind is a rerun; anything else at --out (a run's config.json, a parquet
 	// file of other columns, real data) is not synth's to replace.
 	what := fmt.Sprintf("a synthetic %s corpus (a parquet file of columns %s)", *kind, strings.Join(columns, ", "))
-	if err := rundir.ClaimFile("synth: --out", *out, what, func(path string) error { return datasets.HasColumns(path, columns) }, *force); err != nil {
+	if err := claim.File("synth: --out", *out, what, func(path string) error { return datasets.HasColumns(path, columns) }, *force); err != nil {
 		return err
 	}
 	var err error

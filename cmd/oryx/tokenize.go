@@ -10,10 +10,10 @@ import (
 
 	"github.com/oryx-go/oryx/datasets"
 	"github.com/oryx-go/oryx/datasets/tokenizers"
+	"github.com/oryx-go/oryx/internal/claim"
 	"github.com/oryx-go/oryx/internal/cli"
 	"github.com/oryx-go/oryx/internal/interrupt"
 	"github.com/oryx-go/oryx/internal/progress"
-	"github.com/oryx-go/oryx/internal/rundir"
 )
 
 // maxTokenizeWorkers bounds --workers: each is a goroutine with its own buffers, and encoding is CPU-bound
@@ -69,7 +69,7 @@ func tokenizeCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("tokenize: --tokenizer: %w", err)
 	}
-	if err := rundir.Claim("tokenize: --out", *out, rundir.KindCorpus, *force); err != nil {
+	if err := claim.Dir("tokenize: --out", *out, claim.Corpus, *force); err != nil {
 		return err
 	}
 

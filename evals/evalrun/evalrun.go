@@ -24,6 +24,7 @@ import (
 	"github.com/oryx-go/oryx/evals/harness"
 	"github.com/oryx-go/oryx/evals/leaderboard"
 	"github.com/oryx-go/oryx/evals/oryxlm"
+	"github.com/oryx-go/oryx/internal/claim"
 	"github.com/oryx-go/oryx/internal/cli"
 	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/oryx"
@@ -409,10 +410,10 @@ func claimResults(out, model string, force bool) error {
 		_, err := leaderboard.ReadResultsFile(path)
 		return err
 	}
-	if err := rundir.ClaimFile("--out", out, "a results file", isResultsFile, force); err != nil {
+	if err := claim.File("--out", out, "a results file", isResultsFile, force); err != nil {
 		return err
 	}
-	return rundir.ClaimShared("--out", LMEvalDir(out, model), "lm-eval's results_<date>.json", force)
+	return claim.Shared("--out", LMEvalDir(out, model), "lm-eval's results_<date>.json", force)
 }
 
 // checkWritable creates out's directory and a temporary file in it, so that an unwritable --out fails
@@ -461,11 +462,11 @@ func Merge(dir string, files []string, includePartial, force bool) (*leaderboard
 	if len(files) == 0 {
 		return nil, errors.New("merge: no results files given")
 	}
-	if err := rundir.ClaimFile("--out", filepath.Join(dir, "leaderboard.json"), "a leaderboard",
+	if err := claim.File("--out", filepath.Join(dir, "leaderboard.json"), "a leaderboard",
 		leaderboard.CheckLeaderboardFile, force); err != nil {
 		return nil, err
 	}
-	if err := rundir.ClaimFile("--out", filepath.Join(dir, "leaderboard.md"), "a leaderboard's table",
+	if err := claim.File("--out", filepath.Join(dir, "leaderboard.md"), "a leaderboard's table",
 		leaderboard.CheckLeaderboardTable, force); err != nil {
 		return nil, err
 	}

@@ -38,6 +38,12 @@ func LoadTokenizer(spec, checkpoint string) (tokenizers.Tokenizer, error) {
 	return tok, nil
 }
 
+// TrainedOn is the training data spec and sequence length recorded in the run.json beside checkpoint
+// (rundir.TrainedOn; ok false when there is none): what the probes and the frontier size their defaults by.
+func TrainedOn(checkpoint string) (data string, seqLen int, ok bool) {
+	return rundir.TrainedOn(checkpoint)
+}
+
 // DataHint is how a user points the evaluation at its data.
 const DataHint = "set --data-root DIR or ORYX_DATA=DIR (the folder of the HF-layout parquet sets, e.g. shared/data/hf), or --data-path task=FILE"
 

@@ -11,7 +11,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/oryx-go/oryx/internal/rundir"
+	"github.com/oryx-go/oryx/internal/jsonnum"
 	"github.com/oryx-go/oryx/oryx/schedule"
 )
 
@@ -36,8 +36,8 @@ type Summary struct {
 	ByPolicy []Curve `json:"by_policy"`
 	// AllLinear and AllAttention are the points at F = 0 and F = 1 (NaN, null, if not among the budgets):
 	// the same schedule under every policy.
-	AllLinear    rundir.Float `json:"all_linear"`
-	AllAttention rundir.Float `json:"all_attention"`
+	AllLinear    jsonnum.Float `json:"all_linear"`
+	AllAttention jsonnum.Float `json:"all_attention"`
 	// Points are frontier.json's points.
 	Points  []Point `json:"points"`
 	Seconds float64 `json:"elapsed_s"`
@@ -86,12 +86,12 @@ func (r *Summary) Summarize() error {
 	if len(r.ByPolicy) == 0 {
 		return errors.New("frontier: no policy")
 	}
-	r.AllLinear, r.AllAttention = rundir.Float(math.NaN()), rundir.Float(math.NaN())
+	r.AllLinear, r.AllAttention = jsonnum.Float(math.NaN()), jsonnum.Float(math.NaN())
 	if k := slices.Index(r.Budgets, 0); k >= 0 {
-		r.AllLinear = rundir.Float(r.ByPolicy[0].Accuracy[k])
+		r.AllLinear = jsonnum.Float(r.ByPolicy[0].Accuracy[k])
 	}
 	if k := slices.Index(r.Budgets, 1); k >= 0 {
-		r.AllAttention = rundir.Float(r.ByPolicy[0].Accuracy[k])
+		r.AllAttention = jsonnum.Float(r.ByPolicy[0].Accuracy[k])
 	}
 	att := float64(r.AllAttention)
 	for i := range r.ByPolicy {

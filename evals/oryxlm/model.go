@@ -23,7 +23,7 @@ import (
 // Mixed is the Schedule value of the paper's mixed setting: every request runs in linear mode up to its
 // AttentionFrom token (set by the task: the question suffix, or the continuation) and in attention mode from
 // there on, generated tokens included (oryx spec "linear-until:P" per request). It is not the block-random
-// modes of training and validation (schedule.BlockRandom, rundir.ValBlockRandom).
+// modes of training and validation (schedule.BlockRandom, train.ValBlockRandom).
 const Mixed = "mixed"
 
 // Options configures a Model.

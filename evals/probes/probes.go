@@ -19,6 +19,7 @@ import (
 	"github.com/oryx-go/oryx/evals/mqar"
 	"github.com/oryx-go/oryx/evals/oryxlm"
 	"github.com/oryx-go/oryx/internal/atomicfile"
+	"github.com/oryx-go/oryx/internal/claim"
 	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/internal/safefile"
 )
@@ -55,7 +56,7 @@ func HeldOut(data datasets.DataSpec, tok tokenizers.Tokenizer, seqLen, n int) ([
 
 // Switch computes the per-position loss curves around a mode switch and writes switch.json and switch.png.
 func Switch(o SwitchOptions, log io.Writer) (*modeswitch.Curves, error) {
-	if err := rundir.Claim("--out", o.Out, rundir.KindSwitch, o.Force); err != nil {
+	if err := claim.Dir("--out", o.Out, claim.Switch, o.Force); err != nil {
 		return nil, err
 	}
 	lm, err := loadLM(o.Checkpoint, o.Tokenizer, oryxlm.Options{Batch: o.Batch, MaxLength: o.SeqLen + 1, ScoreMemMB: o.ScoreMemMB})
@@ -81,7 +82,7 @@ func Switch(o SwitchOptions, log io.Writer) (*modeswitch.Curves, error) {
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
 		return nil, err
 	}
-	if err := c.WriteJSON(filepath.Join(o.Out, rundir.SwitchFile)); err != nil {
+	if err := c.WriteJSON(filepath.Join(o.Out, claim.SwitchFile)); err != nil {
 		return nil, err
 	}
 	title := fmt.Sprintf("%s: loss around a mode switch at %d", filepath.Base(o.Checkpoint), o.At)
@@ -116,7 +117,7 @@ type MQAROptions struct {
 func MQAR(o MQAROptions, log io.Writer) (map[int][]mqar.Result, error) {
 	o = o.Resolve(log)
 	if o.Out != "" {
-		if err := rundir.ClaimFile("--out", o.Out, "an MQAR results file", isMQARFile, o.Force); err != nil {
+		if err := claim.File("--out", o.Out, "an MQAR results file", isMQARFile, o.Force); err != nil {
 			return nil, err
 		}
 	}

@@ -4,5 +4,6 @@
 // longer than 120 lines (funclen_test.go); no package imports more than 12 others of the module
 // (imports_test.go); code that can import oryx gets the backend through oryx.Backend (backend_test.go);
 // no committed text file holds an absolute path of a build machine (abspath_test.go); README.md has at most 400
-// lines and its layout section names every package directory and top-level folder (readme_test.go).
+// lines and its layout section names every package directory and top-level folder (readme_test.go); no
+// committed file holds a merge conflict's markers (conflict_test.go).
 package repocheck

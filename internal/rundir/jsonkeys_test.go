@@ -7,15 +7,16 @@ import (
 	"regexp"
 	"testing"
 
+	"github.com/oryx-go/oryx/internal/jsonnum"
 	"github.com/oryx-go/oryx/internal/testutil"
 	"github.com/stretchr/testify/require"
 )
 
-// TestJSONKeysSnakeCase: every key of metrics.jsonl lines, trainer-state headers and the run.json fields read
+// TestJSONKeysSnakeCase: every key of metrics.jsonl lines, trainer-state headers and the run.json fields declared
 // here is snake_case, the validation lines' val_loss_<mode> included.
 func TestJSONKeysSnakeCase(t *testing.T) {
-	testutil.CheckSnakeCaseJSON(t, nil, StepRecord{}, StateHeader{}, record{})
-	data, err := json.Marshal(ValRecord{Kind: "val", Step: 3, Tokens: 30, Loss: map[string]Float{"attention": 1, "linear": 2, "mixed": 3}})
+	testutil.CheckSnakeCaseJSON(t, nil, StepRecord{}, StateHeader{}, RunRecord{})
+	data, err := json.Marshal(ValRecord{Kind: "val", Step: 3, Tokens: 30, Loss: map[string]jsonnum.Float{"attention": 1, "linear": 2, "mixed": 3}})
 	require.NoError(t, err)
 	var m map[string]any
 	require.NoError(t, json.Unmarshal(data, &m))
@@ -39,4 +40,50 @@ func TestTrainedOn(t *testing.T) {
 	}
 	_, _, ok := TrainedOn(t.TempDir())
 	require.False(t, ok, "no run.json")
+}
+
+// TestWriteRunRecord: run.json is the configuration's keys in their order, then RunInfo's; what readers
+// read comes back; a configuration with a key of RunInfo's own is refused.
+func TestWriteRunRecord(t *testing.T) {
+	type data struct {
+		Spec string `json:"spec"`
+	}
+	type train struct {
+		SeqLen int `json:"seq_len"`
+	}
+	cfg := struct {
+		Name      string `json:"name"`
+		Train     train  `json:"train"`
+		Data      data   `json:"data"`
+		Tokenizer string `json:"tokenizer"`
+	}{"r", train{64}, data{"synth"}, "bytes"}
+	dir := t.TempDir()
+	require.NoError(t, WriteRunRecord(dir, cfg, RunInfo{Backend: "go", GoVersion: "go1", Started: "now"}))
+	raw, err := os.ReadFile(filepath.Join(dir, RunFile))
+	require.NoError(t, err)
+	require.Equal(t, `{
+  "name": "r",
+  "train": {
+    "seq_len": 64
+  },
+  "data": {
+    "spec": "synth"
+  },
+  "tokenizer": "bytes",
+  "backend": "go",
+  "go_version": "go1",
+  "started": "now"
+}
+`, string(raw))
+	spec, seqLen, ok := TrainedOn(dir)
+	require.True(t, ok)
+	require.Equal(t, "synth", spec)
+	require.Equal(t, 64, seqLen)
+	tok, err := Tokenizer(dir)
+	require.NoError(t, err)
+	require.Equal(t, "bytes", tok)
+
+	clash := map[string]string{"backend": "mine"}
+	require.ErrorContains(t, WriteRunRecord(dir, clash, RunInfo{}), `has a key "backend" of its own`)
+	require.ErrorContains(t, WriteRunRecord(dir, []int{1}, RunInfo{}), "not a JSON object")
 }

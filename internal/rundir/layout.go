@@ -22,10 +22,49 @@ const (
 	StagingPrefix = ".staging-"
 	// TokenizerDir holds the run's copy of its tokenizer file (CopyTokenizer).
 	TokenizerDir = "tokenizer"
+	// LockFile is held by the directory's one writer (internal/runwriter).
+	LockFile = ".oryx.lock"
 )
 
 // checkpointCountRE is the counter of a checkpoint name: "checkpoint-nNNNNNNN-".
 var checkpointCountRE = regexp.MustCompile(`^checkpoint-n(\d+)-`)
+
+// The exact names the run directory's writers give their files, so that a cleanup (a retrain, the leftovers of
+// killed saves) removes only what they wrote, never a name like them that someone else chose
+// ("checkpoint-backup/", "notes.json.tmp-1"):
+var (
+	// checkpointFileRE is a checkpoint's two files: CheckpointName(count, rest) with GoMLX's rest,
+	// "<YYYYMMDD-HHMMSS>-initial" or "<YYYYMMDD-HHMMSS>-step-SSSSSSSS", then .json or .bin.
+	checkpointFileRE = regexp.MustCompile(`^checkpoint-n\d{7,}-\d{8}-\d{6}-(initial|step-\d{8,})\.(json|bin)$`)
+	// stagingDirRE is a checkpoint's staging folder: os.MkdirTemp(dir, StagingPrefix+"*") puts decimal digits
+	// after the prefix.
+	stagingDirRE = regexp.MustCompile(`^` + regexp.QuoteMeta(StagingPrefix) + `\d+$`)
+)
+
+// IsCheckpointFile reports whether name is one of a checkpoint's files as the checkpoint writer names them
+// (oryx.SaveCheckpoint: CheckpointName with GoMLX's time and tag, .json or .bin), and returns the checkpoint's
+// base name and the suffix.
+func IsCheckpointFile(name string) (base, suffix string, ok bool) {
+	if !checkpointFileRE.MatchString(name) {
+		return "", "", false
+	}
+	ext := filepath.Ext(name)
+	return strings.TrimSuffix(name, ext), ext, true
+}
+
+// IsStagingDir reports whether name is a checkpoint's staging folder as the checkpoint writer names them.
+func IsStagingDir(name string) bool { return stagingDirRE.MatchString(name) }
+
+// WrittenAtomically reports whether name is one of the run directory's files written by an atomic write
+// (internal/atomicfile: a temporary file, then a rename): config.json, run.json, summary.json, metrics.jsonl,
+// curves.png and the trainer-state files.
+func WrittenAtomically(name string) bool {
+	switch name {
+	case ConfigFile, RunFile, SummaryFile, MetricsFile, CurvesFile:
+		return true
+	}
+	return IsStateFile(name)
+}
 
 // CheckpointName is the base name (without .json/.bin) of the checkpoint with counter count, the rest of
 // the name being GoMLX's "<time>-<tag>": "checkpoint-nNNNNNNN-<time>-<tag>". The counter grows with every
@@ -79,23 +118,4 @@ func CopyTokenizer(out, spec, name string) (string, error) {
 		return "", err
 	}
 	return rel, nil
-}
-
-// RemoveRun removes what a run wrote into dir — checkpoints, trainer states, metrics.jsonl, curves.png and
-// summary.json — keeping anything else (the tokenizer copy is rewritten by the new run).
-func RemoveRun(dir string) error {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return err
-	}
-	for _, e := range entries {
-		n := e.Name()
-		if strings.HasPrefix(n, CheckpointPrefix) || strings.HasPrefix(n, statePrefix) ||
-			n == MetricsFile || n == SummaryFile || n == CurvesFile {
-			if err := os.RemoveAll(filepath.Join(dir, n)); err != nil {
-				return fmt.Errorf("retraining %s: %w", dir, err)
-			}
-		}
-	}
-	return nil
 }

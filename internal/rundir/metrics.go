@@ -7,59 +7,48 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/oryx-go/oryx/internal/jsonnum"
 	"github.com/oryx-go/oryx/internal/safefile"
 )
 
 // StepRecord is one line of metrics.jsonl for a training step (every LogEvery steps).
 type StepRecord struct {
-	Kind         string  `json:"kind"` // "train"
-	Step         int     `json:"step"` // steps completed, this one included
-	Tokens       int64   `json:"tokens"`
-	Loss         Float   `json:"loss"`
-	LR           float64 `json:"lr"`
-	GradNorm     Float   `json:"grad_norm"`
-	TokensPerSec float64 `json:"tokens_per_s"`
-	AttnFraction float64 `json:"attn_fraction"` // fraction of this step's tokens read in attention mode
-	Skipped      bool    `json:"skipped,omitempty"`
-	ElapsedSec   float64 `json:"elapsed_s"`
+	Kind         string        `json:"kind"` // "train"
+	Step         int           `json:"step"` // steps completed, this one included
+	Tokens       int64         `json:"tokens"`
+	Loss         jsonnum.Float `json:"loss"`
+	LR           float64       `json:"lr"`
+	GradNorm     jsonnum.Float `json:"grad_norm"`
+	TokensPerSec float64       `json:"tokens_per_s"`
+	AttnFraction float64       `json:"attn_fraction"` // fraction of this step's tokens read in attention mode
+	Skipped      bool          `json:"skipped,omitempty"`
+	ElapsedSec   float64       `json:"elapsed_s"`
 }
 
-// The validation modes: the keys of ValRecord.Loss (metrics.jsonl's val_loss_<mode>) and of summary.json's
-// val_loss. A variant is validated in those it has.
-const (
-	ValAttention = "attention" // every token in attention mode
-	ValLinear    = "linear"    // every token in linear mode
-	// ValBlockRandom is block-wise random modes (schedule.BlockRandom), the training distribution of the
-	// multi-mixer variants. It is not the evaluations' "mixed" schedule (linear context, attention from the
-	// question on, evals/oryxlm.Mixed); runs written before the rename called it "mixed" (ValMode reads that).
-	ValBlockRandom = "block_random"
-)
+// legacyValModes maps the validation-mode keys of older run directories to today's: the trainer's
+// block-random mode (train.ValBlockRandom, the training distribution of the multi-mixer variants) was called
+// "mixed" before it was renamed apart from the evaluations' mixed schedule.
+var legacyValModes = map[string]string{"mixed": "block_random"}
 
-// ValModes lists the validation modes in display order.
-var ValModes = []string{ValAttention, ValLinear, ValBlockRandom}
-
-// legacyValModes maps the validation-mode keys of older run directories to today's.
-var legacyValModes = map[string]string{"mixed": ValBlockRandom}
-
-// ValMode returns today's key for a validation-mode key read from a run directory.
-func ValMode(key string) string {
+// valMode returns today's key for a validation-mode key read from a run directory.
+func valMode(key string) string {
 	if k, ok := legacyValModes[key]; ok {
 		return k
 	}
 	return key
 }
 
-// ValLosses is a loss per validation mode. Reading it renames the keys of older run directories (ValMode).
-type ValLosses map[string]Float
+// ValLosses is a loss per validation mode (the trainer's names: train.ValModes). Reading it renames the keys of
+// older run directories (valMode).
+type ValLosses map[string]jsonnum.Float
 
 // UnmarshalJSON reads a JSON object of losses, renaming legacy mode keys.
 func (l *ValLosses) UnmarshalJSON(b []byte) error {
-	var m map[string]Float
+	var m map[string]jsonnum.Float
 	if err := json.Unmarshal(b, &m); err != nil {
 		return err
 	}
@@ -69,7 +58,7 @@ func (l *ValLosses) UnmarshalJSON(b []byte) error {
 	}
 	out := make(ValLosses, len(m))
 	for k, v := range m {
-		out[ValMode(k)] = v
+		out[valMode(k)] = v
 	}
 	*l = out
 	return nil
@@ -82,7 +71,7 @@ type ValRecord struct {
 	Kind   string    `json:"kind"` // "val"
 	Step   int       `json:"step"`
 	Tokens int64     `json:"tokens"`
-	Loss   ValLosses `json:"-"` // by ValModes key (those the variant has)
+	Loss   ValLosses `json:"-"` // by validation mode (those the variant has)
 }
 
 // valLossPrefix starts the key of each mode's validation loss on a "val" line.
@@ -98,7 +87,7 @@ func (r ValRecord) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON reads val_loss_<mode> keys, and the "loss" object of files written before them; legacy
-// mode keys are renamed (ValMode).
+// mode keys are renamed (valMode).
 func (r *ValRecord) UnmarshalJSON(b []byte) error {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(b, &raw); err != nil {
@@ -117,47 +106,20 @@ func (r *ValRecord) UnmarshalJSON(b []byte) error {
 	if r.Loss == nil {
 		r.Loss = ValLosses{}
 	}
-	return readPrefixed(raw, valLossPrefix, func(mode string, f Float) { r.Loss[ValMode(mode)] = f })
+	return readPrefixed(raw, valLossPrefix, func(mode string, f jsonnum.Float) { r.Loss[valMode(mode)] = f })
 }
 
 // readPrefixed reads the numbers of raw whose keys start with prefix, passing each with the key's rest to set.
-func readPrefixed(raw map[string]json.RawMessage, prefix string, set func(name string, f Float)) error {
+func readPrefixed(raw map[string]json.RawMessage, prefix string, set func(name string, f jsonnum.Float)) error {
 	for k, v := range raw {
 		if name, ok := strings.CutPrefix(k, prefix); ok {
-			var f Float
+			var f jsonnum.Float
 			if err := json.Unmarshal(v, &f); err != nil {
 				return fmt.Errorf("%s: %w", k, err)
 			}
 			set(name, f)
 		}
 	}
-	return nil
-}
-
-// Float is a float64 that survives JSON when it is not finite: NaN and ±Inf are written as null (JSON
-// has no such numbers) and null reads back as NaN, so a skipped step's loss stays visibly missing.
-type Float float64
-
-// MarshalJSON writes non-finite values as null.
-func (f Float) MarshalJSON() ([]byte, error) {
-	v := float64(f)
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return []byte("null"), nil
-	}
-	return json.Marshal(v)
-}
-
-// UnmarshalJSON reads null as NaN.
-func (f *Float) UnmarshalJSON(b []byte) error {
-	if string(b) == "null" {
-		*f = Float(math.NaN())
-		return nil
-	}
-	var v float64
-	if err := json.Unmarshal(b, &v); err != nil {
-		return err
-	}
-	*f = Float(v)
 	return nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/oryx-go/oryx/internal/jsonnum"
 	"github.com/oryx-go/oryx/internal/safefile"
 )
 
@@ -14,11 +15,11 @@ import (
 // its own number, "probe_<name>" (one type per key, like the validation lines), beside the probe's time.
 // Resuming keeps the lines up to the checkpoint's step as it keeps every other line (OpenMetrics).
 type ProbeRecord struct {
-	Kind    string           `json:"kind"` // "probe"
-	Step    int              `json:"step"`
-	Tokens  int64            `json:"tokens"`
-	Seconds float64          `json:"probe_s"` // the probe's wall time
-	Values  map[string]Float `json:"-"`       // by name
+	Kind    string                   `json:"kind"` // "probe"
+	Step    int                      `json:"step"`
+	Tokens  int64                    `json:"tokens"`
+	Seconds float64                  `json:"probe_s"` // the probe's wall time
+	Values  map[string]jsonnum.Float `json:"-"`       // by name
 }
 
 // probePrefix starts the key of each value on a "probe" line.
@@ -51,9 +52,9 @@ func (r *ProbeRecord) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &head); err != nil {
 		return err
 	}
-	*r = ProbeRecord{Kind: head.Kind, Step: head.Step, Tokens: head.Tokens, Seconds: head.Seconds, Values: map[string]Float{}}
+	*r = ProbeRecord{Kind: head.Kind, Step: head.Step, Tokens: head.Tokens, Seconds: head.Seconds, Values: map[string]jsonnum.Float{}}
 	delete(raw, "probe_s")
-	return readPrefixed(raw, probePrefix, func(name string, f Float) { r.Values[name] = f })
+	return readPrefixed(raw, probePrefix, func(name string, f jsonnum.Float) { r.Values[name] = f })
 }
 
 // ReadProbes reads the "probe" lines of dir/metrics.jsonl, in order.

@@ -2,6 +2,7 @@ package rundir
 
 import (
 	"encoding/json"
+	"github.com/oryx-go/oryx/internal/jsonnum"
 	"math"
 	"os"
 	"path/filepath"
@@ -47,9 +48,9 @@ func TestMetricsResumeDropsLaterLines(t *testing.T) {
 	m, err := OpenMetrics(dir, -1)
 	require.NoError(t, err)
 	for step := 1; step <= 4; step++ {
-		require.NoError(t, m.Write(StepRecord{Kind: "train", Step: step, Loss: Float(step)}))
+		require.NoError(t, m.Write(StepRecord{Kind: "train", Step: step, Loss: jsonnum.Float(step)}))
 	}
-	require.NoError(t, m.Write(ValRecord{Kind: "val", Step: 4, Loss: map[string]Float{"attention": Float(math.NaN())}}))
+	require.NoError(t, m.Write(ValRecord{Kind: "val", Step: 4, Loss: map[string]jsonnum.Float{"attention": jsonnum.Float(math.NaN())}}))
 	require.NoError(t, m.Close())
 	// A torn last line, as a kill mid-write leaves it.
 	f, err := os.OpenFile(filepath.Join(dir, MetricsFile), os.O_APPEND|os.O_WRONLY, 0)
@@ -66,14 +67,14 @@ func TestMetricsResumeDropsLaterLines(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, val)
 	require.Len(t, train, 3)
-	require.Equal(t, []Float{1, 2, 30}, []Float{train[0].Loss, train[1].Loss, train[2].Loss})
+	require.Equal(t, []jsonnum.Float{1, 2, 30}, []jsonnum.Float{train[0].Loss, train[1].Loss, train[2].Loss})
 }
 
 func TestFloatNullIsNaN(t *testing.T) {
 	dir := t.TempDir()
 	m, err := OpenMetrics(dir, -1)
 	require.NoError(t, err)
-	require.NoError(t, m.Write(ValRecord{Kind: "val", Step: 1, Loss: map[string]Float{"linear": Float(math.Inf(1)), "attention": 2}}))
+	require.NoError(t, m.Write(ValRecord{Kind: "val", Step: 1, Loss: map[string]jsonnum.Float{"linear": jsonnum.Float(math.Inf(1)), "attention": 2}}))
 	require.NoError(t, m.Close())
 	data, err := os.ReadFile(filepath.Join(dir, MetricsFile))
 	require.NoError(t, err)
@@ -81,13 +82,13 @@ func TestFloatNullIsNaN(t *testing.T) {
 	_, val, err := ReadMetrics(dir)
 	require.NoError(t, err)
 	require.True(t, math.IsNaN(float64(val[0].Loss["linear"])))
-	require.Equal(t, Float(2), val[0].Loss["attention"])
+	require.Equal(t, jsonnum.Float(2), val[0].Loss["attention"])
 }
 
 // TestValRecordFlatKeys: a validation line has one number per mode (val_loss_<mode>) and no "loss" object;
 // it reads back, and lines of the older layout ("loss": {...}) still read.
 func TestValRecordFlatKeys(t *testing.T) {
-	rec := ValRecord{Kind: "val", Step: 3, Tokens: 768, Loss: map[string]Float{"attention": 1.5, "linear": 2.25}}
+	rec := ValRecord{Kind: "val", Step: 3, Tokens: 768, Loss: map[string]jsonnum.Float{"attention": 1.5, "linear": 2.25}}
 	data, err := json.Marshal(rec)
 	require.NoError(t, err)
 	require.JSONEq(t, `{"kind":"val","step":3,"tokens":768,"val_loss_attention":1.5,"val_loss_linear":2.25}`, string(data))
@@ -96,7 +97,7 @@ func TestValRecordFlatKeys(t *testing.T) {
 	require.Equal(t, rec, back)
 	var old ValRecord
 	require.NoError(t, json.Unmarshal([]byte(`{"kind":"val","step":3,"tokens":768,"loss":{"mixed":null}}`), &old))
-	require.True(t, math.IsNaN(float64(old.Loss[ValBlockRandom])), "the old layout's \"mixed\" is block_random")
+	require.True(t, math.IsNaN(float64(old.Loss["block_random"])), "the old layout's \"mixed\" is block_random")
 	require.NotContains(t, old.Loss, "mixed")
 }
 
@@ -112,21 +113,21 @@ func TestLegacyBlockRandomKey(t *testing.T) {
 	_, val, err := ReadMetrics(dir)
 	require.NoError(t, err)
 	require.Len(t, val, 1)
-	require.Equal(t, ValLosses{ValAttention: 4.5, ValLinear: 4.75, ValBlockRandom: 4.625}, val[0].Loss)
+	require.Equal(t, ValLosses{"attention": 4.5, "linear": 4.75, "block_random": 4.625}, val[0].Loss)
 
 	var sum struct {
 		ValLoss ValLosses `json:"val_loss"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(`{"val_loss":{"attention":1,"mixed":null}}`), &sum))
-	require.Equal(t, Float(1), sum.ValLoss[ValAttention])
-	require.True(t, math.IsNaN(float64(sum.ValLoss[ValBlockRandom])))
+	require.Equal(t, jsonnum.Float(1), sum.ValLoss["attention"])
+	require.True(t, math.IsNaN(float64(sum.ValLoss["block_random"])))
 	require.Len(t, sum.ValLoss, 2)
 	require.NoError(t, json.Unmarshal([]byte(`{"val_loss":null}`), &sum))
 	require.Nil(t, sum.ValLoss)
 
-	data, err := json.Marshal(ValRecord{Kind: "val", Step: 1, Loss: ValLosses{ValBlockRandom: 2}})
+	data, err := json.Marshal(ValRecord{Kind: "val", Step: 1, Loss: ValLosses{"block_random": 2}})
 	require.NoError(t, err)
 	require.Contains(t, string(data), `"val_loss_block_random":2`)
-	require.Equal(t, "block_random", ValMode("mixed"))
-	require.Equal(t, "linear", ValMode("linear"))
+	require.Equal(t, "block_random", valMode("mixed"))
+	require.Equal(t, "linear", valMode("linear"))
 }

@@ -26,13 +26,16 @@ type StateHeader struct {
 	TokensSeen int64 `json:"tokens_seen"` // training tokens consumed
 }
 
-// statePrefix begins every trainer-state file name.
-const statePrefix = "trainer-state-"
+// StatePrefix begins every trainer-state file name: StateFileName(step).
+const StatePrefix = "trainer-state-"
 
-var stateFileRE = regexp.MustCompile(`^` + statePrefix + `(\d{8})\.json$`)
+var stateFileRE = regexp.MustCompile(`^` + StatePrefix + `(\d{8,})\.json$`) // %08d: at least 8 digits
+
+// IsStateFile reports whether name is a trainer-state file (StateFileName).
+func IsStateFile(name string) bool { return stateFileRE.MatchString(name) }
 
 // StateFileName is the name of the trainer-state file of step.
-func StateFileName(step int) string { return fmt.Sprintf("%s%08d.json", statePrefix, step) }
+func StateFileName(step int) string { return fmt.Sprintf("%s%08d.json", StatePrefix, step) }
 
 // WriteState writes st, the state after step, atomically into dir.
 func WriteState(dir string, step int, st any) error {

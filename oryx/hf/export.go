@@ -15,15 +15,16 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/gomlx/gomlx/pkg/ml/context"
 	"github.com/oryx-go/oryx/internal/atomicfile"
+	"github.com/oryx-go/oryx/internal/claim"
 	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/oryx"
 )
 
-// File names of an export directory (internal/rundir tells an export by them: rundir.Claim).
+// File names of an export directory (internal/rundir tells an export by them: claim.Dir).
 const (
-	WeightsFile  = rundir.ExportWeightsFile
+	WeightsFile  = claim.ExportWeightsFile
 	ConfigFile   = rundir.ConfigFile
-	ModelingFile = rundir.ExportModelingFile // the PyTorch reference (ModelingPy)
+	ModelingFile = claim.ExportModelingFile // the PyTorch reference (ModelingPy)
 )
 
 // ModelingPy is modeling_oryx.py, the PyTorch reference implementation of every variant that Export writes
@@ -133,15 +134,16 @@ type Imported struct {
 	DType, ConvertedTo string
 }
 
-// Import reads an export directory (config.json with "oryx_config", model.safetensors) and writes it to
-// ckptDir as an oryx checkpoint that LoadCheckpoint, generate and evals read. It accepts only what it can
+// Import reads an export directory (config.json with "oryx_config", model.safetensors) and writes it into
+// the checkpoint directory out holds open (oryx.OpenCheckpointDir: so an import never writes where a trainer
+// or another import is writing) as an oryx checkpoint that LoadCheckpoint, generate and evals read. It accepts only what it can
 // run exactly: config.json must be exactly what Export writes for its oryx_config (ReadConfig: no unknown,
 // missing or disagreeing key), every tensor of the mapping must be present once with its HF shape and the
 // dtype torch_dtype states, and no other tensor may be there. float32 and float64 weights are stored as
 // they are; bfloat16 and float16 weights (Hugging Face's usual conversions) are converted to float32, which
-// holds them exactly, because the model runs in float32 or float64. It refuses a ckptDir that already holds
-// checkpoints.
-func Import(exportDir, ckptDir string) (*Imported, error) {
+// holds them exactly, because the model runs in float32 or float64. It refuses a directory that already
+// holds checkpoints.
+func Import(exportDir string, out *oryx.CheckpointDir) (*Imported, error) {
 	if binary.NativeEndian.Uint16([]byte{1, 0}) != 1 {
 		return nil, errBigEndian
 	}
@@ -157,6 +159,10 @@ func Import(exportDir, ckptDir string) (*Imported, error) {
 	if err != nil {
 		return nil, fmt.Errorf("import %s: %w", exportDir, err)
 	}
+	if err := out.Check(); err != nil {
+		return nil, fmt.Errorf("import %s: %w", exportDir, err)
+	}
+	ckptDir := out.Dir()
 	if names, err := oryx.ListCheckpoints(ckptDir); err == nil && len(names) > 0 {
 		return nil, fmt.Errorf("import into %s: the directory already holds %d checkpoint(s); choose another one", ckptDir, len(names))
 	}
@@ -199,7 +205,7 @@ func Import(exportDir, ckptDir string) (*Imported, error) {
 		return nil, fmt.Errorf("import %s: %s has tensors the %s mapping does not know: %s", exportDir, weights, cfg.Variant,
 			strings.Join(extra, ", "))
 	}
-	if err := oryx.SaveCheckpoint(ckptDir, cfg, ctx); err != nil {
+	if err := oryx.SaveCheckpoint(out, cfg, ctx); err != nil {
 		return nil, err
 	}
 	return info, nil

@@ -81,7 +81,7 @@ func TestRoundTripIsBitExact(t *testing.T) {
 			require.EqualValues(t, cfg.Layers, hc["num_hidden_layers"])
 			require.Equal(t, cfg.TiedEmbeddings, hc["tie_word_embeddings"])
 
-			require.NoError(t, importErr(exp, back))
+			require.NoError(t, importErr(t, exp, back))
 			_, ctxA, err := oryx.LoadCheckpoint(ckpt, nil)
 			require.NoError(t, err)
 			mB, ctxB, err := oryx.LoadCheckpoint(back, &cfg)
@@ -92,7 +92,7 @@ func TestRoundTripIsBitExact(t *testing.T) {
 			for k, va := range a {
 				require.True(t, bytes.Equal(va, b[k]), "%s differs after the round trip", k)
 			}
-			require.ErrorContains(t, importErr(exp, back), "already holds")
+			require.ErrorContains(t, importErr(t, exp, back), "already holds")
 		})
 	}
 }
@@ -123,20 +123,20 @@ func TestImportErrors(t *testing.T) {
 	out := func() string { return filepath.Join(t.TempDir(), "ckpt") }
 
 	d := variant("missing", func(ts []Tensor) []Tensor { return ts[1:] }, keep)
-	require.ErrorContains(t, importErr(d, out()), "has no tensor")
+	require.ErrorContains(t, importErr(t, d, out()), "has no tensor")
 	d = variant("extra", func(ts []Tensor) []Tensor {
 		return append(ts, Tensor{Name: "model.layers.0.attn.x.weight", DType: "F32", Shape: []int{1}, Data: make([]byte, 4)})
 	}, keep)
-	require.ErrorContains(t, importErr(d, out()), "model.layers.0.attn.x.weight")
+	require.ErrorContains(t, importErr(t, d, out()), "model.layers.0.attn.x.weight")
 	d = variant("shape", func(ts []Tensor) []Tensor {
 		ts[0].Shape = []int{len(ts[0].Data) / 4}
 		return ts
 	}, keep)
-	require.ErrorContains(t, importErr(d, out()), "has shape")
+	require.ErrorContains(t, importErr(t, d, out()), "has shape")
 	d = variant("foreign", same, func(m map[string]any) { delete(m, "oryx_config") })
-	require.ErrorContains(t, importErr(d, out()), "not an export of this project")
+	require.ErrorContains(t, importErr(t, d, out()), "not an export of this project")
 	d = variant("disagree", same, func(m map[string]any) { m["hidden_size"] = 65 })
-	require.ErrorContains(t, importErr(d, out()), "hidden_size is 65")
+	require.ErrorContains(t, importErr(t, d, out()), "hidden_size is 65")
 	require.ErrorContains(t, Export(filepath.Join(dir, "nothing"), filepath.Join(dir, "x")), "does not exist")
 }
 
@@ -250,8 +250,19 @@ func TestPythonSafetensorsReadsExport(t *testing.T) {
 	t.Logf("Python safetensors read %d tensors of the export, names, shapes, dtypes and bytes equal", len(ps))
 }
 
-// importErr is Import's error alone.
-func importErr(exportDir, ckptDir string) error {
-	_, err := Import(exportDir, ckptDir)
+// importErr is importInto's error alone.
+func importErr(t testing.TB, exportDir, ckptDir string) error {
+	_, err := importInto(t, exportDir, ckptDir)
 	return err
+}
+
+// importInto imports exportDir into ckptDir, which it holds open (oryx.OpenCheckpointDir) for the import.
+func importInto(t testing.TB, exportDir, ckptDir string) (*Imported, error) {
+	t.Helper()
+	w, err := oryx.OpenCheckpointDir(ckptDir, oryx.CheckpointDirOptions{})
+	if err != nil {
+		return nil, err
+	}
+	defer func() { require.NoError(t, w.Close()) }()
+	return Import(exportDir, w)
 }

@@ -122,7 +122,7 @@ func TestImportRefusesConfigsItCannotRunExactly(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			m := cloneMap(t, cfg)
 			c.edit(m)
-			err := importErr(edited(t, m, ts), filepath.Join(t.TempDir(), "ckpt"))
+			err := importErr(t, edited(t, m, ts), filepath.Join(t.TempDir(), "ckpt"))
 			require.ErrorContains(t, err, c.want)
 			require.ErrorContains(t, err, ConfigFile)
 		})
@@ -132,9 +132,9 @@ func TestImportRefusesConfigsItCannotRunExactly(t *testing.T) {
 	require.NoError(t, err)
 	twice := strings.Replace(string(raw), `"rope_theta": 10000,`, `"rope_theta": 10000, "rope_theta": 500000,`, 1)
 	require.NotEqual(t, string(raw), twice)
-	require.ErrorContains(t, importErr(edited(t, twice, ts), filepath.Join(t.TempDir(), "ckpt")), `key "rope_theta" appears twice`)
+	require.ErrorContains(t, importErr(t, edited(t, twice, ts), filepath.Join(t.TempDir(), "ckpt")), `key "rope_theta" appears twice`)
 	// Unedited, it imports.
-	require.NoError(t, importErr(edited(t, cfg, ts), filepath.Join(t.TempDir(), "ckpt")))
+	require.NoError(t, importErr(t, edited(t, cfg, ts), filepath.Join(t.TempDir(), "ckpt")))
 }
 
 // TestImportReadsVersion1Exports: exports written before oryx_export_format (the usual keys only) still
@@ -145,12 +145,12 @@ func TestImportReadsVersion1Exports(t *testing.T) {
 	require.NoError(t, err)
 	var legacy map[string]any
 	require.NoError(t, json.Unmarshal(mustJSON(t, legacyConfig(c, "float32")), &legacy))
-	require.NoError(t, importErr(edited(t, legacy, ts), filepath.Join(t.TempDir(), "ckpt")))
+	require.NoError(t, importErr(t, edited(t, legacy, ts), filepath.Join(t.TempDir(), "ckpt")))
 	for key, val := range map[string]any{"norm_eps": 1e-6, "rope_theta": 500000.0, "use_short_conv": false,
 		"model_type": "gated_deltanet", "torch_dtype": "float16", "head_dim": 32.0} {
 		m := cloneMap(t, legacy)
 		m[key] = val
-		err := importErr(edited(t, m, ts), filepath.Join(t.TempDir(), "ckpt"))
+		err := importErr(t, edited(t, m, ts), filepath.Join(t.TempDir(), "ckpt"))
 		require.Error(t, err, key)
 		require.Contains(t, err.Error(), key)
 	}
@@ -169,17 +169,17 @@ func TestImportReadsVersion2Exports(t *testing.T) {
 	require.Equal(t, 2.0, v2["oryx_export_format"])
 	require.Equal(t, "post_conv", v2["attention_key"])
 	require.NotContains(t, v2, "rope_pairing")
-	require.NoError(t, importErr(edited(t, v2, ts), filepath.Join(t.TempDir(), "ckpt")))
+	require.NoError(t, importErr(t, edited(t, v2, ts), filepath.Join(t.TempDir(), "ckpt")))
 	for key, val := range map[string]any{"rms_norm_eps": 1e-6, "rope_theta": 500000.0, "rope_pairing": "rotate_half"} {
 		m := cloneMap(t, v2)
 		m[key] = val
-		err := importErr(edited(t, m, ts), filepath.Join(t.TempDir(), "ckpt"))
+		err := importErr(t, edited(t, m, ts), filepath.Join(t.TempDir(), "ckpt"))
 		require.Error(t, err, key)
 		require.Contains(t, err.Error(), key)
 	}
 	l2 := cloneMap(t, v2)
 	l2["oryx_config"].(map[string]any)["attention_key_norm"] = "l2"
-	err = importErr(edited(t, l2, ts), filepath.Join(t.TempDir(), "ckpt"))
+	err = importErr(t, edited(t, l2, ts), filepath.Join(t.TempDir(), "ckpt"))
 	require.ErrorContains(t, err, `oryx_export_format 2 states attention_key "post_conv", but oryx_config reads attention through "post_conv_l2_normalized"`)
 	require.ErrorContains(t, err, "Export the checkpoint again")
 	require.ErrorContains(t, err, `attention_key is "post_conv" but oryx_config implies "post_conv_l2_normalized"`)
@@ -243,7 +243,7 @@ func TestImportConverts16BitWeights(t *testing.T) {
 			m["torch_dtype"] = c.torch
 			half := to16(t, ts, c.dtype)
 			ckpt := filepath.Join(t.TempDir(), "ckpt")
-			info, err := Import(edited(t, m, half), ckpt)
+			info, err := importInto(t, edited(t, m, half), ckpt)
 			require.NoError(t, err)
 			require.Equal(t, c.dtype, info.DType)
 			require.Equal(t, "float32", info.ConvertedTo)
@@ -273,7 +273,7 @@ func TestImportConverts16BitWeights(t *testing.T) {
 	// A mix of dtypes is refused, naming the tensor.
 	mixed := append([]Tensor{}, ts...)
 	mixed[3] = to16(t, ts[3:4], "BF16")[0]
-	require.ErrorContains(t, importErr(edited(t, cfg, mixed), filepath.Join(t.TempDir(), "ckpt")),
+	require.ErrorContains(t, importErr(t, edited(t, cfg, mixed), filepath.Join(t.TempDir(), "ckpt")),
 		mixed[3].Name+`" is BF16, but config.json says torch_dtype "float32"`)
 }
 
@@ -308,7 +308,7 @@ func TestReadSafetensorsRefusesDuplicateNames(t *testing.T) {
 	_, _, err := ReadSafetensors(filepath.Join(dir, WeightsFile))
 	require.ErrorContains(t, err, `key "`+name+`" appears twice`)
 	require.ErrorContains(t, err, "tensor names must be unique")
-	require.ErrorContains(t, importErr(dir, filepath.Join(t.TempDir(), "ckpt")), "appears twice")
+	require.ErrorContains(t, importErr(t, dir, filepath.Join(t.TempDir(), "ckpt")), "appears twice")
 }
 
 // TestImportRefusesOversizedWeightsFile runs the case of a weights file far larger than its config's model
@@ -321,7 +321,7 @@ func TestImportRefusesOversizedWeightsFile(t *testing.T) {
 	require.NoError(t, oryx.InitCheckpoint(ckpt, cfg, 1))
 	require.NoError(t, Export(ckpt, exp))
 	require.NoError(t, os.Truncate(filepath.Join(exp, WeightsFile), 9<<30))
-	_, err = Import(exp, filepath.Join(t.TempDir(), "back"))
+	_, err = importInto(t, exp, filepath.Join(t.TempDir(), "back"))
 	require.ErrorContains(t, err, "more than the")
 	require.ErrorContains(t, err, "not this model's weights")
 }

@@ -99,12 +99,12 @@ func TestModelingRefusesWhatImportRefuses(t *testing.T) {
 
 	var dirs []string
 	for _, c := range cases {
-		err := importErr(c.dir, filepath.Join(t.TempDir(), "ckpt"))
+		err := importErr(t, c.dir, filepath.Join(t.TempDir(), "ckpt"))
 		require.ErrorContains(t, err, c.want, "oryx import: %s", c.name)
 		dirs = append(dirs, c.dir)
 	}
 	good := edited(t, cfg, ts)
-	require.NoError(t, importErr(good, filepath.Join(t.TempDir(), "ckpt")))
+	require.NoError(t, importErr(t, good, filepath.Join(t.TempDir(), "ckpt")))
 	var got map[string]string
 	modelingChecks(t, python, "refusals", append(dirs, good), &got)
 	require.Equal(t, "ok", got[good], "the unedited export")

@@ -19,6 +19,7 @@ import (
 	"github.com/oryx-go/oryx/internal/testutil"
 	"github.com/oryx-go/oryx/oryx"
 	"github.com/oryx-go/oryx/oryx/infer"
+	"github.com/oryx-go/oryx/oryx/oryxtest"
 	"github.com/oryx-go/oryx/oryx/schedule"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -115,7 +116,7 @@ func randomCheckpoint(t *testing.T, cfg oryx.Config, dir string, seed uint64) {
 		}
 		require.NoError(t, v.SetValue(tensors.FromFlatDataAndDimensions(x, dims...)))
 	})
-	require.NoError(t, oryx.SaveCheckpoint(dir, cfg, ctx))
+	require.NoError(t, oryxtest.SaveCheckpoint(t, dir, cfg, ctx))
 }
 
 // eachParam calls fn with every model parameter of a float64 context, its values and its shape.
@@ -142,7 +143,7 @@ func float32Checkpoint(t *testing.T, src, dir string) {
 		}
 		ctx32.InAbsPath(v.Scope()).VariableWithValue(v.Name(), tensors.FromFlatDataAndDimensions(y, dims...))
 	})
-	require.NoError(t, oryx.SaveCheckpoint(dir, m.Config, ctx32))
+	require.NoError(t, oryxtest.SaveCheckpoint(t, dir, m.Config, ctx32))
 }
 
 // goLogits is the Go model's parallel forward on tokens with modes, flattened to [B·T·V] float64.
@@ -353,7 +354,7 @@ func TestTorchReferenceMatchesGo(t *testing.T) {
 			require.NoError(t, Export(run.ckpt[dt], exp))
 			// The export imports back bit for bit.
 			back := filepath.Join(dir, "back-"+dt)
-			require.NoError(t, importErr(exp, back))
+			require.NoError(t, importErr(t, exp, back))
 			_, ctxA, err := oryx.LoadCheckpoint(run.ckpt[dt], nil)
 			require.NoError(t, err)
 			_, ctxB, err := oryx.LoadCheckpoint(back, nil)

@@ -159,7 +159,7 @@ func TestTransformersCitizen(t *testing.T) {
 				assert.Subset(t, s.Files, []string{ConfigFile, WeightsFile, ModelingFile}, name)
 				assert.Contains(t, s.Config, "transformers_version", name)
 				back := filepath.Join(t.TempDir(), "ckpt")
-				info, err := Import(name, back)
+				info, err := importInto(t, name, back)
 				require.NoError(t, err, "oryx import of save_pretrained's %s", name)
 				_, ctxB, err := oryx.LoadCheckpoint(back, nil)
 				require.NoError(t, err)
@@ -194,7 +194,7 @@ func TestTransformersCitizen(t *testing.T) {
 				w, err := os.ReadFile(filepath.Join(name, WeightsFile))
 				require.NoError(t, err)
 				require.NoError(t, os.WriteFile(filepath.Join(d, WeightsFile), w, 0o644))
-				require.ErrorContains(t, importErr(d, filepath.Join(t.TempDir(), "ckpt")), `unknown key "sliding_window"`)
+				require.ErrorContains(t, importErr(t, d, filepath.Join(t.TempDir(), "ckpt")), `unknown key "sliding_window"`)
 				t.Logf("save_pretrained %s: %v, imported (%s), config keys beyond the export's: %v", filepath.Base(name),
 					s.Files, info.DType, extraKeys(s.Config))
 			}

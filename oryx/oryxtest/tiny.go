@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/gomlx/gomlx/pkg/ml/context"
 	"github.com/oryx-go/oryx/oryx"
 	"github.com/stretchr/testify/require"
 )
@@ -38,4 +39,21 @@ func TinyCheckpoint(t testing.TB, v oryx.Variant) string {
 	dir := filepath.Join(t.TempDir(), "tiny-"+string(v))
 	require.NoError(t, oryx.InitCheckpoint(dir, TinyConfig(t, v), 1))
 	return dir
+}
+
+// SaveCheckpoint opens dir for writing (oryx.OpenCheckpointDir), saves cfg and ctx there with
+// oryx.SaveCheckpoint and closes it: one save, as the tests of a checkpoint's format need.
+func SaveCheckpoint(t testing.TB, dir string, cfg oryx.Config, ctx *context.Context) error {
+	return SaveCheckpointKeep(t, dir, cfg, ctx, oryx.CheckpointKeep)
+}
+
+// SaveCheckpointKeep is SaveCheckpoint keeping the keep newest checkpoints (oryx.SaveCheckpointKeep).
+func SaveCheckpointKeep(t testing.TB, dir string, cfg oryx.Config, ctx *context.Context, keep int) error {
+	t.Helper()
+	w, err := oryx.OpenCheckpointDir(dir, oryx.CheckpointDirOptions{})
+	if err != nil {
+		return err
+	}
+	defer func() { require.NoError(t, w.Close()) }()
+	return oryx.SaveCheckpointKeep(w, cfg, ctx, keep)
 }

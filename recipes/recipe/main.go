@@ -55,6 +55,9 @@ func MainArgs(name string, args []string, stdout, stderr io.Writer) error {
 	if err := f.applyBudget(rec, &tc, set); err != nil {
 		return err
 	}
+	if *f.printConfig {
+		return printConfig(rec, tc, f, stdout)
+	}
 	be, err := oryx.Backend()
 	if err != nil {
 		return err
@@ -127,7 +130,7 @@ func MainArgs(name string, args []string, stdout, stderr io.Writer) error {
 type mainFlags struct {
 	out, data, valData, column, tokenizer, hardware, precision *string
 	tokens                                                     *int64
-	plan, force, retrain                                       *bool
+	plan, printConfig, force, retrain                          *bool
 	mfu                                                        *float64
 	devices                                                    *int
 }
@@ -146,6 +149,8 @@ func newFlags(name string, rec Recipe, tc *train.TrainConfig, stderr io.Writer) 
 		tokenizer: fs.String("tokenizer", rec.Tokenizer, "tokenizer: bytes | path/to/tokenizer.json | path/to/tokenizer.model"),
 		tokens:    fs.Int64("tokens", 0, "token budget; sets --steps to tokens/(batch·seq-len) (default: the recipe's)"),
 		plan:      fs.Bool("plan", false, "print the run's plan (a summary line on stderr, then JSON on stdout: parameters, FLOPs, tokens, memory, time, fits) and exit"),
+		printConfig: fs.Bool("print-config", false, "print the recipe's complete settings as JSON (model, data, optimizer, schedule, budget, run), "+
+			"with the other flags given applied, and exit; --precision aside, the recipe's precision (the pure-Go backend trains in f32)"),
 		hardware:  fs.String("hardware", "cpu-here", "with --plan: the target to size the run for: "+hardwareNames()+" (memory, peak bf16 TFLOP/s and sources: docs/training.md, recipes/recipe/hardware.go)"),
 		mfu:       fs.Float64("mfu", DefaultMFU, "with --plan --hardware GPU: the fraction of the peak bf16 rate assumed reached"),
 		force:     fs.Bool("force", false, "train even when the plan says the run does not fit this machine, or when --out holds another command's output (an export, a corpus, ...)"),
@@ -220,4 +225,28 @@ func printPlan(p Plan, name string, hw Hardware, devices int, mfu float64, stdou
 	enc := json.NewEncoder(stdout)
 	enc.SetIndent("", "  ")
 	return enc.Encode(p)
+}
+
+// printConfig prints the recipe's complete settings (Settings) with the flags applied: tc is the recipe's
+// training config after --steps, --tokens and the other training flags; --precision and --devices apply as a
+// run would take them, except that the precision is the recipe's unless --precision says otherwise (a run on the
+// pure-Go backend trains in f32).
+func printConfig(rec Recipe, tc train.TrainConfig, f *mainFlags, stdout io.Writer) error {
+	if *f.precision != "" {
+		tc.Precision = *f.precision
+	}
+	if *f.devices < 1 {
+		return cli.Usagef("--devices %d: must be ≥ 1", *f.devices)
+	}
+	tc.Devices = *f.devices
+	if err := tc.WithDefaults().Validate(); err != nil {
+		return cli.Usagef("flags: %w", err)
+	}
+	s, err := MakeSettings(rec, tc, DataSettings{Train: *f.data, Val: *f.valData, Column: *f.column, Tokenizer: *f.tokenizer})
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(s)
 }

@@ -13,7 +13,7 @@ import (
 
 	"github.com/oryx-go/oryx/evals/evalapi"
 	"github.com/oryx-go/oryx/internal/human"
-	"github.com/oryx-go/oryx/internal/rundir"
+	"github.com/oryx-go/oryx/recipes/train"
 )
 
 // AttributionResult is the attribution's section of attribution.json.
@@ -57,7 +57,7 @@ func attributionResult(c Config, models []*ModelResult) *AttributionResult {
 			st, _ := accuracyOverSeeds(runs, mqarRead(c), s)
 			row.mqar[s], row.MQAR[s] = st, st.json()
 		}
-		for _, mode := range rundir.ValModes {
+		for _, mode := range train.ValModes {
 			var vals []float64
 			for _, m := range runs {
 				if l, ok := m.Summary.ValLoss[mode]; ok {
@@ -132,7 +132,7 @@ func attributionMarkdown(c Config, rep *Report) string {
 			return "–"
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s / %s / %s | %s / %s | %s / %s |\n", row.Run, change, acc("attention"),
-			acc(evalapi.Mixed), acc("linear"), loss(rundir.ValAttention), loss(rundir.ValLinear), loss(rundir.ValBlockRandom),
+			acc(evalapi.Mixed), acc("linear"), loss(train.ValAttention), loss(train.ValLinear), loss(train.ValBlockRandom),
 			tok(row.to50, "attention"), tok(row.to50, evalapi.Mixed), tok(row.to90, "attention"), tok(row.to90, evalapi.Mixed))
 	}
 	b.WriteString("\nThe thresholds are the study's (claims.go); nothing here is a verdict: each row is read against the reference " +

@@ -133,7 +133,7 @@ type Config struct {
 	// no faster together than one after the other, two processes 1.5× faster (jobs.go).
 	TrainWorker func(ctx context.Context, c Config, i int, log io.Writer) error `json:"-"`
 	// Force writes into an Out that holds another command's output (a run directory, an export, ...), which
-	// Run otherwise refuses (rundir.Claim).
+	// Run otherwise refuses (claim.Dir).
 	Force bool `json:"-"`
 
 	// The attention-budget frontier of the Oryx-TG main model (frontier.go): MQAR over ClaimPairs with the

@@ -20,6 +20,7 @@ import (
 
 	"github.com/oryx-go/oryx/datasets"
 	"github.com/oryx-go/oryx/evals/evalapi"
+	"github.com/oryx-go/oryx/internal/jsonnum"
 	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/oryx"
 	"github.com/oryx-go/oryx/recipes/train"
@@ -171,8 +172,8 @@ type RecallCurve struct {
 	Tokens     []int64           `json:"tokens"`
 	Accuracy   []float64         `json:"accuracy"`
 	ByPairs    map[int][]float64 `json:"accuracy_by_pairs"`
-	TokensTo50 rundir.Float      `json:"tokens_to_50"`
-	TokensTo90 rundir.Float      `json:"tokens_to_90"`
+	TokensTo50 jsonnum.Float     `json:"tokens_to_50"`
+	TokensTo90 jsonnum.Float     `json:"tokens_to_90"`
 	// ProbeSeconds is the mean wall time of one curve point (every schedule of the run).
 	ProbeSeconds float64 `json:"probe_s"`
 }
@@ -239,8 +240,8 @@ func readRecallCurves(dir string) (map[string]*RecallCurve, error) {
 		for i, v := range rc.Tokens {
 			x[i] = float64(v)
 		}
-		rc.TokensTo50 = rundir.Float(firstCrossing(x, rc.Accuracy, CurveLevelHalf, true))
-		rc.TokensTo90 = rundir.Float(firstCrossing(x, rc.Accuracy, CurveLevelHigh, true))
+		rc.TokensTo50 = jsonnum.Float(firstCrossing(x, rc.Accuracy, CurveLevelHalf, true))
+		rc.TokensTo90 = jsonnum.Float(firstCrossing(x, rc.Accuracy, CurveLevelHigh, true))
 		rc.ProbeSeconds = seconds / float64(len(probes))
 	}
 	return out, nil

@@ -12,7 +12,7 @@ import (
 	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/evals/evalapi"
 	"github.com/oryx-go/oryx/internal/human"
-	"github.com/oryx-go/oryx/internal/rundir"
+	"github.com/oryx-go/oryx/internal/jsonnum"
 	"github.com/oryx-go/oryx/oryx"
 	"github.com/oryx-go/oryx/recipes/train"
 )
@@ -30,7 +30,7 @@ type ScheduleResult struct {
 	// ValLoss is the held-out synthetic language's loss in nats/token under the schedule: attention and
 	// linear only (the training's validation modes); null (NaN) for mixed, which has no question to split
 	// text at. The multi-mixer runs' validation in block-random modes is training.val_loss.block_random.
-	ValLoss           rundir.Float               `json:"val_loss"`
+	ValLoss           jsonnum.Float              `json:"val_loss"`
 	MQAR              map[int]float64            `json:"mqar"`        // accuracy by number of pairs
 	MQARCells         map[int]mqarCell           `json:"mqar_detail"` // accuracy, standard error, queries by number of pairs
 	Needle            map[int]evalapi.ProbeScore `json:"needle"`      // by prompt length
@@ -85,13 +85,13 @@ func schedulesOf(v oryx.Variant) []string {
 
 // newScheduleResults starts the results of a variant's schedules, with the validation losses of the training
 // summary: attention and linear under their own names; the mixed schedule has none (the training validates
-// block-random modes, a different schedule, kept in the summary as rundir.ValBlockRandom).
+// block-random modes, a different schedule, kept in the summary as train.ValBlockRandom).
 func newScheduleResults(v oryx.Variant, sum *train.Summary) []ScheduleResult {
 	var out []ScheduleResult
 	for _, sched := range schedulesOf(v) {
-		sr := ScheduleResult{Schedule: sched, ValLoss: rundir.Float(math.NaN()), MQAR: map[int]float64{}, MQARCells: map[int]mqarCell{},
+		sr := ScheduleResult{Schedule: sched, ValLoss: jsonnum.Float(math.NaN()), MQAR: map[int]float64{}, MQARCells: map[int]mqarCell{},
 			Needle: map[int]evalapi.ProbeScore{}, Copy: map[int]evalapi.ProbeScore{}}
-		if l, ok := sum.ValLoss[sched]; ok && (sched == rundir.ValAttention || sched == rundir.ValLinear) {
+		if l, ok := sum.ValLoss[sched]; ok && (sched == train.ValAttention || sched == train.ValLinear) {
 			sr.ValLoss = l
 		}
 		out = append(out, sr)

@@ -17,7 +17,7 @@ import (
 
 	"github.com/oryx-go/oryx/datasets"
 	"github.com/oryx-go/oryx/evals/evalapi"
-	"github.com/oryx-go/oryx/internal/rundir"
+	"github.com/oryx-go/oryx/internal/jsonnum"
 	"github.com/oryx-go/oryx/oryx/schedule"
 )
 
@@ -59,7 +59,7 @@ func checkFrontier(c Config) error {
 // c, the result says why it was skipped.
 func runFrontier(c Config, log io.Writer) (*evalapi.FrontierSummary, error) {
 	res := &evalapi.FrontierSummary{Dir: FrontierDir, Task: evalapi.FrontierMQAR, Pairs: c.ClaimPairs, Examples: c.FrontierExamples,
-		Budgets: c.FrontierBudgets, AllLinear: rundir.Float(math.NaN()), AllAttention: rundir.Float(math.NaN())}
+		Budgets: c.FrontierBudgets, AllLinear: jsonnum.Float(math.NaN()), AllAttention: jsonnum.Float(math.NaN())}
 	for _, p := range c.FrontierPolicies {
 		res.Policies = append(res.Policies, string(p))
 	}

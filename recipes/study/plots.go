@@ -9,6 +9,7 @@ import (
 	"github.com/oryx-go/oryx/evals/evalapi"
 	"github.com/oryx-go/oryx/internal/figure"
 	"github.com/oryx-go/oryx/internal/rundir"
+	"github.com/oryx-go/oryx/recipes/train"
 )
 
 // The schedules' styles, the same in every figure: a schedule is a colour, a marker and a dash. The
@@ -21,7 +22,7 @@ var scheduleStyle = map[string]figure.Line{
 	"mixed":     {Color: 2, Marker: 3, Dash: figure.Dashed},
 	// The validation loss in block-random modes (loss.png only): the multi-mixer runs' training
 	// distribution, not the mixed schedule, so it has a style of its own.
-	rundir.ValBlockRandom:     {Color: 3, Marker: 7, Dash: figure.Dashed},
+	train.ValBlockRandom:      {Color: 3, Marker: 7, Dash: figure.Dashed},
 	evalapi.LinearToAttention: {Color: 0, Marker: 4, Dash: figure.Dashed},
 	evalapi.AttentionToLinear: {Color: 1, Marker: 5, Dash: figure.Dashed},
 }
@@ -55,7 +56,7 @@ func writePlots(c Config, rep *Report) error {
 		lp := &figure.Panel{Title: title, X: figure.Axis{Label: "training tokens"}, Y: figure.Axis{Label: "validation loss (nats/token)"},
 			LegendInside: true}
 		x, ys := valCurves(filepath.Join(c.Out, m.RunDir))
-		for _, mode := range rundir.ValModes {
+		for _, mode := range train.ValModes {
 			if y, ok := ys[mode]; ok {
 				lp.Lines = append(lp.Lines, line(mode, valModeName(mode), x, y, nil))
 			}
@@ -293,7 +294,7 @@ func switchName(k string) string {
 
 // valModeName is the legend entry of a validation mode.
 func valModeName(mode string) string {
-	if mode == rundir.ValBlockRandom {
+	if mode == train.ValBlockRandom {
 		return "block-random modes"
 	}
 	return mode
@@ -308,7 +309,7 @@ func mqarPoints(cells map[int]mqarCell) (x, y, e []float64) {
 }
 
 // valCurves reads the validation records of a run's metrics.jsonl: tokens and the loss per validation mode
-// (rundir.ValModes; older runs' keys renamed).
+// (train.ValModes; older runs' keys renamed).
 func valCurves(dir string) ([]float64, map[string][]float64) {
 	_, val, err := rundir.ReadMetrics(dir)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/oryx-go/oryx/evals/evalapi"
+	"github.com/oryx-go/oryx/internal/jsonnum"
 	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/stretchr/testify/require"
 )
@@ -30,9 +31,9 @@ func TestWritePlots(t *testing.T) {
 		require.NoError(t, os.MkdirAll(dir, 0o755))
 		var recs []rundir.ValRecord
 		for s := 1; s <= 6; s++ {
-			loss := map[string]rundir.Float{}
+			loss := map[string]jsonnum.Float{}
 			for mi, mode := range schedulesOf(v) {
-				loss[mode] = rundir.Float(1 + 2*math.Exp(-float64(s)/2) + 0.05*float64(mi+vi))
+				loss[mode] = jsonnum.Float(1 + 2*math.Exp(-float64(s)/2) + 0.05*float64(mi+vi))
 			}
 			recs = append(recs, rundir.ValRecord{Step: s * 50, Tokens: int64(s * 204800), Loss: loss})
 		}

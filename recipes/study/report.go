@@ -8,7 +8,7 @@ import (
 
 	"github.com/oryx-go/oryx/evals/evalapi"
 	"github.com/oryx-go/oryx/internal/human"
-	"github.com/oryx-go/oryx/internal/rundir"
+	"github.com/oryx-go/oryx/recipes/train"
 )
 
 // markdown renders report.md: the setting, the claims with their criteria, verdicts and numbers, the
@@ -90,7 +90,7 @@ func markdown(c Config, rep *Report) string {
 		if m.Summary == nil {
 			continue
 		}
-		if v, ok := m.Summary.ValLoss[rundir.ValBlockRandom]; ok {
+		if v, ok := m.Summary.ValLoss[train.ValBlockRandom]; ok {
 			fmt.Fprintf(&b, "%s%s %.4f", sep, m.Name, float64(v))
 			sep = ", "
 		}

@@ -14,7 +14,7 @@ import (
 	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/evals/evalapi"
 	"github.com/oryx-go/oryx/internal/atomicfile"
-	"github.com/oryx-go/oryx/internal/rundir"
+	"github.com/oryx-go/oryx/internal/claim"
 	"github.com/oryx-go/oryx/oryx"
 	"github.com/oryx-go/oryx/recipes/train"
 )
@@ -65,7 +65,7 @@ func Run(ctx context.Context, c Config, log io.Writer) (*Report, error) {
 	if err := checkFrontier(c); err != nil {
 		return nil, err
 	}
-	if err := rundir.Claim("--out", c.Out, rundir.KindStudy, c.Force); err != nil {
+	if err := claim.Dir("--out", c.Out, claim.Study, c.Force); err != nil {
 		return nil, err
 	}
 	// The runs: trained c.Jobs at a time (jobs.go), each evaluated here once trained; the results in the

@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/oryx-go/oryx/evals/evalapi"
-	"github.com/oryx-go/oryx/internal/rundir"
+	"github.com/oryx-go/oryx/internal/jsonnum"
 	"github.com/oryx-go/oryx/oryx"
 	"github.com/oryx-go/oryx/recipes/train"
 )
@@ -247,8 +247,8 @@ func TestMixedIsNotBlockRandom(t *testing.T) {
 	for _, r := range rows {
 		byName[r.Schedule] = r
 	}
-	require.Equal(t, rundir.Float(1.25), byName["attention"].ValLoss)
-	require.Equal(t, rundir.Float(1.5), byName["linear"].ValLoss)
+	require.Equal(t, jsonnum.Float(1.25), byName["attention"].ValLoss)
+	require.Equal(t, jsonnum.Float(1.5), byName["linear"].ValLoss)
 	require.True(t, math.IsNaN(float64(byName["mixed"].ValLoss)))
 	data, err := json.Marshal(byName["mixed"])
 	require.NoError(t, err)

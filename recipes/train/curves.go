@@ -34,7 +34,7 @@ func writeCurves(dir string) error {
 			{Name: "train, per step", X: tokens, Y: loss, Faint: true},
 			{Name: fmt.Sprintf("train, %d-step centred mean", smoothSteps), X: tokens, Y: figure.CentredMean(loss, smoothSteps), Width: 2},
 		}}
-	for i, mode := range rundir.ValModes {
+	for i, mode := range ValModes {
 		var x, y []float64
 		for _, r := range val {
 			if v, ok := r.Loss[mode]; ok {

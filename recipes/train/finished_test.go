@@ -58,10 +58,23 @@ func TestFinishedRunIsANoOp(t *testing.T) {
 	require.Equal(t, first.ValLoss, again.ValLoss)
 	require.Equal(t, before, snapshot(t, out), "a rerun of a finished run changed files")
 
+	// The user's own files beside the run, named like the run's (--retrain used to remove any
+	// checkpoint-* or trainer-state-* entry): retraining removes only the names the trainer writes.
+	mine := []string{"checkpoint-backup/weights.bin", "checkpoint-notes.txt", "trainer-state-mine.json",
+		"trainer-state-notes.txt", "checkpoint-n0000001-old.bin", "metrics.jsonl.orig", "summary/notes.txt"}
+	for _, name := range mine {
+		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(out, name)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(out, name), []byte("mine"), 0o644))
+	}
 	r = tinyRun(t, oryx.Mamba2, out)
 	r.Retrain = true
 	re, err := Train(r)
 	require.NoError(t, err)
+	for _, name := range mine {
+		data, err := os.ReadFile(filepath.Join(out, name))
+		require.NoError(t, err, "--retrain removed the user's %s", name)
+		require.Equal(t, "mine", string(data), name)
+	}
 	require.Equal(t, 0, re.ResumedAt)
 	require.Equal(t, 6, re.Steps)
 	require.Len(t, trainLosses(t, out), 6, "the retrained run's metrics start over")
@@ -88,7 +101,7 @@ func TestFinishedRunReadsOldValKeys(t *testing.T) {
 	out := t.TempDir()
 	first, err := Train(tinyRun(t, oryx.OryxTG, out))
 	require.NoError(t, err)
-	require.Contains(t, first.ValLoss, rundir.ValBlockRandom)
+	require.Contains(t, first.ValLoss, ValBlockRandom)
 	require.NotContains(t, first.ValLoss, "mixed")
 	for name, rename := range map[string][2]string{
 		rundir.SummaryFile: {`"block_random"`, `"mixed"`},
@@ -107,7 +120,7 @@ func TestFinishedRunReadsOldValKeys(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEmpty(t, val)
 	for _, v := range val {
-		require.Contains(t, v.Loss, rundir.ValBlockRandom)
+		require.Contains(t, v.Loss, ValBlockRandom)
 		require.NotContains(t, v.Loss, "mixed")
 	}
 }

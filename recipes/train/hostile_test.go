@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/oryx-go/oryx/internal/rundir"
+	"github.com/oryx-go/oryx/internal/runwriter"
 	"github.com/oryx-go/oryx/oryx"
 	"github.com/stretchr/testify/require"
 )
@@ -39,7 +40,7 @@ func TestConcurrentRunsOneDirectory(t *testing.T) {
 		switch {
 		case err == nil:
 			ok++
-		case errors.Is(err, rundir.ErrBusy):
+		case errors.Is(err, runwriter.ErrBusy):
 			busy++
 			// The holder is named once its record is written; a refusal in the instant before says "another process".
 			require.ErrorContains(t, err, "--out: run directory in use: "+out+" is being written by ")
@@ -82,7 +83,7 @@ func TestSignalAfterCheckpointNoDuplicate(t *testing.T) {
 	out := t.TempDir()
 	r := tinyRun(t, oryx.Transformer, out)
 	r.Train.EvalBatches, r.Train.KeepCheckpoints = 0, 2
-	_, err := train(r, testHooks{interruptAt: 4}) // checkpoints at steps 2 and 4, then the signal
+	_, err := train(r, &testControl{interruptAt: 4}) // checkpoints at steps 2 and 4, then the signal
 	require.ErrorIs(t, err, ErrInterrupted)
 	names, err := oryx.ListCheckpoints(out)
 	require.NoError(t, err)
@@ -124,4 +125,11 @@ func TestRunDirectoryHoldsItsTokenizer(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, filepath.Join(out, rel), spec)
 	require.True(t, strings.HasSuffix(spec, "gpt-neox-20b.json"))
+	data2, seqLen, ok := rundir.TrainedOn(out)
+	require.True(t, ok)
+	require.Equal(t, r.Data.Spec, data2)
+	require.Equal(t, r.Train.SeqLen, seqLen)
+	require.Equal(t, "go", rec["backend"])
+	require.Equal(t, r.Name, rec["name"])
+	require.Contains(t, rec, "model")
 }

@@ -57,7 +57,7 @@ func TestDataParallelMatchesOneDevice(t *testing.T) {
 	// the same reassociation tolerance (not bit for bit: the summation order changed).
 	cut := t.TempDir()
 	r := dpRun(t, cut, 4)
-	_, err := train(r, testHooks{stopAfter: 5})
+	_, err := train(r, &testControl{stopAfter: 5})
 	require.ErrorIs(t, err, errSimulatedKill)
 	s, err := Train(dpRun(t, cut, 2))
 	require.NoError(t, err)

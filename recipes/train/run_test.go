@@ -111,7 +111,7 @@ func TestResumeIsExact(t *testing.T) {
 
 	cut := t.TempDir()
 	r := tinyRun(t, oryx.OryxTG, cut)
-	_, err = train(r, testHooks{stopAfter: 3})
+	_, err = train(r, &testControl{stopAfter: 3})
 	require.ErrorIs(t, err, errSimulatedKill)
 	require.Len(t, trainLosses(t, cut), 3, "the killed run logged 3 steps")
 	s, err := Train(tinyRun(t, oryx.OryxTG, cut))
@@ -160,7 +160,7 @@ func TestNonFiniteStepIsSkipped(t *testing.T) {
 	out := t.TempDir()
 	r := tinyRun(t, oryx.Transformer, out)
 	r.Train.EvalBatches = 0
-	s, err := train(r, testHooks{lossScaleAt: func(step int) float64 {
+	s, err := train(r, &testControl{lossScaleAt: func(step int) float64 {
 		if step == 3 {
 			return math.NaN()
 		}
@@ -177,7 +177,7 @@ func TestNonFiniteStepIsSkipped(t *testing.T) {
 	out2 := t.TempDir()
 	r = tinyRun(t, oryx.Transformer, out2)
 	r.Train.EvalBatches, r.Train.MaxBadSteps = 0, 2
-	_, err = train(r, testHooks{lossScaleAt: func(step int) float64 {
+	_, err = train(r, &testControl{lossScaleAt: func(step int) float64 {
 		if step >= 2 {
 			return math.Inf(1)
 		}
@@ -302,7 +302,7 @@ func TestMixtureResumeIsExact(t *testing.T) {
 	_, err := Train(r)
 	require.NoError(t, err)
 	r.Out = cut
-	_, err = train(r, testHooks{stopAfter: 3})
+	_, err = train(r, &testControl{stopAfter: 3})
 	require.ErrorIs(t, err, errSimulatedKill)
 	_, err = Train(r)
 	require.NoError(t, err)
@@ -336,7 +336,7 @@ func TestTrainOnParquetAndPretokenized(t *testing.T) {
 			continue
 		}
 		r.Out = cut
-		_, err = train(r, testHooks{stopAfter: 3})
+		_, err = train(r, &testControl{stopAfter: 3})
 		require.ErrorIs(t, err, errSimulatedKill)
 		_, err = Train(r)
 		require.NoError(t, err)
@@ -454,7 +454,7 @@ func TestProbeLinesSurviveResume(t *testing.T) {
 	cut := t.TempDir()
 	r = tinyRun(t, oryx.OryxTG, cut)
 	r.Probe = probe
-	_, err = train(r, testHooks{stopAfter: 3})
+	_, err = train(r, &testControl{stopAfter: 3})
 	require.ErrorIs(t, err, errSimulatedKill)
 	require.Len(t, probes(cut), 1, "the killed run measured step 3 (after its last checkpoint, at step 2)")
 	r = tinyRun(t, oryx.OryxTG, cut)

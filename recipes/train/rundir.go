@@ -1,35 +1,33 @@
 package train
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"path/filepath"
-	"strings"
 
 	"github.com/oryx-go/oryx/internal/rundir"
-	"github.com/oryx-go/oryx/internal/safefile"
 	"github.com/oryx-go/oryx/oryx"
 )
 
-// Start-up housekeeping of a run directory, done by Train once it holds the directory's lock
-// (rundir.AcquireLock): nothing else can be writing there, so every temporary file is a leftover of a killed
-// process.
-
-// cleanLeftovers removes what interrupted saves left in dir (rundir.CleanLeftovers: the checkpoint code's
-// staging folders and partial files, the temporary files of atomic writes) and says so on log.
-func cleanLeftovers(dir string, log io.Writer) error {
-	removed, err := rundir.CleanLeftovers(dir)
-	if err != nil {
-		return fmt.Errorf("removing leftovers of interrupted saves in %s: %w", dir, err)
+// openRunDir prepares the run directory Train holds open (w). A finished run is left as it is and its
+// summary returned with done: rerunning its command writes nothing (it used to overwrite summary.json with
+// this process's zero throughput and run.json's start time), unless r.Retrain starts it over.
+func openRunDir(r Run, w *oryx.CheckpointDir) (*Summary, bool, error) {
+	sum, done, err := finishedRun(r)
+	switch {
+	case err != nil:
+		return nil, false, err
+	case done && !r.Retrain:
+		fmt.Fprintf(r.Log, "%s: %s already finished (%d steps); --retrain to train it again from scratch\n", r.Name, r.Out, sum.Steps)
+		return sum, true, nil
+	case done:
+		fmt.Fprintf(r.Log, "%s: %s already finished; retraining from scratch (--retrain)\n", r.Name, r.Out)
+		if err := w.RemoveRun(); err != nil {
+			return nil, false, err
+		}
 	}
-	if len(removed) > 0 {
-		fmt.Fprintf(log, "%s: removed %d leftover(s) of interrupted saves (no complete checkpoint uses them): %s\n",
-			dir, len(removed), strings.Join(removed, ", "))
-	}
-	return nil
+	return nil, false, nil
 }
 
 // finishedRun reports whether r.Out holds r finished: its newest checkpoint is at r.Train.Steps with the same
@@ -51,16 +49,13 @@ func finishedRun(r Run) (*Summary, bool, error) {
 	if cfg, err := oryx.LoadConfig(filepath.Join(r.Out, rundir.ConfigFile)); err != nil || len(cfg.Diff(r.Model)) > 0 {
 		return nil, false, nil // LoadCheckpoint reports it
 	}
-	data, err := safefile.ReadFile(filepath.Join(r.Out, rundir.SummaryFile))
+	var sum Summary
+	err = rundir.ReadJSON(r.Out, rundir.SummaryFile, &sum)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false, nil
 	}
 	if err != nil {
 		return nil, false, err
-	}
-	var sum Summary
-	if err := json.Unmarshal(data, &sum); err != nil {
-		return nil, false, fmt.Errorf("%s: %w", filepath.Join(r.Out, rundir.SummaryFile), err)
 	}
 	return &sum, true, nil
 }

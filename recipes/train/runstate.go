@@ -2,6 +2,7 @@ package train
 
 import (
 	"encoding/json"
+	"fmt"
 
 	"github.com/oryx-go/oryx/datasets"
 	"github.com/oryx-go/oryx/internal/rundir"
@@ -29,4 +30,29 @@ func readState(dir string, step int) (*RunState, error) {
 		return nil, err
 	}
 	return &st, nil
+}
+
+// trajectoryDiff lists the fields of TrainConfig that change what a run computes (everything but the
+// logging, validation and checkpoint cadence and the device count), as "field: a vs b". With a constant
+// learning rate after warm-up neither the number of steps nor the final-rate ratio changes any step's
+// update, so a finished run can be extended: its first N steps are exactly an N-step run.
+func trajectoryDiff(a, b TrainConfig) []string {
+	a, b = a.WithDefaults(), b.WithDefaults() // a checkpoint written before a field existed has its default
+	if a.LRSchedule == LRConstant && b.LRSchedule == LRConstant {
+		a.Steps, b.Steps, a.MinLRRatio, b.MinLRRatio = 0, 0, 0, 0
+	}
+	a.CheckpointEvery, a.KeepCheckpoints, a.EvalEvery, a.EvalBatches, a.LogEvery, a.MaxBadSteps, a.Devices = 0, 0, 0, 0, 0, 0, 0
+	b.CheckpointEvery, b.KeepCheckpoints, b.EvalEvery, b.EvalBatches, b.LogEvery, b.MaxBadSteps, b.Devices = 0, 0, 0, 0, 0, 0, 0
+	var ma, mb map[string]any
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	_ = json.Unmarshal(ja, &ma)
+	_ = json.Unmarshal(jb, &mb)
+	var d []string
+	for k, va := range ma {
+		if fmt.Sprint(va) != fmt.Sprint(mb[k]) {
+			d = append(d, fmt.Sprintf("%s: %v vs %v", k, va, mb[k]))
+		}
+	}
+	return d
 }

@@ -24,8 +24,8 @@ import (
 	"github.com/oryx-go/oryx/evals/leaderboard"
 	"github.com/oryx-go/oryx/evals/oryxlm"
 	"github.com/oryx-go/oryx/evals/probes"
+	"github.com/oryx-go/oryx/internal/claim"
 	"github.com/oryx-go/oryx/internal/cli"
-	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/oryx"
 	"github.com/oryx-go/oryx/oryx/schedule"
 )
@@ -111,13 +111,13 @@ func Run(o Options) (*frontier.Frontier, error) {
 			return nil, err
 		}
 	}
-	if err := rundir.Claim("--out", o.Out, rundir.KindFrontier, o.Force); err != nil {
+	if err := claim.Dir("--out", o.Out, claim.Frontier, o.Force); err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
 		return nil, fmt.Errorf("--out: %w", err)
 	}
-	jsonPath := filepath.Join(o.Out, rundir.FrontierFile)
+	jsonPath := filepath.Join(o.Out, claim.FrontierFile)
 
 	maxLen := max(o.MaxLength, o.LMMaxLength, mo.SeqLen+1)
 	for _, n := range needles {
@@ -398,7 +398,7 @@ func (o *Options) needles(tok tokenizers.Tokenizer) ([]datasets.MiniNeedle, erro
 	lengths, depths, samples := o.NeedleLengths, o.NeedleDepths, o.NeedleSamples
 	if len(lengths) == 0 {
 		l := 122 // the tiny study's: 128 − 6, so that the answer fits the training length
-		if _, seqLen, ok := rundir.TrainedOn(o.Checkpoint); ok && seqLen > 16 {
+		if _, seqLen, ok := evalsetup.TrainedOn(o.Checkpoint); ok && seqLen > 16 {
 			l = seqLen - 6
 		}
 		lengths = []int{l}

@@ -1,19 +1,22 @@
-package rundir
+// Package claim is which command owns a directory: every command that writes a directory of its own claims
+// it first (Dir), and every command that writes a file claims the file (File).
+package claim
 
 // Which command owns a directory. Every command that writes a directory of its own — training and `oryx
 // init` (a run directory), `oryx import` (a run directory), `oryx export` (an export), `oryx tokenize` (a
-// tokenized corpus), the study, `evals frontier`, `evals switch` — claims its --out first (Claim): it may
+// tokenized corpus), the study, `evals frontier`, `evals switch` — claims its --out first (Dir): it may
 // write into a directory that is absent, empty, of its own kind (a rerun resumes or replaces its own output),
 // or that holds other files none of which it would replace; a directory of another command's kind is refused
 // with a message naming the path and what it holds, unless the user says --force. Commands that write files
-// (`evals`' results file, `evals mqar`, `evals merge`, `oryx synth`) claim the file (ClaimFile): never under
+// (`evals`' results file, `evals mqar`, `evals merge`, `oryx synth`) claim the file (File): never under
 // a name that the owner of its directory writes, never over a file that is not already theirs.
 //
 // The rules are by content, the files each command writes (no marker file: the directories written before
 // these rules are classified the same way):
 //
-//	run directory       config.json holding an oryx config, checkpoint-*, trainer-state-*, run.json,
-//	                    metrics.jsonl, .oryx.lock, .staging-* (layout.go)
+//	run directory       config.json holding an oryx config, checkpoint files and trainer states under the
+//	                    exact names their writers give them, run.json, metrics.jsonl, .oryx.lock, .staging-N
+//	                    (internal/rundir)
 //	export              model.safetensors, modeling_oryx.py, a config.json holding "oryx_config" or
 //	                    "architectures" (oryx/hf)
 //	tokenized corpus    manifest.json, tokens-NNNNN.parquet (datasets: Pretokenize)
@@ -33,6 +36,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/internal/safefile"
 )
 
@@ -41,15 +45,15 @@ type Kind string
 
 // The kinds of directories a command owns.
 const (
-	KindRun      Kind = "a run directory"
-	KindExport   Kind = "an export"
-	KindCorpus   Kind = "a tokenized corpus"
-	KindStudy    Kind = "a study"
-	KindFrontier Kind = "an attention-budget frontier"
-	KindSwitch   Kind = "mode-switch curves"
+	RunDir   Kind = "a run directory"
+	Export   Kind = "an export"
+	Corpus   Kind = "a tokenized corpus"
+	Study    Kind = "a study"
+	Frontier Kind = "an attention-budget frontier"
+	Switch   Kind = "mode-switch curves"
 )
 
-// The files that mark the kinds other than the run directory (whose names are in layout.go and runjson.go).
+// The files that mark the kinds other than the run directory (whose names are internal/rundir's).
 // Their writers use these names.
 const (
 	ExportWeightsFile  = "model.safetensors" // oryx/hf.WeightsFile
@@ -65,19 +69,19 @@ const (
 var StudyRecords = []string{"study.json", "scale.json", "attribution.json"}
 
 // outputs are, per kind, the fixed names its writer writes or replaces: in a directory of no kind, any of
-// them already there (not the writer's, or the directory would be of its kind) makes Claim refuse.
+// them already there (not the writer's, or the directory would be of its kind) makes Dir refuse.
 var outputs = map[Kind][]string{
-	KindRun:      {ConfigFile, RunFile, MetricsFile, SummaryFile, CurvesFile, TokenizerDir, LockFile},
-	KindExport:   {ExportWeightsFile, ConfigFile, ExportModelingFile},
-	KindCorpus:   {CorpusManifestFile},
-	KindStudy:    append([]string{"report.md", "leaderboard.json", "leaderboard.md", "results", StudyRunsDir, "frontier"}, StudyRecords...),
-	KindFrontier: {FrontierFile, "frontier.png", "frontier_fraction.png"},
-	KindSwitch:   {SwitchFile, "switch.png"},
+	RunDir:   {rundir.ConfigFile, rundir.RunFile, rundir.MetricsFile, rundir.SummaryFile, rundir.CurvesFile, rundir.TokenizerDir, rundir.LockFile},
+	Export:   {ExportWeightsFile, rundir.ConfigFile, ExportModelingFile},
+	Corpus:   {CorpusManifestFile},
+	Study:    append([]string{"report.md", "leaderboard.json", "leaderboard.md", "results", StudyRunsDir, "frontier"}, StudyRecords...),
+	Frontier: {FrontierFile, "frontier.png", "frontier_fraction.png"},
+	Switch:   {SwitchFile, "switch.png"},
 }
 
 var (
 	corpusShardRE = regexp.MustCompile(`^tokens-[0-9]{5}\.parquet$`)
-	stateFileAny  = regexp.MustCompile(`^` + statePrefix + `[0-9]+\.json$`)
+	stateFileAny  = regexp.MustCompile(`^` + rundir.StatePrefix + `[0-9]+\.json$`)
 )
 
 // Holding is what Classify found in a directory.
@@ -146,39 +150,50 @@ func Classify(path string) (Holding, error) {
 		h.Entries = append(h.Entries, n)
 		switch {
 		case n == ExportWeightsFile || n == ExportModelingFile:
-			mark(KindExport, n)
-		case n == ConfigFile:
+			mark(Export, n)
+		case n == rundir.ConfigFile:
 			switch configKind(filepath.Join(path, n)) {
-			case KindRun:
-				mark(KindRun, n)
-			case KindExport:
-				mark(KindExport, n)
+			case RunDir:
+				mark(RunDir, n)
+			case Export:
+				mark(Export, n)
 			}
-		case n == RunFile:
+		case n == rundir.RunFile:
 			if isRunRecord(filepath.Join(path, n)) {
-				mark(KindRun, n)
+				mark(RunDir, n)
 			}
-		case strings.HasPrefix(n, CheckpointPrefix) || stateFileAny.MatchString(n) || n == MetricsFile ||
-			n == LockFile || (e.IsDir() && strings.HasPrefix(n, StagingPrefix)):
-			mark(KindRun, n)
+		case isRunFile(n, e.IsDir()):
+			mark(RunDir, n)
 		case n == CorpusManifestFile || corpusShardRE.MatchString(n):
-			mark(KindCorpus, n)
+			mark(Corpus, n)
 		case slices.Contains(StudyRecords, n) || strings.HasPrefix(n, StudyWorkerPrefix) && strings.HasSuffix(n, ".json"):
-			mark(KindStudy, n)
+			mark(Study, n)
 		case n == StudyRunsDir && e.IsDir() && holdsRuns(filepath.Join(path, n)):
-			mark(KindStudy, n+"/")
+			mark(Study, n+"/")
 		case n == FrontierFile:
-			mark(KindFrontier, n)
+			mark(Frontier, n)
 		case n == SwitchFile:
-			mark(KindSwitch, n)
+			mark(Switch, n)
 		}
 	}
-	for _, k := range []Kind{KindRun, KindExport, KindCorpus, KindStudy, KindFrontier, KindSwitch} {
+	for _, k := range []Kind{RunDir, Export, Corpus, Study, Frontier, Switch} {
 		if len(h.Evidence[k]) > 0 {
 			h.Kinds = append(h.Kinds, k)
 		}
 	}
 	return h, nil
+}
+
+// isRunFile reports whether the entry name (a folder when dir) is one a run directory's writers write under
+// their exact names: a checkpoint's file, a trainer state, metrics.jsonl, the lock, a checkpoint's staging
+// folder. A user's "checkpoint-backup/" or "trainer-state-notes.txt" does not make a directory a run
+// directory (the trainer would then write its config.json over the user's).
+func isRunFile(name string, dir bool) bool {
+	if dir {
+		return rundir.IsStagingDir(name)
+	}
+	_, _, ckpt := rundir.IsCheckpointFile(name)
+	return ckpt || stateFileAny.MatchString(name) || name == rundir.MetricsFile || name == rundir.LockFile
 }
 
 // configKind tells an oryx config.json (a run directory's) from an export's Hugging Face config.json by its
@@ -198,9 +213,9 @@ func configKind(path string) Kind {
 	_, dModel := m["d_model"]
 	switch {
 	case oryxConfig || architectures:
-		return KindExport
+		return Export
 	case variant && dModel:
-		return KindRun
+		return RunDir
 	}
 	return ""
 }
@@ -232,18 +247,18 @@ func holdsRuns(dir string) bool {
 			continue
 		}
 		sub, err := Classify(filepath.Join(dir, e.Name()))
-		if err == nil && slices.Contains(sub.Kinds, KindRun) {
+		if err == nil && slices.Contains(sub.Kinds, RunDir) {
 			return true
 		}
 	}
 	return false
 }
 
-// Claim checks that a command may write its output of kind want into dir (flag names the command-line flag
+// Dir checks that a command may write its output of kind want into dir (flag names the command-line flag
 // for messages, e.g. "--out"): dir is absent, empty, of kind want only, or a directory of no kind that holds
 // none of the names want's writer writes. Otherwise the error names the path, what it holds and the way out;
 // force skips the check (the user said --force).
-func Claim(flag, dir string, want Kind, force bool) error {
+func Dir(flag, dir string, want Kind, force bool) error {
 	if force {
 		return nil
 	}
@@ -283,11 +298,11 @@ func Claim(flag, dir string, want Kind, force bool) error {
 	return nil
 }
 
-// ClaimFile checks that a command may write the file path (flag names the flag): not under a name that the
+// File checks that a command may write the file path (flag names the flag): not under a name that the
 // writer of its directory's kind writes (another command's output), not over a directory or anything but a regular file, and
 // not over an existing file that ours (the writer's own reader, e.g. a results file parser) refuses (nil:
 // any existing file is refused). force skips the check.
-func ClaimFile(flag, path string, what string, ours func(path string) error, force bool) error {
+func File(flag, path string, what string, ours func(path string) error, force bool) error {
 	if force {
 		return nil
 	}
@@ -337,21 +352,21 @@ func ownsName(k Kind, name string) bool {
 		return true
 	}
 	switch k {
-	case KindRun:
-		return name == RunFile || name == SummaryFile || strings.HasPrefix(name, CheckpointPrefix) ||
-			stateFileAny.MatchString(name) || strings.HasPrefix(name, StagingPrefix)
-	case KindCorpus:
+	case RunDir:
+		return name == rundir.RunFile || name == rundir.SummaryFile || strings.HasPrefix(name, rundir.CheckpointPrefix) ||
+			stateFileAny.MatchString(name) || strings.HasPrefix(name, rundir.StagingPrefix)
+	case Corpus:
 		return corpusShardRE.MatchString(name)
-	case KindStudy:
+	case Study:
 		return strings.HasPrefix(name, StudyWorkerPrefix)
 	}
 	return false
 }
 
-// ClaimShared checks a directory that a command writes some files of names of its own into beside others'
+// Shared checks a directory that a command writes some files of names of its own into beside others'
 // (`evals`' lm-eval folder <dir>/<model>/, results_<date>.json): it must be a directory or absent; another
 // command's output there is left alone (no name clashes). force skips the check.
-func ClaimShared(flag, dir, what string, force bool) error {
+func Shared(flag, dir, what string, force bool) error {
 	if force {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package rundir_test
+package runwriter_test
 
 import (
 	"io"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/oryx-go/oryx/internal/atomicfile"
 	"github.com/oryx-go/oryx/internal/rundir"
+	"github.com/oryx-go/oryx/internal/runwriter"
 	"github.com/oryx-go/oryx/oryx"
 )
 
@@ -38,17 +39,30 @@ func TestCleanLeftovers(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, orphan), []byte("data"), 0o644))
 	other := filepath.Join(dir, "notes.txt") // not ours: kept
 	require.NoError(t, os.WriteFile(other, []byte("x"), 0o644))
+	// Names like the leftovers' that the run directory's writers never write: a user's (or another command's)
+	// files, kept: no cleanup removes a name it did not create.
+	mine := []string{"checkpoint-backup.bin", "checkpoint-n0000003-mine.bin", ".notes.txt.tmp-3", "notes.json.tmp-4",
+		"." + rundir.ConfigFile + ".tmp-x", ".results_2026.json.tmp-12"}
+	for _, name := range mine {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte("mine"), 0o644))
+	}
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, rundir.StagingPrefix+"mine", "keep"), 0o755))
+	mine = append(mine, rundir.StagingPrefix+"mine")
 
-	removed, err := rundir.CleanLeftovers(dir)
+	removed, err := runwriter.CleanLeftovers(dir)
 	require.NoError(t, err)
 	require.ElementsMatch(t, append([]string{rundir.StagingPrefix + "123", rundir.ConfigFile + ".tmp-99", orphan}, temps...), removed)
 	require.NoDirExists(t, staging)
 	require.FileExists(t, other)
+	for _, name := range mine {
+		_, err := os.Stat(filepath.Join(dir, name))
+		require.NoError(t, err, "%s is not a leftover of ours", name)
+	}
 	require.FileExists(t, filepath.Join(dir, names[0]+".bin"))
 	_, _, err = oryx.LoadCheckpoint(dir, nil)
 	require.NoError(t, err)
 
-	removed, err = rundir.CleanLeftovers(dir)
+	removed, err = runwriter.CleanLeftovers(dir)
 	require.NoError(t, err)
 	require.Empty(t, removed, "nothing left to clean")
 }

@@ -1,4 +1,4 @@
-package rundir
+package runwriter
 
 import (
 	"bufio"
@@ -11,14 +11,17 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/oryx-go/oryx/internal/rundir"
 )
 
 // The test binary doubles as a lock holder: with RUNLOCK_HOLD=DIR it takes DIR's lock, says "held" and
 // waits to be killed.
 func TestMain(m *testing.M) {
 	if dir := os.Getenv("RUNLOCK_HOLD"); dir != "" {
-		if _, err := AcquireLock(dir, "holder", os.Stderr); err != nil {
+		if _, err := acquireLock(dir, "holder", os.Stderr); err != nil {
 			fmt.Println("error:", err)
 			os.Exit(1)
 		}
@@ -30,20 +33,20 @@ func TestMain(m *testing.M) {
 
 func TestSecondAcquireRefused(t *testing.T) {
 	dir := t.TempDir()
-	l, err := AcquireLock(dir, "first", nil)
+	l, err := acquireLock(dir, "first", nil)
 	require.NoError(t, err)
-	_, err = AcquireLock(dir, "second", nil)
+	_, err = acquireLock(dir, "second", nil)
 	require.ErrorIs(t, err, ErrBusy)
 	require.ErrorContains(t, err, dir)
 	require.ErrorContains(t, err, fmt.Sprintf("process %d", os.Getpid()))
 	require.ErrorContains(t, err, "(first)")
-	require.NoError(t, l.Release())
-	require.NoFileExists(t, filepath.Join(dir, LockFile))
-	require.NoError(t, l.Release(), "a second release does nothing")
+	require.NoError(t, l.release())
+	require.NoFileExists(t, filepath.Join(dir, rundir.LockFile))
+	require.NoError(t, l.release(), "a second release does nothing")
 
-	l2, err := AcquireLock(dir, "third", nil)
+	l2, err := acquireLock(dir, "third", nil)
 	require.NoError(t, err, "free again after release")
-	require.NoError(t, l2.Release())
+	require.NoError(t, l2.release())
 }
 
 // TestStaleLockTakenOver: a lock file whose process died (killed with SIGKILL, no clean-up) is taken over,
@@ -61,26 +64,40 @@ func TestStaleLockTakenOver(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "held\n", line)
 
-	_, err = AcquireLock(dir, "me", nil)
+	_, err = acquireLock(dir, "me", nil)
 	require.ErrorIs(t, err, ErrBusy)
 	require.ErrorContains(t, err, fmt.Sprintf("process %d", cmd.Process.Pid))
 
 	require.NoError(t, cmd.Process.Kill())
 	_ = cmd.Wait()
-	require.FileExists(t, filepath.Join(dir, LockFile), "SIGKILL leaves the lock file behind")
+	require.FileExists(t, filepath.Join(dir, rundir.LockFile), "SIGKILL leaves the lock file behind")
 	var log bytes.Buffer
-	l, err := AcquireLock(dir, "me", &log)
+	l, err := acquireLock(dir, "me", &log)
 	require.NoError(t, err)
-	defer l.Release()
+	defer l.release()
 	require.Contains(t, log.String(), "taking over the stale lock of process "+fmt.Sprint(cmd.Process.Pid))
-	data, err := os.ReadFile(filepath.Join(dir, LockFile))
+	data, err := os.ReadFile(filepath.Join(dir, rundir.LockFile))
 	require.NoError(t, err)
 	require.True(t, strings.HasPrefix(string(data), fmt.Sprintf("pid %d\n", os.Getpid())), string(data))
 }
 
 func TestMissingDirectory(t *testing.T) {
-	_, err := AcquireLock(filepath.Join(t.TempDir(), "nope"), "x", nil)
+	_, err := acquireLock(filepath.Join(t.TempDir(), "nope"), "x", nil)
 	require.Error(t, err)
 	require.False(t, errors.Is(err, ErrBusy))
 	require.ErrorContains(t, err, "creating the lock file")
+}
+
+// TestLockRefusesPlantedLink: a symbolic link planted at the lock's path is refused and its target is left
+// as it was (it used to be truncated and overwritten with the lock record).
+func TestLockRefusesPlantedLink(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(t.TempDir(), "precious.txt")
+	require.NoError(t, os.WriteFile(target, []byte("keep me"), 0o644))
+	require.NoError(t, os.Symlink(target, filepath.Join(dir, rundir.LockFile)))
+	_, err := acquireLock(dir, "test", nil)
+	require.ErrorContains(t, err, "symbolic link")
+	b, err := os.ReadFile(target)
+	require.NoError(t, err)
+	assert.Equal(t, "keep me", string(b))
 }

@@ -1,4 +1,4 @@
-package rundir
+package runwriter
 
 // One writer per run directory: an advisory lock file, DIR/.oryx.lock, held for the life of the process that
 // trains into (or initialises) DIR. Without it two runs started at the same moment on one --out both succeed
@@ -19,27 +19,25 @@ import (
 	"strings"
 	"time"
 
+	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/internal/safefile"
 )
 
-// LockFile is the lock file inside a run directory.
-const LockFile = ".oryx.lock"
-
-// Lock is a held run-directory lock.
-type Lock struct {
+// heldLock is a held run-directory lock.
+type heldLock struct {
 	f    *os.File
 	path string
 }
 
-// ErrBusy is wrapped by AcquireLock's error when another live process holds the directory.
+// ErrBusy is wrapped by acquireLock's error when another live process holds the directory.
 var ErrBusy = errors.New("run directory in use")
 
-// AcquireLock locks dir (which must exist) for this process. It fails at once, without waiting, when another
+// acquireLock locks dir (which must exist) for this process. It fails at once, without waiting, when another
 // process holds the lock: the error wraps ErrBusy and names the directory and the holder. A stale lock file
 // (its process died without releasing it) is taken over, and a line saying so goes to log (nil: discarded).
 // what describes this process in the lock file (e.g. the command name).
-func AcquireLock(dir, what string, log io.Writer) (*Lock, error) {
-	path := filepath.Join(dir, LockFile)
+func acquireLock(dir, what string, log io.Writer) (*heldLock, error) {
+	path := filepath.Join(dir, rundir.LockFile)
 	for attempt := 0; ; attempt++ {
 		// Never through a link planted at the lock's path (its target would be truncated), never a FIFO.
 		f, err := safefile.OpenNoFollow(path, os.O_RDWR|os.O_CREATE, 0o644)
@@ -57,7 +55,7 @@ func AcquireLock(dir, what string, log io.Writer) (*Lock, error) {
 			return nil, fmt.Errorf("%w: %s is being written by %s; wait for it to finish or use another output directory "+
 				"(the lock is %s)", ErrBusy, dir, prev.describe(), path)
 		}
-		// The holder may have removed the file between our open and our lock (Release): then we hold the lock
+		// The holder may have removed the file between our open and our lock (release): then we hold the lock
 		// of an unlinked file, and must retry on the path's current file.
 		if same, err := samePath(f, path); err != nil || !same {
 			_ = f.Close()
@@ -77,12 +75,12 @@ func AcquireLock(dir, what string, log io.Writer) (*Lock, error) {
 		if f.Truncate(0) == nil {
 			_, _ = f.WriteAt([]byte(rec), 0)
 		}
-		return &Lock{f: f, path: path}, nil
+		return &heldLock{f: f, path: path}, nil
 	}
 }
 
-// Release removes the lock file and drops the lock. Calling it again does nothing.
-func (l *Lock) Release() error {
+// release removes the lock file and drops the lock. Calling it again does nothing.
+func (l *heldLock) release() error {
 	if l == nil || l.f == nil {
 		return nil
 	}
