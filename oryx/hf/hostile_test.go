@@ -396,7 +396,7 @@ func TestImportRefusesHostileExports(t *testing.T) {
 	_, cfg, ts := exportFixture(t, oryx.OryxTG)
 	for _, h := range hostileExports(t, cfg, ts) {
 		ckpt := filepath.Join(t.TempDir(), "ckpt")
-		require.ErrorContains(t, importErr(h.dir, ckpt), h.want, h.name)
+		require.ErrorContains(t, importErr(t, h.dir, ckpt), h.want, h.name)
 		require.NoDirExists(t, ckpt, h.name)
 	}
 }

@@ -69,7 +69,7 @@ type ModelResult struct {
 	// MixtureLoss is the held-out training mixture's loss by single mode (attention, linear; mixtureloss.go),
 	// beside the language-only validation loss of ScheduleResult.ValLoss (not with EvalCurves); null where the
 	// model scores no number (NaN: a diverged model).
-	MixtureLoss map[string]rundir.Float `json:"mixture_loss,omitempty"`
+	MixtureLoss map[string]jsonnum.Float `json:"mixture_loss,omitempty"`
 }
 
 // schedulesOf lists the schedules a variant is read in.

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/oryx-go/oryx/evals/evalapi"
+	"github.com/oryx-go/oryx/internal/jsonnum"
 	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/recipes/train"
 )
@@ -86,7 +87,7 @@ func TestHostileBrokenLossRecords(t *testing.T) {
 				m := &ModelResult{RunSpec: RunSpec{Name: run.name}, Seed: k, RunDir: filepath.Join("runs", run.name+"-s"+string(rune('0'+k)))}
 				dir := filepath.Join(c.Out, m.RunDir)
 				require.NoError(t, os.MkdirAll(dir, 0o755))
-				l := rundir.Float(run.loss)
+				l := jsonnum.Float(run.loss)
 				writeValRecords(t, dir, []rundir.ValRecord{{Step: 10, Tokens: 1000, Loss: rundir.ValLosses{"attention": l, "linear": l}},
 					{Step: 20, Tokens: 2000, Loss: rundir.ValLosses{"attention": l, "linear": l}}})
 				models = append(models, m)
@@ -121,11 +122,11 @@ func decomposeModels(n int, skip ...string) []*ModelResult {
 					continue runs
 				}
 			}
-			l := func(mode float64) rundir.Float {
-				return rundir.Float(1 + 0.1*mode + 0.01*float64(i) + 0.003*float64(k*k))
+			l := func(mode float64) jsonnum.Float {
+				return jsonnum.Float(1 + 0.1*mode + 0.01*float64(i) + 0.003*float64(k*k))
 			}
 			out = append(out, &ModelResult{RunSpec: rs, Seed: k, Summary: &train.Summary{ValLoss: rundir.ValLosses{"attention": l(0), "linear": l(1)}},
-				MixtureLoss: map[string]rundir.Float{"attention": l(2), "linear": rundir.Float(math.NaN())}})
+				MixtureLoss: map[string]jsonnum.Float{"attention": l(2), "linear": jsonnum.Float(math.NaN())}})
 		}
 	}
 	return out
@@ -181,7 +182,7 @@ func TestHostileRecallCurveNotANumber(t *testing.T) {
 // runs whose numbers are all broken (NaN validation and mixture losses, a negative loss curve, no MQAR
 // queries): no panic, study.json and decompose.json valid JSON, no verdict holds.
 func TestHostileArtefactsFromBrokenRuns(t *testing.T) {
-	nan := rundir.Float(math.NaN())
+	nan := jsonnum.Float(math.NaN())
 	for _, kind := range []string{KindDecompose, KindStudy} {
 		c := QuickDecomposeConfig(false)
 		c.Kind, c.Out = kind, t.TempDir()
@@ -190,7 +191,7 @@ func TestHostileArtefactsFromBrokenRuns(t *testing.T) {
 			for k := 1; k <= c.Seeds; k++ {
 				m := &ModelResult{RunSpec: rs, Seed: k, RunDir: filepath.Join("runs", c.label(job{rs, k})), Curves: map[string]*RecallCurve{},
 					Summary:     &train.Summary{ValLoss: rundir.ValLosses{"attention": nan, "linear": -1}},
-					MixtureLoss: map[string]rundir.Float{"attention": nan, "linear": nan}}
+					MixtureLoss: map[string]jsonnum.Float{"attention": nan, "linear": nan}}
 				dir := filepath.Join(c.Out, m.RunDir)
 				require.NoError(t, os.MkdirAll(dir, 0o755))
 				writeValRecords(t, dir, []rundir.ValRecord{{Step: 1, Tokens: 10, Loss: rundir.ValLosses{"attention": nan, "linear": -1}},

@@ -10,7 +10,7 @@ import (
 
 	"github.com/oryx-go/oryx/datasets"
 	"github.com/oryx-go/oryx/datasets/tokenizers"
-	"github.com/oryx-go/oryx/internal/rundir"
+	"github.com/oryx-go/oryx/internal/jsonnum"
 	"github.com/oryx-go/oryx/oryx"
 )
 
@@ -28,7 +28,7 @@ const mixtureValRows = 64
 const mixtureBatch = 16
 
 // mixtureLosses scores the held-out mixture in each single mode of the model's variant ("attention", "linear").
-func mixtureLosses(c Config, m *oryx.Model, ctx *context.Context, tok tokenizers.Tokenizer, log io.Writer) (map[string]rundir.Float, error) {
+func mixtureLosses(c Config, m *oryx.Model, ctx *context.Context, tok tokenizers.Tokenizer, log io.Writer) (map[string]jsonnum.Float, error) {
 	if !strings.HasPrefix(c.Data, "mix:") {
 		return nil, nil // not a mixture: the language loss is the whole objective
 	}
@@ -45,7 +45,7 @@ func mixtureLosses(c Config, m *oryx.Model, ctx *context.Context, tok tokenizers
 		return nil, err
 	}
 	defer sc.Finalize()
-	out := map[string]rundir.Float{}
+	out := map[string]jsonnum.Float{}
 	for _, sched := range schedulesOf(m.Config.Variant) {
 		mode, ok := map[string]oryx.Mode{"attention": oryx.Attention, "linear": oryx.Linear}[sched]
 		if !ok {
@@ -61,7 +61,7 @@ func mixtureLosses(c Config, m *oryx.Model, ctx *context.Context, tok tokenizers
 				sum += l
 			}
 		}
-		out[sched] = rundir.Float(sum / float64(len(seqs)))
+		out[sched] = jsonnum.Float(sum / float64(len(seqs)))
 		fmt.Fprintf(log, "  mixture loss (%s, %d held-out rows): %.4f\n", sched, len(seqs), float64(out[sched]))
 	}
 	return out, nil
