@@ -381,7 +381,7 @@ func execDotGeneralLarge(backend *Backend, lhs, rhs *Buffer, params *dotGeneralN
 			wg.Done()
 		}
 		if useBatchParallelism {
-			backend.workers.WaitToStart(batchSplitFn)
+			backend.workers.StartOrRunInline(batchSplitFn) // Never waits for a worker: this op may run on one.
 		} else {
 			batchSplitFn()
 		}

@@ -188,7 +188,7 @@ func execDotGeneralSmall(backend *Backend, lhs, rhs *Buffer, params *dotGeneralN
 		for batchStartIdx := 0; batchStartIdx < batchSize; batchStartIdx += batchSplitSize {
 			batchEndIdx := min(batchStartIdx+batchSplitSize, batchSize)
 			wg.Add(1)
-			backend.workers.WaitToStart(func() {
+			backend.workers.StartOrRunInline(func() { // Never waits for a worker: this op may run on one.
 				normalizeDotGeneral(lhsNormalized, rhsNormalized, tmpOutput, params, batchStartIdx, batchEndIdx)
 				wg.Done()
 			})

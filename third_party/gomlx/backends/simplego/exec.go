@@ -635,7 +635,9 @@ func (e *Executable) executeParallel(execBuf *executionBuffers) error {
 			// fmt.Printf("\tnode #%d: executed successfully\n", nodeIdx)
 		}
 
-		// Schedule this op (nodeIdx) for execution.
+		// Schedule this op (nodeIdx) for execution. Waiting for a worker is safe here: this loop runs on the
+		// caller's goroutine, not on a worker, and ops split their own work with StartOrRunInline, which never
+		// waits, so the running nodes always finish and free their workers.
 		e.backend.workers.WaitToStart(nodeExecFn)
 	}
 

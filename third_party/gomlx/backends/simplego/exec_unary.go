@@ -793,7 +793,7 @@ func execErfGeneric[T float32 | float64](backend *Backend, inputs, outputs []T) 
 		for ii := 0; ii < lenInputs; ii += unaryMinParallelizeChunk {
 			iiEnd := min(ii+unaryMinParallelizeChunk, lenInputs)
 			wg.Add(1)
-			backend.workers.WaitToStart(func() {
+			backend.workers.StartOrRunInline(func() { // Never waits for a worker: this op may run on one.
 				for jj := ii; jj < iiEnd; jj++ {
 					outputs[jj] = T(math.Erf(float64(inputs[jj])))
 				}

@@ -68,6 +68,10 @@ func (w *workersPool) lockedIsFull() bool {
 // If parallelism is disabled (maxParallelism is 0), it runs the task inline and returns when it is finished.
 // This is risky if one is relying on concurrency, and it can lead to deadlocks.
 // Avoid using this function if the parallelism is disabled.
+//
+// It must not be called from within a task running on a worker (e.g. an op splitting its work): the caller
+// would hold a worker while waiting for one, and when every worker does so, none is ever freed.
+// Use StartOrRunInline there.
 func (w *workersPool) WaitToStart(task func()) {
 	if w.IsUnlimited() {
 		go task()
@@ -117,6 +121,17 @@ func (w *workersPool) StartIfAvailable(task func()) bool {
 	}
 	w.lockedRunTaskInGoroutine(task)
 	return true
+}
+
+// StartOrRunInline runs the task in a separate goroutine if there are enough workers left, and otherwise
+// runs it inline, returning when it is finished. It never waits for a worker, so it is safe to call from within
+// a task running on a worker (nested parallelism): a bounded pool cannot deadlock on it.
+//
+// It's up to the client to synchronize the end of the function execution.
+func (w *workersPool) StartOrRunInline(task func()) {
+	if !w.StartIfAvailable(task) {
+		task()
+	}
 }
 
 // WorkerIsAsleep indicates the worker (the one that called the method) is going to sleep waiting
