@@ -26,7 +26,7 @@ func TestProjectMatchesEinsum(t *testing.T) {
 	for _, dtype := range testDTypes {
 		for _, rows := range []int{1, 3, 40} {
 			t.Run(fmt.Sprintf("%s/rows=%d", dtype, rows), func(t *testing.T) {
-				x, w1 := random(1, rows, 12), random(5, 7, 12) // btd,hkd->bthk
+				x, w1 := random(1, rows, 12), random(5, 7, 12)   // btd,hkd->bthk
 				y, w2 := random(1, rows, 5, 7), random(12, 5, 7) // bthv,dhv->btd
 				got := mustExecGraph(t, dtype, func(n []*Node) []*Node {
 					return []*Node{Project(n[0], n[1], 1), Einsum("btd,hkd->bthk", n[0], n[1]),
