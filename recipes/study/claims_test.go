@@ -141,9 +141,9 @@ func TestCurveSubsetAndModes(t *testing.T) {
 			at = append(at, s)
 		}
 	}
-	require.Len(t, at, 14)
+	require.Len(t, at, 18)
 	require.Equal(t, []int{50, 100}, at[:2])
-	require.Equal(t, 700, at[13])
+	require.Equal(t, 900, at[17])
 	c.Train.Steps = 710 // not a multiple: the last step too
 	require.True(t, c.curveAt(710))
 	require.False(t, c.curveAt(725))
