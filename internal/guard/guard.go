@@ -98,13 +98,20 @@ func MemoryLimit() (int64, string) {
 }
 
 // memTotal is MemTotal from /proc/meminfo in bytes (0 where it is unknown).
-func memTotal() int64 {
-	data, err := os.ReadFile("/proc/meminfo")
+func memTotal() int64 { return procKB("/proc/meminfo", "MemTotal:") }
+
+// PeakRSS is the process's peak resident set size (VmHWM from /proc/self/status) in bytes, 0 where it is
+// unknown.
+func PeakRSS() int64 { return procKB("/proc/self/status", "VmHWM:") }
+
+// procKB reads the "key: N kB" line of a /proc file in bytes (0 where the file or the line is missing).
+func procKB(file, key string) int64 {
+	data, err := os.ReadFile(file)
 	if err != nil {
 		return 0
 	}
 	for _, line := range strings.Split(string(data), "\n") {
-		if rest, ok := strings.CutPrefix(line, "MemTotal:"); ok {
+		if rest, ok := strings.CutPrefix(line, key); ok {
 			if f := strings.Fields(rest); len(f) > 0 {
 				kb, _ := strconv.ParseInt(f[0], 10, 64)
 				return kb * 1024

@@ -2,6 +2,7 @@ package infer
 
 import (
 	"fmt"
+	"github.com/oryx-go/oryx/internal/guard"
 	"os"
 	"runtime/debug"
 	"strconv"
@@ -66,22 +67,7 @@ func BenchmarkPrefillLong(b *testing.B) {
 			}
 		}
 		b.ReportMetric(time.Since(start).Seconds()/float64(b.N), "s/prefill")
-		b.ReportMetric(float64(peakRSS())/(1<<20), "peak-RSS-MiB")
+		b.ReportMetric(float64(guard.PeakRSS())/(1<<20), "peak-RSS-MiB")
 		b.ReportMetric(float64(int64(batch)*GenerationRowBytes(cfg, t, capacity, 4))/(1<<20), "estimate-MiB")
 	})
-}
-
-// peakRSS is VmHWM from /proc/self/status in bytes (0 where unknown).
-func peakRSS() int64 {
-	data, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
-			return kb << 10
-		}
-	}
-	return 0
 }

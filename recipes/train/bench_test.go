@@ -2,6 +2,7 @@ package train
 
 import (
 	"fmt"
+	"github.com/oryx-go/oryx/internal/guard"
 	"math/rand/v2"
 	"os"
 	"testing"
@@ -73,7 +74,7 @@ func BenchmarkTrainStep(b *testing.B) {
 				perStep := b.Elapsed().Seconds() / float64(b.N)
 				b.ReportMetric(float64(sh.batch*sh.seq)/perStep, "tok/s")
 				b.ReportMetric(first.Seconds(), "first-step-s")
-				b.ReportMetric(float64(peakRSS())/(1<<20), "peak-RSS-MiB")
+				b.ReportMetric(float64(guard.PeakRSS())/(1<<20), "peak-RSS-MiB")
 				b.ReportMetric(float64(oryx.CountParams(cfg).Total), "params")
 			})
 		}

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/oryx-go/oryx/internal/guard"
 	"github.com/oryx-go/oryx/internal/jsonnum"
 	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/oryx"
@@ -45,7 +46,7 @@ func (s *session) finish() (*Summary, error) {
 	}
 	sum := &Summary{
 		Name: r.Name, Variant: r.Model.Variant, Params: oryx.CountParams(r.Model).Total, Steps: st.Step, Tokens: st.TokensSeen,
-		ValLoss: s.lastVal, Skipped: st.Skipped, ElapsedSec: st.ElapsedSec, PeakRSSBytes: peakRSS(),
+		ValLoss: s.lastVal, Skipped: st.Skipped, ElapsedSec: st.ElapsedSec, PeakRSSBytes: guard.PeakRSS(),
 		Backend: s.be.Name(), ResumedAt: s.startStep, ValidationSet: s.valWhat,
 	}
 	if d := time.Since(s.procStart).Seconds(); s.procTokens > 0 && d > 0 {
