@@ -16,10 +16,10 @@ XLA_TAGS = $(if $(XLA_PLUGIN),-tags xla,)
 # binary built with -tags xla sets glibc's allocator itself when it is loaded (four arenas, no mmap for large
 # blocks, no trimming: internal/backend/xla_malloc.go; ORYX_XLA_MALLOC=default keeps glibc's defaults).
 
-# The main job: the set-up self-check, then the tiny study (recipes/study): Transformer, GDN and Oryx-TG with
-# Oryx-TG's controls (p = 1, p = 0), trained on the same synthetic
-# mixture and budget (on XLA CPU two at a time in worker processes: --jobs), evaluated all-attention / all-linear / mixed (validation loss, MQAR, the MQAR switch
-# test, mini needle, copy), then Oryx-TG's attention-budget frontier on MQAR (accuracy vs FLOPs per budget and
+# The main job: the set-up self-check, then the study (recipes/study): the Transformer, GDN and Oryx-TG (p = 0.5)
+# at tiny2x, 900 steps, seed 1, matched initialisation, trained on the same synthetic mixture and budget (on XLA
+# CPU two at a time in worker processes: --jobs; 702 s quiet, README), evaluated all-attention / all-linear /
+# mixed (validation loss, MQAR, the MQAR switch test, mini needle, copy), then Oryx-TG's attention-budget frontier on MQAR (accuracy vs FLOPs per budget and
 # policy) -> runs/study/{study.json,report.md,leaderboard.*,*.png,frontier/} with a verdict per claim.
 # The budget is configurable: make demo DEMO_FLAGS="--steps 400" (or --runs transformer,gdn,oryx-tg).
 DEMO_FLAGS ?=
