@@ -123,17 +123,11 @@ func TestModelingExpectedConfigIsNewConfig(t *testing.T) {
 		t.Skip("-short: backend-independent (the pure-Go suite runs it)")
 	}
 	python := torchPython(t)
-	type request struct {
-		Oryx  oryx.Config `json:"oryx_config"`
-		DType string      `json:"torch_dtype"`
-	}
-	var req []request
+	var req []modelingRequest
 	var want []map[string]any
-	for i, o := range append([]configOption{{"base", "", func(*oryx.Config) {}}}, configOptions()...) {
-		c := optionBase(t)
-		o.edit(&c)
+	for i, c := range optionConfigs(t) {
 		dtype := []string{"float32", "float64", "bfloat16", "float16"}[i%4]
-		req = append(req, request{c, dtype})
+		req = append(req, modelingRequest{c, dtype})
 		m, err := jsonMap(NewConfig(c, dtype))
 		require.NoError(t, err)
 		want = append(want, m)
@@ -162,16 +156,10 @@ func TestModelingSizesAreImports(t *testing.T) {
 		t.Skip("-short: backend-independent (the pure-Go suite runs it)")
 	}
 	python := torchPython(t)
-	type request struct {
-		Oryx  oryx.Config `json:"oryx_config"`
-		DType string      `json:"torch_dtype"`
-	}
-	var req []request
+	var req []modelingRequest
 	var want []int64
-	for _, o := range append([]configOption{{"base", "", func(*oryx.Config) {}}}, configOptions()...) {
-		c := optionBase(t)
-		o.edit(&c)
-		req = append(req, request{c, "float32"})
+	for _, c := range optionConfigs(t) {
+		req = append(req, modelingRequest{c, "float32"})
 		want = append(want, oryx.CountParams(c).Total)
 	}
 	var got struct {
@@ -186,4 +174,21 @@ func TestModelingSizesAreImports(t *testing.T) {
 	require.Equal(t, map[string]int64{"vocab": guard.MaxVocab, "d_model": guard.MaxDModel, "layers": guard.MaxLayers,
 		"heads": guard.MaxHeads, "key_dim": guard.MaxHeadDim, "value_dim": guard.MaxHeadDim, "mlp_hidden": guard.MaxMLPHidden,
 		"chunk": guard.MaxChunk, "conv_width": guard.MaxConvWidth, "params": guard.MaxParams}, got.Limits)
+}
+
+// modelingRequest is one configuration sent to modeling_checks.py: a model's config and its torch dtype.
+type modelingRequest struct {
+	Oryx  oryx.Config `json:"oryx_config"`
+	DType string      `json:"torch_dtype"`
+}
+
+// optionConfigs is the base configuration and the base with each configOption applied, in that order.
+func optionConfigs(t *testing.T) []oryx.Config {
+	var out []oryx.Config
+	for _, o := range append([]configOption{{"base", "", func(*oryx.Config) {}}}, configOptions()...) {
+		c := optionBase(t)
+		o.edit(&c)
+		out = append(out, c)
+	}
+	return out
 }
