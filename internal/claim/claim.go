@@ -66,7 +66,7 @@ const (
 )
 
 // StudyRecords are the records a study writes at its end, one per kind of study (recipes/study: Config.kind).
-var StudyRecords = []string{"study.json", "scale.json", "attribution.json"}
+var StudyRecords = []string{"study.json", "scale.json", "attribution.json", "decide.json"}
 
 // outputs are, per kind, the fixed names its writer writes or replaces: in a directory of no kind, any of
 // them already there (not the writer's, or the directory would be of its kind) makes Dir refuse.
@@ -74,7 +74,7 @@ var outputs = map[Kind][]string{
 	RunDir:   {rundir.ConfigFile, rundir.RunFile, rundir.MetricsFile, rundir.SummaryFile, rundir.CurvesFile, rundir.TokenizerDir, rundir.LockFile},
 	Export:   {ExportWeightsFile, rundir.ConfigFile, ExportModelingFile},
 	Corpus:   {CorpusManifestFile},
-	Study:    append([]string{"report.md", "leaderboard.json", "leaderboard.md", "results", StudyRunsDir, "frontier"}, StudyRecords...),
+	Study:    append([]string{"report.md", "leaderboard.json", "leaderboard.md", "results", StudyRunsDir, "frontier", "evaluations"}, StudyRecords...),
 	Frontier: {FrontierFile, "frontier.png", "frontier_fraction.png"},
 	Switch:   {SwitchFile, "switch.png"},
 }

@@ -102,6 +102,11 @@ type Comparison struct {
 	Loss      float64 `json:"-"`      // the candidate's validation loss
 	RefLoss   float64 `json:"-"`      // the reference's at the same tokens (the half-token controls: at twice theirs)
 	Gap       float64 `json:"-"`      // (Loss − RefLoss)/RefLoss
+	// SetSE is the gap's standard error over the held-out set's sequences (pairedGap), when the losses are the
+	// held-out set's (Set); 0 when they are the trainer's validation curve's.
+	SetSE float64 `json:"-"`
+	// Set is where the losses come from: "held-out N sequences" or "validation curve" (the trainer's set).
+	Set string `json:"set"`
 	// TokensRatio is the tokens the reference needed to reach the candidate's loss (its validation curve,
 	// interpolated) over the candidate's tokens; NaN when the reference never got there (the candidate is
 	// better than the reference at its end).
@@ -117,7 +122,8 @@ func (cp Comparison) MarshalJSON() ([]byte, error) {
 		RefLoss     any `json:"ref_loss"`
 		Gap         any `json:"gap"`
 		TokensRatio any `json:"tokens_ratio"`
-	}{plain(cp), r4(cp.Loss), r4(cp.RefLoss), r4(cp.Gap), r4(cp.TokensRatio)})
+		SetSE       any `json:"set_se"`
+	}{plain(cp), r4(cp.Loss), r4(cp.RefLoss), r4(cp.Gap), r4(cp.TokensRatio), r4OrNull(cp.SetSE)})
 }
 
 // The two comparisons claim (a) decides on.
@@ -221,8 +227,15 @@ func seedControls(c Config, models []*ModelResult, seed int) []Comparison {
 		}
 		t, l := cc.end()
 		rl := rc.at(t)
-		out = append(out, Comparison{Name: p.name, Seed: seed, Candidate: p.cand + " " + p.candMode, Reference: p.ref + " " + p.refMode,
-			Tokens: int64(t), Loss: l, RefLoss: rl, Gap: relativeGap(l, rl), TokensRatio: rc.tokensTo(l) / t})
+		cp := Comparison{Name: p.name, Seed: seed, Candidate: p.cand + " " + p.candMode, Reference: p.ref + " " + p.refMode,
+			Tokens: int64(t), Loss: l, RefLoss: rl, Gap: relativeGap(l, rl), TokensRatio: rc.tokensTo(l) / t, Set: setCurve}
+		// The held-out set when both runs were scored on it (heldout.go): the same sequences, paired.
+		if a, b := cm.HeldOut[p.candMode], rm.HeldOut[p.refMode]; a != nil && b != nil && len(a.PerSequence) > 0 {
+			cp.Loss, cp.RefLoss = float64(a.Mean), float64(b.Mean)
+			cp.Gap, cp.SetSE = pairedGap(a.PerSequence, b.PerSequence)
+			cp.Set = fmt.Sprintf("held-out %d sequences", len(a.PerSequence))
+		}
+		out = append(out, cp)
 	}
 	// Half the tokens: the baselines' own curves at N/2 (exact for a constant learning rate; see DefaultRuns).
 	for _, b := range []struct{ name, mode string }{{"transformer", "attention"}, {"gdn", "linear"}} {
@@ -237,10 +250,14 @@ func seedControls(c Config, models []*ModelResult, seed int) []Comparison {
 		t, l := cv.end()
 		h := cv.at(t / 2)
 		out = append(out, Comparison{Name: b.name + " at half the tokens vs " + b.name, Seed: seed, Candidate: b.name + " at half the tokens",
-			Reference: b.name + " " + b.mode, Tokens: int64(t / 2), Loss: h, RefLoss: l, Gap: relativeGap(h, l), TokensRatio: 0.5})
+			Reference: b.name + " " + b.mode, Tokens: int64(t / 2), Loss: h, RefLoss: l, Gap: relativeGap(h, l), TokensRatio: 0.5, Set: setCurve})
 	}
 	return out
 }
+
+// setCurve: a comparison read on the trainer's validation curves (its small set; the half-token controls, which
+// need a loss at half the training).
+const setCurve = "validation curve"
 
 // relativeGap is the relative loss gap (l − ref)/ref; NaN unless both losses are finite and positive, as a
 // cross-entropy is: a zero, negative or infinite loss is a broken record, whose "gap" would have any sign.
@@ -292,6 +309,14 @@ func ratio(a, sa, b, sb float64) (float64, float64) {
 		return 0, sa / b
 	}
 	return r, math.Abs(r) * math.Sqrt(sa*sa/(a*a)+sb*sb/(b*b))
+}
+
+// r4OrNull is r4 with 0 (not measured) as null.
+func r4OrNull(x float64) any {
+	if x == 0 {
+		return nil
+	}
+	return r4(x)
 }
 
 func r4(x float64) any {
@@ -398,6 +423,14 @@ func claims(c Config, models []*ModelResult, comps []Comparison) []Claim {
 
 // gapsOf returns the per-seed gaps of the named comparison and their seeds, in seed order.
 func gapsOf(comps []Comparison, name string) ([]float64, []int) {
+	gaps, seeds, _ := gapsSetOf(comps, name)
+	return gaps, seeds
+}
+
+// gapsSetOf is gapsOf with the held-out set's standard error every seed shares: the mean of the seeds' own
+// (each seed's gap is read on the same sequences, so the errors are correlated and the SE of their mean is at
+// most the mean of their SEs); 0 when some gap was not read on the held-out set.
+func gapsSetOf(comps []Comparison, name string) ([]float64, []int, float64) {
 	var out []Comparison
 	for _, cp := range comps {
 		if cp.Name == name {
@@ -406,10 +439,15 @@ func gapsOf(comps []Comparison, name string) ([]float64, []int) {
 	}
 	sort.SliceStable(out, func(a, b int) bool { return out[a].Seed < out[b].Seed })
 	gaps, seeds := make([]float64, len(out)), make([]int, len(out))
+	var setSE float64
 	for i, cp := range out {
 		gaps[i], seeds[i] = cp.Gap, cp.Seed
+		if cp.SetSE <= 0 || notFinite(cp.SetSE) {
+			setSE = math.Inf(-1)
+		}
+		setSE += cp.SetSE / float64(len(out))
 	}
-	return gaps, seeds
+	return gaps, seeds, max(setSE, 0)
 }
 
 // comparisonRows are the controls as claim (a)'s numbers list them.
@@ -417,7 +455,7 @@ func comparisonRows(comps []Comparison) []map[string]any {
 	var rows []map[string]any
 	for _, cp := range comps {
 		rows = append(rows, map[string]any{"name": cp.Name, "seed": cp.Seed, "loss": r4(cp.Loss), "ref_loss": r4(cp.RefLoss),
-			"gap": r4(cp.Gap), "tokens_ratio": r4(cp.TokensRatio), "tokens": cp.Tokens})
+			"gap": r4(cp.Gap), "tokens_ratio": r4(cp.TokensRatio), "tokens": cp.Tokens, "set": cp.Set, "set_se": r4OrNull(cp.SetSE)})
 	}
 	return rows
 }
@@ -453,11 +491,13 @@ func plain(x float64) string  { return fmt.Sprintf("%.3f", x) }
 func gapComponents(c Config, comps []Comparison, margin float64) []component {
 	var cs []component
 	for _, cmp := range []struct{ name, spread string }{{compAttention, spreadGapAttention}, {compLinear, spreadGapLinear}} {
-		gaps, seeds := gapsOf(comps, cmp.name)
+		gaps, seeds, setSE := gapsSetOf(comps, cmp.name)
 		if len(gaps) == 0 {
 			return nil
 		}
-		cs = append(cs, component{key: snakeKey(cmp.name) + "_gap", name: cmp.name + " gap", spreadKey: cmp.spread, est: estimateOf(gaps, seeds, spreadFor(c, cmp.spread)), threshold: margin})
+		est := estimateOf(gaps, seeds, spreadFor(c, cmp.spread))
+		est.SetSE = setSE
+		cs = append(cs, component{key: snakeKey(cmp.name) + "_gap", name: cmp.name + " gap", spreadKey: cmp.spread, est: est, threshold: margin})
 	}
 	return cs
 }
@@ -529,6 +569,16 @@ func perSeed(a, b []*ModelResult, f func(a, b *ModelResult) float64) ([]float64,
 func recoveryClaim(cl *Claim, c Config, o, ref []*ModelResult, reference string) {
 	var cs []component
 	var notes []string
+	// Part 1 (recall.go): the share of seeds whose recall transition happened; part 2 reads those seeds only.
+	share, made := transitionShare(c, o)
+	if share != nil {
+		cs = append(cs, *share)
+		if refShare, _ := transitionShare(c, ref); refShare != nil {
+			cl.Numbers["reference_transition_share"] = refShare.share.json()
+		}
+	} else {
+		notes = append(notes, "no recall curves: the ratio over every seed (no transition part)")
+	}
 	for _, p := range retrievalProbes(c) {
 		refAcc, _ := accuracyOverSeeds(ref, p.read, "attention")
 		mixed, mfrac := accuracyOverSeeds(o, p.read, evalapi.Mixed)
@@ -544,7 +594,7 @@ func recoveryClaim(cl *Claim, c Config, o, ref []*ModelResult, reference string)
 				p.name, reference, 100*refAcc.Mean, 100*refAcc.SE, ChanceSigmas, 100*p.chance, seedNote(refAcc)))
 			continue
 		}
-		ratios, seeds := perSeed(o, ref, func(mo, mr *ModelResult) float64 {
+		ratios, seeds := perSeed(made, ref, func(mo, mr *ModelResult) float64 {
 			a, _, _ := p.read(mo, evalapi.Mixed)
 			b, _, _ := p.read(mr, "attention")
 			if b <= 0 {
@@ -603,8 +653,8 @@ func claimC(c Config, models []*ModelResult) Claim {
 		"(MQAR key-value pairs read in one mode, queried after a switch in the other, both directions)",
 		fmt.Sprintf("non-inferiority at margin %.0f points: in both directions the per-seed switched accuracy minus the reading "+
 			"mode's pure accuracy (MQAR pooled over %v pairs) has its one-sided %.0f %% Student-t lower bound above −%.0f points "+
-			"(holds); an upper bound below it at the Bonferroni level (fails); else inconclusive. Measurable only if the pure "+
-			"attention and linear accuracies differ by more than max(%.0f points, %.0f SE)", 100*SwitchMargin, c.ClaimPairs,
+			"(holds); an upper bound below it at the Bonferroni level (fails); else inconclusive. Read on the runs whose pure "+
+			"attention and linear accuracies differ by more than max(%.0f points, %.0f binomial SE) (judged per run); not measurable if none does", 100*SwitchMargin, c.ClaimPairs,
 			100*Level, 100*SwitchMargin, 100*SwitchMargin, ChanceSigmas))
 	o := seedsOf(models, "oryx-tg", c.mainWidth())
 	for _, m := range o {
@@ -626,14 +676,34 @@ func claimC(c Config, models []*ModelResult) Claim {
 	}
 	att, _ := accuracyOverSeeds(o, read, "attention")
 	lin, _ := accuracyOverSeeds(o, read, "linear")
-	pre := math.Max(SwitchMargin, ChanceSigmas*math.Hypot(att.SE, lin.SE))
-	cl.Numbers["attention"], cl.Numbers["linear"], cl.Numbers["precondition_tolerance"] = att.json(), lin.json(), r4(pre)
-	if !(math.Abs(att.Mean-lin.Mean) > pre) {
+	cl.Numbers["attention"], cl.Numbers["linear"] = att.json(), lin.json()
+	// The precondition, judged per run (a run whose pure modes agree cannot show whether a switch carries
+	// what was read): its two pure accuracies differ by more than max(SwitchMargin, 3 binomial SE). The claim
+	// reads the runs that pass; each is listed with its numbers.
+	var pass []*ModelResult
+	var pre []map[string]any
+	for _, m := range o {
+		a, sa, _ := read(m, "attention")
+		l, sl, _ := read(m, "linear")
+		tol := math.Max(SwitchMargin, ChanceSigmas*math.Hypot(sa, sl))
+		ok := math.Abs(a-l) > tol
+		pre = append(pre, map[string]any{"seed": m.Seed, "attention": r4(a), "linear": r4(l), "tolerance": r4(tol), "passes": ok})
+		if ok {
+			pass = append(pass, m)
+		}
+	}
+	cl.Numbers["precondition"] = pre
+	if len(pass) == 0 {
 		cl.Verdict = NotMeasurable
-		cl.Summary = fmt.Sprintf("not measurable: the pure modes differ by %.1f points (≤ %.1f): attention %.1f %%, linear %.1f %%; %s",
-			100*math.Abs(att.Mean-lin.Mean), 100*pre, 100*att.Mean, 100*lin.Mean, seedNote(att))
+		cl.Summary = fmt.Sprintf("not measurable: on no run do the pure modes differ by more than max(%.0f points, %.0f SE) (attention %.1f %%, linear %.1f %%; %s)",
+			100*SwitchMargin, ChanceSigmas, 100*att.Mean, 100*lin.Mean, seedNote(att))
 		return cl
 	}
+	var dropped string
+	if len(pass) < len(o) {
+		dropped = fmt.Sprintf("%d of %d runs pass the precondition (the others' pure modes agree)", len(pass), len(o))
+	}
+	o = pass
 	diff := func(sched, pure string, spreadKey string) estimate {
 		vals, seeds := perSeed(o, o, func(m, _ *ModelResult) float64 {
 			s, _, _ := switched(sched)(m, sched)
@@ -648,7 +718,11 @@ func claimC(c Config, models []*ModelResult) Claim {
 		{key: "linear_to_attention_minus_attention", name: "pairs in linear, queries in attention, minus pure attention", spreadKey: spreadSwitchToAtt, est: diff(evalapi.LinearToAttention, "attention", spreadSwitchToAtt),
 			threshold: -SwitchMargin, above: true},
 	}
-	cl.decide(cs, points, fmt.Sprintf("pure attention %.1f %%, pure linear %.1f %%", 100*att.Mean, 100*lin.Mean))
+	notes := []string{fmt.Sprintf("pure attention %.1f %%, pure linear %.1f %%", 100*att.Mean, 100*lin.Mean)}
+	if dropped != "" {
+		notes = append(notes, dropped)
+	}
+	cl.decide(cs, points, notes...)
 	return cl
 }
 

@@ -92,7 +92,11 @@ func TestClaimsOrder(t *testing.T) {
 func TestComparisonJSON(t *testing.T) {
 	data, err := json.Marshal(Comparison{Name: "x", Tokens: 10, Loss: 1.23456, RefLoss: 1, Gap: 0.23456, TokensRatio: math.NaN()})
 	require.NoError(t, err)
-	require.JSONEq(t, `{"name":"x","seed":0,"candidate":"","reference":"","tokens":10,"loss":1.2346,"ref_loss":1,"gap":0.2346,"tokens_ratio":null}`, string(data))
+	require.JSONEq(t, `{"name":"x","seed":0,"candidate":"","reference":"","tokens":10,"loss":1.2346,"ref_loss":1,"gap":0.2346,"tokens_ratio":null,"set":"","set_se":null}`, string(data))
+	data, err = json.Marshal(Comparison{Name: "x", Loss: 1, RefLoss: 1, Set: "held-out 2048 sequences", SetSE: 0.00081234})
+	require.NoError(t, err)
+	require.Contains(t, string(data), `"set":"held-out 2048 sequences"`)
+	require.Contains(t, string(data), `"set_se":0.0008`)
 }
 
 func TestCheckProbes(t *testing.T) {

@@ -117,9 +117,12 @@ type Config struct {
 	NeedleDepths  []float64 `json:"needle_depths"`  // needle depths
 	NeedleSamples int       `json:"needle_samples"` // samples per (length, depth)
 
-	SwitchSequences int  `json:"switch_sequences"` // held-out text sequences for the per-position mode-switch loss curves
-	Quick           bool `json:"quick"`            // the smoke variant
-	PureGoBudget    bool `json:"pure_go_budget"`   // the pure-Go budget (PureGoConfig)
+	SwitchSequences int `json:"switch_sequences"` // held-out text sequences for the per-position mode-switch loss curves
+	// HeldOutSequences is the held-out language set every run is scored on after training (heldout.go): claim
+	// (a)'s gaps are read there, with the set's standard error. 0: none (the gaps from the trainer's validation).
+	HeldOutSequences int  `json:"held_out_sequences"`
+	Quick            bool `json:"quick"`          // the smoke variant
+	PureGoBudget     bool `json:"pure_go_budget"` // the pure-Go budget (PureGoConfig)
 
 	Kind       string `json:"kind"`       // KindStudy (""), KindScale or KindAttribution
 	Evaluation string `json:"evaluation"` // EvalFull (""), EvalMQAR or EvalCurves
@@ -155,6 +158,12 @@ type Config struct {
 	FrontierPolicies []schedule.Policy `json:"frontier_policies"`
 	FrontierExamples int               `json:"frontier_examples"`
 
+	// The sequential study (KindDecide; decide.go): its planned looks (seeds at each), the look whose seeds give
+	// the one-seed spreads, and its budget.
+	DecideLooks       []int  `json:"decide_looks,omitempty"`
+	DecideSpreadSeeds int    `json:"decide_spread_seeds,omitempty"`
+	DecideBudget      Budget `json:"decide_budget,omitempty"`
+
 	// ScaleBudgets are the training steps at which study-scale reads the claims' gaps (each a validation
 	// step, ≤ Train.Steps; KindScale only).
 	ScaleBudgets []int `json:"scale_budgets,omitempty"`
@@ -178,8 +187,8 @@ func Default() Config {
 		Train:     tc,
 		MQARPairs: []int{4, 8, 16}, ClaimPairs: []int{4, 8}, MQARExamples: 64,
 		NeedleLengths: []int{122}, NeedleDepths: []float64{0, 0.25, 0.5, 0.75, 1}, NeedleSamples: 12,
-		SwitchSequences: 32,
-		Kind:            KindStudy, Evaluation: EvalFull, Seeds: 1,
+		SwitchSequences: 32, HeldOutSequences: DefaultHeldOutSequences,
+		Kind: KindStudy, Evaluation: EvalFull, Seeds: 1,
 		// The recall curves: 16 examples at 4 and at 8 pairs (64 and 128 queries), one micro-batch forward per
 		// mode every other validation (every 50 steps; the cost measured in curves.go).
 		CurvePairs: []int{4, 8}, CurveExamples: 16, CurveEvery: 2,
@@ -199,7 +208,8 @@ func PureGoConfig() Config {
 	c.Train.Steps = 200
 	c.Runs = DefaultRuns(1) // the tiny width: tiny2x trains ~3× slower, beyond the demo's 15 minutes on pure Go
 	c.PureGoBudget = true
-	c.FrontierExamples = 16 // pure Go scores MQAR ~8× slower than XLA CPU: a quarter of the examples (docs/history.md §1.4)
+	c.FrontierExamples = 16  // pure Go scores MQAR ~8× slower than XLA CPU: a quarter of the examples (docs/history.md §1.4)
+	c.HeldOutSequences = 512 // a quarter, for the same reason: the set's SE (about twice the full set's) is in the bounds
 	return c
 }
 
@@ -214,7 +224,7 @@ func QuickConfig() Config {
 	c.Train.WarmupSteps, c.Train.CheckpointEvery, c.Train.EvalEvery, c.Train.EvalBatches = 2, 8, 4, 1
 	c.MQARPairs, c.ClaimPairs, c.MQARExamples = []int{4, 8}, []int{4, 8}, 8
 	c.NeedleLengths, c.NeedleDepths, c.NeedleSamples = []int{122}, []float64{0, 1}, 2
-	c.SwitchSequences = 4
+	c.SwitchSequences, c.HeldOutSequences = 4, 16
 	c.FrontierBudgets, c.FrontierExamples = []float64{0, 0.1, 1}, c.MQARExamples
 	c.CurveExamples, c.CurveEvery = 4, 1
 	return c
@@ -314,7 +324,7 @@ func QuickAttributionConfig() Config {
 	c := AttributionConfig()
 	c.Out, c.Quick = "runs/study-attribution-quick", true
 	c.Train, c.MQARPairs, c.ClaimPairs, c.MQARExamples, c.CurveExamples = q.Train, q.MQARPairs, q.ClaimPairs, q.MQARExamples, q.CurveExamples
-	c.CurveEvery = q.CurveEvery
+	c.CurveEvery, c.HeldOutSequences = q.CurveEvery, q.HeldOutSequences
 	return c
 }
 

@@ -86,7 +86,7 @@ func QuickDecomposeConfig(lrDecay bool) Config {
 	c.Train, c.MQARPairs, c.ClaimPairs, c.MQARExamples, c.CurveExamples = q.Train, q.MQARPairs, q.ClaimPairs, q.MQARExamples, q.CurveExamples
 	c.Train.Seed, c.Train.LRSchedule, c.Train.MinLRRatio = DecomposeFirstSeed, schedule, minRatio
 	c.NeedleLengths, c.NeedleDepths, c.NeedleSamples, c.SwitchSequences = q.NeedleLengths, q.NeedleDepths, q.NeedleSamples, q.SwitchSequences
-	c.CurveEvery = q.CurveEvery
+	c.CurveEvery, c.HeldOutSequences = q.CurveEvery, q.HeldOutSequences
 	return c
 }
 
@@ -153,13 +153,23 @@ func decomposeResult(c Config, models []*ModelResult, cls []Claim) *DecomposeRes
 	for _, set := range []string{"language", "mixture"} {
 		for _, p := range decomposeParts {
 			cand, ref := seedsOf(models, p.cand, w), seedsOf(models, p.ref, w)
+			var setSE float64
 			gaps, seeds := perSeed(cand, ref, func(a, b *ModelResult) float64 {
+				// The language on the held-out set when both runs were scored on it (heldout.go), with its SE.
+				if ha, hb := a.HeldOut[p.mode], b.HeldOut[p.mode]; set == "language" && ha != nil && hb != nil && len(ha.PerSequence) > 0 {
+					g, se := pairedGap(ha.PerSequence, hb.PerSequence)
+					setSE += se
+					return g
+				}
+				setSE = math.Inf(-1)
 				return relativeGap(lossOf(a, p.mode, set), lossOf(b, p.mode, set))
 			})
 			if len(gaps) == 0 {
 				continue
 			}
-			cp := component{name: p.part, est: estimateOf(gaps, seeds, nil), threshold: 0}
+			est := estimateOf(gaps, seeds, nil)
+			est.SetSE = max(setSE/float64(len(gaps)), 0)
+			cp := component{name: p.part, est: est, threshold: 0}
 			_, outs := decideComponents([]component{cp})
 			row := DecomposeRow{Part: p.part, Mode: p.mode, Set: set, Candidate: p.cand + " " + p.mode, Reference: p.ref + " " + p.mode,
 				Gap: cp.json(outs[0]), est: cp.est, lo: outs[0].lo, hi: outs[0].hi}
@@ -169,32 +179,23 @@ func decomposeResult(c Config, models []*ModelResult, cls []Claim) *DecomposeRes
 			res.Rows = append(res.Rows, row)
 		}
 	}
-	for _, cl := range cls {
-		for _, cp := range cl.components {
-			if cp.spreadKey == "" || len(cp.est.Values) < 2 || notFinite(cp.est.SE) {
-				continue
-			}
-			// The seeds the values were measured on: a seed whose run is missing is not among them.
-			seeds := make([]int, len(cp.est.Seeds))
-			for i, k := range cp.est.Seeds {
-				seeds[i] = int(c.trainSeed(k))
-			}
-			sd := cp.est.SE * math.Sqrt(float64(len(cp.est.Values)))
-			res.Spreads[cp.spreadKey] = Spread{SD: math.Round(sd*1e5) / 1e5, Seeds: seeds, Width: w, Steps: c.Train.Steps,
-				LRSchedule: c.Train.LRSchedule}
-		}
-	}
+	res.Spreads = spreadsOf(c, cls)
 	return res
 }
 
 // SpreadsLiteral is the Go text of claims.go's OneSeedSpreads from these measurements, source filled in
 // (what `make study-decompose` prints for the maintainer to record before the demo that uses it).
 func (r *DecomposeResult) SpreadsLiteral(source string) string {
-	if len(r.Spreads) == 0 {
+	return SpreadsLiteral(r.Spreads, source)
+}
+
+// SpreadsLiteral is the Go text of claims.go's OneSeedSpreads from the spreads, source filled in.
+func SpreadsLiteral(spreads map[string]Spread, source string) string {
+	if len(spreads) == 0 {
 		return "one-seed spreads: none measured (needs ≥ 2 seeds of the decomposition's runs)\n"
 	}
-	keys := make([]string, 0, len(r.Spreads))
-	for k := range r.Spreads {
+	keys := make([]string, 0, len(spreads))
+	for k := range spreads {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
@@ -202,7 +203,7 @@ func (r *DecomposeResult) SpreadsLiteral(source string) string {
 	b.WriteString("one-seed spreads for recipes/study/claims.go (SD over the seeds of each claim quantity):\n" +
 		"var OneSeedSpreads = map[string]Spread{\n")
 	for _, k := range keys {
-		s := r.Spreads[k]
+		s := spreads[k]
 		fmt.Fprintf(&b, "\t%q: {SD: %g, Seeds: %#v, Width: %d, Steps: %d, LRSchedule: %q, Source: %q},\n", k, s.SD, s.Seeds, s.Width,
 			s.Steps, s.LRSchedule, source)
 	}

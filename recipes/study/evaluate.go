@@ -70,6 +70,9 @@ type ModelResult struct {
 	// beside the language-only validation loss of ScheduleResult.ValLoss (not with EvalCurves); null where the
 	// model scores no number (NaN: a diverged model).
 	MixtureLoss map[string]jsonnum.Float `json:"mixture_loss,omitempty"`
+	// HeldOut is the held-out language set's loss by single mode (heldout.go; not with EvalCurves): claim (a)'s
+	// gaps are read there when every run has it.
+	HeldOut map[string]*HeldOutLoss `json:"held_out_loss,omitempty"`
 }
 
 // schedulesOf lists the schedules a variant is read in.
@@ -147,6 +150,9 @@ func evaluate(c Config, j job, dir string, sum *train.Summary, log io.Writer) (*
 		}
 	}
 	if res.MixtureLoss, err = mixtureLosses(c, m, ctx, tok, log); err != nil {
+		return nil, err
+	}
+	if res.HeldOut, err = heldOutLosses(c, m, ctx, tok, log); err != nil {
 		return nil, err
 	}
 	for i := range res.Schedules {

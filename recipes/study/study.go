@@ -38,6 +38,8 @@ type Report struct {
 	Attribution *AttributionResult `json:"attribution,omitempty"`
 	// Decompose is the (a) decomposition (KindDecompose; decompose.go).
 	Decompose *DecomposeResult `json:"decompose,omitempty"`
+	// Decide is the sequential study's looks (KindDecide; decide.go).
+	Decide *DecideResult `json:"decide,omitempty"`
 }
 
 // Run trains and evaluates every model of c (every run, every seed), then writes the artefacts of c's kind.
@@ -67,6 +69,12 @@ func Run(ctx context.Context, c Config, log io.Writer) (*Report, error) {
 	}
 	if err := claim.Dir("--out", c.Out, claim.Study, c.Force); err != nil {
 		return nil, err
+	}
+	if c.kind() == KindDecide {
+		if err := runDecide(ctx, c, rep, log, start); err != nil {
+			return nil, err
+		}
+		return rep, nil
 	}
 	// The runs: trained c.Jobs at a time (jobs.go), each evaluated here once trained; the results in the
 	// study's order.
@@ -103,9 +111,9 @@ func Run(ctx context.Context, c Config, log io.Writer) (*Report, error) {
 // checkConfig refuses what the study cannot run, before anything is trained.
 func checkConfig(c Config) error {
 	switch c.kind() {
-	case KindStudy, KindScale, KindAttribution, KindDecompose:
+	case KindStudy, KindScale, KindAttribution, KindDecompose, KindDecide:
 	default:
-		return fmt.Errorf("study: kind %q: want %s, %s, %s or %s", c.Kind, KindStudy, KindScale, KindAttribution, KindDecompose)
+		return fmt.Errorf("study: kind %q: want %s, %s, %s, %s or %s", c.Kind, KindStudy, KindScale, KindAttribution, KindDecompose, KindDecide)
 	}
 	switch c.evaluation() {
 	case EvalFull, EvalMQAR, EvalCurves:
@@ -238,13 +246,25 @@ func trainAndEvaluateAll(ctx context.Context, c Config, log io.Writer) ([]*Model
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("interrupted before evaluating %s (its run is finished in %s): %w", name, dir, err)
 		}
+		key, err := evalKey(c, jobs[i], sum)
+		if err != nil {
+			return err
+		}
+		if res, err := cachedEvaluation(c, jobs[i], key); err != nil || res != nil {
+			if res != nil {
+				fmt.Fprintf(log, "[%d/%d] %s: evaluated before (%s)\n", i+1, len(jobs), name, evalCachePath(c, jobs[i]))
+				res.Summary = sum
+				models[i] = res
+			}
+			return err
+		}
 		fmt.Fprintf(log, "[%d/%d] evaluating %s\n", i+1, len(jobs), name)
 		res, err := evaluate(c, jobs[i], dir, sum, log)
 		if err != nil {
 			return fmt.Errorf("evaluating %s: %w", name, err)
 		}
 		models[i] = res
-		return nil
+		return cacheEvaluation(c, jobs[i], key, res)
 	}
 	if c.Jobs <= 1 {
 		for i, j := range jobs {
@@ -355,6 +375,8 @@ func writeArtefacts(c Config, rep *Report) error {
 		md = attributionMarkdown(c, rep)
 	case KindDecompose:
 		md = decomposeMarkdown(c, rep)
+	case KindDecide:
+		md = decideMarkdown(c, rep)
 	default:
 		md = markdown(c, rep)
 	}

@@ -52,8 +52,15 @@ const (
 const Inconclusive = "inconclusive"
 
 // tQuantile is the one-sided Student-t quantile t_{p, df}: P(T ≤ t) = p.
-func tQuantile(p float64, df int) float64 {
-	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(df)}.Quantile(p)
+func tQuantile(p float64, df int) float64 { return tQuantileF(p, float64(df)) }
+
+// tQuantileF is tQuantile at a real number of degrees of freedom (Welch–Satterthwaite's), the normal quantile
+// for an infinite one.
+func tQuantileF(p, df float64) float64 {
+	if math.IsInf(df, 1) {
+		return distuv.UnitNormal.Quantile(p)
+	}
+	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(p)
 }
 
 // Spread is the standard deviation over seeds of a per-seed quantity, measured with the configuration a
@@ -80,6 +87,28 @@ type estimate struct {
 	DF     int
 	From   string  // seFromSeeds, seFromRecorded or seFromNone
 	Spread *Spread // the recorded spread, when From is seFromRecorded
+	// SetSE is the standard error the evaluation set adds, which every seed shares (heldout.go): the same
+	// held-out sequences score every run, so their sampling error does not average out over seeds and is not in
+	// SE. 0: none measured (a quantity without one, or runs scored before the held-out set existed).
+	SetSE float64
+}
+
+// totalSE is the standard error of the mean as an estimate of the quantity on the language rather than on
+// one evaluation set: √(SE² + SetSE²), the seed part and the set part independent.
+func (e estimate) totalSE() float64 { return math.Hypot(e.SE, e.SetSE) }
+
+// dfEffective is the Welch–Satterthwaite degrees of freedom of totalSE: the set part is estimated from
+// thousands of sequences (df taken as infinite), so df = DF·(SE² + SetSE²)²/SE⁴ ≥ DF.
+func (e estimate) dfEffective() float64 {
+	if e.SetSE == 0 || e.DF < 1 {
+		return float64(e.DF)
+	}
+	v := e.SE * e.SE
+	if v == 0 {
+		return math.Inf(1)
+	}
+	t := v + e.SetSE*e.SetSE
+	return float64(e.DF) * t * t / (v * v)
 }
 
 // estimateOf estimates a quantity from its per-seed values (of seeds, when known): with N ≥ 2 the sample SD
@@ -113,12 +142,13 @@ func estimateOf(values []float64, seeds []int, spread *Spread) estimate {
 // notFinite tells a NaN or an infinity.
 func notFinite(x float64) bool { return math.IsNaN(x) || math.IsInf(x, 0) }
 
-// bounds are the one-sided bounds at level p: mean ∓ t_{p, df}·SE (NaN without a spread).
+// bounds are the one-sided bounds at level p: mean ∓ t_{p, df}·SE, with the set's error added where measured
+// (totalSE at Welch's df; NaN without a spread: the seeds' part is unknown).
 func (e estimate) bounds(p float64) (lo, hi float64) {
-	if math.IsNaN(e.SE) || e.DF < 1 {
+	if math.IsNaN(e.SE) || e.DF < 1 || math.IsNaN(e.SetSE) {
 		return math.NaN(), math.NaN()
 	}
-	h := tQuantile(p, e.DF) * e.SE
+	h := tQuantileF(p, e.dfEffective()) * e.totalSE()
 	return e.Mean - h, e.Mean + h
 }
 
@@ -133,6 +163,9 @@ type component struct {
 	threshold float64
 	above     bool
 	forceFail string // the reason, when set
+	// share, when set, makes the component a share of seeds (est.Values 0 or 1 per seed) decided by its exact
+	// binomial (Clopper–Pearson) bounds rather than a t bound: (b)'s recall transition (recall.go).
+	share *shareCount
 }
 
 // outcome of one component: Holds, Fails or Inconclusive, with the bounds that decided it.
@@ -147,17 +180,21 @@ type outcome struct {
 // decideComponents decides a claim over its components (see the package comment above): holds when all hold
 // at Level, fails when one fails at the Bonferroni level, else inconclusive. With no component it is
 // NotMeasurable.
-func decideComponents(cs []component) (string, []outcome) {
+func decideComponents(cs []component) (string, []outcome) { return decideComponentsAt(cs, Level) }
+
+// decideComponentsAt is decideComponents at another one-sided level: a look of the sequential study, whose
+// level is its share of the error (LookLevels).
+func decideComponentsAt(cs []component, level float64) (string, []outcome) {
 	if len(cs) == 0 {
 		return NotMeasurable, nil
 	}
-	failLevel := 1 - (1-Level)/float64(len(cs))
+	failLevel := 1 - (1-level)/float64(len(cs))
 	outs := make([]outcome, len(cs))
 	held, failed := 0, 0
 	for i, c := range cs {
 		o := outcome{failLevel: failLevel}
-		o.lo, o.hi = c.est.bounds(Level)
-		o.failLo, o.failHi = c.est.bounds(failLevel)
+		o.lo, o.hi = c.bounds(level)
+		o.failLo, o.failHi = c.bounds(failLevel)
 		switch {
 		case c.forceFail != "":
 			o.verdict = Fails
@@ -191,6 +228,15 @@ func decideComponents(cs []component) (string, []outcome) {
 	return Inconclusive, outs
 }
 
+// bounds are the component's one-sided bounds at level p: exact binomial ones for a share, else the
+// estimate's.
+func (c component) bounds(p float64) (lo, hi float64) {
+	if c.share != nil {
+		return c.share.bounds(p)
+	}
+	return c.est.bounds(p)
+}
+
 // json is a component's numbers as study.json records them.
 func (c component) json(o outcome) map[string]any {
 	vals := make([]any, len(c.est.Values))
@@ -200,6 +246,14 @@ func (c component) json(o outcome) map[string]any {
 	n := map[string]any{"values": vals, "mean": r4(c.est.Mean), "se": r4(c.est.SE), "df": c.est.DF, "se_from": c.est.From,
 		"level": Level, "lower": r4(o.lo), "upper": r4(o.hi), "threshold": c.threshold, "claimed_side": sideWord(c.above),
 		"fail_level": r4(o.failLevel), "verdict": o.verdict, "different_from_zero": nilIfEmpty(o.significant)}
+	if c.est.SetSE > 0 {
+		n["set_se"], n["total_se"], n["df_effective"] = r4(c.est.SetSE), r4(c.est.totalSE()), math.Round(c.est.dfEffective()*10)/10
+	}
+	if c.share != nil {
+		n["share"] = c.share.json()
+		delete(n, "se")
+		delete(n, "df")
+	}
 	if c.est.Spread != nil {
 		n["recorded_spread"] = c.est.Spread
 	}
@@ -232,14 +286,22 @@ func (c component) describe(o outcome, format func(float64) string) string {
 		}
 		return c.name + ": no value"
 	}
+	if c.share != nil {
+		return fmt.Sprintf("%s %s [%.2f, %.2f] (exact binomial bounds at %.0f %% one-sided) vs %.2f: %s", c.name, c.share.words(),
+			o.lo, o.hi, 100*Level, c.threshold, o.verdict)
+	}
 	var spread string
+	set := ""
+	if c.est.SetSE > 0 {
+		set = fmt.Sprintf(", with the held-out set's SE %s shared by every seed", format(c.est.SetSE))
+	}
 	switch c.est.From {
 	case seFromSeeds:
-		spread = fmt.Sprintf("[%s, %s] at %.0f %% one-sided, t over %d seeds: %s", format(o.lo), format(o.hi), 100*Level,
-			len(c.est.Values), joinValues(c.est.Values, format))
+		spread = fmt.Sprintf("[%s, %s] at %.0f %% one-sided, t over %d seeds%s: %s", format(o.lo), format(o.hi), 100*Level,
+			len(c.est.Values), set, joinValues(c.est.Values, format))
 	case seFromRecorded:
-		spread = fmt.Sprintf("[%s, %s] at %.0f %% one-sided, one seed with the SD %s recorded over seeds %v (%s)", format(o.lo),
-			format(o.hi), 100*Level, format(c.est.Spread.SD), c.est.Spread.Seeds, c.est.Spread.Source)
+		spread = fmt.Sprintf("[%s, %s] at %.0f %% one-sided, one seed with the SD %s recorded over seeds %v%s (%s)", format(o.lo),
+			format(o.hi), 100*Level, format(c.est.Spread.SD), c.est.Spread.Seeds, set, c.est.Spread.Source)
 	default:
 		spread = "one seed, no spread measured on other seeds: no bounds"
 	}

@@ -12,6 +12,7 @@
 //	go run -tags xla ./recipes/tiny-study --attribution  # make study-attribution: single-change Oryx-TG runs
 //	go run -tags xla ./recipes/tiny-study --decompose    # make study-decompose: claim (a)'s gap split, 3 seeds
 //	go run -tags xla ./recipes/tiny-study --decompose --lr-decay  # make study-decompose-lr: the same, LR decayed
+//	go run -tags xla ./recipes/tiny-study --decide --budget-time 3h  # make study-decide: seeds added until decided
 //
 // A usage error exits 2, an interrupted study 130 (the finished runs stay; rerun to continue), any other
 // failure 1.
@@ -81,7 +82,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 // flags are the command line's settings; set names the flags given.
 type flags struct {
 	quick, scale, attribution, force       bool
-	decompose, lrDecay                     bool
+	decompose, lrDecay, decide             bool
+	budgetSeeds                            int
+	budgetTime                             time.Duration
 	out, runs, configFile, widths          string
 	trainRun, jobs, steps, seeds, curveExs int
 	set                                    map[string]bool
@@ -111,6 +114,10 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 		"matched initialisation; the gap's parts with t-intervals and the one-seed spreads for claims.go (runs/study-decompose)")
 	fs.BoolVar(&f.lrDecay, "lr-decay", false, "with --decompose: a cosine learning-rate decay to 0.1× instead of the constant rate "+
 		"(runs/study-decompose-lr)")
+	fs.BoolVar(&f.decide, "decide", false, "the sequential study: transformer, gdn, oryx-tg at tiny2x on seeds 2, 3, … judged after 3, 6, 10 "+
+		"and 12 seeds under an alpha-spending boundary until (a)-linear, (b) and (c) are decided or the budget runs out (runs/study-decide)")
+	fs.IntVar(&f.budgetSeeds, "budget-seeds", 0, "with --decide: start no look beyond N seeds (0: every planned look)")
+	fs.DurationVar(&f.budgetTime, "budget-time", 0, "with --decide: start no look after this much time (e.g. 2h; 0: no limit); a look under way finishes")
 	fs.BoolVar(&f.force, "force", false, "write into --out even when it holds another command's output (a run directory, an export, ...)")
 	fs.IntVar(&f.curveExs, "curve-examples", -1, "recall curves: MQAR examples per pair count scored at every validation (0: no curves; default: the study's)")
 	fs.Usage = func() {
@@ -162,8 +169,17 @@ func (f *flags) check() error {
 			return cli.Usagef("--%s %q selects nothing: name at least one, or leave --%s out for all", list.name, list.value, list.name)
 		}
 	}
-	if n := btoi(f.scale) + btoi(f.attribution) + btoi(f.decompose); n > 1 {
-		return cli.Usagef("--scale, --attribution and --decompose are different studies: run one, then another")
+	if n := btoi(f.scale) + btoi(f.attribution) + btoi(f.decompose) + btoi(f.decide); n > 1 {
+		return cli.Usagef("--scale, --attribution, --decompose and --decide are different studies: run one, then another")
+	}
+	if (f.set["budget-seeds"] || f.set["budget-time"]) && !f.decide {
+		return cli.Usagef("--budget-seeds and --budget-time bound the sequential study: give them with --decide")
+	}
+	if f.budgetSeeds < 0 || f.budgetSeeds > study.MaxSeeds || f.budgetTime < 0 {
+		return cli.Usagef("--budget-seeds must be in [0, %d] and --budget-time ≥ 0, got %d and %v", study.MaxSeeds, f.budgetSeeds, f.budgetTime)
+	}
+	if f.decide && (f.set["seeds"] || f.set["steps"]) {
+		return cli.Usagef("--decide trains the planned looks' seeds at the demo's budget: --seeds and --steps do not apply (--budget-seeds bounds it)")
 	}
 	if f.lrDecay && !f.decompose {
 		return cli.Usagef("--lr-decay changes the decomposition's learning rate: give it with --decompose")
@@ -222,6 +238,11 @@ func (f *flags) studyConfig(be backends.Backend, stderr io.Writer) study.Config 
 	case f.attribution:
 		warnPureGo(be, stderr)
 		return study.AttributionConfig()
+	case f.decide && f.quick:
+		return study.QuickDecideConfig()
+	case f.decide:
+		warnPureGo(be, stderr)
+		return study.DecideConfig()
 	case f.decompose && f.quick:
 		return study.QuickDecomposeConfig(f.lrDecay)
 	case f.decompose:
@@ -266,6 +287,9 @@ func (f *flags) apply(c *study.Config, selected []study.RunSpec, be backends.Bac
 	if f.curveExs >= 0 {
 		c.CurveExamples = f.curveExs
 	}
+	if f.decide {
+		c.DecideBudget = study.Budget{MaxSeeds: f.budgetSeeds, Seconds: f.budgetTime.Seconds()}
+	}
 	c.Jobs = f.jobs
 	if c.Jobs == 0 {
 		c.Jobs = defaultJobs(be)
@@ -279,6 +303,11 @@ func printOutcome(stdout io.Writer, out string, rep *study.Report) {
 		fmt.Fprintf(stdout, "\nwrote %s/report.md, scale.json, scale.png, mqar_curves.png, loss.png (%.1f min)\n\n", out, rep.Seconds/60)
 	case rep.Attribution != nil:
 		fmt.Fprintf(stdout, "\nwrote %s/report.md, attribution.json, results/, mqar_curves.png, loss.png, mqar.png (%.1f min)\n", out, rep.Seconds/60)
+	case rep.Decide != nil:
+		fmt.Fprintf(stdout, "\nwrote %s/report.md, decide.json, results/, *.png (%.1f min); %d look(s), stopped: %s\n\n", out, rep.Seconds/60,
+			len(rep.Decide.Looks), rep.Decide.StoppedBy)
+		src := fmt.Sprintf("make study-decide, %s, %s", rep.Date, rep.Backend)
+		fmt.Fprint(stdout, study.SpreadsLiteral(rep.Decide.Spreads, src), study.TransitionsLiteral(rep.Decide.Transitions, src))
 	case rep.Decompose != nil:
 		fmt.Fprintf(stdout, "\nwrote %s/report.md, decompose.json, results/, *.png (%.1f min)\n\n", out, rep.Seconds/60)
 		fmt.Fprint(stdout, rep.Decompose.SpreadsLiteral(fmt.Sprintf("make study-decompose, %s, %s", rep.Date, rep.Backend)))
