@@ -288,8 +288,8 @@ func openMix(spec string, tok tokenizers.Tokenizer, seqLen int, seed, exampleSee
 		}
 		s.corpora = append(s.corpora, w)
 		if log != nil && !heldOut {
-			fmt.Fprintf(log, "datasets: %s: %d training tokens (%d bytes, %d documents), %d held-out tokens (%d bytes, %d documents): %s\n",
-				it.spec(), len(p.train), p.trainBytes, p.trainDocs, len(p.held), p.heldBytes, p.heldDocs, p.desc)
+			fmt.Fprintf(log, "datasets: %s: %d training tokens (%d bytes, %d documents), %d held-out tokens (%d bytes, %d documents); %s\n",
+				it.spec(), len(p.train), p.trainBytes, p.trainDocs, len(p.held), p.heldBytes, p.heldDocs, p.split)
 		}
 	}
 	return s, nil

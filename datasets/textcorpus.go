@@ -84,7 +84,8 @@ type textParts struct {
 	trainDocs, heldDocs int     // documents in each part
 	trainBytes          int64   // UTF-8 bytes of the text in each part
 	heldBytes           int64
-	desc                string // how it was split, for logs and ValidationSet's description
+	split               string // where each file was cut, for logs
+	desc                string // the held-out part and where it is, for ValidationSet's description
 }
 
 // loadTextItem reads, splits and tokenizes it.
@@ -136,6 +137,7 @@ func loadTextItem(it textItem, tok tokenizers.Tokenizer, heldout float64) (*text
 			}
 			cuts = append(cuts, fmt.Sprintf("%s from byte %d of %d", f, cut, len(data)))
 		}
+		p.split = "held out: " + strings.Join(cuts, "; ")
 		p.desc = fmt.Sprintf("held-out bytes of %s (%s)", it.spec(), strings.Join(cuts, "; "))
 	case "parquet":
 		set, err := hfparquet.Open(it.pattern)
@@ -174,6 +176,7 @@ func loadTextItem(it textItem, tok tokenizers.Tokenizer, heldout float64) (*text
 		for i, f := range set.Files() {
 			parts = append(parts, fmt.Sprintf("%s rows %d–%d of %d", f, rows[i]-heldRows(rows[i], heldout), rows[i]-1, rows[i]))
 		}
+		p.split = "held out: " + strings.Join(parts, "; ")
 		p.desc = fmt.Sprintf("held-out rows of %s (%s)", it.spec(), strings.Join(parts, "; "))
 	default:
 		return nil, fmt.Errorf("unknown text component kind %q", it.kind)
