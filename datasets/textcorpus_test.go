@@ -194,29 +194,36 @@ func TestTextMixtureResumeIsExact(t *testing.T) {
 	}
 	pq := filepath.Join(dir, "r.parquet")
 	require.NoError(t, hfparquet.WriteFile(pq, rows))
-	spec := fmt.Sprintf("mix:synth=1,mqar=1,text:%s=2,parquet:%s=1,pairs=8,heldout=0.2", a, pq)
+	mixed := fmt.Sprintf("mix:synth=1,mqar=1,text:%s=2,parquet:%s=1,pairs=8,heldout=0.2", a, pq)
 	const T, total = 48, 400
+	for spec, components := range map[string]int{"text:" + a: 1, mixed: 2} {
+		full, err := OpenTraining(DataSpec{Spec: spec}, tok, T, 9, nil, io.Discard)
+		require.NoError(t, err)
+		want, wantMasks, err := full.MaskedBatch(total)
+		require.NoError(t, err)
+		for _, cut := range []int{1, 37, 150, 333} {
+			src, err := OpenTraining(DataSpec{Spec: spec}, tok, T, 9, nil, io.Discard)
+			require.NoError(t, err)
+			_, _, err = src.MaskedBatch(cut)
+			require.NoError(t, err)
+			state, err := src.State()
+			require.NoError(t, err)
+			var st mixState
+			require.NoError(t, json.Unmarshal(state, &st))
+			require.Len(t, st.Corpora, components)
+			resumed, err := OpenTraining(DataSpec{Spec: spec}, tok, T, 9, state, io.Discard)
+			require.NoError(t, err)
+			got, gotMasks, err := resumed.MaskedBatch(total - cut)
+			require.NoError(t, err)
+			require.Equal(t, want[cut:], got, "%s: cut at %d", spec, cut)
+			require.Equal(t, wantMasks[cut:], gotMasks, "%s: cut at %d", spec, cut)
+		}
+	}
+	spec := mixed
 	full, err := OpenTraining(DataSpec{Spec: spec}, tok, T, 9, nil, io.Discard)
 	require.NoError(t, err)
-	want, wantMasks, err := full.MaskedBatch(total)
+	_, err = full.Batch(total)
 	require.NoError(t, err)
-	for _, cut := range []int{1, 37, 150, 333} {
-		src, err := OpenTraining(DataSpec{Spec: spec}, tok, T, 9, nil, io.Discard)
-		require.NoError(t, err)
-		_, _, err = src.MaskedBatch(cut)
-		require.NoError(t, err)
-		state, err := src.State()
-		require.NoError(t, err)
-		var st mixState
-		require.NoError(t, json.Unmarshal(state, &st))
-		require.Len(t, st.Corpora, 2)
-		resumed, err := OpenTraining(DataSpec{Spec: spec}, tok, T, 9, state, io.Discard)
-		require.NoError(t, err)
-		got, gotMasks, err := resumed.MaskedBatch(total - cut)
-		require.NoError(t, err)
-		require.Equal(t, want[cut:], got, "cut at %d", cut)
-		require.Equal(t, wantMasks[cut:], gotMasks, "cut at %d", cut)
-	}
 	// The text component passed its epoch end (about 3,000 training bytes: ~60 windows of 48).
 	st := mixState{}
 	state, err := full.State()
