@@ -280,6 +280,9 @@ func openMix(spec string, tok tokenizers.Tokenizer, seqLen int, seed, exampleSee
 		}
 		if state != nil {
 			c := st.Corpora[i]
+			if c.Drawn < 0 || c.Drawn > s.rows {
+				return nil, fmt.Errorf("mixture state: %d windows drawn of %s, outside [0, rows = %d]", c.Drawn, it.spec(), s.rows)
+			}
 			if c.Name != it.spec() || c.Tokens != len(toks) {
 				return nil, fmt.Errorf("mixture state: the %s of %s has %d tokens for tokenizer %s, but the checkpoint read %d of %s: "+
 					"the files changed since; use another --out to start a new run", part, it.spec(), len(toks), tok.Name(), c.Tokens, c.Name)

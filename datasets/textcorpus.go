@@ -31,7 +31,8 @@ import (
 // document is a file's part for text files and a row for parquet (empty ones are skipped, as in Stream). The
 // training part is cut into windows of T+1 tokens starting every T tokens (Stream's packing), drawn in a
 // seeded random order per epoch; every epoch after the first starts its windows at a seeded offset in [0, T),
-// so that repeated epochs see other window boundaries. Training never reads the held-out part; the trainer's
+// so that repeated epochs see other window boundaries, and every epoch has the windows that fit after any
+// offset, ⌊(L−T)/T⌋ of a part of L tokens (up to 2T tokens at the end go unused in an epoch). Training never reads the held-out part; the trainer's
 // validation set, MixtureValidationSet and HeldOut read only the held-out part.
 //
 // Both parts are held in memory as int32 ids (4 bytes a token): fine for corpora of tens of MB; larger
@@ -262,31 +263,34 @@ func windowCount(n, off, T int) int {
 	return (n - off - 1) / T
 }
 
-// textWindows draws the windows of one tokenized part in a seeded random order per epoch (see the package
-// notes above); its position is the number of windows drawn.
+// textWindows draws the windows of one tokenized part of L tokens in a seeded random order per epoch (see the
+// package notes above); its position is the number of windows drawn. Every epoch has the same number of
+// windows, K = ⌊(L−T)/T⌋ (those that fit after the largest offset, T−1), so that a position maps to its epoch
+// and place without replaying the epochs before it; epoch e's windows start at offset(e) + k·T, k < K.
 type textWindows struct {
 	name  string
 	toks  []int32
 	T     int
+	k     int // windows per epoch
 	seed  uint64
 	drawn int64 // windows drawn so far
 
-	epoch      int64   // the current epoch
-	epochStart int64   // windows drawn before it
-	off        int     // its first window's start
-	perm       []int32 // its window order
+	epoch int64   // the current epoch
+	off   int     // its first window's start
+	perm  []int32 // its window order
 }
 
-// newTextWindows needs at least 2T tokens, so that every epoch's offset leaves a window.
+// newTextWindows needs at least 2T tokens, so that every epoch has a window.
 func newTextWindows(name string, toks []int32, T int, seed uint64) (*textWindows, error) {
 	if len(toks) < 2*T {
 		return nil, fmt.Errorf("%s has %d tokens, fewer than 2·seq_len = %d: too little text for seq_len %d", name, len(toks), 2*T, T)
 	}
-	w := &textWindows{name: name, toks: toks, T: T, seed: seed}
+	w := &textWindows{name: name, toks: toks, T: T, k: windowCount(len(toks), T-1, T), seed: seed, epoch: -1}
 	w.seek(0)
 	return w, nil
 }
 
+// offset is where epoch e's first window starts: 0 for the first epoch, a seeded value in [0, T) after it.
 func (w *textWindows) offset(e int64) int {
 	if e == 0 {
 		return 0
@@ -294,43 +298,36 @@ func (w *textWindows) offset(e int64) int {
 	return int(seedrand.Mix64(w.seed, uint64(e)) % uint64(w.T))
 }
 
-func (w *textWindows) setEpoch(e, start int64) {
-	w.epoch, w.epochStart, w.off = e, start, w.offset(e)
-	k := windowCount(len(w.toks), w.off, w.T)
-	w.perm = make([]int32, k)
+func (w *textWindows) setEpoch(e int64) {
+	if e == w.epoch {
+		return
+	}
+	w.epoch, w.off = e, w.offset(e)
+	if w.perm == nil {
+		w.perm = make([]int32, w.k)
+	}
 	for i := range w.perm {
 		w.perm[i] = int32(i)
 	}
 	rng := seedrand.NewPCG(w.seed, uint64(e))
-	for i := k - 1; i > 0; i-- { // Fisher–Yates
+	for i := w.k - 1; i > 0; i-- { // Fisher–Yates
 		j := seedrand.UniformN(rng, i+1)
 		w.perm[i], w.perm[j] = w.perm[j], w.perm[i]
 	}
 }
 
-// seek goes to the position after n windows drawn.
+// seek goes to the position after n ≥ 0 windows drawn.
 func (w *textWindows) seek(n int64) {
-	var e, start int64
-	for {
-		k := int64(windowCount(len(w.toks), w.offset(e), w.T))
-		if start+k > n {
-			break
-		}
-		start += k
-		e++
-	}
-	w.setEpoch(e, start)
 	w.drawn = n
+	w.setEpoch(n / int64(w.k))
 }
 
 // next returns the next window (a fresh slice).
 func (w *textWindows) next() []int32 {
-	if w.drawn-w.epochStart >= int64(len(w.perm)) {
-		w.setEpoch(w.epoch+1, w.epochStart+int64(len(w.perm)))
-	}
-	k := int(w.perm[w.drawn-w.epochStart])
+	w.setEpoch(w.drawn / int64(w.k))
+	i := int(w.perm[w.drawn%int64(w.k)])
 	w.drawn++
-	start := w.off + k*w.T
+	start := w.off + i*w.T
 	return append([]int32(nil), w.toks[start:start+w.T+1]...)
 }
 

@@ -231,14 +231,23 @@ func TestTextMixtureResumeIsExact(t *testing.T) {
 	require.NoError(t, json.Unmarshal(state, &st))
 	require.Greater(t, st.Corpora[0].Drawn, int64(2*windowCount(st.Corpora[0].Tokens, 0, T)), "several epochs of the text file")
 
+	// A state with a windows count outside [0, rows] is refused.
+	bad := st
+	bad.Corpora = append([]corpusState(nil), st.Corpora...)
+	bad.Corpora[1].Drawn = -3
+	badJSON, err := json.Marshal(bad)
+	require.NoError(t, err)
+	_, err = OpenTraining(DataSpec{Spec: spec}, tok, T, 9, badJSON, io.Discard)
+	require.ErrorContains(t, err, "-3 windows drawn")
+
 	// A changed file is refused on resume.
 	require.NoError(t, os.WriteFile(a, []byte(strings.Repeat("changed line\n", 300)), 0o644))
 	_, err = OpenTraining(DataSpec{Spec: spec}, tok, T, 9, state, io.Discard)
 	require.ErrorContains(t, err, "the files changed")
 }
 
-// TestTextWindowsEpochs: each epoch draws every window of its offset once; epochs after the first start
-// at other offsets; seek(n) equals n draws.
+// TestTextWindowsEpochs: each epoch draws ⌊(L−T)/T⌋ distinct windows, all at its offset, in another order;
+// epochs after the first start at other offsets; seek(n) equals n draws.
 func TestTextWindowsEpochs(t *testing.T) {
 	toks := make([]int32, 1000)
 	for i := range toks {
@@ -247,29 +256,40 @@ func TestTextWindowsEpochs(t *testing.T) {
 	const T = 30
 	w, err := newTextWindows("test", toks, T, 4)
 	require.NoError(t, err)
+	k := (len(toks) - T) / T
+	require.Equal(t, k, w.k)
 	var drawn [][]int32
 	offsets := map[int]bool{}
+	var orders []string
 	for e := 0; e < 4; e++ {
-		k := windowCount(len(toks), w.offset(int64(e)), T)
+		off := w.offset(int64(e))
 		starts := map[int32]bool{}
+		var order []int32
 		for i := 0; i < k; i++ {
 			x := w.next()
 			require.Len(t, x, T+1)
 			require.Equal(t, x[0]+T, x[T], "a contiguous window")
-			require.Equal(t, int32(w.offset(int64(e))), x[0]%T, "epoch %d's windows start at its offset", e)
+			require.Equal(t, int32(off), x[0]%T, "epoch %d's windows start at its offset", e)
 			require.False(t, starts[x[0]], "epoch %d draws window %d twice", e, x[0])
 			starts[x[0]] = true
+			order = append(order, (x[0]-int32(off))/T)
 			drawn = append(drawn, x)
 		}
-		offsets[w.offset(int64(e))] = true
+		offsets[off] = true
+		orders = append(orders, fmt.Sprint(order))
 	}
 	require.Greater(t, len(offsets), 1, "epochs start at other offsets")
-	for _, n := range []int64{0, 5, 33, 34, 70, int64(len(drawn) - 1)} {
+	require.NotEqual(t, orders[0], orders[1], "epochs draw in other orders")
+	for _, n := range []int64{0, 5, 31, 32, 70, int64(len(drawn) - 1)} {
 		v, err := newTextWindows("test", toks, T, 4)
 		require.NoError(t, err)
 		v.seek(n)
 		require.Equal(t, drawn[n], v.next(), "seek(%d)", n)
 	}
+	v, err := newTextWindows("test", toks, T, 4)
+	require.NoError(t, err)
+	v.seek(1 << 60) // a far position costs nothing to reach
+	require.Len(t, v.next(), T+1)
 	_, err = newTextWindows("tiny", toks[:50], T, 4)
 	require.ErrorContains(t, err, "too little text")
 }
