@@ -355,14 +355,13 @@ func (s *mixSource) next() ([]int32, []bool, error) {
 		}
 		return seq, ex.TargetMask, nil
 	case len(s.corpora) > 0 && u >= s.spec.wSynth+s.spec.wMQAR+s.spec.wNeedle:
-		acc := s.spec.wSynth + s.spec.wMQAR + s.spec.wNeedle
-		for i, it := range s.spec.texts {
-			acc += it.weight
-			if u < acc || i == len(s.corpora)-1 {
-				return s.corpora[i].next(), nil, nil
+		acc, i := s.spec.wSynth+s.spec.wMQAR+s.spec.wNeedle, 0
+		for ; i < len(s.corpora)-1; i++ { // the last component also takes u's rounding past the total
+			if acc += s.spec.texts[i].weight; u < acc {
+				break
 			}
 		}
-		panic("unreachable")
+		return s.corpora[i].next(), nil, nil
 	default:
 		answer := len(s.tok.Encode(" 0000."))
 		nd, err := GenerateMiniNeedle(s.tok, s.seqLen+1-answer, rng.Float64(), s.exampleSeed, int(r))

@@ -56,8 +56,8 @@ type BatchSource interface {
 	State() (json.RawMessage, error)
 }
 
-// OpenTraining opens the training data d as a batch source (the packed stream, or the mixture for "mix:"),
-// resumed from state (a BatchSource's State) when non-nil.
+// OpenTraining opens the training data d as a batch source (the packed stream, or the mixture for "mix:",
+// "text:" and "parquet:"), resumed from state (a BatchSource's State) when non-nil.
 func OpenTraining(d DataSpec, tok tokenizers.Tokenizer, seqLen int, seed uint64, state json.RawMessage, log io.Writer) (BatchSource, error) {
 	if isMixForm(d.Spec) {
 		if err := checkColumn(d); err != nil {

@@ -487,3 +487,32 @@ func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
 }
+
+// TestTextComponentWeights: rows are drawn from the components in proportion to their weights.
+func TestTextComponentWeights(t *testing.T) {
+	tok := tokenizers.NewByteTokenizer()
+	dir := t.TempDir()
+	a, _ := numberedText(t, dir, "a.txt", 0, 300)
+	b, _ := numberedText(t, dir, "b.txt", 500000, 300)
+	src, err := OpenTraining(DataSpec{Spec: fmt.Sprintf("mix:mqar=2,text:%s=1,text:%s=3,pairs=8", a, b)}, tok, 64, 3, nil, io.Discard)
+	require.NoError(t, err)
+	seqs, err := src.Batch(3000)
+	require.NoError(t, err)
+	counts := map[string]int{}
+	for _, w := range seqs {
+		switch n := lineNumbers(t, tok.Decode(toInts(w))); {
+		case w[0] >= MQARTokenOffset && w[0] < tokenizers.ByteTokenizerEOS:
+			counts["mqar"]++
+		case len(n) > 0 && n[0] < 500000:
+			counts["a"]++
+		case len(n) > 0:
+			counts["b"]++
+		default:
+			t.Fatalf("a row of neither component: %q", tok.Decode(toInts(w)))
+		}
+	}
+	// Expected 1000, 500 and 1500 rows; binomial SDs about 26, 20 and 27.
+	require.InDelta(t, 1000, counts["mqar"], 110, "%v", counts)
+	require.InDelta(t, 500, counts["a"], 90, "%v", counts)
+	require.InDelta(t, 1500, counts["b"], 110, "%v", counts)
+}
