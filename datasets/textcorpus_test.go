@@ -239,6 +239,16 @@ func TestTextMixtureResumeIsExact(t *testing.T) {
 	require.NoError(t, err)
 	_, err = OpenTraining(DataSpec{Spec: spec}, tok, T, 9, badJSON, io.Discard)
 	require.ErrorContains(t, err, "-3 windows drawn")
+	// A far position (a state from a very long run, or a hostile one) resumes at once.
+	far := bad
+	far.Rows, far.Corpora[0].Drawn, far.Corpora[1].Drawn = 1<<62, 1<<61, 1<<60
+	farJSON, err := json.Marshal(far)
+	require.NoError(t, err)
+	src, err := OpenTraining(DataSpec{Spec: spec}, tok, T, 9, farJSON, io.Discard)
+	require.NoError(t, err)
+	seqs, err := src.Batch(50)
+	require.NoError(t, err)
+	require.Len(t, seqs, 50)
 
 	// A changed file is refused on resume.
 	require.NoError(t, os.WriteFile(a, []byte(strings.Repeat("changed line\n", 300)), 0o644))
