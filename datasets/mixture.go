@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -24,26 +25,39 @@ func (s streamBatches) MaskedBatch(n int) ([][]int32, [][]bool, error) {
 	return seqs, make([][]bool, len(seqs)), err
 }
 
-// The synthetic training mixture of the tiny study, spec "mix:synth=W,mqar=W,needle=W[,pairs=P][,loss=L]"
-// (weights relative; any may be 0). Every sequence of SeqLen+1 tokens is drawn from one component, chosen from a
-// hash of (seed, sequence index), so the choice needs no state:
+// The training mixture of the tiny study, spec
+//
+//	mix:ITEM,ITEM,...     ITEM = synth=W | mqar=W | needle=W | text:PATH=W | parquet:PATTERN[#COLUMN]=W
+//	                             | pairs=P | loss=answers|all | heldout=F
+//
+// (weights relative, ≥ 0 for the synthetic components, > 0 for a text component; several text and parquet
+// components may be given; a path may not hold a comma). Every sequence of SeqLen+1 tokens is drawn from one
+// component, chosen from a hash of (seed, sequence index), so the choice needs no state:
 //
 //	synth   a window of the packed synthetic-language stream (the text the model learns language from);
 //	mqar    an MQAR example (MQARConfig, Zoology's layout) with vocabulary 128 shifted to ids
 //	        MQARTokenOffset+[0, 128) — bytes 128–255, which never occur in the ASCII synthetic language — and
 //	        a number of key–value pairs uniform in [4, pairs] (default pairs = 16);
 //	needle  a mini needle-in-a-haystack document (GenerateMiniNeedle) at a uniform depth, followed by
-//	        its answer and ".", padded with EOS to the length.
+//	        its answer and ".", padded with EOS to the length;
+//	text:PATH               a window of the training part of a plain-text file (or of each file of a glob);
+//	parquet:PATTERN#COLUMN  a window of the training part of a parquet string column (default column "text");
+//	        both split once into a training and a held-out part, heldout=F (default 0.1) of each file's bytes
+//	        or rows (textcorpus.go), and tokenized with the run's tokenizer.
+//
+// Alone, "text:PATH" and "parquet:PATTERN[#COLUMN]" are data specs of their own: the mixture of that one
+// component with heldout=0.1. A spec without text components draws exactly the rows it drew before text
+// components existed.
 //
 // Loss masks (MaskedBatch), loss=answers (the default) or loss=all: with answers, MQAR rows train only on
 // their queried values (MQARExample.TargetMask) and needle rows only on the answer " 4821." — the random
 // keys, values, filler and haystack are unpredictable by construction, and training on them buries the
-// recall signal under noise; language rows train on every token. loss=all trains every token
+// recall signal under noise; language and text rows train on every token. loss=all trains every token
 // of every row (the mixture's first version).
 //
 // Training examples are indexed by the sequence index with seeds disjoint from the evaluation ones
 // (MixTrainSeed; the study evaluates with other seeds). The state saved with checkpoints is the sequence
-// count and the synthetic-language stream's cursor.
+// count, the synthetic-language stream's cursor and each text component's count of windows drawn.
 
 // MQARTokenOffset shifts MQAR ids into bytes 128–255 for byte-level models.
 const MQARTokenOffset = 128
@@ -61,17 +75,48 @@ const (
 type mixSpec struct {
 	wSynth, wMQAR, wNeedle float64
 	pairs                  int
-	allTokens              bool // loss=all: no answer masks
+	allTokens              bool       // loss=all: no answer masks
+	texts                  []textItem // real-text components (textcorpus.go), in spec order
+	heldout                float64    // their held-out fraction
 }
 
+// mixGrammar is the mixture's grammar for errors.
+const mixGrammar = "mix:synth=W,mqar=W,needle=W,text:PATH=W,parquet:PATTERN[#COLUMN]=W[,pairs=P][,loss=answers|all][,heldout=F]"
+
+// parseMix parses a mixture spec, or a lone real-text spec ("text:PATH", "parquet:PATTERN[#COLUMN]"), which is
+// the mixture of that one component.
 func parseMix(spec string) (mixSpec, error) {
-	m := mixSpec{pairs: 16}
+	m := mixSpec{pairs: 16, heldout: DefaultHeldOut}
+	if kind, body, ok := cutTextKind(spec); ok {
+		it, err := parseTextItem(kind, body)
+		if err != nil {
+			return m, fmt.Errorf("data spec %q: %w", spec, err)
+		}
+		m.texts = []textItem{it}
+		return m, nil
+	}
 	rest, ok := strings.CutPrefix(spec, "mix:")
 	if !ok {
-		return m, fmt.Errorf("mixture spec %q: want mix:synth=W,mqar=W,needle=W[,pairs=P][,loss=answers|all]", spec)
+		return m, fmt.Errorf("mixture spec %q: want %s", spec, mixGrammar)
 	}
 	for _, kv := range strings.Split(rest, ",") {
-		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
+		kv = strings.TrimSpace(kv)
+		if kind, body, ok := cutTextKind(kv); ok {
+			i := strings.LastIndexByte(body, '=')
+			if i < 0 {
+				return m, fmt.Errorf("mixture spec %q: item %q needs a weight: %s:PATH=W", spec, kv, kind)
+			}
+			it, err := parseTextItem(kind, body[:i])
+			if err != nil {
+				return m, fmt.Errorf("mixture spec %q: %w", spec, err)
+			}
+			if it.weight, err = strconv.ParseFloat(body[i+1:], 64); err != nil || !(it.weight > 0) || math.IsInf(it.weight, 0) {
+				return m, fmt.Errorf("mixture spec %q: the weight of %s is %q: want a number > 0", spec, it.spec(), body[i+1:])
+			}
+			m.texts = append(m.texts, it)
+			continue
+		}
+		k, v, ok := strings.Cut(kv, "=")
 		if !ok {
 			return m, fmt.Errorf("mixture spec %q: item %q is not key=value", spec, kv)
 		}
@@ -86,8 +131,11 @@ func parseMix(spec string) (mixSpec, error) {
 			}
 			continue
 		}
+		if k == "text" || k == "parquet" {
+			return m, fmt.Errorf("mixture spec %q: item %q: write a %s component as %s:PATH=W (the path after the colon, the weight after '=')", spec, kv, k, k)
+		}
 		f, err := strconv.ParseFloat(v, 64)
-		if err != nil || f < 0 {
+		if err != nil || !(f >= 0) || math.IsInf(f, 0) {
 			return m, fmt.Errorf("mixture spec %q: %s=%q must be a number ≥ 0", spec, k, v)
 		}
 		switch k {
@@ -99,17 +147,41 @@ func parseMix(spec string) (mixSpec, error) {
 			m.wNeedle = f
 		case "pairs":
 			m.pairs = int(f)
+		case "heldout":
+			if !(f > 0 && f <= maxHeldOut) {
+				return m, fmt.Errorf("mixture spec %q: heldout=%s: the held-out fraction of the text components must be in (0, %g]", spec, v, maxHeldOut)
+			}
+			m.heldout = f
 		default:
-			return m, fmt.Errorf("mixture spec %q: unknown key %q (synth, mqar, needle, pairs, loss)", spec, k)
+			return m, fmt.Errorf("mixture spec %q: unknown key %q (synth, mqar, needle, text:PATH, parquet:PATTERN, pairs, loss, heldout)", spec, k)
 		}
 	}
-	if m.wSynth+m.wMQAR+m.wNeedle <= 0 {
+	if m.wSynth+m.wMQAR+m.wNeedle+m.textWeight() <= 0 {
 		return m, fmt.Errorf("mixture spec %q: all weights are 0", spec)
 	}
 	if m.pairs < 4 {
 		return m, fmt.Errorf("mixture spec %q: pairs must be ≥ 4", spec)
 	}
 	return m, nil
+}
+
+// textWeight is the sum of the text components' weights.
+func (m mixSpec) textWeight() float64 {
+	var w float64
+	for _, it := range m.texts {
+		w += it.weight
+	}
+	return w
+}
+
+// cutTextKind splits "text:BODY" and "parquet:BODY".
+func cutTextKind(s string) (kind, body string, ok bool) {
+	for _, k := range []string{"text", "parquet"} {
+		if b, ok := strings.CutPrefix(s, k+":"); ok {
+			return k, b, true
+		}
+	}
+	return "", "", false
 }
 
 type mixSource struct {
@@ -121,33 +193,47 @@ type mixSource struct {
 	tok         tokenizers.Tokenizer
 	text        *Stream
 	mqar        map[int]*MQARGenerator // by pair count
+	corpora     []*textWindows         // the text components' windows (their training or held-out part)
 	rows        int64                  // sequences yielded so far
 }
 
 type mixState struct {
 	Rows int64        `json:"rows"`
-	Text StreamCursor `json:"text"`
+	Text StreamCursor `json:"text"` // the synthetic language's stream
+	// Corpora are the text components' positions, in spec order (absent without text components).
+	Corpora []corpusState `json:"corpora,omitempty"`
+}
+
+// corpusState is a text component's position: the windows drawn, and its token count (a check that the
+// files are those the checkpoint read).
+type corpusState struct {
+	Name   string `json:"name"`
+	Tokens int    `json:"tokens"`
+	Drawn  int64  `json:"drawn"`
 }
 
 func newMixSource(spec string, tok tokenizers.Tokenizer, seqLen int, seed uint64, state json.RawMessage, log io.Writer) (*mixSource, error) {
-	return openMix(spec, tok, seqLen, seed, MixTrainSeed, TrainSynthSeed, state, log)
+	return openMix(spec, tok, seqLen, seed, MixTrainSeed, TrainSynthSeed, false, state, log)
 }
 
-// openMix opens the mixture spec with its examples drawn from exampleSeed and its language from the
-// SynthLang seed synthSeed.
-func openMix(spec string, tok tokenizers.Tokenizer, seqLen int, seed, exampleSeed, synthSeed uint64, state json.RawMessage, log io.Writer) (*mixSource, error) {
+// openMix opens the mixture spec with its examples drawn from exampleSeed, its language from the
+// SynthLang seed synthSeed, and its text components from their held-out part when heldOut (else their
+// training part).
+func openMix(spec string, tok tokenizers.Tokenizer, seqLen int, seed, exampleSeed, synthSeed uint64, heldOut bool, state json.RawMessage, log io.Writer) (*mixSource, error) {
 	ms, err := parseMix(spec)
 	if err != nil {
 		return nil, err
 	}
-	if 2*ms.pairs*2 > seqLen {
-		return nil, fmt.Errorf("mixture spec %q: %d MQAR pairs and queries need seq_len ≥ %d", spec, ms.pairs, 4*ms.pairs)
-	}
-	if ms.pairs > MQARVocab/2-1 {
-		return nil, fmt.Errorf("mixture spec %q: at most %d pairs", spec, MQARVocab/2-1)
-	}
-	if tok.VocabSize() < MQARTokenOffset+MQARVocab {
-		return nil, fmt.Errorf("mixture: tokenizer %s has %d ids, the MQAR component needs %d", tok.Name(), tok.VocabSize(), MQARTokenOffset+MQARVocab)
+	if ms.wMQAR > 0 {
+		if 2*ms.pairs*2 > seqLen {
+			return nil, fmt.Errorf("mixture spec %q: %d MQAR pairs and queries need seq_len ≥ %d", spec, ms.pairs, 4*ms.pairs)
+		}
+		if ms.pairs > MQARVocab/2-1 {
+			return nil, fmt.Errorf("mixture spec %q: at most %d pairs", spec, MQARVocab/2-1)
+		}
+		if tok.VocabSize() < MQARTokenOffset+MQARVocab {
+			return nil, fmt.Errorf("mixture: tokenizer %s has %d ids, the MQAR component needs %d", tok.Name(), tok.VocabSize(), MQARTokenOffset+MQARVocab)
+		}
 	}
 	s := &mixSource{spec: ms, seed: seed, exampleSeed: exampleSeed, seqLen: seqLen, tok: tok, mqar: map[int]*MQARGenerator{}}
 	if ms.wNeedle > 0 { // fail now, not at the first needle row
@@ -156,29 +242,71 @@ func openMix(spec string, tok tokenizers.Tokenizer, seqLen int, seed, exampleSee
 		}
 	}
 	var cur *StreamCursor
+	var st mixState
 	if state != nil {
-		var st mixState
 		if err := json.Unmarshal(state, &st); err != nil {
 			return nil, fmt.Errorf("mixture state: %w", err)
 		}
 		s.rows, cur = st.Rows, &st.Text
+		if len(st.Corpora) != len(ms.texts) {
+			return nil, fmt.Errorf("mixture state: %d text components saved, the spec %q has %d", len(st.Corpora), spec, len(ms.texts))
+		}
 	}
 	if s.text, err = OpenStream(DataSpec{Spec: "synth"}, tok, SpecStream{SeqLen: seqLen, Seed: seed, SynthSeed: synthSeed,
 		Epochs: EpochsForever, Cursor: cur, Log: log}); err != nil {
 		return nil, err
 	}
-	for p := 4; p <= ms.pairs; p++ {
-		g, err := NewMQARGenerator(MQARConfig{Vocab: MQARVocab, SeqLen: seqLen, NumPairs: p, Seed: exampleSeed + uint64(p)})
+	if ms.wMQAR > 0 {
+		for p := 4; p <= ms.pairs; p++ {
+			g, err := NewMQARGenerator(MQARConfig{Vocab: MQARVocab, SeqLen: seqLen, NumPairs: p, Seed: exampleSeed + uint64(p)})
+			if err != nil {
+				return nil, err
+			}
+			s.mqar[p] = g
+		}
+	}
+	for i, it := range ms.texts {
+		p, err := loadTextItem(it, tok, ms.heldout)
 		if err != nil {
 			return nil, err
 		}
-		s.mqar[p] = g
+		toks, part := p.train, "training part"
+		if heldOut {
+			toks, part = p.held, "held-out part"
+		}
+		w, err := newTextWindows(fmt.Sprintf("the %s of %s", part, it.spec()), toks, seqLen, seedrand.Mix64(seed, textComponentSalt+uint64(i)))
+		if err != nil {
+			return nil, err
+		}
+		if state != nil {
+			c := st.Corpora[i]
+			if c.Drawn < 0 || c.Drawn > s.rows {
+				return nil, fmt.Errorf("mixture state: %d windows drawn of %s, outside [0, rows = %d]", c.Drawn, it.spec(), s.rows)
+			}
+			if c.Name != it.spec() || c.Tokens != len(toks) {
+				return nil, fmt.Errorf("mixture state: the %s of %s has %d tokens for tokenizer %s, but the checkpoint read %d of %s: "+
+					"the files changed since; use another --out to start a new run", part, it.spec(), len(toks), tok.Name(), c.Tokens, c.Name)
+			}
+			w.seek(c.Drawn)
+		}
+		s.corpora = append(s.corpora, w)
+		if log != nil && !heldOut {
+			fmt.Fprintf(log, "datasets: %s: %d training tokens (%d bytes, %d documents), %d held-out tokens (%d bytes, %d documents); %s\n",
+				it.spec(), len(p.train), p.trainBytes, p.trainDocs, len(p.held), p.heldBytes, p.heldDocs, p.split)
+		}
 	}
 	return s, nil
 }
 
+// textComponentSalt separates the text components' shuffle seeds from the other uses of the run seed.
+const textComponentSalt = 0x545854 << 8 // "TXT"
+
 func (s *mixSource) State() (json.RawMessage, error) {
-	return json.Marshal(mixState{Rows: s.rows, Text: s.text.Cursor()})
+	st := mixState{Rows: s.rows, Text: s.text.Cursor()}
+	for i, w := range s.corpora {
+		st.Corpora = append(st.Corpora, corpusState{Name: s.spec.texts[i].spec(), Tokens: len(w.toks), Drawn: w.drawn})
+	}
+	return json.Marshal(st)
 }
 
 func (s *mixSource) Batch(n int) ([][]int32, error) {
@@ -210,6 +338,9 @@ func (s *mixSource) next() ([]int32, []bool, error) {
 	s.rows++
 	rng := rand.New(rand.NewPCG(seedrand.Mix64(s.seed, uint64(r)), 0x4d4958)) // "MIX"
 	total := s.spec.wSynth + s.spec.wMQAR + s.spec.wNeedle
+	for _, it := range s.spec.texts {
+		total += it.weight
+	}
 	u := rng.Float64() * total
 	switch {
 	case u < s.spec.wSynth:
@@ -223,6 +354,14 @@ func (s *mixSource) next() ([]int32, []bool, error) {
 			seq[j] = id + MQARTokenOffset
 		}
 		return seq, ex.TargetMask, nil
+	case len(s.corpora) > 0 && u >= s.spec.wSynth+s.spec.wMQAR+s.spec.wNeedle:
+		acc, i := s.spec.wSynth+s.spec.wMQAR+s.spec.wNeedle, 0
+		for ; i < len(s.corpora)-1; i++ { // the last component also takes u's rounding past the total
+			if acc += s.spec.texts[i].weight; u < acc {
+				break
+			}
+		}
+		return s.corpora[i].next(), nil, nil
 	default:
 		answer := len(s.tok.Encode(" 0000."))
 		nd, err := GenerateMiniNeedle(s.tok, s.seqLen+1-answer, rng.Float64(), s.exampleSeed, int(r))
@@ -249,11 +388,12 @@ func (s *mixSource) next() ([]int32, []bool, error) {
 
 // MixtureValidationSet returns n held-out rows of the mixture spec with their loss masks (as MaskedBatch):
 // the same proportions, pair counts and masks as training, but the language from the validation SynthLang
-// seed (ValSynthSeed) and the MQAR and needle examples from MixValSeed, so that no row was trained on. The
-// loss on them is the training objective measured held out (recipes/study: "the full mixture", beside the
-// validation loss on the language alone).
+// seed (ValSynthSeed), the MQAR and needle examples from MixValSeed and the text components' rows from their
+// held-out part only (in a MixValSeed order), so that no row was trained on. The loss on them is the training
+// objective measured held out (recipes/study: "the full mixture", beside the validation loss on the language
+// alone).
 func MixtureValidationSet(spec string, tok tokenizers.Tokenizer, seqLen, n int) ([][]int32, [][]bool, error) {
-	s, err := openMix(spec, tok, seqLen, MixValSeed, MixValSeed, ValSynthSeed, nil, io.Discard)
+	s, err := openMix(spec, tok, seqLen, MixValSeed, MixValSeed, ValSynthSeed, true, nil, io.Discard)
 	if err != nil {
 		return nil, nil, err
 	}

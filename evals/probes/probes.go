@@ -40,8 +40,13 @@ type SwitchOptions struct {
 }
 
 // HeldOut reads n sequences of seqLen+1 tokens of held-out text, in order: data is read with
-// datasets.OpenStream ("synth": the synthetic language with datasets.AnalysisSynthSeed, unseen in training).
+// datasets.OpenStream ("synth": the synthetic language with datasets.AnalysisSynthSeed, unseen in training),
+// or, for specs with real text (text:PATH, parquet:PATTERN, mix: with such components), with datasets.HeldOut
+// (their held-out part only).
 func HeldOut(data datasets.DataSpec, tok tokenizers.Tokenizer, seqLen, n int) ([][]int32, error) {
+	if datasets.HasHeldOut(data.Spec) {
+		return datasets.HeldOut(data, tok, seqLen, n)
+	}
 	st, err := datasets.OpenStream(data, tok, datasets.SpecStream{SeqLen: seqLen, Shuffle: 1,
 		SynthSeed: datasets.AnalysisSynthSeed, Log: io.Discard})
 	if err != nil {

@@ -2,6 +2,7 @@ package probes
 
 import (
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/oryx"
 	"github.com/oryx-go/oryx/oryx/oryxtest"
@@ -55,4 +57,37 @@ func TestMQAROptionsFromRun(t *testing.T) {
 	log.Reset()
 	require.Equal(t, o, o.Resolve(&log))
 	require.Empty(t, log.String())
+}
+
+// TestHeldOutReadsTheHeldOutPartOfText: for a spec with real text, the analyses' held-out sequences are the
+// held-out part (datasets.HeldOut), never the first training windows of the file.
+func TestHeldOutReadsTheHeldOutPartOfText(t *testing.T) {
+	var b strings.Builder
+	for i := 0; b.Len() < 8000; i++ {
+		b.WriteString("line " + strings.Repeat("x", i%13) + "\n")
+	}
+	file := filepath.Join(t.TempDir(), "a.txt")
+	require.NoError(t, os.WriteFile(file, []byte(b.String()), 0o644))
+	tok := tokenizers.NewByteTokenizer()
+	spec := datasets.DataSpec{Spec: "text:" + file}
+	got, err := HeldOut(spec, tok, 32, 5)
+	require.NoError(t, err)
+	want, err := datasets.HeldOut(spec, tok, 32, 5)
+	require.NoError(t, err)
+	require.Equal(t, want, got)
+	all := b.String()
+	target := (len(all)*9 + 9) / 10
+	cut := target + strings.IndexByte(all[target-1:], '\n') // the first line start at or after 90 %
+	for i, s := range got {
+		text := strings.TrimSuffix(tok.Decode(datasetsInts(s)), "<|endoftext|>")
+		require.Contains(t, all[cut:], text, "sequence %d", i)
+	}
+}
+
+func datasetsInts(x []int32) []int {
+	out := make([]int, len(x))
+	for i, v := range x {
+		out[i] = int(v)
+	}
+	return out
 }

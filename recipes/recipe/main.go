@@ -142,9 +142,10 @@ func newFlags(name string, rec Recipe, tc *train.TrainConfig, stderr io.Writer) 
 	fs.SetOutput(stderr)
 	f := &mainFlags{
 		out: fs.String("out", filepath.Join("runs", name), "run directory (checkpoints, metrics, plots); an existing run there is resumed"),
-		data: fs.String("data", rec.Data, "training corpus: synth[:SEED] (the synthetic language) | mix:synth=W,mqar=W,needle=W (the tiny study's mixture) | "+
+		data: fs.String("data", rec.Data, "training corpus: synth[:SEED] (the synthetic language) | mix:synth=W,mqar=W,needle=W,text:PATH=W (the tiny study's mixture) | "+
+			"text:PATH or parquet:PATTERN[#COLUMN] (real text; the last 10 % held out for validation) | "+
 			"DIR (pre-tokenized by `oryx tokenize`: DIR/manifest.json) | parquet FILE, DIR or 'GLOB' (text column --column)"),
-		valData:   fs.String("val-data", "", "validation corpus (same forms; default: held-out synth, else the start of --data)"),
+		valData:   fs.String("val-data", "", "validation corpus (same forms; default: the held-out part of real text in --data, else held-out synth, else the start of --data)"),
 		column:    fs.String("column", "text", "text column of parquet corpora"),
 		tokenizer: fs.String("tokenizer", rec.Tokenizer, "tokenizer: bytes | path/to/tokenizer.json | path/to/tokenizer.model"),
 		tokens:    fs.Int64("tokens", 0, "token budget; sets --steps to tokens/(batch·seq-len) (default: the recipe's)"),

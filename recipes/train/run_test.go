@@ -309,6 +309,38 @@ func TestMixtureResumeIsExact(t *testing.T) {
 	require.Equal(t, trainLosses(t, full), trainLosses(t, cut))
 }
 
+// TestTextMixtureTrainsResumesAndValidatesHeldOut: a run on the mixture of the synthetic language and a
+// plain-text file resumes exactly, and its validation set is the file's held-out part, not the synthetic
+// language. Backend-independent like TestMixtureResumeIsExact, so -short leaves it to the pure-Go
+// suite.
+func TestTextMixtureTrainsResumesAndValidatesHeldOut(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the text loader's resume is backend-independent (the pure-Go suite runs it)")
+	}
+	var b strings.Builder
+	for i := 0; b.Len() < 20000; i++ {
+		fmt.Fprintf(&b, "Line %d of a small English text, with words and numbers.\n", i)
+	}
+	file := filepath.Join(t.TempDir(), "english.txt")
+	require.NoError(t, os.WriteFile(file, []byte(b.String()), 0o644))
+	spec := datasets.DataSpec{Spec: "mix:synth=1,text:" + file + "=2"}
+
+	full, cut := t.TempDir(), t.TempDir()
+	r := tinyRun(t, oryx.GDN, full)
+	r.Data = spec
+	s, err := Train(r)
+	require.NoError(t, err)
+	require.Contains(t, s.ValidationSet, "held-out bytes of text:"+file)
+	require.NotContains(t, s.ValidationSet, "synth")
+	// (datasets' TestTextHeldOutNeverOverlapsTraining checks that this validation set is HeldOut's.)
+	r.Out = cut
+	_, err = train(r, &testControl{stopAfter: 3})
+	require.ErrorIs(t, err, errSimulatedKill)
+	_, err = Train(r)
+	require.NoError(t, err)
+	require.Equal(t, trainLosses(t, full), trainLosses(t, cut))
+}
+
 // TestTrainOnParquetAndPretokenized: the two file-based data forms train, resume exactly and agree with each
 // other (a pre-tokenized corpus packs the same token stream as the text it came from). Each training compiles
 // its graphs again; -short (the XLA suite) resumes the Parquet run only: a data form's resume position is
