@@ -418,7 +418,9 @@ func accuracyOverSeeds(runs []*ModelResult, read accuracyRead, sched string) (se
 // claims evaluates the claims on the main Oryx-TG run against the main baselines (every seed): each as the
 // paper states it, beside the study's first criteria.
 func claims(c Config, models []*ModelResult, comps []Comparison) []Claim {
-	return []Claim{claimA(c, comps), claimAWithin5(c, comps), claimB(c, models), claimBSelf(c, models), claimC(c, models)}
+	cls := []Claim{claimA(c, comps), claimAWithin5(c, comps), claimB(c, models), claimBSelf(c, models), claimC(c, models)}
+	addToDecide(cls, seedTrainingSeconds(c, models))
+	return cls
 }
 
 // gapsOf returns the per-seed gaps of the named comparison and their seeds, in seed order.
