@@ -148,7 +148,7 @@ func Run(o Options) (*Result, error) {
 	}
 
 	// The model, and the options that depend on it.
-	m, ctx, err := oryx.LoadCheckpoint(o.Checkpoint, nil)
+	m, ctx, err := oryx.LoadCheckpointRetrying(o.Checkpoint, nil) // a training may be saving into it
 	if err != nil {
 		return nil, fmt.Errorf("--checkpoint: %w", err)
 	}
