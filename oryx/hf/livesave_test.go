@@ -23,7 +23,7 @@ func TestExportWhileTrainingSaves(t *testing.T) {
 	}
 	ckpt := oryxtest.TinyCheckpoint(t, oryx.Transformer)
 	out := t.TempDir()
-	const saves = 60 // about one export in 80 failed for the race before (one run in two or three failed)
+	const saves = 60 // about one export in 80 failed for the race before (in most runs of this test)
 	exports, exhausted, failures := oryxtest.RaceSaves(t, ckpt, saves, func(i int) error {
 		return Export(ckpt, filepath.Join(out, fmt.Sprintf("export-%d", i)))
 	})
