@@ -54,3 +54,61 @@ func TestMergeChecksResults(t *testing.T) {
 	old := file("old.json", `{"model_name": "old", "results": {"piqa": {"acc,none": 0.6}}}`)
 	clitest.Run(t, nil, "merge", "--out", out, ok, old).Check(t, 0, "2 runs from 2 files")
 }
+
+// TestMergeRefusesImpossibleValues: `evals merge` refuses a results file whose values cannot be (a NIAH score
+// of 7.5, before shown as 750 % and averaged; an attention fraction of 2.5, shown as 250 %; attention tokens
+// beyond the tokens; a negative step, token or parameter count), exit 1 naming the file and the field, nothing
+// written; and refuses a training run directory as --out (its leaderboard files were written among the run's
+// checkpoints) unless --force.
+func TestMergeRefusesImpossibleValues(t *testing.T) {
+	tmp := t.TempDir()
+	// A results file of the project's own layout: the run's fields and one NIAH task, each replaceable.
+	file := func(name string, edit map[string]string) string {
+		v := map[string]string{"parameters": "1000", "checkpoint_step": "10", "tokens_seen": "100",
+			"attention_fraction": "0.5", "score": "0.75", "tokens": "100", "attention_tokens": "50", "task_fraction": "0.5"}
+		for k, x := range edit {
+			v[k] = x
+		}
+		content := `{"results": {}, "oryx": {"model": "m", "variant": "gdn", "size": "tiny", "parameters": ` + v["parameters"] +
+			`, "checkpoint_step": ` + v["checkpoint_step"] + `, "tokens_seen": ` + v["tokens_seen"] +
+			`, "schedule": "attention", "backend": "go", "attention_fraction": ` + v["attention_fraction"] +
+			`, "tasks": {"niah_single_1": {"task": "niah_single_1", "group": "niah", "metrics": {"score": {"value": ` + v["score"] +
+			`, "stderr": 0.01, "n": 4}, "score@1024": {"value": ` + v["score"] + `, "stderr": 0.01, "n": 4}}, ` +
+			`"docs": 4, "total_docs": 4, "tokens": ` + v["tokens"] + `, "attention_tokens": ` + v["attention_tokens"] +
+			`, "attention_fraction": ` + v["task_fraction"] + `}}}}`
+		path := filepath.Join(tmp, name)
+		require.NoError(t, os.WriteFile(path, []byte(content), 0o644))
+		return path
+	}
+	out := filepath.Join(tmp, "board")
+	for _, c := range []struct {
+		name string
+		edit map[string]string
+		want string
+	}{
+		{"niah.json", map[string]string{"score": "7.5"}, `task "niah_single_1": metric score is 7.5, out of [0, 1]`},
+		{"fraction.json", map[string]string{"attention_fraction": "2.5"}, "oryx.attention_fraction is 2.5, out of [0, 1]"},
+		{"taskfraction.json", map[string]string{"task_fraction": "-0.5"}, `oryx.tasks["niah_single_1"].attention_fraction is -0.5, out of [0, 1]`},
+		{"atttokens.json", map[string]string{"attention_tokens": "250"}, `oryx.tasks["niah_single_1"].attention_tokens is 250, out of [0, 100]`},
+		{"tokens.json", map[string]string{"tokens": "-100", "attention_tokens": "0"}, `oryx.tasks["niah_single_1"].tokens is -100, negative`},
+		{"step.json", map[string]string{"checkpoint_step": "-10"}, "oryx.checkpoint_step is -10, negative"},
+		{"seen.json", map[string]string{"tokens_seen": "-100"}, "oryx.tokens_seen is -100, negative"},
+		{"params.json", map[string]string{"parameters": "-1000"}, "oryx.parameters is -1000, negative"},
+	} {
+		path := file(c.name, c.edit)
+		clitest.Run(t, nil, "merge", "--out", out, path).Check(t, 1, c.want, path)
+	}
+	require.NoDirExists(t, out, "a refused merge writes nothing")
+	ok := file("ok.json", nil)
+	clitest.Run(t, nil, "merge", "--out", out, ok).Check(t, 0, "1 runs from 1 files")
+
+	// A training run directory as --out: refused, naming it; --force writes there.
+	run := filepath.Join(tmp, "run")
+	require.NoError(t, os.MkdirAll(run, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(run, "config.json"), []byte(`{"variant": "gdn", "d_model": 64}`), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(run, "metrics.jsonl"), nil, 0o644))
+	clitest.Run(t, nil, "merge", "--out", run, ok).Check(t, 1, "--out "+run+" holds a run directory", "training run directory")
+	require.NoFileExists(t, filepath.Join(run, "leaderboard.json"))
+	clitest.Run(t, nil, "merge", "--force", "--out", run, ok).Check(t, 0, "1 runs from 1 files")
+	require.FileExists(t, filepath.Join(run, "leaderboard.json"))
+}

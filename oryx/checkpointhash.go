@@ -46,8 +46,8 @@ func checkpointHashOf(dir, name string) (string, error) {
 // loadForHash is LoadCheckpoint, replaceable in tests (to save a checkpoint during the load).
 var loadForHash = LoadCheckpoint
 
-// loadHashedTries is how many times LoadCheckpointHashed loads before giving up on a directory that gets a
-// newer checkpoint during every load.
+// loadHashedTries is how many times LoadCheckpointHashed and LoadCheckpointRetrying load before giving up on
+// a directory that gets a newer checkpoint during every load.
 const loadHashedTries = 5
 
 // LoadCheckpointHashed is LoadCheckpoint with the CheckpointHash of the checkpoint it loaded. Loading and
@@ -57,6 +57,28 @@ const loadHashedTries = 5
 // one is never pruned, so the same newest name at both ends means no checkpoint was saved in between and
 // the load, the hash and the step are all of it. Otherwise it loads again, up to loadHashedTries times.
 func LoadCheckpointHashed(dir string, want *Config) (*Model, *context.Context, string, error) {
+	var hash string
+	m, ctx, err := loadRetrying(dir, want, func(name string) (err error) {
+		hash, err = checkpointHashOf(dir, name)
+		return err
+	})
+	return m, ctx, hash, err
+}
+
+// LoadCheckpointRetrying is LoadCheckpoint for a directory a training may be saving into (`oryx export`,
+// `oryx generate`, the evaluations): a save during the load (the trainer writes a newer checkpoint and prunes
+// the oldest, which can be the one listed as the newest an instant before) made the load fail, or load a
+// checkpoint other than the one it listed; here a newer checkpoint seen after the load means the load is
+// repeated, up to loadHashedTries times (LoadCheckpointHashed's rule).
+func LoadCheckpointRetrying(dir string, want *Config) (*Model, *context.Context, error) {
+	return loadRetrying(dir, want, nil)
+}
+
+// loadRetrying loads dir's newest checkpoint, then runs also (when not nil) on the name of the newest
+// checkpoint listed before the load; when the newest is another one afterwards, a checkpoint was saved
+// during the load (a load error, or weights of another step than also saw, may come from it), and it loads
+// again, up to loadHashedTries times.
+func loadRetrying(dir string, want *Config, also func(name string) error) (*Model, *context.Context, error) {
 	newest := func() string {
 		names, _ := ListCheckpoints(dir)
 		if len(names) == 0 {
@@ -67,22 +89,21 @@ func LoadCheckpointHashed(dir string, want *Config) (*Model, *context.Context, s
 	for try := 1; ; try++ {
 		before := newest()
 		m, ctx, err := loadForHash(dir, want)
-		var hash string
-		if err == nil {
-			hash, err = checkpointHashOf(dir, before)
+		if err == nil && also != nil {
+			err = also(before)
 		}
 		if newest() == before {
 			if err != nil {
-				return nil, nil, "", err
+				return nil, nil, err
 			}
-			return m, ctx, hash, nil
+			return m, ctx, nil
 		}
 		if ctx != nil {
 			ctx.Finalize()
 		}
 		if try == loadHashedTries {
-			return nil, nil, "", fmt.Errorf("checkpoint %s: a newer checkpoint was saved during each of %d loads (a training "+
-				"saving into it?): could not load one checkpoint and hash the same", dir, loadHashedTries)
+			return nil, nil, fmt.Errorf("checkpoint %s: a newer checkpoint was saved during each of %d loads (a training "+
+				"saving into it?): could not load one checkpoint while it stayed the newest", dir, loadHashedTries)
 		}
 	}
 }

@@ -32,7 +32,8 @@ type Prompt struct {
 func (p Prompt) IsText() bool { return p.IDs == nil }
 
 // SpeculativeAuto is Options.Speculative for --speculative auto: measure plain decoding and draft lengths 2 and
-// 4 on the first tokens and keep the fastest (infer.AutoDraft).
+// 4 on the first tokens and keep the fastest (infer.AutoDraft; when sampling, chosen by fixed costs and the
+// acceptance instead of the clock, so that a --seed gives the same output).
 const SpeculativeAuto = infer.AutoDraft
 
 // Options are the inputs of one generation run (the flags of `oryx generate`).
@@ -147,7 +148,7 @@ func Run(o Options) (*Result, error) {
 	}
 
 	// The model, and the options that depend on it.
-	m, ctx, err := oryx.LoadCheckpoint(o.Checkpoint, nil)
+	m, ctx, err := oryx.LoadCheckpointRetrying(o.Checkpoint, nil) // a training may be saving into it
 	if err != nil {
 		return nil, fmt.Errorf("--checkpoint: %w", err)
 	}

@@ -57,3 +57,25 @@ func TestRunSpeculative(t *testing.T) {
 	_, err := Run(o)
 	require.ErrorContains(t, err, "--speculative: the checkpoint's variant transformer has one readout")
 }
+
+// TestRunWhileTrainingSaves: `oryx generate` from a run directory a training saves into, keeping one
+// checkpoint, never fails for the race (the checkpoint it listed pruned before it opened it), as `evals`
+// did not: the only error allowed is the retrying loader's own, for a directory saved into during each of
+// its loads; once the saves stop, it generates.
+func TestRunWhileTrainingSaves(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a race of saves and generations")
+	}
+	dir := oryxtest.TinyCheckpoint(t, oryx.Transformer)
+	o := Options{Checkpoint: dir, Prompts: []Prompt{{IDs: []int32{1, 2, 3}}}, MaxTokens: 1}
+	const saves = 45 // one generation in 25 to 50 failed for the race before (3 to 13 in a run)
+	runs, exhausted, failures := oryxtest.RaceSaves(t, dir, saves, func(int) error {
+		_, err := Run(o)
+		return err
+	})
+	t.Logf("%d generations during %d saves: %d failed for the race, %d saved into during each of their loads",
+		runs, saves, len(failures), exhausted)
+	require.Empty(t, failures, "generations that failed for the race")
+	_, err := Run(o)
+	require.NoError(t, err)
+}

@@ -109,7 +109,8 @@ func generateCmd(args []string, stdout, stderr io.Writer) error {
 	fs.Var(speculativeFlag{&o.Speculative}, "speculative", "self-speculative decoding: auto, or draft K tokens per round "+
 		"in linear mode and verify them in one pass in the --schedule's modes (same output as without it when greedy; "+
 		"oryx-tm, oryx-tg); auto measures plain decoding and K = 2, 4 on the first tokens and keeps the fastest, plain "+
-		"decoding included (default off)")
+		"decoding included; when sampling (--temperature > 0) auto times nothing and chooses by fixed costs and the "+
+		"acceptance, so that a --seed gives the same output (docs/inference.md) (default off)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "usage: oryx generate --checkpoint DIR (--prompt TEXT | --prompt-ids IDS)... "+
 			"[--schedule SPEC] [--max-tokens N]\n"+

@@ -18,6 +18,7 @@
 package hfparquet
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -256,7 +257,45 @@ func readMeta(path string) (m *fileMeta, err error) {
 				path, i, len(g.Columns), m.root.numLeaves)
 		}
 	}
+	if err := checkOverlap(md.RowGroups); err != nil {
+		return nil, fmt.Errorf("hfparquet: %s: corrupt parquet file: %w", path, err)
+	}
 	return m, nil
+}
+
+// checkOverlap refuses column chunks that share bytes of the file: a row group listed twice in the footer
+// (or one overlapping another) would be read twice, its rows counted and scored twice. A chunk's bytes are
+// what the reader reads (checkChunk): from its dictionary page, else its data page, TotalCompressedSize long.
+func checkOverlap(groups []format.RowGroup) error {
+	type extent struct {
+		start, end    int64
+		group, column int
+	}
+	var all []extent
+	for g := range groups {
+		for c := range groups[g].Columns {
+			md := &groups[g].Columns[c].MetaData
+			start := md.DataPageOffset
+			if md.DictionaryPageOffset != 0 {
+				start = md.DictionaryPageOffset
+			}
+			if md.TotalCompressedSize > 0 { // an empty chunk has no bytes to read twice (a bad size: checkChunk)
+				all = append(all, extent{start, start + md.TotalCompressedSize, g, c})
+			}
+		}
+	}
+	slices.SortFunc(all, func(a, b extent) int { return cmp.Compare(a.start, b.start) })
+	for i := 1; i < len(all); i++ {
+		a, b := all[i-1], all[i]
+		if b.start < a.end {
+			if a.group == b.group {
+				return fmt.Errorf("row group %d: column chunks %d and %d overlap at offset %d", a.group, a.column, b.column, b.start)
+			}
+			return fmt.Errorf("row groups %d and %d overlap at offset %d (a row group listed twice in the footer?): "+
+				"their rows would be read twice", min(a.group, b.group), max(a.group, b.group), b.start)
+		}
+	}
+	return nil
 }
 
 // Files returns the paths of the set's files, in reading order. Position.File indexes this slice.

@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -461,6 +462,18 @@ func previousResults(out string, o Options, schedule, tokName string, lengths ma
 func Merge(dir string, files []string, includePartial, force bool) (*leaderboard.Leaderboard, error) {
 	if len(files) == 0 {
 		return nil, errors.New("merge: no results files given")
+	}
+	// A training run directory is the trainer's (and its prune's): a leaderboard written there is mistaken
+	// for the run's own evaluation and mixed into what the trainer manages.
+	if !force {
+		h, err := claim.Classify(dir)
+		if err != nil {
+			return nil, fmt.Errorf("--out %s: %w", dir, err)
+		}
+		if slices.Contains(h.Kinds, claim.RunDir) {
+			return nil, fmt.Errorf("--out %s holds %s: refusing to write a leaderboard into a training run directory; "+
+				"choose another --out, or pass --force to write there anyway", dir, h.Describe())
+		}
 	}
 	if err := claim.File("--out", filepath.Join(dir, "leaderboard.json"), "a leaderboard",
 		leaderboard.CheckLeaderboardFile, force); err != nil {

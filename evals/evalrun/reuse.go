@@ -135,7 +135,7 @@ func DataHash(pattern string) (string, error) {
 }
 
 // CheckResult validates a task's result before it is written or trusted again: at least one document
-// scored and no more than the data holds, metrics present, every value finite, accuracies in [0, 1] and
+// scored and no more than the data holds, metrics present, every value finite, accuracies and scores in [0, 1] and
 // perplexities ≥ 0. A zero-row data file or NaN scores fail here with the reason.
 func CheckResult(r *harness.Result) error {
 	if r == nil {
@@ -152,7 +152,7 @@ func CheckResult(r *harness.Result) error {
 	return checkMetrics(r)
 }
 
-// checkMetrics is CheckResult's check of the metrics: present, finite, accuracies in [0, 1], perplexities
+// checkMetrics is CheckResult's check of the metrics: present, finite, accuracies and scores in [0, 1], perplexities
 // ≥ 0.
 func checkMetrics(r *harness.Result) error {
 	if len(r.Metrics) == 0 {
@@ -181,7 +181,9 @@ func checkMergedResult(r *harness.Result) error {
 	return checkMetrics(r)
 }
 
-// isFraction reports whether a metric is a proportion of documents (acc, acc_norm, contains, exact_match).
+// isFraction reports whether a metric is a proportion of documents (acc, acc_norm, contains, exact_match) or
+// a score in [0, 1] (the NIAH tasks' and the mini needle's score, score@<length>, score@d<depth>).
 func isFraction(name string) bool {
-	return strings.HasPrefix(name, "acc") || strings.HasPrefix(name, "contains") || strings.HasPrefix(name, "exact_match")
+	return strings.HasPrefix(name, "acc") || strings.HasPrefix(name, "contains") || strings.HasPrefix(name, "exact_match") ||
+		name == "score" || strings.HasPrefix(name, "score@")
 }

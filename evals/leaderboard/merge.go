@@ -160,12 +160,56 @@ func checkMergeable(r *ResultsFile, check func(*harness.Result) error) error {
 				"names differ only there would be merged into one row", f.name, f.value)
 		}
 	}
+	if err := checkCounts(r); err != nil {
+		return err
+	}
 	if check == nil {
 		return nil
 	}
 	for _, t := range slices.Sorted(maps.Keys(r.Tasks)) {
 		if err := check(r.Tasks[t]); err != nil {
 			return fmt.Errorf("task %q: %w", t, err)
+		}
+	}
+	return nil
+}
+
+// checkCounts refuses the impossible values of a run that the leaderboard would publish as read: a negative
+// parameter, step, token or length count, and an attention fraction out of [0, 1] (the run's, a group's or a
+// task's; a task's attention tokens beyond its tokens), each named by its field in the file.
+func checkCounts(r *ResultsFile) error {
+	for _, f := range []struct {
+		name  string
+		value int64
+	}{{"oryx.parameters", r.Parameters}, {"oryx.checkpoint_step", r.CheckpointStep}, {"oryx.tokens_seen", r.TokensSeen},
+		{"oryx.limit", int64(r.Limit)}, {"oryx.max_length", int64(r.MaxLength)}} {
+		if f.value < 0 {
+			return fmt.Errorf("%s is %d, negative", f.name, f.value)
+		}
+	}
+	fraction := func(name string, v float64) error {
+		if v < 0 || v > 1 || math.IsInf(v, 0) {
+			return fmt.Errorf("%s is %v, out of [0, 1]", name, v)
+		}
+		return nil // NaN: unknown
+	}
+	if err := fraction("oryx.attention_fraction", r.AttentionFraction); err != nil {
+		return err
+	}
+	for _, t := range slices.Sorted(maps.Keys(r.Tasks)) {
+		res := r.Tasks[t]
+		if res == nil {
+			continue
+		}
+		field := fmt.Sprintf("oryx.tasks[%q].", t)
+		switch {
+		case res.Tokens < 0:
+			return fmt.Errorf("%stokens is %d, negative", field, res.Tokens)
+		case res.AttentionTokens < 0 || res.AttentionTokens > res.Tokens:
+			return fmt.Errorf("%sattention_tokens is %d, out of [0, %d] (its tokens)", field, res.AttentionTokens, res.Tokens)
+		}
+		if err := fraction(field+"attention_fraction", res.AttentionFraction); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -134,7 +134,7 @@ var _ harness.Model = (*Model)(nil)
 
 // Load opens the checkpoint in dir for evaluation with tok, which must fit the model's vocabulary.
 func Load(dir string, tok tokenizers.Tokenizer, opts Options) (*Model, error) {
-	m, ctx, err := oryx.LoadCheckpoint(dir, nil)
+	m, ctx, err := oryx.LoadCheckpointRetrying(dir, nil) // a training may be saving into it
 	if err != nil {
 		return nil, err
 	}

@@ -31,6 +31,8 @@ import (
 
 	"github.com/gomlx/gomlx/backends"
 	_ "github.com/gomlx/gomlx/backends/simplego" // the pure-Go backend, always available
+
+	"github.com/oryx-go/oryx/internal/safefile"
 )
 
 // EnvVar is the environment variable that selects the backend (same as GoMLX's backends.ConfigEnvVar).
@@ -236,8 +238,14 @@ func checkXLAConfig(name, config string) error {
 			"e.g. %s=xla:/abs/path/pjrt_c_api_cuda_plugin.so", EnvVar, config, EnvVar)
 	}
 	if strings.HasPrefix(plugin, "/") {
-		if _, err := os.Stat(plugin); err != nil {
+		st, err := os.Stat(plugin)
+		if err != nil {
 			return fmt.Errorf("%s=%q: PJRT plugin file: %w", EnvVar, config, err)
+		}
+		// dlopen of a FIFO waits for a writer forever, of a device reads it: only a shared library file is loaded.
+		if !st.Mode().IsRegular() {
+			return fmt.Errorf("%s=%q: PJRT plugin %s is %s, not a regular file (a shared library): refusing to load it",
+				EnvVar, config, plugin, safefile.Describe(st.Mode()))
 		}
 		return nil
 	}

@@ -30,3 +30,24 @@ func TestPluginPointerFIFORefusedWithoutHanging(t *testing.T) {
 		t.Fatal("InstalledPlugin hung on a FIFO pointer")
 	}
 }
+
+// TestXLAConfigRefusesNonRegularPlugin: GOMLX_BACKEND=xla:/path naming a FIFO hung in dlopen (waiting for a
+// writer); a FIFO, a directory or a device is refused before anything is loaded, the error naming the path
+// and what it is. A regular file passes the check (whether it is a plugin is dlopen's to say).
+func TestXLAConfigRefusesNonRegularPlugin(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "plugin.so")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
+	for _, c := range []struct{ path, what string }{{fifo, "a named pipe (FIFO)"}, {dir, "a directory"}, {"/dev/zero", "a character device"}} {
+		err := checkXLAConfig("xla", "xla:"+c.path)
+		require.Error(t, err, c.path)
+		require.ErrorContains(t, err, "PJRT plugin "+c.path+" is "+c.what+", not a regular file")
+		require.ErrorContains(t, err, EnvVar)
+	}
+	lib := filepath.Join(dir, "lib.so")
+	require.NoError(t, os.WriteFile(lib, []byte("\x7fELF"), 0o644))
+	require.NoError(t, checkXLAConfig("xla", "xla:"+lib))
+	link := filepath.Join(dir, "link.so") // a link to a library is the library
+	require.NoError(t, os.Symlink(lib, link))
+	require.NoError(t, checkXLAConfig("xla", "xla:"+link))
+}

@@ -20,8 +20,8 @@ package claim
 //	export              model.safetensors, modeling_oryx.py, a config.json holding "oryx_config" or
 //	                    "architectures" (oryx/hf)
 //	tokenized corpus    manifest.json, tokens-NNNNN.parquet (datasets: Pretokenize)
-//	study               study.json, scale.json, attribution.json, .worker-*.json, or a runs/ folder of run
-//	                    directories (recipes/study)
+//	study               study.json, scale.json, attribution.json, decompose.json, .worker-*.json, or a runs/
+//	                    folder of run directories (recipes/study)
 //	frontier            frontier.json (evals frontier)
 //	mode-switch curves  switch.json (evals switch)
 
@@ -66,7 +66,7 @@ const (
 )
 
 // StudyRecords are the records a study writes at its end, one per kind of study (recipes/study: Config.kind).
-var StudyRecords = []string{"study.json", "scale.json", "attribution.json", "decide.json"}
+var StudyRecords = []string{"study.json", "scale.json", "attribution.json", "decompose.json", "decide.json"}
 
 // outputs are, per kind, the fixed names its writer writes or replaces: in a directory of no kind, any of
 // them already there (not the writer's, or the directory would be of its kind) makes Dir refuse.

@@ -285,6 +285,9 @@ func ReadConfig(path string) (oryx.Config, string, error) {
 	if err != nil {
 		return errf("oryx_config: %v", err)
 	}
+	if err := checkIntegers(raw); err != nil {
+		return errf("%v", err)
+	}
 	var dtype string
 	if err := json.Unmarshal(raw["torch_dtype"], &dtype); err != nil || !slices.Contains(slices.Collect(maps.Values(TorchDTypes)), dtype) {
 		return errf("torch_dtype %s: want one of float32, float64, bfloat16, float16", raw["torch_dtype"])
@@ -305,6 +308,47 @@ func ReadConfig(path string) (oryx.Config, string, error) {
 			"edit oryx_config and re-export instead)", strings.Join(problems, "; "))
 	}
 	return c, dtype, nil
+}
+
+// checkIntegers refuses a key of config.json that counts something (vocab_size, hidden_size, conv_size, ...,
+// oryx_export_format) written as a number with a fraction or an exponent: 320.0 equals the 320 oryx_config
+// implies as a number, but a reader that takes the file's value as it is (modeling_oryx.py: an embedding
+// of 320.0 rows) fails on it. oryx_config's own integers are refused by its decoding.
+func checkIntegers(raw map[string]json.RawMessage) error {
+	for _, k := range integerKeys(true) {
+		v := strings.TrimSpace(string(raw[k]))
+		if v != "" && (v[0] == '-' || v[0] >= '0' && v[0] <= '9') && strings.ContainsAny(v, ".eE") {
+			return fmt.Errorf("%s is %s: want an integer", k, v)
+		}
+	}
+	return nil
+}
+
+// integerKeys are the keys of config.json whose values are integers, sorted: Config's integer fields (formats
+// 2 and 3; modeling_oryx.py's CONFIG_INT_KEYS), and with legacy those of format 1 (legacyConfig's).
+func integerKeys(legacy bool) []string {
+	keys := map[string]bool{}
+	isInt := func(t reflect.Type) bool {
+		switch t.Kind() {
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+			return true
+		}
+		return false
+	}
+	t := reflect.TypeFor[Config]()
+	for i := range t.NumField() {
+		if isInt(t.Field(i).Type) {
+			name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+			keys[name] = true
+		}
+	}
+	for k, v := range legacyConfig(oryx.Config{Variant: oryx.Transformer, RoPE: true}, "") {
+		if legacy && v != nil && isInt(reflect.TypeOf(v)) {
+			keys[k] = true
+		}
+	}
+	return slices.Sorted(maps.Keys(keys))
 }
 
 // TransformersKeys are the keys transformers adds to a config.json it writes (save_pretrained): the folder or

@@ -52,7 +52,7 @@ func Export(ckptDir, outDir string) error {
 	if binary.NativeEndian.Uint16([]byte{1, 0}) != 1 {
 		return errBigEndian
 	}
-	m, ctx, err := oryx.LoadCheckpoint(ckptDir, nil)
+	m, ctx, err := oryx.LoadCheckpointRetrying(ckptDir, nil) // a training may be saving into it
 	if err != nil {
 		return err
 	}

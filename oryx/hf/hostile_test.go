@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -78,7 +79,7 @@ type configEdit struct {
 // another model than the file states.
 func configEdits() []configEdit {
 	oc := func(m map[string]any) map[string]any { return m["oryx_config"].(map[string]any) }
-	return []configEdit{
+	edits := []configEdit{
 		// A misspelt field of oryx_config used to decode as the default (RoPE off) and generate other text.
 		{"misspelt rop", func(m map[string]any) {
 			oc(m)["rop"] = oc(m)["rope"]
@@ -113,6 +114,18 @@ func configEdits() []configEdit {
 		{"an export format this version does not write", func(m map[string]any) { m["oryx_export_format"] = 4.0 },
 			"oryx_export_format 4", "oryx_export_format"},
 	}
+	// A count written with a fraction ("vocab_size": 320.0) equals what oryx_config implies as a number:
+	// `oryx import` took it, and modeling_oryx.py built an embedding of 320.0 rows (TypeError).
+	for _, k := range []string{"vocab_size", "hidden_size", "num_hidden_layers", "intermediate_size", "num_heads",
+		"num_attention_heads", "key_head_dim", "value_head_dim", "conv_size", "oryx_export_format"} {
+		edits = append(edits, configEdit{k + " with a fraction", func(m map[string]any) {
+			m[k] = json.Number(strconv.FormatFloat(m[k].(float64), 'f', 1, 64)) // written as it is: 320.0
+		}, ".0: want an integer", k})
+	}
+	edits = append(edits, configEdit{"vocab_size with an exponent", func(m map[string]any) {
+		m["vocab_size"] = json.Number(strconv.FormatFloat(m["vocab_size"].(float64), 'e', -1, 64)) // 3.2e+02
+	}, "e+0", "vocab_size"})
+	return edits
 }
 
 func TestImportRefusesConfigsItCannotRunExactly(t *testing.T) {
@@ -124,6 +137,7 @@ func TestImportRefusesConfigsItCannotRunExactly(t *testing.T) {
 			c.edit(m)
 			err := importErr(t, edited(t, m, ts), filepath.Join(t.TempDir(), "ckpt"))
 			require.ErrorContains(t, err, c.want)
+			require.ErrorContains(t, err, c.key)
 			require.ErrorContains(t, err, ConfigFile)
 		})
 	}

@@ -265,6 +265,12 @@ def _diff(prefix, got, want):
     return out
 
 
+# The keys of config.json that count something (oryx/hf/config.go integerKeys, format 3): a number with a fraction
+# (320.0) is refused there, equal as a number to what oryx_config implies but not a size torch takes.
+CONFIG_INT_KEYS = ("conv_size", "hidden_size", "intermediate_size", "key_head_dim", "num_attention_heads", "num_heads",
+                   "num_hidden_layers", "oryx_export_format", "state_size", "value_head_dim", "vocab_size")
+
+
 def check_config(cfg):
     """Refuses config.json unless it is exactly what `oryx export` writes for its oryx_config (the keys of
     TRANSFORMERS_KEYS aside), as `oryx import` does: an unknown, missing or disagreeing key, a foreign variant
@@ -274,6 +280,9 @@ def check_config(cfg):
     cfg = {k: v for k, v in cfg.items() if k not in TRANSFORMERS_KEYS}
     if "oryx_config" not in cfg:
         raise ValueError('config.json: no "oryx_config" key: not an export of this project (oryx export writes it)')
+    for k in CONFIG_INT_KEYS:
+        if isinstance(cfg.get(k), float):
+            raise ValueError(f"config.json: {k} is {json.dumps(cfg[k])}: want an integer")
     fmt = cfg.get("oryx_export_format")
     if not _same(fmt, EXPORT_FORMAT):
         raise ValueError(f"config.json: oryx_export_format {fmt!r}: this modeling_oryx.py reads format {EXPORT_FORMAT}; "

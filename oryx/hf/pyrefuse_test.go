@@ -149,7 +149,8 @@ func firstLine(s string, n int) string {
 }
 
 // TestModelingSizesAreImports: modeling_oryx.py's param_count is oryx.CountParams for every config option,
-// and the number of parameters of the model it builds; its size limits are internal/guard's. Needs python3
+// and the number of parameters of the model it builds; its size limits are internal/guard's, and the keys it
+// wants as integers ReadConfig's. Needs python3
 // with torch.
 func TestModelingSizesAreImports(t *testing.T) {
 	if testing.Short() {
@@ -163,8 +164,9 @@ func TestModelingSizesAreImports(t *testing.T) {
 		want = append(want, oryx.CountParams(c).Total)
 	}
 	var got struct {
-		Counts [][2]int64       `json:"counts"`
-		Limits map[string]int64 `json:"limits"`
+		Counts  [][2]int64       `json:"counts"`
+		Limits  map[string]int64 `json:"limits"`
+		IntKeys []string         `json:"int_keys"`
 	}
 	modelingChecks(t, python, "params", req, &got)
 	require.Len(t, got.Counts, len(want))
@@ -174,6 +176,7 @@ func TestModelingSizesAreImports(t *testing.T) {
 	require.Equal(t, map[string]int64{"vocab": guard.MaxVocab, "d_model": guard.MaxDModel, "layers": guard.MaxLayers,
 		"heads": guard.MaxHeads, "key_dim": guard.MaxHeadDim, "value_dim": guard.MaxHeadDim, "mlp_hidden": guard.MaxMLPHidden,
 		"chunk": guard.MaxChunk, "conv_width": guard.MaxConvWidth, "params": guard.MaxParams}, got.Limits)
+	require.Equal(t, integerKeys(false), got.IntKeys, "the keys both readers refuse as non-integer numbers")
 }
 
 // modelingRequest is one configuration sent to modeling_checks.py: a model's config and its torch dtype.

@@ -123,7 +123,8 @@ func (e *Engine) verifyExec(x *specExecs, keys int) (*context.Exec, error) {
 //
 // Arguments are checked as in Generate (ragged prompts, stop tokens, capacity promptLen + MaxTokens − 1),
 // and k must be in [1, MaxDraft], or AutoDraft: measure plain decoding and rounds of 2 and 4 drafts on the
-// first tokens and go on with the fastest, plain decoding included (speculative_auto.go). It needs a multi-mixer variant (oryx-tm, oryx-tg). A row that has
+// first tokens and go on with the fastest, plain decoding included (speculative_auto.go; with a random sampler
+// by fixed costs instead of the clock, so that a seed gives the same output). It needs a multi-mixer variant (oryx-tm, oryx-tg). A row that has
 // stopped is left as it is (Generate feeds it dummy tokens). Progress gets the largest number of tokens any
 // row has so far, after the prefill and after each round. The result's Speculation holds the acceptance
 // counts and the time split; AttentionFraction counts the tokens kept, as Generate does (drafts are extra
@@ -160,7 +161,7 @@ func (e *Engine) GenerateSpeculative(prompts [][]int32, k int, opts GenerateOpti
 	r.progress()
 	var auto *autoChooser
 	if k == AutoDraft {
-		auto = newAutoChooser(x, readRows(slices.Max(e.pos)+1, e.capacity))
+		auto = newAutoChooser(x, readRows(slices.Max(e.pos)+1, e.capacity), !plan.sampler.IsGreedy())
 	}
 	for {
 		if auto != nil {

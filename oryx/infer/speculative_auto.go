@@ -10,6 +10,16 @@ package infer
 // bucket (readRows: what a step reads) for the engine's later calls, which then decide at once: only an
 // engine's first call at a context size pays for the measurement (a few rounds).
 //
+// With a random sampler the tokens depend on the draft lengths used (rejection sampling draws differently
+// from a plain step), so a choice made by the clock would make the output of a seed vary from run to run.
+// There AutoDraft times nothing: every call runs the whole probe (3 plain steps, 2 rounds of K = 2, 2 of
+// K = 4; none skipped, nothing kept from the engine's earlier calls) and chooses, and checks again, by the
+// same tokens-per-cost rule with fixed costs in plain steps — a round of K drafts costs 1 + K/2 (the verify
+// pass about a step, a linear draft step half of one: autoDraftShare) — and the acceptance counted on this
+// call's tokens. The choice is then a function of the seed, the prompts and the model: the same seed gives
+// the same output. The costs are a model, not a measurement: where a verify pass costs far more than a step
+// (XLA CPU, docs/inference.md) it may choose speculation that does not pay; --speculative 0 or K decides there.
+//
 // Speculation pays only where a verify pass of K+1 tokens costs well under K+1 plain steps — it reads the KV
 // cache once for all queries — and the drafts are accepted: whether it does depends on the backend, the context
 // and the model's agreement with itself, hence the measurement.
@@ -37,6 +47,10 @@ const (
 // autoDrafts are the draft lengths AutoDraft considers.
 var autoDrafts = []int{2, 4}
 
+// autoDraftShare is the cost of a linear draft step in plain steps that AutoDraft assumes with a random
+// sampler (untimed; a round of k drafts: 1 + k·autoDraftShare plain steps).
+const autoDraftShare = 0.5
+
 // autoCosts are the fastest durations seen of a plain step (key 0) and of a round of k drafts, at one cache
 // bucket, with the drafts and acceptances counted there: an engine's memory across GenerateSpeculative calls.
 type autoCosts struct {
@@ -51,17 +65,23 @@ type autoChooser struct {
 	decided bool
 	since   int // rounds since the last check
 	plain   bool
+	// untimed: a random sampler's choice, made from fixed costs and this call's acceptance (reproducible
+	// for a seed), not from the clock.
+	untimed bool
 }
 
 // newAutoChooser starts AutoDraft on engine x's costs at the cache bucket of the first decode step, probing
-// what they lack.
-func newAutoChooser(x *specExecs, bucket int) *autoChooser {
+// what they lack; untimed (a random sampler) probes everything on costs of its own, neither read from nor
+// kept in x.
+func newAutoChooser(x *specExecs, bucket int, untimed bool) *autoChooser {
 	c := x.auto[bucket]
-	if c == nil {
+	if untimed {
+		c = &autoCosts{fastest: map[int]time.Duration{}}
+	} else if c == nil {
 		c = &autoCosts{fastest: map[int]time.Duration{}}
 		x.auto[bucket] = c
 	}
-	a := &autoChooser{costs: c}
+	a := &autoChooser{costs: c, untimed: untimed}
 	if _, ok := c.fastest[0]; !ok {
 		a.plan = slices.Repeat([]int{0}, autoSteps)
 	}
@@ -106,12 +126,17 @@ func (a *autoChooser) record(k int, d time.Duration, drafted, accepted int) {
 	a.costs.accepted += accepted
 }
 
-// seconds is the fastest duration of k's units in seconds (+Inf with none).
+// seconds is the fastest duration of k's units in seconds (+Inf with none); untimed, the fixed cost of a
+// unit of k in plain steps (1 for a plain step, 1 + k·autoDraftShare for a round) once k has been probed.
 func (a *autoChooser) seconds(k int) float64 {
-	if f, ok := a.costs.fastest[k]; ok {
-		return f.Seconds()
+	f, ok := a.costs.fastest[k]
+	switch {
+	case !ok:
+		return math.Inf(1)
+	case a.untimed:
+		return 1 + float64(k)*autoDraftShare
 	}
-	return math.Inf(1)
+	return f.Seconds()
 }
 
 // hopeless reports whether rounds of k ≥ 2 drafts lose to plain steps even with every draft accepted: a round
@@ -155,6 +180,10 @@ func (a *autoChooser) choose(r *specRun, check bool) int {
 	}
 	s := r.stats
 	msg := fmt.Sprintf("(a plain step %.2f ms; %s; acceptance %.2f)", step*1e3, strings.Join(parts, "; "), acc)
+	if a.untimed {
+		msg = fmt.Sprintf("(sampling: not timed, so that the seed gives the same output; assumed costs: %s; acceptance %.2f)",
+			strings.Join(parts, "; "), acc)
+	}
 	switch {
 	case !check && best == 0:
 		s.Choice = "speculative auto: plain decoding " + msg

@@ -48,7 +48,7 @@ func TestAutoChooserChoice(t *testing.T) {
 	ms := func(x float64) time.Duration { return time.Duration(x * float64(time.Millisecond)) }
 	measured := func(step, round2, round4 float64, drafted, accepted int) (*autoChooser, *specRun, *specExecs) {
 		x := &specExecs{auto: map[int]*autoCosts{}}
-		a := newAutoChooser(x, 256)
+		a := newAutoChooser(x, 256, false)
 		require.Equal(t, []int{0, 0, 0, 2, 2, 4, 4}, a.plan, "a fresh engine measures every unit")
 		a.plan = nil
 		a.record(0, ms(step), 0, 0)
@@ -68,7 +68,7 @@ func TestAutoChooserChoice(t *testing.T) {
 	require.Contains(t, r.stats.Choice, "K=4")
 	// The engine's next call at this bucket decides at once from what was measured.
 	r2 := &specRun{stats: &SpeculationStats{}}
-	b := newAutoChooser(x, 256)
+	b := newAutoChooser(x, 256, false)
 	require.Empty(t, b.plan)
 	require.Equal(t, 4, b.next(r2))
 	// The acceptance drops to 0: at the next check plain decoding is faster, used from there on.
@@ -81,11 +81,81 @@ func TestAutoChooserChoice(t *testing.T) {
 	require.Equal(t, 0, a.next(r))
 	// Rounds of 2 at 6 steps: rounds of 4 (at most 5 tokens) cannot pay and are not measured.
 	x = &specExecs{auto: map[int]*autoCosts{}}
-	a = newAutoChooser(x, 256)
+	a = newAutoChooser(x, 256, false)
 	a.plan = []int{4, 4}
 	a.record(0, ms(10), 0, 0)
 	a.record(2, ms(60), 2, 2)
 	r = &specRun{stats: &SpeculationStats{}}
 	require.Equal(t, 0, a.next(r))
 	require.NotContains(t, r.stats.Choice, "K=4")
+}
+
+// TestSpeculativeAutoSamplingRepeats: with a random sampler AutoDraft's choice does not depend on the clock
+// or on the engine's earlier calls, so one seed gives one output — over repeated calls on one engine (whose
+// later calls, when the costs were kept per engine, skipped the probe and decoded with other draft lengths)
+// and on fresh engines; the choice says it was not timed. Before, `--speculative auto` with sampling gave 3
+// outputs in 6 runs.
+func TestSpeculativeAutoSamplingRepeats(t *testing.T) {
+	const maxTokens, capacity = 40, 52
+	m, ctx := specTestModel(t, oryx.OryxTG)
+	vocab := m.Config.Vocab
+	prompts := [][]int32{oryxtest.RandomTokens(81, 1, 3, vocab)[0], oryxtest.RandomTokens(82, 1, 9, vocab)[0]}
+	generate := func(e *Engine, seed uint64) *Generation {
+		s, err := NewSampler(1, 0, 0, seed)
+		require.NoError(t, err)
+		g, err := e.GenerateSpeculative(prompts, AutoDraft, GenerateOptions{Schedule: "attention-last:2", MaxTokens: maxTokens, Sampler: s})
+		require.NoError(t, err)
+		return g
+	}
+	e, err := NewEngine(backend.MustGet(), ctx, m, 2, capacity)
+	require.NoError(t, err)
+	first := generate(e, 7)
+	t.Logf("%s", first.Speculation.Choice)
+	require.Contains(t, first.Speculation.Choice, "not timed")
+	for i := range 5 {
+		g := generate(e, 7)
+		require.Equal(t, first.Tokens, g.Tokens, "call %d on one engine", i+2)
+		require.Equal(t, first.Speculation.Choice, g.Speculation.Choice)
+	}
+	for i := range 2 {
+		fresh, err := NewEngine(backend.MustGet(), ctx, m, 2, capacity)
+		require.NoError(t, err)
+		require.Equal(t, first.Tokens, generate(fresh, 7).Tokens, "fresh engine %d", i+1)
+	}
+	// The seed matters: another one samples other tokens.
+	require.NotEqual(t, first.Tokens, generate(e, 8).Tokens)
+}
+
+// TestAutoChooserUntimed: with a random sampler the chooser probes every unit on each call, decides from the
+// fixed costs (a round of K: 1 + K/2 plain steps) and the acceptance, whatever the durations recorded, and
+// keeps nothing in the engine for later calls.
+func TestAutoChooserUntimed(t *testing.T) {
+	ms := func(x float64) time.Duration { return time.Duration(x * float64(time.Millisecond)) }
+	for _, c := range []struct {
+		step, round  float64 // durations recorded: they must not matter
+		accepted     int     // of 100 drafts
+		want         int
+		wantInChoice string
+	}{
+		{10, 1, 50, 0, "plain decoding"}, // K=2: 1.75 tokens for 2 steps; K=4: 1.94 for 3
+		{10, 1000, 50, 0, "plain decoding"},
+		{10, 1000, 70, 2, "K=2"}, // K=2: 2.19 tokens for 2 steps (1.09 per step); K=4: 2.77 for 3 (0.92)
+		{10, 1, 70, 2, "K=2"},
+		{10, 1000, 90, 4, "K=4"}, // K=4: 4.10 for 3 (1.37 per step); K=2: 2.71 for 2 (1.36)
+	} {
+		x := &specExecs{auto: map[int]*autoCosts{}}
+		x.auto[256] = &autoCosts{fastest: map[int]time.Duration{0: ms(1), 2: ms(1), 4: ms(1)}, drafted: 100, accepted: 100}
+		a := newAutoChooser(x, 256, true)
+		require.Equal(t, []int{0, 0, 0, 2, 2, 4, 4}, a.plan, "untimed: the whole probe, the engine's costs unused")
+		a.plan = nil
+		a.record(0, ms(c.step), 0, 0)
+		a.record(2, ms(c.round), 50, c.accepted/2)
+		a.record(4, ms(c.round), 50, c.accepted-c.accepted/2)
+		r := &specRun{stats: &SpeculationStats{}}
+		require.Equal(t, c.want, a.next(r), "%+v: %s", c, r.stats.Choice)
+		require.Contains(t, r.stats.Choice, c.wantInChoice)
+		require.NotContains(t, r.stats.Choice, " ms", "no durations in an untimed choice")
+		require.Equal(t, autoCosts{fastest: map[int]time.Duration{0: ms(1), 2: ms(1), 4: ms(1)}, drafted: 100, accepted: 100},
+			*x.auto[256], "the engine's costs untouched")
+	}
 }

@@ -5,9 +5,12 @@ package oryxtest
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/gomlx/gomlx/pkg/ml/train/optimizers"
 	"github.com/oryx-go/oryx/oryx"
 	"github.com/stretchr/testify/require"
 )
@@ -56,4 +59,47 @@ func SaveCheckpointKeep(t testing.TB, dir string, cfg oryx.Config, ctx *context.
 	}
 	defer func() { require.NoError(t, w.Close()) }()
 	return oryx.SaveCheckpointKeep(w, cfg, ctx, keep)
+}
+
+// RaceSaves saves dir's checkpoint again saves times, each save keeping only the newest checkpoint (so each
+// prunes the one that was the newest an instant before, as a training with keep_checkpoints 1 does), while
+// read(i) runs over and over, i = 1, 2, …, until the saves end. It returns how many reads ran, how many failed
+// with the retrying loader's own error (oryx.LoadCheckpointRetrying: a newer checkpoint saved during each of
+// its loads) and the other failures' messages: the reads that failed for the race.
+func RaceSaves(t testing.TB, dir string, saves int, read func(i int) error) (reads, exhausted int, failures []string) {
+	t.Helper()
+	m, ctx, err := oryx.LoadCheckpoint(dir, nil)
+	require.NoError(t, err)
+	w, err := oryx.OpenCheckpointDir(dir, oryx.CheckpointDirOptions{})
+	require.NoError(t, err)
+	defer func() { require.NoError(t, w.Close()) }()
+	done := make(chan error, 1)
+	go func() {
+		for step := int64(1); step <= int64(saves); step++ {
+			optimizers.GetGlobalStepVar(ctx).MustSetValue(tensors.FromValue(step))
+			if err := oryx.SaveCheckpointKeep(w, m.Config, ctx, 1); err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	}()
+	for running := true; running; {
+		select {
+		case err := <-done:
+			require.NoError(t, err, "the saves")
+			running = false
+		default:
+		}
+		reads++
+		err := read(reads)
+		switch {
+		case err == nil:
+		case strings.Contains(err.Error(), "a newer checkpoint was saved during each of"):
+			exhausted++
+		default:
+			failures = append(failures, err.Error())
+		}
+	}
+	return reads, exhausted, failures
 }

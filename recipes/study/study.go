@@ -3,11 +3,14 @@ package study
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/oryx-go/oryx/datasets"
@@ -70,6 +73,9 @@ func Run(ctx context.Context, c Config, log io.Writer) (*Report, error) {
 	if err := claim.Dir("--out", c.Out, claim.Study, c.Force); err != nil {
 		return nil, err
 	}
+	if err := checkOtherKind(c); err != nil {
+		return nil, err
+	}
 	if c.kind() == KindDecide {
 		if err := runDecide(ctx, c, rep, log, start); err != nil {
 			return nil, err
@@ -106,6 +112,29 @@ func Run(ctx context.Context, c Config, log io.Writer) (*Report, error) {
 		return nil, err
 	}
 	return rep, nil
+}
+
+// checkOtherKind refuses an Out that already holds the record of another kind of study (decompose.json when
+// c is the study, ...): c would replace its report.md and leaderboard beside it, leaving a directory whose
+// report no longer describes its record. c.Force writes there anyway.
+func checkOtherKind(c Config) error {
+	if c.Force {
+		return nil
+	}
+	for _, rec := range claim.StudyRecords {
+		kind := strings.TrimSuffix(rec, ".json")
+		if kind == c.kind() {
+			continue
+		}
+		if _, err := os.Lstat(filepath.Join(c.Out, rec)); err == nil {
+			return fmt.Errorf("--out %s holds a study of kind %q (%s): refusing to write a study of kind %q there "+
+				"(it would replace the other's report.md and leaderboard); choose another --out, or pass --force to "+
+				"write there anyway", c.Out, kind, rec, c.kind())
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("--out %s: %w", c.Out, err)
+		}
+	}
+	return nil
 }
 
 // checkConfig refuses what the study cannot run, before anything is trained.

@@ -234,6 +234,44 @@ func TestRunCancelled(t *testing.T) {
 	require.NoDirExists(t, filepath.Join(c.Out, "runs"))
 }
 
+// TestRunRefusesOtherKind: an --out holding another kind of study's record (decompose.json, then the study
+// asked for there) is refused before anything is trained, naming the directory and the kind there, so the
+// study does not replace the decomposition's report.md and leaderboard beside its decompose.json; --force
+// writes there anyway (here: goes on to the cancelled training).
+func TestRunRefusesOtherKind(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, tc := range []struct{ have, want string }{{KindDecompose, KindStudy}, {KindStudy, KindDecompose}, {KindScale, KindAttribution}} {
+		out := t.TempDir()
+		require.NoError(t, os.WriteFile(filepath.Join(out, tc.have+".json"), []byte("{}\n"), 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(out, "report.md"), []byte("# the "+tc.have+"\n"), 0o644))
+		run := filepath.Join(out, "runs", "gdn-tiny-s9") // the other study's runs (a run directory's mark)
+		require.NoError(t, os.MkdirAll(run, 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(run, "metrics.jsonl"), nil, 0o644))
+		c := map[string]Config{KindStudy: QuickConfig(), KindDecompose: QuickDecomposeConfig(false),
+			KindAttribution: QuickAttributionConfig()}[tc.want]
+		c.Out = out
+		_, err := Run(ctx, c, testLog{t})
+		require.Error(t, err, "%s into a directory holding %s.json", tc.want, tc.have)
+		require.NotErrorIs(t, err, context.Canceled)
+		require.ErrorContains(t, err, out)
+		require.ErrorContains(t, err, fmt.Sprintf("kind %q (%s.json)", tc.have, tc.have))
+		data, err := os.ReadFile(filepath.Join(out, "report.md"))
+		require.NoError(t, err)
+		require.Equal(t, "# the "+tc.have+"\n", string(data))
+		c.Force = true
+		_, err = Run(ctx, c, testLog{t})
+		require.ErrorIs(t, err, context.Canceled, "--force")
+	}
+	// The same kind again is a rerun (it resumes or replaces its own output).
+	out := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(out, "study.json"), []byte("{}\n"), 0o644))
+	c := QuickConfig()
+	c.Out = out
+	_, err := Run(ctx, c, testLog{t})
+	require.ErrorIs(t, err, context.Canceled)
+}
+
 // TestMixedIsNotBlockRandom: the training validates multi-mixer runs in block-random modes, which is not
 // the mixed schedule (linear context, attention from the question on). The mixed row has no validation
 // loss (null in study.json, "–" in the report), attention and linear take theirs, and the report gives the

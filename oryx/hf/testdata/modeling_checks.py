@@ -6,7 +6,8 @@
         REQUEST: [{"oryx_config": {...}, "torch_dtype": "..."}, ...]; OUT: [expected_config(...), ...]
     python3 modeling_checks.py MODELING_ORYX.py params REQUEST.json OUT.json
         REQUEST: [{"oryx_config": {...}, "torch_dtype": "..."}, ...]; OUT: {"counts": [[param_count(oc), the
-        parameters of the model built from expected_config], ...], "limits": {the size limits}}
+        parameters of the model built from expected_config], ...], "limits": {the size limits}, "int_keys": [the keys
+        of config.json it refuses as non-integer numbers]}
 """
 
 import importlib.util
@@ -34,7 +35,8 @@ def main():
         for r in req:
             model = mod.OryxLM(mod.expected_config(r["oryx_config"], r["torch_dtype"]))
             counts.append([mod.param_count(r["oryx_config"]), sum(p.numel() for p in model.parameters())])
-        out = {"counts": counts, "limits": {**mod.SIZE_LIMITS, "conv_width": mod.MAX_CONV_WIDTH, "params": mod.MAX_PARAMS}}
+        out = {"counts": counts, "limits": {**mod.SIZE_LIMITS, "conv_width": mod.MAX_CONV_WIDTH, "params": mod.MAX_PARAMS},
+               "int_keys": list(mod.CONFIG_INT_KEYS)}
     else:
         out = [mod.expected_config(r["oryx_config"], r["torch_dtype"]) for r in req]
     json.dump(out, open(sys.argv[4], "w"))
