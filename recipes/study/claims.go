@@ -26,8 +26,8 @@ import (
 // is the demo's own run, so the demo's (a) verdict was judged by a spread its own run made. These are from
 // seeds 2–4 at the demo's width, steps and schedule, recorded before the demo run that uses them.
 var OneSeedSpreads = map[string]Spread{
-	"a_gap_attention":         {SD: 0.02646, Seeds: []int{2, 3, 4}, Width: 2, Steps: 900, LRSchedule: "constant", Source: decomposeSource},
-	"a_gap_linear":            {SD: 0.00645, Seeds: []int{2, 3, 4}, Width: 2, Steps: 900, LRSchedule: "constant", Source: decomposeSource},
+	"a_gap_attention":         {SD: 0.02646, Seeds: []int{2, 3, 4}, Width: 2, Steps: 900, LRSchedule: "constant", Source: decomposeSource, Set: setCurve},
+	"a_gap_linear":            {SD: 0.00645, Seeds: []int{2, 3, 4}, Width: 2, Steps: 900, LRSchedule: "constant", Source: decomposeSource, Set: setCurve},
 	"b_mqar_vs_own_attention": {SD: 0.0008, Seeds: []int{2, 3, 4}, Width: 2, Steps: 900, LRSchedule: "constant", Source: decomposeSource},
 	"b_mqar_vs_transformer":   {SD: 0.03256, Seeds: []int{2, 3, 4}, Width: 2, Steps: 900, LRSchedule: "constant", Source: decomposeSource},
 }
@@ -233,7 +233,7 @@ func seedControls(c Config, models []*ModelResult, seed int) []Comparison {
 		if a, b := cm.HeldOut[p.candMode], rm.HeldOut[p.refMode]; a != nil && b != nil && len(a.PerSequence) > 0 {
 			cp.Loss, cp.RefLoss = float64(a.Mean), float64(b.Mean)
 			cp.Gap, cp.SetSE = pairedGap(a.PerSequence, b.PerSequence)
-			cp.Set = fmt.Sprintf("held-out %d sequences", len(a.PerSequence))
+			cp.Set = c.heldOutSetName()
 		}
 		out = append(out, cp)
 	}

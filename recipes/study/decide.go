@@ -264,7 +264,11 @@ func spreadsOf(c Config, cls []Claim) map[string]Spread {
 				seeds[i] = int(c.trainSeed(k))
 			}
 			sd := cp.est.SE * math.Sqrt(float64(len(cp.est.Values)))
-			out[cp.spreadKey] = Spread{SD: math.Round(sd*1e5) / 1e5, Seeds: seeds, Width: w, Steps: c.Train.Steps, LRSchedule: c.Train.LRSchedule}
+			sp := Spread{SD: math.Round(sd*1e5) / 1e5, Seeds: seeds, Width: w, Steps: c.Train.Steps, LRSchedule: c.Train.LRSchedule}
+			if strings.HasPrefix(cp.spreadKey, "a_gap") {
+				sp.Set = c.heldOutSetName()
+			}
+			out[cp.spreadKey] = sp
 		}
 	}
 	return out

@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/oryx-go/oryx/evals/evalapi"
+	"github.com/oryx-go/oryx/recipes/train"
 )
 
 // TestPairedGap: the relative gap of paired per-sequence losses and its delta-method SE, by hand: a run whose
@@ -276,4 +277,31 @@ func TestSpreadsOf(t *testing.T) {
 	tr := transitionsOf(c, cls)
 	require.Equal(t, RecordedShare{K: 2, Seeds: []int{2, 3, 4}, Width: DemoWidth, Steps: DemoSteps, LRSchedule: c.Train.LRSchedule}, tr[spreadTransition])
 	require.Contains(t, TransitionsLiteral(tr, "test"), `"b_recall_transition": {K: 2, Seeds: []int{2, 3, 4}`)
+}
+
+// TestEvalKey: a cached evaluation is used again only for the same run, seed, final training numbers and
+// evaluation settings.
+func TestEvalKey(t *testing.T) {
+	c := DecideConfig()
+	j, _ := c.job(0)
+	sum := &train.Summary{Name: "transformer-tiny2x-s1", Steps: 900, Tokens: 3686400, TrainLoss: 1.5}
+	k0, err := evalKey(c, j, sum)
+	require.NoError(t, err)
+	k1, _ := evalKey(c, j, sum)
+	require.Equal(t, k0, k1)
+	c2 := c
+	c2.HeldOutSequences = 1024
+	k2, _ := evalKey(c2, j, sum)
+	require.NotEqual(t, k0, k2, "another held-out set")
+	j2, _ := c.job(1)
+	k3, _ := evalKey(c, j2, sum)
+	require.NotEqual(t, k0, k3, "another seed")
+	longer := *sum
+	longer.Steps = 1000
+	k4, _ := evalKey(c, j, &longer)
+	require.NotEqual(t, k0, k4, "an extended run")
+	c3 := c
+	c3.DecideBudget.MaxSeeds = 5
+	k5, _ := evalKey(c3, j, sum)
+	require.Equal(t, k0, k5, "settings that do not change the evaluation do not change the key")
 }

@@ -204,8 +204,12 @@ func SpreadsLiteral(spreads map[string]Spread, source string) string {
 		"var OneSeedSpreads = map[string]Spread{\n")
 	for _, k := range keys {
 		s := spreads[k]
-		fmt.Fprintf(&b, "\t%q: {SD: %g, Seeds: %#v, Width: %d, Steps: %d, LRSchedule: %q, Source: %q},\n", k, s.SD, s.Seeds, s.Width,
-			s.Steps, s.LRSchedule, source)
+		set := ""
+		if s.Set != "" {
+			set = fmt.Sprintf(", Set: %q", s.Set)
+		}
+		fmt.Fprintf(&b, "\t%q: {SD: %g, Seeds: %#v, Width: %d, Steps: %d, LRSchedule: %q, Source: %q%s},\n", k, s.SD, s.Seeds, s.Width,
+			s.Steps, s.LRSchedule, source, set)
 	}
 	b.WriteString("}\n")
 	return b.String()

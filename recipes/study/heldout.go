@@ -137,3 +137,12 @@ func pairedGap(a, b []float64) (gap, se float64) {
 	_, seZ := meanSE(z) // sd(z)/√n
 	return r - 1, seZ / mb
 }
+
+// heldOutSetName names the set claim (a)'s gaps are read on: the held-out set (Comparison.Set, Spread.Set), or
+// the trainer's validation curve without one.
+func (c Config) heldOutSetName() string {
+	if c.HeldOutSequences <= 0 {
+		return setCurve
+	}
+	return fmt.Sprintf("held-out %d sequences", c.HeldOutSequences)
+}

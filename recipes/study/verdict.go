@@ -75,6 +75,9 @@ type Spread struct {
 	LRSchedule string `json:"lr_schedule"`
 	// Source says where it comes from: command, date, commit, backend, load.
 	Source string `json:"source"`
+	// Set is the evaluation set a loss gap's spread was read on (heldOutSetName, or the trainer's validation
+	// curve for the spreads recorded before the held-out set): a gap read on another set is another quantity.
+	Set string `json:"set,omitempty"`
 }
 
 // estimate is a per-seed quantity's estimate: the mean of its values and the mean's standard error with
@@ -325,8 +328,8 @@ func joinValues(vs []float64, format func(float64) string) string {
 }
 
 // spreadFor returns the recorded spread of quantity key for a one-seed study of c, when one applies: the
-// same width, training steps and learning-rate schedule, and measured on seeds that do not include the
-// study's own training seed.
+// same width, training steps and learning-rate schedule, measured on seeds that do not include the study's own
+// training seed, and for a loss gap on the same evaluation set.
 func spreadFor(c Config, key string) *Spread {
 	sp, ok := OneSeedSpreads[key]
 	if !ok || c.seeds() != 1 || len(c.Runs) == 0 {
@@ -335,6 +338,9 @@ func spreadFor(c Config, key string) *Spread {
 	if sp.Width != c.mainWidth() || sp.Steps != c.Train.Steps || sp.LRSchedule != c.Train.LRSchedule ||
 		slices.Contains(sp.Seeds, int(c.trainSeed(1))) {
 		return nil
+	}
+	if strings.HasPrefix(key, "a_gap") && sp.Set != c.heldOutSetName() {
+		return nil // a gap's spread on another evaluation set
 	}
 	return &sp
 }

@@ -131,7 +131,8 @@ func TestOneSeedVerdictUsesOtherSeedsSpread(t *testing.T) {
 	c := Default()
 	own := int(c.trainSeed(1))
 	sp := func(seeds ...int) map[string]Spread {
-		s := Spread{SD: 0.01, Seeds: seeds, Width: c.mainWidth(), Steps: c.Train.Steps, LRSchedule: c.Train.LRSchedule, Source: "test"}
+		s := Spread{SD: 0.01, Seeds: seeds, Width: c.mainWidth(), Steps: c.Train.Steps, LRSchedule: c.Train.LRSchedule, Source: "test",
+			Set: c.heldOutSetName()}
 		return map[string]Spread{spreadGapAttention: s, spreadGapLinear: s}
 	}
 	// Bound: gap + t_{0.95, 2} · 1 % = gap + 2.92 %.
@@ -149,6 +150,15 @@ func TestOneSeedVerdictUsesOtherSeedsSpread(t *testing.T) {
 	c2.Train.Steps++
 	withSpreads(t, sp(own+1, own+2, own+3), func() {
 		require.Equal(t, Inconclusive, claimA(c2, gapComps([]float64{-0.02}, []float64{-0.02})).Verdict, "measured at another budget")
+	})
+	// A gap's spread read on another evaluation set (the trainer's 64 validation sequences) is another quantity.
+	other := sp(own+1, own+2, own+3)
+	for k, v := range other {
+		v.Set = setCurve
+		other[k] = v
+	}
+	withSpreads(t, other, func() {
+		require.Equal(t, Inconclusive, claimA(c, gapComps([]float64{-0.02}, []float64{-0.02})).Verdict, "read on another set")
 	})
 }
 
