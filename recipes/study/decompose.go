@@ -13,6 +13,9 @@ package study
 //	                      against the baseline (in linear mode the two compute the same function from the same
 //	                      initial weights: this is ~0 by construction, a check);
 //	total (a) gap         p 0.5 − the baseline,
+//	interference          complementary − the baseline: both readouts trained on every token, so the other
+//	                      readout's objective acting on the shared weights is all that differs;
+//	token halving         p 0.5 − complementary: each readout trained on about half of the tokens,
 //
 // each a relative loss gap per seed (paired by seed) with its Student-t bounds at Level, on the language alone
 // (the trainer's validation set) and on the full mixture. The same runs decide the claims over the three seeds
@@ -54,6 +57,11 @@ func DecomposeRuns(w int) []RunSpec {
 		{Name: "transformer", Variant: oryx.Transformer, Role: RoleDecompose, Width: w},
 		{Name: "gdn", Variant: oryx.GDN, Role: RoleDecompose, Width: w},
 		mixed("oryx-tg", 0.5), mixed("oryx-tg-p1", 1), mixed("oryx-tg-p0", 0),
+		// Complementary training (both readouts on every token, 2× the mixer FLOPs): each readout sees every
+		// token, as the baseline's does, while the other readout's objective still acts on the shared weights —
+		// so it splits the mixed-training cost into interference and token halving (decomposeParts).
+		{Name: "oryx-tg-complementary", Variant: oryx.OryxTG, AttentionProb: 0.5, ModeTraining: train.ModeTrainingComplementary,
+			Role: RoleDecompose, Width: w},
 	}
 }
 
@@ -121,6 +129,13 @@ var decomposeParts = []struct{ part, mode, cand, ref string }{
 	{"mixed-training cost", "linear", "oryx-tg", "oryx-tg-p0"},
 	{"architecture cost", "linear", "oryx-tg-p0", "gdn"},
 	{"total (a) gap", "linear", "oryx-tg", "gdn"},
+	// The mixed-training cost split by complementary training: interference (the other readout's objective
+	// acting on the shared W_K, W_V, W_G, W_O, every token seen by both) and token halving (each readout trained
+	// on about half of the tokens). The two add up to the total gap.
+	{"interference: complementary vs baseline", "attention", "oryx-tg-complementary", "transformer"},
+	{"token halving: p 0.5 vs complementary", "attention", "oryx-tg", "oryx-tg-complementary"},
+	{"interference: complementary vs baseline", "linear", "oryx-tg-complementary", "gdn"},
+	{"token halving: p 0.5 vs complementary", "linear", "oryx-tg", "oryx-tg-complementary"},
 }
 
 // lossOf is a run's final loss in mode on set: language (the trainer's validation) or mixture (held out).

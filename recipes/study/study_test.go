@@ -464,24 +464,24 @@ func TestTrainingRuns(t *testing.T) {
 	require.Error(t, err)
 }
 
-// TestQuickDecompose: the decomposition at a tiny budget (2 seeds, 4 steps, MQAR only) trains its five runs per
-// seed, splits (a)'s gap in each mode on the language and the mixture (6 parts × 2 sets, every part with a value
+// TestQuickDecompose: the decomposition at a tiny budget (2 seeds, 4 steps, MQAR only) trains its six runs per
+// seed, splits (a)'s gap in each mode on the language and the mixture (10 parts × 2 sets, every part with a value
 // per seed), decides the claims over the seeds, measures the one-seed spreads on seeds 2 and 3 (never the
 // demo's seed 1) and writes decompose.json and report.md.
 func TestQuickDecompose(t *testing.T) {
 	if testing.Short() {
-		t.Skip("-short: trains ten quick runs")
+		t.Skip("-short: trains twelve quick runs")
 	}
 	c := QuickDecomposeConfig(false)
 	c.Out, c.Evaluation = t.TempDir(), EvalMQAR
 	c.Train.Steps, c.Train.EvalEvery = 4, 2
 	rep, err := Run(context.Background(), c, testLog{t})
 	require.NoError(t, err)
-	require.Len(t, rep.Models, 10)
+	require.Len(t, rep.Models, 12)
 	d := rep.Decompose
 	require.NotNil(t, d)
 	require.Equal(t, []int{2, 3}, d.Seeds)
-	require.Len(t, d.Rows, 12)
+	require.Len(t, d.Rows, 20)
 	for _, row := range d.Rows {
 		require.Len(t, row.Gap["values"], 2, "%s %s %s", row.Set, row.Mode, row.Part)
 		require.Contains(t, row.Gap, "lower")
