@@ -141,8 +141,9 @@ func StateMemory(c Config, bytesPerValue int) (perToken, fixed int64) {
 // behind. Measured on the tiny Oryx-TG (768 B of state per token, 544 B of step copies; pure Go, 2026-12-08):
 // before the prefill wrote its caches in place, the prefill alone took 3.0× the state (the old state, a zero
 // block and the concatenated cache); now it takes 1.05×, and six whole-cache steps at 524,288 tokens peaked
-// at 3.45× and 4.1× in two runs (the estimate: 4.8×). XLA keeps its buffers outside the Go heap and copies
-// less: the estimate is the pure-Go backend's, the default.
+// at 3.45× and 4.1× in two runs (the estimate: 4.8×). XLA CPU keeps its buffers outside the Go heap: there
+// the prefill peaked at 3.0× (a zero cache and the scatter's output, beside what glibc keeps of the freed
+// state) and whole-cache steps added nothing. The estimate is the larger, the pure-Go backend's.
 func DecodeMemory(c Config, batch, capacity int) int64 {
 	perToken, fixed := StateMemory(c, 4)
 	row, ok1 := guard.Mul(perToken, int64(capacity))
