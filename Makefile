@@ -2,7 +2,7 @@
 GO ?= go
 
 .PHONY: consumer-check demo demo-run demo-quick study-scale study-scale-run study-attribution study-attribution-run study-decompose \
-	study-decompose-run study-decompose-lr study-decompose-lr-run test test-full test-go test-go-fuzz test-xla vet fuzz-short xla-cpu xla-cuda py-tools torch lmeval-check bench-mixers \
+	study-decompose-run study-decompose-lr study-decompose-lr-run study-decide study-decide-run test test-full test-go test-go-fuzz test-xla vet fuzz-short xla-cpu xla-cuda py-tools torch lmeval-check bench-mixers \
 	bench-mixers-all bench-model bench-model-peer gpu-check bench-compile bench-train bench-train-xla bench-xla-vs-go bench-speculative build
 
 # XLA: `make xla-cpu` installs the pinned XLA CPU PJRT plugin from the Python package index into .xla/ (project-local,
@@ -70,7 +70,22 @@ study-attribution-run:
 # as the demo is — claim (a)'s gap split into the mixed-training cost (p 0.5 vs p 1 / p 0), the architecture cost
 # (p 1 vs the Transformer, p 0 vs GDN) and the total, on the language alone and on the held-out mixture, with
 # Student-t intervals; the claims over the three seeds; and the one-seed spreads the demo's verdicts use (printed for
-# recipes/study/claims.go) -> runs/study-decompose/{decompose.json,report.md,...}. study-decompose-lr: the same five
+# recipes/study/claims.go) -> runs/study-decompose/{decompose.json,report.md,...}. # The sequential study (not in CI; docs/studies.md §7): the demo's three models (tiny2x, 900 steps, constant LR,
+# matched initialisation) on training seeds 2, 3, …, looks at 3 / 6 / 10 / 12 seeds under an O'Brien–Fleming-type
+# alpha-spending boundary fixed in recipes/study/decide.go, until (a) in linear mode, (b) and (c) are decided or
+# the budget runs out (DECIDE_FLAGS="--budget-time 3h" or "--budget-seeds 6"); resumable (each run and its
+# evaluation are kept); decide.json records every look, and the look of seeds 2–11 prints the one-seed spreads
+# for claims.go. About 12 minutes a seed at two runs at a time on 2 cores (one tiny2x triple ~700 s quiet), so
+# all twelve seeds take about 2.5 hours -> runs/study-decide/{decide.json,report.md,...}.
+DECIDE_FLAGS ?=
+study-decide:
+	-@$(MAKE) -s xla-cpu >/dev/null || echo "make study-decide: no XLA CPU plugin: running on the pure-Go backend (many hours)"
+	$(MAKE) study-decide-run
+
+study-decide-run:
+	$(GO) run $(XLA_TAGS) ./recipes/tiny-study --decide $(DECIDE_FLAGS)
+
+study-decompose-lr: the same five
 # with a cosine decay of the learning rate to 0.1x (runs/study-decompose-lr).
 DECOMPOSE_FLAGS ?=
 study-decompose:

@@ -124,9 +124,51 @@ func StateMemory(c Config, bytesPerValue int) (perToken, fixed int64) {
 	return perToken, fixed
 }
 
+// DecodeMemory estimates the peak bytes of decoding with a state of batch rows and a KV cache of capacity
+// tokens (float32), −1 when the arithmetic overflows an int64. Per row it counts what decoding really holds:
+//
+//	state   = StateMemory: perToken·L + fixed        the KV caches, linear states and conv inputs
+//	step    = 4·H·L·(⌈K⌉₃₂ + 32 + 4)                 a decode step that reads the whole cache, one layer at a time:
+//	                                                 the pure-Go backend's product copies the layer's keys into
+//	                                                 blocks of 32×32 values (K rounded up to 32) and writes the
+//	                                                 logits into blocks of 32 rows, and the softmax keeps 4 [H, L]
+//	                                                 arrays (attention variants only)
+//	logits  = 8·Vocab                                the last logits and their host copy
+//
+// as gcSlack · (state + 2·step + logits): the pure-Go backend's buffers are Go memory, its buffer pools keep
+// one step's copies alive through the next collection (2·step), and the collector lets the heap grow to
+// (1 + GOGC/100) × the live data before it collects (gcSlack) — every whole-cache step leaves its copies
+// behind. Measured on the tiny Oryx-TG (768 B of state per token, 544 B of step copies; pure Go, 2026-12-08):
+// before the prefill wrote its caches in place, the prefill alone took 3.0× the state (the old state, a zero
+// block and the concatenated cache); now it takes 1.05×, and six whole-cache steps at 524,288 tokens peaked
+// at 3.45× and 4.1× in two runs (the estimate: 4.8×). XLA CPU keeps its buffers outside the Go heap: there
+// the prefill peaked at 3.0× (a zero cache and the scatter's output, beside what glibc keeps of the freed
+// state) and whole-cache steps added nothing. The estimate is the larger, the pure-Go backend's.
+func DecodeMemory(c Config, batch, capacity int) int64 {
+	perToken, fixed := StateMemory(c, 4)
+	row, ok1 := guard.Mul(perToken, int64(capacity))
+	row, ok2 := guard.Add(row, fixed+8*int64(c.Vocab))
+	ok3, ok4 := true, true
+	if c.Variant.HasAttention() {
+		k := (int64(c.KeyDim) + 31) / 32 * 32
+		var step int64
+		step, ok3 = guard.MulAll(2*4*int64(c.Heads), int64(capacity), k+32+4)
+		row, ok4 = guard.Add(row, step)
+	}
+	total, ok5 := guard.MulAll(row, int64(batch), gcSlack)
+	if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 {
+		return -1
+	}
+	return total
+}
+
+// gcSlack is the Go heap's peak over its live data under the collector's default setting (GOGC=100; an
+// evaluation runs at 25, below it).
+const gcSlack = 2
+
 // CheckDecodeMemory checks, before anything is allocated, that a decode state of batch rows with a KV cache
-// of capacity tokens is within the guard's bounds and fits this machine's memory (internal/guard): the
-// float32 state of StateMemory plus the rows' logits.
+// of capacity tokens is within the guard's bounds and that decoding with it (DecodeMemory) fits this
+// process's memory (internal/guard).
 func CheckDecodeMemory(c Config, batch, capacity int) error {
 	if err := guard.Check("batch (rows)", int64(batch), 1, guard.MaxBatch); err != nil {
 		return err
@@ -134,12 +176,5 @@ func CheckDecodeMemory(c Config, batch, capacity int) error {
 	if err := guard.Check("capacity (KV-cache tokens)", int64(capacity), 1, guard.MaxSeqLen); err != nil {
 		return err
 	}
-	perToken, fixed := StateMemory(c, 4)
-	row, ok1 := guard.Mul(perToken, int64(capacity))
-	row, ok2 := guard.Add(row, fixed+8*int64(c.Vocab))
-	total, ok3 := guard.Mul(row, int64(batch))
-	if !ok1 || !ok2 || !ok3 {
-		total = -1
-	}
-	return guard.CheckMemory(fmt.Sprintf("the decode state of %d row(s) × %d tokens", batch, capacity), total)
+	return guard.CheckMemory(fmt.Sprintf("the decode state of %d row(s) × %d tokens", batch, capacity), DecodeMemory(c, batch, capacity))
 }

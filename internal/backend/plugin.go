@@ -24,6 +24,9 @@ import (
 //     the user's tool cache) owned by the user or root and not writable by group or others, in a directory
 //     likewise.
 //
+// The rule for the files themselves is trustNativeFile's, which the XLA compilation cache applies to its
+// executables too (xla_cache.go).
+//
 // Anything else is refused with an error naming the file and the reason; GOMLX_BACKEND (which the user sets)
 // always comes first and is not subject to these checks.
 
@@ -76,7 +79,7 @@ func readTrustedPointer(pointer, kind string) (string, error) {
 	if st.Size() > maxPointerBytes {
 		return "", refuse("it is %d bytes, more than a path (%d at most)", st.Size(), maxPointerBytes)
 	}
-	if err := checkTrusted(pointer, false); err != nil {
+	if err := trustNativeFile(pointer, st); err != nil {
 		return "", refuse("%v", err)
 	}
 	f, err := os.Open(pointer)
@@ -99,14 +102,14 @@ func readTrustedPointer(pointer, kind string) (string, error) {
 	if err != nil {
 		return "", refuse("resolving %s: %v", plugin, err)
 	}
-	pst, err := os.Stat(real)
+	pst, err := os.Lstat(real)
 	if err != nil {
 		return "", refuse("%v", err)
 	}
 	if !pst.Mode().IsRegular() {
 		return "", refuse("the plugin %s is not a regular file (%s)", real, describeType(pst.Mode()))
 	}
-	if err := checkTrusted(real, false); err != nil {
+	if err := trustNativeFile(real, pst); err != nil {
 		return "", refuse("the plugin: %v", err)
 	}
 	if err := checkTrusted(filepath.Dir(real), true); err != nil {
@@ -123,6 +126,23 @@ func checkTrusted(path string, stickyOK bool) error {
 	if err != nil {
 		return err
 	}
+	return trustedOwnerMode(path, st, stickyOK)
+}
+
+// trustNativeFile is the one rule for a file whose contents the process runs as native code — a PJRT plugin
+// pointer and the plugin it names, an executable in the XLA compilation cache: a regular file owned by the
+// user or root and not writable by group or others (else anyone who could write it would run code as the
+// user). info describes the file itself (Lstat, or Stat of the file opened without following links); the
+// error names path and the reason.
+func trustNativeFile(path string, info fs.FileInfo) error {
+	if !info.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file (%s)", path, describeType(info.Mode()))
+	}
+	return trustedOwnerMode(path, info, false)
+}
+
+// trustedOwnerMode is the ownership and permission part of checkTrusted and trustNativeFile.
+func trustedOwnerMode(path string, st fs.FileInfo, stickyOK bool) error {
 	if uid, ok := fileOwner(st); ok && uid != 0 && uid != os.Getuid() {
 		return fmt.Errorf("%s is owned by uid %d, not by you (uid %d) or root", path, uid, os.Getuid())
 	}

@@ -4,6 +4,7 @@ package backend
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -51,6 +52,14 @@ type compilationCache interface {
 	CompilationCacheDir() string
 }
 
+// compilationCacheTrust is the patched backend's hook for the rule a cache file must pass before it is read
+// (third_party/go-xla: pjrt.SetCompilationCacheTrust). The project sets trustNativeFile, the rule of the
+// plugin pointers: a cached executable is native code the process runs, so one that another user owns or
+// could write (a cache directory shared with others through ORYX_XLA_CACHE) is not loaded but compiled again.
+type compilationCacheTrust interface {
+	SetCompilationCacheTrust(fn func(path string, info fs.FileInfo) error)
+}
+
 // setupCompilationCache enables the persistent compilation cache (third_party/PATCHES.md) on a new backend b
 // that has one: a command that compiles the same graphs as an earlier one (the same program, options, plugin,
 // XLA_FLAGS and processor) loads them in milliseconds instead of compiling them again (seconds to minutes
@@ -78,6 +87,12 @@ func setupCompilationCache(b backends.Backend) {
 			fmt.Fprintf(os.Stderr, "backend: ignoring %s=%q: not a duration ≥ 0 (e.g. 0s, 200ms); keeping %s\n",
 				CacheMinCompileEnvVar, v, cacheMinCompile)
 		}
+	}
+	if ct, ok := b.(compilationCacheTrust); ok {
+		ct.SetCompilationCacheTrust(trustNativeFile)
+	} else if dir != "" {
+		fmt.Fprintf(os.Stderr, "backend: this XLA backend cannot check who owns the compilation cache's files: the cache is off\n")
+		dir = ""
 	}
 	cc.SetCompilationCache(dir, minCompile, cacheMaxBytes)
 	xlaCacheMinCompile = minCompile

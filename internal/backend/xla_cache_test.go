@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -198,4 +199,76 @@ func TestCompilationCacheTrimsTempFiles(t *testing.T) {
 	require.FileExists(t, writing, "a writer's file being written is kept")
 	require.FileExists(t, users, "a name the cache did not write is left alone")
 	require.Empty(t, p.entries(), "with the file being written, no executable fits in the bound")
+}
+
+// plantedEntry stores square's executable, then lets change alter its cache file (a valid entry of the
+// program) and returns the path with the file's identity after the change.
+func (p *cachePrograms) plantedEntry(change func(path string)) (string, os.FileInfo) {
+	p.t.Helper()
+	path := p.entryOf(p.square)
+	change(path)
+	info, err := os.Stat(path)
+	require.NoError(p.t, err)
+	return path, info
+}
+
+// TestCompilationCacheRefusesOthersEntries: with ORYX_XLA_CACHE on a directory shared with others, a cache
+// file another user owns or could write is native code the process would run as the user: it is not loaded
+// (the rule of the plugin pointers, trustNativeFile), the program is compiled again and its executable
+// replaces the file. Before the fix such files were loaded and run.
+func TestCompilationCacheRefusesOthersEntries(t *testing.T) {
+	cases := []struct {
+		name   string
+		change func(t *testing.T, path string)
+	}{
+		{"writable by others", func(t *testing.T, path string) { require.NoError(t, os.Chmod(path, 0o666)) }},
+		{"owned by another user", func(t *testing.T, path string) {
+			if os.Getuid() != 0 {
+				t.Skip("needs root to chown a file to another user")
+			}
+			require.NoError(t, os.Chown(path, 4242, 4242))
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := newCachePrograms(t, 0)
+			require.NoError(t, os.Chmod(p.dir, 0o777)) // a shared directory
+			path, planted := p.plantedEntry(func(path string) { c.change(t, path) })
+			p.square()
+			now, err := os.Stat(path)
+			require.NoError(t, err, "the program is stored again")
+			require.False(t, os.SameFile(planted, now), "the untrusted file was loaded instead of replaced")
+			require.NoError(t, trustNativeFile(path, now), "the new file is the user's")
+			p.square() // the user's own file is found and runs
+		})
+	}
+}
+
+// TestCompilationCacheChecksTheHeaderFirst: a cache file within the size bound that is not the program's
+// (no header, another key) costs the header's bytes, not its size: three 1.9 GB sparse files took 9 GB of
+// memory when each was read whole before its header was checked.
+func TestCompilationCacheChecksTheHeaderFirst(t *testing.T) {
+	const size = 48 << 20
+	for _, c := range []struct {
+		name   string
+		header string
+	}{
+		{"no header", ""},
+		{"another program's key", "go-xla pjrt executable v2\nkey " + strings.Repeat("ab", 32) + "\nsha256 " + strings.Repeat("cd", 32) + "\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := newCachePrograms(t, 64<<20)
+			path := p.entryOf(p.square)
+			require.NoError(t, os.WriteFile(path, []byte(c.header), 0o600))
+			require.NoError(t, os.Truncate(path, size)) // sparse beyond the header
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			p.square()
+			runtime.ReadMemStats(&after)
+			require.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(size/4), "the file was read whole")
+			info, err := os.Stat(path)
+			require.NoError(t, err)
+			require.Less(t, info.Size(), int64(size), "the file is replaced by the program's own")
+		})
+	}
 }

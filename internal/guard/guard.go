@@ -79,22 +79,36 @@ func HostMemory() int64 {
 	return b
 }
 
-// A memory limit and where it comes from.
+// A memory limit, where it comes from, and how much of it this process already holds.
 type memLimit struct {
 	bytes  int64
 	source string // "" for MemTotal: "this machine has X"; else the limit's name
+	// inUse is what the process holds already against an rlimit: its address space (VmSize) for RLIMIT_AS,
+	// its data segment (VmData) for RLIMIT_DATA; 0 for the others. A Go process reserves about 1.5 GiB of
+	// address space before it allocates anything (the runtime's arenas, thread stacks, the C allocator's
+	// arenas), all of which counts against RLIMIT_AS.
+	inUse int64
 }
+
+// free is what is left of the limit for new allocations.
+func (l memLimit) free() int64 { return max(l.bytes-l.inUse, 0) }
 
 // MemoryLimit is HostMemory with where the limit comes from: "" for the machine's memory, else the name of
 // the limit ("RLIMIT_AS", "cgroup memory.max", ...).
 func MemoryLimit() (int64, string) {
+	l := tightestLimit()
+	return l.bytes, l.source
+}
+
+// tightestLimit is the known limit with the least left for new allocations (bytes 0 where none is known).
+func tightestLimit() memLimit {
 	var best memLimit
 	for _, l := range memoryLimits() {
-		if l.bytes > 0 && (best.bytes == 0 || l.bytes < best.bytes) {
+		if l.bytes > 0 && (best.bytes == 0 || l.free() < best.free()) {
 			best = l
 		}
 	}
-	return best.bytes, best.source
+	return best
 }
 
 // memTotal is MemTotal from /proc/meminfo in bytes (0 where it is unknown).
@@ -124,23 +138,27 @@ func procKB(file, key string) int64 {
 // MemoryFraction is the share of the machine's memory an estimate may use before CheckMemory refuses it.
 const MemoryFraction = 0.9
 
-// memoryLimit is MemoryLimit, replaceable in tests.
-var memoryLimit = MemoryLimit
+// memoryLimit is tightestLimit, replaceable in tests.
+var memoryLimit = tightestLimit
 
-// CheckMemory refuses an estimate (bytes) above MemoryFraction of the memory this process may use
-// (MemoryLimit), or negative (an overflow upstream), with an error naming what needs it and the limit. Where
-// nothing is known only a negative estimate is refused.
+// CheckMemory refuses an estimate (bytes) above MemoryFraction of the memory this process may still use
+// (the tightest limit, less what the process already holds of an address-space or data limit), or negative
+// (an overflow upstream), with an error naming what needs it and the limit. Where nothing is known only a
+// negative estimate is refused.
 func CheckMemory(what string, bytes int64) error {
 	if bytes < 0 {
 		return fmt.Errorf("%s: the memory estimate overflows", what)
 	}
-	host, source := memoryLimit()
-	if host > 0 && float64(bytes) > MemoryFraction*float64(host) {
+	l := memoryLimit()
+	if l.bytes > 0 && float64(bytes) > MemoryFraction*float64(l.free()) {
 		where := ""
-		if source != "" {
-			where = " (the process's limit, " + source + ")"
+		switch {
+		case l.source != "" && l.inUse > 0:
+			where = fmt.Sprintf(" (the process's limit, %s, %s of it in use)", l.source, HumanBytes(l.inUse))
+		case l.source != "":
+			where = " (the process's limit, " + l.source + ")"
 		}
-		return fmt.Errorf("%s needs ~%s of memory, this machine has %s%s", what, HumanBytes(bytes), HumanBytes(host), where)
+		return fmt.Errorf("%s needs ~%s of memory, this machine has %s%s", what, HumanBytes(bytes), HumanBytes(l.bytes), where)
 	}
 	return nil
 }

@@ -48,11 +48,16 @@ func TestCheck(t *testing.T) {
 func TestCheckMemory(t *testing.T) {
 	old := memoryLimit
 	defer func() { memoryLimit = old }()
-	memoryLimit = func() (int64, string) { return 10 << 30, "" }
+	memoryLimit = func() memLimit { return memLimit{bytes: 10 << 30} }
 	require.NoError(t, CheckMemory("the weights", 9<<30))
 	require.EqualError(t, CheckMemory("the weights", 10<<30), "the weights needs ~10.0 GiB of memory, this machine has 10.0 GiB")
 	require.EqualError(t, CheckMemory("the KV cache", -1), "the KV cache: the memory estimate overflows")
-	memoryLimit = func() (int64, string) { return 0, "" } // unknown: only overflow is refused
+	// An address-space limit counts what the process already holds: 10 GiB with 4 GiB mapped leaves 6 GiB.
+	memoryLimit = func() memLimit { return memLimit{bytes: 10 << 30, source: "RLIMIT_AS", inUse: 4 << 30} }
+	require.NoError(t, CheckMemory("the weights", 5<<30))
+	require.EqualError(t, CheckMemory("the weights", 6<<30),
+		"the weights needs ~6.0 GiB of memory, this machine has 10.0 GiB (the process's limit, RLIMIT_AS, 4.0 GiB of it in use)")
+	memoryLimit = func() memLimit { return memLimit{} } // unknown: only overflow is refused
 	require.NoError(t, CheckMemory("the weights", 1<<50))
 }
 

@@ -10,7 +10,7 @@ import (
 // memoryLimits are every memory limit known to apply to this process: the machine's memory, the rlimits and
 // the control group's (cgroupRoot: where the cgroup file systems are mounted).
 func memoryLimits() []memLimit {
-	out := []memLimit{{memTotal(), ""}}
+	out := []memLimit{{bytes: memTotal()}}
 	out = append(out, rlimits()...)
 	if data, err := os.ReadFile("/proc/self/cgroup"); err == nil {
 		out = append(out, cgroupLimits(cgroupRoot, string(data))...)
@@ -43,7 +43,7 @@ func cgroupLimits(root, procCgroup string) []memLimit {
 		}
 		for p := filepath.Clean("/" + parts[2]); ; p = filepath.Dir(p) {
 			if b, ok := readLimit(filepath.Join(base, p, file)); ok {
-				out = append(out, memLimit{b, name})
+				out = append(out, memLimit{bytes: b, source: name})
 			}
 			if p == "/" {
 				break

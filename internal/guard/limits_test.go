@@ -25,7 +25,7 @@ func TestCgroupLimits(t *testing.T) {
 	write("memory/docker/abc/memory.limit_in_bytes", "9223372036854771712")
 	write("memory/docker/memory.limit_in_bytes", "1073741824")
 	got := cgroupLimits(root, "12:memory:/docker/abc\n0::/user.slice/job\n3:cpu,cpuacct:/docker/abc\n")
-	require.ElementsMatch(t, []memLimit{{1 << 30, "cgroup memory.limit_in_bytes"}, {2 << 30, "cgroup memory.max"}}, got)
+	require.ElementsMatch(t, []memLimit{{bytes: 1 << 30, source: "cgroup memory.limit_in_bytes"}, {bytes: 2 << 30, source: "cgroup memory.max"}}, got)
 	require.Empty(t, cgroupLimits(root, "0::/elsewhere\n"))
 }
 
@@ -50,5 +50,5 @@ func TestMemoryLimitRlimit(t *testing.T) {
 	require.NoError(t, err, string(out))
 	lines := strings.Split(string(out), "\n")
 	require.Equal(t, strconv.Itoa(4<<30)+" RLIMIT_AS", lines[0], string(out))
-	require.Equal(t, "the test needs ~4.0 GiB of memory, this machine has 4.0 GiB (the process's limit, RLIMIT_AS)", lines[1])
+	require.Regexp(t, `^the test needs ~4\.0 GiB of memory, this machine has 4\.0 GiB \(the process's limit, RLIMIT_AS, [0-9.]+ [MG]iB of it in use\)$`, lines[1])
 }

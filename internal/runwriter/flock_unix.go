@@ -4,9 +4,23 @@ package runwriter
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"syscall"
 )
+
+// openDir opens the directory dir read-only, to lock it (O_DIRECTORY: anything else is refused).
+func openDir(dir string) (*os.File, error) {
+	return os.OpenFile(dir, os.O_RDONLY|syscall.O_DIRECTORY, 0)
+}
+
+// linkCount is the number of names a file has (1 where it is unknown).
+func linkCount(st fs.FileInfo) uint64 {
+	if s, ok := st.Sys().(*syscall.Stat_t); ok {
+		return uint64(s.Nlink)
+	}
+	return 1
+}
 
 // tryLock takes an exclusive flock on f without waiting; false when another open file holds it.
 func tryLock(f *os.File) (bool, error) {

@@ -1,68 +1,79 @@
 package runwriter
 
-// One writer per run directory: an advisory lock file, DIR/.oryx.lock, held for the life of the process that
-// trains into (or initialises) DIR. Without it two runs started at the same moment on one --out both succeed
-// and leave a directory that mixes them (run.json and the training curve of one, validation and weights of
-// the other).
+// One writer per run directory: an advisory lock on the directory itself, held for the life of the process
+// that trains into (or initialises) DIR. Without it two runs started at the same moment on one --out both
+// succeed and leave a directory that mixes them (run.json and the training curve of one, validation and
+// weights of the other).
 //
-// The lock is flock(2) on the file (Unix): the kernel drops it when the process dies, however it dies, so a
-// lock file left by a killed run is recognised as stale — its process no longer holds the lock — and taken
-// over with a message. The file records the holder (pid, host, command, start time) for the refusal message.
+// The lock is flock(2) on the directory (Unix), opened read-only: the kernel drops it when the process dies,
+// however it dies, and nobody can remove it while it is held — it used to be a flock on the file
+// DIR/.oryx.lock, and removing that file (the path the refusal names) let a second trainer in beside the
+// first. The file DIR/.oryx.lock stays as a marker for people and for the refusal message: it records the
+// holder (pid, host, command, start time). It is written whole to a temporary file and renamed into place,
+// never opened for writing, so a link planted at its path cannot redirect the write; a symbolic link, a hard
+// link (a name shared with another file) or anything but a regular file there is refused. A marker left by
+// a killed run is recognised as stale — the directory's lock is free — and replaced with a message.
 
 import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/oryx-go/oryx/internal/atomicfile"
 	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/internal/safefile"
 )
 
-// heldLock is a held run-directory lock.
+// heldLock is a held run-directory lock: the locked directory and the marker file's path.
 type heldLock struct {
-	f    *os.File
-	path string
+	f    *os.File // the directory, flocked
+	path string   // DIR/.oryx.lock
 }
 
 // ErrBusy is wrapped by acquireLock's error when another live process holds the directory.
 var ErrBusy = errors.New("run directory in use")
 
 // acquireLock locks dir (which must exist) for this process. It fails at once, without waiting, when another
-// process holds the lock: the error wraps ErrBusy and names the directory and the holder. A stale lock file
-// (its process died without releasing it) is taken over, and a line saying so goes to log (nil: discarded).
-// what describes this process in the lock file (e.g. the command name).
+// process holds the lock: the error wraps ErrBusy and names the directory and the holder. A stale marker (its
+// process died without releasing the lock) is replaced, and a line saying so goes to log (nil: discarded).
+// what describes this process in the marker (e.g. the command name).
 func acquireLock(dir, what string, log io.Writer) (*heldLock, error) {
 	path := filepath.Join(dir, rundir.LockFile)
 	for attempt := 0; ; attempt++ {
-		// Never through a link planted at the lock's path (its target would be truncated), never a FIFO.
-		f, err := safefile.OpenNoFollow(path, os.O_RDWR|os.O_CREATE, 0o644)
+		d, err := openDir(dir)
 		if err != nil {
-			return nil, fmt.Errorf("run directory %s: creating the lock file: %w", dir, err)
+			return nil, fmt.Errorf("run directory %s: opening it to lock it: %w", dir, err)
 		}
-		held, err := tryLock(f)
+		held, err := tryLock(d)
 		if err != nil {
-			_ = f.Close()
-			return nil, fmt.Errorf("run directory %s: locking %s: %w", dir, path, err)
+			_ = d.Close()
+			return nil, fmt.Errorf("run directory %s: locking it: %w", dir, err)
 		}
-		prev := readHolder(f)
+		prev := readHolder(path)
 		if !held {
-			_ = f.Close()
+			_ = d.Close()
 			return nil, fmt.Errorf("%w: %s is being written by %s; wait for it to finish or use another output directory "+
-				"(the lock is %s)", ErrBusy, dir, prev.describe(), path)
+				"(the lock is held on the directory itself; %s names its holder)", ErrBusy, dir, prev.describe(), path)
 		}
-		// The holder may have removed the file between our open and our lock (release): then we hold the lock
-		// of an unlinked file, and must retry on the path's current file.
-		if same, err := samePath(f, path); err != nil || !same {
-			_ = f.Close()
+		// The holder may have removed the directory between our open and our lock (a refused command removes
+		// the empty directory it created): then we hold the lock of a directory that is gone, and must retry on
+		// the path's current one.
+		if same, err := samePath(d, dir); err != nil || !same {
+			_ = d.Close()
 			if attempt < 10 {
 				continue
 			}
-			return nil, fmt.Errorf("run directory %s: the lock file keeps changing under us", dir)
+			return nil, fmt.Errorf("run directory %s: the directory keeps changing under us", dir)
+		}
+		if err := checkMarker(path); err != nil {
+			_ = d.Close()
+			return nil, fmt.Errorf("run directory %s: %w", dir, err)
 		}
 		if prev.pid != 0 && log != nil {
 			fmt.Fprintf(log, "run directory %s: taking over the stale lock of %s (that process no longer holds it; "+
@@ -71,20 +82,45 @@ func acquireLock(dir, what string, log io.Writer) (*heldLock, error) {
 		host, _ := os.Hostname()
 		rec := fmt.Sprintf("pid %d\nhost %s\ncommand %s\nstarted %s\n", os.Getpid(), host, oneLine(what),
 			time.Now().UTC().Format(time.RFC3339))
-		// The record only serves the refusal message of another process: writing it is best effort.
-		if f.Truncate(0) == nil {
-			_, _ = f.WriteAt([]byte(rec), 0)
-		}
-		return &heldLock{f: f, path: path}, nil
+		// The record only serves people and the refusal message of another process: writing it is best
+		// effort. A new file renamed over the path: whatever was there is replaced, never written into.
+		_ = atomicfile.WriteFile(path, []byte(rec))
+		return &heldLock{f: d, path: path}, nil
 	}
 }
 
-// release removes the lock file and drops the lock. Calling it again does nothing.
+// checkMarker refuses what may not stand at the marker's path: a symbolic link, a hard link (a file with
+// another name too, which the old lock truncated and overwrote) or anything but a regular file. Nothing there
+// is fine.
+func checkMarker(path string) error {
+	st, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	switch {
+	case st.Mode()&fs.ModeSymlink != 0:
+		return fmt.Errorf("%s is a symbolic link; refusing to write through it (remove it)", path)
+	case !st.Mode().IsRegular():
+		return fmt.Errorf("%s: %w (it is %s; remove it)", path, safefile.ErrNotRegular, safefile.Describe(st.Mode()))
+	}
+	if n := linkCount(st); n > 1 {
+		return fmt.Errorf("%s is a hard link (the file has %d names); refusing to write through it (remove it)", path, n)
+	}
+	return nil
+}
+
+// release removes the marker and drops the lock. Calling it again does nothing.
 func (l *heldLock) release() error {
 	if l == nil || l.f == nil {
 		return nil
 	}
-	err := os.Remove(l.path) // while still holding the lock: a waiter that opened it retries (samePath)
+	err := os.Remove(l.path) // while still holding the lock: the next holder writes its own
+	if errors.Is(err, fs.ErrNotExist) {
+		err = nil // someone removed the marker: the lock held regardless
+	}
 	if cerr := l.f.Close(); err == nil {
 		err = cerr
 	}
@@ -116,12 +152,15 @@ func (h holder) describe() string {
 	return s
 }
 
-// readHolder parses the lock file's record; an empty or unreadable file gives the zero holder.
-func readHolder(f *os.File) holder {
-	buf := make([]byte, 4096)
-	n, _ := f.ReadAt(buf, 0)
+// readHolder parses the marker's record; a missing, empty, unreadable or oversized marker gives the zero
+// holder. It is opened read-only and never waited on (safefile: a FIFO there is refused at once).
+func readHolder(path string) holder {
+	data, err := safefile.ReadFileMax(path, 4096)
+	if err != nil {
+		return holder{}
+	}
 	var h holder
-	for _, line := range strings.Split(string(buf[:n]), "\n") {
+	for _, line := range strings.Split(string(data), "\n") {
 		k, v, _ := strings.Cut(line, " ")
 		switch k {
 		case "pid":
@@ -137,7 +176,7 @@ func readHolder(f *os.File) holder {
 	return h
 }
 
-// samePath tells whether the open file f is the file now at path.
+// samePath tells whether the open file f is the file (or directory) now at path.
 func samePath(f *os.File, path string) (bool, error) {
 	a, err := f.Stat()
 	if err != nil {

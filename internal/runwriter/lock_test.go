@@ -85,7 +85,7 @@ func TestMissingDirectory(t *testing.T) {
 	_, err := acquireLock(filepath.Join(t.TempDir(), "nope"), "x", nil)
 	require.Error(t, err)
 	require.False(t, errors.Is(err, ErrBusy))
-	require.ErrorContains(t, err, "creating the lock file")
+	require.ErrorContains(t, err, "opening it to lock it")
 }
 
 // TestLockRefusesPlantedLink: a symbolic link planted at the lock's path is refused and its target is left
@@ -100,4 +100,55 @@ func TestLockRefusesPlantedLink(t *testing.T) {
 	b, err := os.ReadFile(target)
 	require.NoError(t, err)
 	assert.Equal(t, "keep me", string(b))
+}
+
+// TestLockRefusesPlantedHardLink: a hard link planted at the lock's path (a second name of a file elsewhere)
+// is refused and the file is left as it was: O_NOFOLLOW guarded symbolic links only, and `oryx init --out
+// RUN` overwrote the linked file with the lock record.
+func TestLockRefusesPlantedHardLink(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(t.TempDir(), "precious.txt")
+	require.NoError(t, os.WriteFile(target, []byte("keep me"), 0o644))
+	require.NoError(t, os.Link(target, filepath.Join(dir, rundir.LockFile)))
+	_, err := acquireLock(dir, "test", nil)
+	require.ErrorContains(t, err, "hard link")
+	require.ErrorContains(t, err, filepath.Join(dir, rundir.LockFile))
+	b, err := os.ReadFile(target)
+	require.NoError(t, err)
+	assert.Equal(t, "keep me", string(b))
+}
+
+// TestLockSurvivesRemovingTheLockFile: removing the lock file (the path the refusal names) while a holder
+// runs does not let a second writer in — the lock is on the directory — neither in this process nor in
+// another; the holder still releases cleanly, and then the directory is free.
+func TestLockSurvivesRemovingTheLockFile(t *testing.T) {
+	dir := t.TempDir()
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	cmd := exec.Command(exe, "-test.run", "^$")
+	cmd.Env = append(os.Environ(), "RUNLOCK_HOLD="+dir)
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	require.NoError(t, err)
+	require.Equal(t, "held\n", line)
+
+	require.NoError(t, os.Remove(filepath.Join(dir, rundir.LockFile)))
+	_, err = acquireLock(dir, "second trainer", nil)
+	require.ErrorIs(t, err, ErrBusy, "a second writer got in once the lock file was removed")
+	require.ErrorContains(t, err, dir)
+
+	require.NoError(t, cmd.Process.Kill())
+	_ = cmd.Wait()
+	a, err := acquireLock(dir, "A", nil)
+	require.NoError(t, err, "free once the holder died")
+	require.NoError(t, os.Remove(filepath.Join(dir, rundir.LockFile)))
+	_, err = acquireLock(dir, "B", nil)
+	require.ErrorIs(t, err, ErrBusy, "in one process too")
+	require.NoError(t, a.release(), "releasing after the lock file went")
+	b, err := acquireLock(dir, "B", nil)
+	require.NoError(t, err)
+	require.NoError(t, b.release())
 }

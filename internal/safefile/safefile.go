@@ -108,18 +108,22 @@ func ReadFileMax(path string, max int64) ([]byte, error) {
 	if max >= 0 && size > max {
 		return nil, fmt.Errorf("%s: %s is larger than the %s such a file can be", path, guard.HumanBytes(size), guard.HumanBytes(max))
 	}
-	if err := guard.CheckMemory("reading "+path, size); err != nil {
-		return nil, err
-	}
-	// Read what is there, not what Stat said: the file may change under us; never past max.
+	// Read what is there, not what Stat said: the file may change under us; never past max. The buffer is
+	// sized once from Stat (one byte more, to see a file that grew): io.ReadAll's growth by reallocation
+	// held about twice the file while it read.
 	limit := size + 1
 	if max >= 0 {
 		limit = min(limit, max+1)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, limit))
-	if err != nil {
+	if err := guard.CheckMemory("reading "+path, limit); err != nil {
 		return nil, err
 	}
+	data := make([]byte, limit)
+	n, err := io.ReadFull(f, data)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return nil, err
+	}
+	data = data[:n]
 	if max >= 0 && int64(len(data)) > max {
 		return nil, fmt.Errorf("%s: grew past the %s such a file can be while it was read", path, guard.HumanBytes(max))
 	}

@@ -85,7 +85,9 @@ func NewEngine(be backends.Backend, ctx *context.Context, m *oryx.Model, batch, 
 }
 
 // Reset empties the state (positions 0). Its graph is kept: a prefill read in segments starts with a Reset.
+// The old state is released first, so that the two never take memory together.
 func (e *Engine) Reset() error {
+	e.Free()
 	if e.empty == nil {
 		exec, err := context.NewExec(e.backend, e.ctx, func(ctx *context.Context, g *Graph) []*Node {
 			return e.model.EmptyState(g, e.batch, e.capacity).Flatten()
@@ -175,10 +177,11 @@ func (e *Engine) prefillPadded(prompts [][]int32, modes [][]oryx.Mode, t int) ([
 	if e.prefillLinear != nil && allLinear(md) {
 		exec = e.prefillLinear
 	}
+	e.Free() // the prefill replaces the state: the old one must not take memory beside the new one
 	outs, err := exec.Exec(tensors.FromFlatDataAndDimensions(tok, e.batch, t),
 		tensors.FromFlatDataAndDimensions(md, e.batch, t), tensors.FromFlatDataAndDimensions(lengths, e.batch))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("Engine.Prefill: %w (the state was released: Reset or Prefill again)", err)
 	}
 	e.setState(outs[1:])
 	return e.logitsRows(outs[0]), nil

@@ -21,6 +21,7 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/shapes"
 	"github.com/gomlx/gomlx/pkg/ml/context"
 
+	"github.com/oryx-go/oryx/layers"
 	"github.com/oryx-go/oryx/oryx"
 )
 
@@ -68,14 +69,15 @@ func convAfter(inputs, counts *Node, w int) *Node {
 }
 
 // padCache lays keys or values [B, T, H, X] out as a cache [B, H, L, X]: heads first, zero rows from T to L.
+// The rows are added into a zero cache (layers.CacheAppendRows), which the backend writes in place: a zero
+// block of L − T rows concatenated with the prompt's rows held both, ~2× the cache, while the prefill ran.
 func padCache(x *Node, capacity int) *Node {
-	x = TransposeAllAxes(x, 0, 2, 1, 3) // [B, H, T, X]
-	d := x.Shape().Dimensions
-	if d[2] == capacity {
-		return x
+	d := x.Shape().Dimensions // [B, T, H, X]
+	if d[1] == capacity {
+		return TransposeAllAxes(x, 0, 2, 1, 3)
 	}
-	zeros := Zeros(x.Graph(), shapes.Make(x.DType(), d[0], d[1], capacity-d[2], d[3]))
-	return Concatenate([]*Node{x, zeros}, 2)
+	zeros := Zeros(x.Graph(), shapes.Make(x.DType(), d[0], d[2], capacity, d[3]))
+	return layers.CacheAppendRows(zeros, x, Iota(x.Graph(), int32Shape(d[0], d[1]), 1))
 }
 
 // rowIndices turns idx [B, N] into Gather indices [B, N, 2] = (b, idx[b, n]).

@@ -29,6 +29,7 @@ var compilationCache struct {
 	dir      string
 	minTime  time.Duration
 	maxBytes int64
+	trust    func(path string, info fs.FileInfo) error
 }
 
 // compilationCacheSuffix names the files of the cache.
@@ -53,6 +54,23 @@ func SetCompilationCache(dir string, minCompileTime time.Duration, maxBytes int6
 	compilationCache.mu.Lock()
 	defer compilationCache.mu.Unlock()
 	compilationCache.dir, compilationCache.minTime, compilationCache.maxBytes = dir, minCompileTime, maxBytes
+}
+
+// SetCompilationCacheTrust sets the rule a cache file must pass before a byte of it is read (nil: none): fn
+// gets the file's path and the Stat of the file as opened (without following a link), and returns an error
+// saying why the file is not to be run — e.g. that another user owns it or could write it, in a cache
+// directory shared with others. Such a file is left in place with a warning naming it and the reason, and the
+// program compiled again (its executable then replaces the file where the directory allows it).
+func SetCompilationCacheTrust(fn func(path string, info fs.FileInfo) error) {
+	compilationCache.mu.Lock()
+	defer compilationCache.mu.Unlock()
+	compilationCache.trust = fn
+}
+
+func compilationCacheTrust() func(path string, info fs.FileInfo) error {
+	compilationCache.mu.Lock()
+	defer compilationCache.mu.Unlock()
+	return compilationCache.trust
 }
 
 // CompilationCacheDir returns the directory of the persistent compilation cache, "" when disabled.
@@ -168,12 +186,15 @@ func encodeCacheEntry(key string, serialized []byte) []byte {
 	return append([]byte(header), serialized...)
 }
 
-// decodeCacheEntry returns the serialized executable of a cache file after checking that it is the file of
-// key and its checksum matches.
-func decodeCacheEntry(data []byte, key string) ([]byte, error) {
-	rest, ok := bytes.CutPrefix(data, []byte(compilationCacheMagic))
+// cacheHeaderLen is the length of a cache file's header: the magic and the key and checksum lines.
+const cacheHeaderLen = len(compilationCacheMagic) + len("key \n") + 2*sha256.Size + len("sha256 \n") + 2*sha256.Size
+
+// decodeCacheHeader checks that header (cacheHeaderLen bytes) is the header of key's cache file and returns
+// the checksum it records.
+func decodeCacheHeader(header []byte, key string) (string, error) {
+	rest, ok := bytes.CutPrefix(header, []byte(compilationCacheMagic))
 	if !ok {
-		return nil, errors.New("not a cache file of this version (no header)")
+		return "", errors.New("not a cache file of this version (no header)")
 	}
 	field := func(name string) (string, bool) {
 		var line []byte
@@ -183,26 +204,31 @@ func decodeCacheEntry(data []byte, key string) ([]byte, error) {
 	}
 	gotKey, ok := field("key")
 	if !ok {
-		return nil, errors.New("no key in its header")
+		return "", errors.New("no key in its header")
 	}
 	if gotKey != key {
-		return nil, errors.Errorf("it holds the executable of another program (key %.64q)", gotKey)
+		return "", errors.Errorf("it holds the executable of another program (key %.64q)", gotKey)
 	}
-	wantSum, ok := field("sha256")
-	if !ok {
-		return nil, errors.New("no checksum in its header")
+	sum, ok := field("sha256")
+	if !ok || !isHexKey(sum) {
+		return "", errors.New("no checksum in its header")
 	}
-	if sum := sha256.Sum256(rest); hex.EncodeToString(sum[:]) != wantSum {
-		return nil, errors.Errorf("its contents (%d bytes) do not match their checksum: the file is corrupt", len(rest))
-	}
-	return rest, nil
+	return sum, nil
 }
 
-// readCacheEntry reads the cache file path, which must be a regular file of at most bound bytes: it is
-// checked before it is opened (Lstat: a symbolic link to /dev/zero is not followed, a 20 GB sparse file is not
-// read), opened without following a link nor blocking on a FIFO (either may replace the file in between),
-// checked again and read with a limit. An absent file is fs.ErrNotExist.
-func readCacheEntry(path string, bound int64) ([]byte, error) {
+// untrustedCacheFile is the error of a cache file the trust rule (SetCompilationCacheTrust) refused.
+type untrustedCacheFile struct{ err error }
+
+func (e untrustedCacheFile) Error() string { return e.err.Error() }
+
+// readCacheEntry returns the serialized executable of key's cache file path, which must be a regular file of
+// at most bound bytes: it is checked before it is opened (Lstat: a symbolic link to /dev/zero is not
+// followed, a 20 GB sparse file is not read), opened without following a link nor blocking on a FIFO (either
+// may replace the file in between), checked again — and by the trust rule, if any (an untrustedCacheFile
+// error) — and its header read and checked before the rest: a file that is not key's costs its header, not
+// its size. The rest is read into one buffer of the size Stat gave, and its checksum compared. An absent file
+// is fs.ErrNotExist.
+func readCacheEntry(path string, bound int64, key string) ([]byte, error) {
 	check := func(info fs.FileInfo) error {
 		if !info.Mode().IsRegular() {
 			return errors.Errorf("not a regular file (%s)", info.Mode().Type())
@@ -230,14 +256,36 @@ func readCacheEntry(path string, bound int64) ([]byte, error) {
 	if err := check(info); err != nil {
 		return nil, err
 	}
-	data, err := io.ReadAll(io.LimitReader(f, bound+1))
+	if trust := compilationCacheTrust(); trust != nil {
+		if err := trust(path, info); err != nil {
+			return nil, untrustedCacheFile{err}
+		}
+	}
+	if info.Size() < int64(cacheHeaderLen) {
+		return nil, errors.Errorf("%d bytes, shorter than a cache file's header", info.Size())
+	}
+	header := make([]byte, cacheHeaderLen)
+	if _, err := io.ReadFull(f, header); err != nil {
+		return nil, errors.WithMessage(err, "reading its header")
+	}
+	wantSum, err := decodeCacheHeader(header, key)
 	if err != nil {
 		return nil, err
 	}
-	if int64(len(data)) > bound {
-		return nil, errors.Errorf("it grew beyond the bound of %d bytes while read", bound)
+	// One byte more than Stat said, to see a file that grew.
+	serialized := make([]byte, info.Size()-int64(cacheHeaderLen)+1)
+	n, err := io.ReadFull(f, serialized)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return nil, err
 	}
-	return data, nil
+	if n == len(serialized) {
+		return nil, errors.New("it grew while it was read")
+	}
+	serialized = serialized[:n]
+	if sum := sha256.Sum256(serialized); hex.EncodeToString(sum[:]) != wantSum {
+		return nil, errors.Errorf("its contents (%d bytes) do not match their checksum: the file is corrupt", len(serialized))
+	}
+	return serialized, nil
 }
 
 // removeCacheEntry removes a cache file that cannot be used, with a warning saying why.
@@ -252,13 +300,14 @@ func removeCacheEntry(path string, why error) {
 // verification or fails to load (it is then removed).
 func loadCachedExecutable(client *Client, dir, key string, maxBytes int64) *LoadedExecutable {
 	path := filepath.Join(dir, key+compilationCacheSuffix)
-	data, err := readCacheEntry(path, cacheEntryBound(maxBytes))
+	serialized, err := readCacheEntry(path, cacheEntryBound(maxBytes), key)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
-	var serialized []byte
-	if err == nil {
-		serialized, err = decodeCacheEntry(data, key)
+	var untrusted untrustedCacheFile
+	if errors.As(err, &untrusted) {
+		cacheWarnf("pjrt compilation cache: not loading %s, compiling the program again: %v", path, err)
+		return nil
 	}
 	var exec *LoadedExecutable
 	if err == nil {

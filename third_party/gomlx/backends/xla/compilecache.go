@@ -1,6 +1,7 @@
 package xla
 
 import (
+	"io/fs"
 	"time"
 
 	"github.com/gomlx/go-xla/pkg/pjrt"
@@ -19,3 +20,10 @@ func (backend *Backend) SetCompilationCache(dir string, minCompileTime time.Dura
 
 // CompilationCacheDir returns the directory of the persistent compilation cache, "" when it is off.
 func (backend *Backend) CompilationCacheDir() string { return pjrt.CompilationCacheDir() }
+
+// SetCompilationCacheTrust sets the rule a cache file must pass before it is read (pjrt.SetCompilationCacheTrust):
+// fn gets its path and the Stat of the opened file; a file it refuses is not loaded, and the program is
+// compiled again.
+func (backend *Backend) SetCompilationCacheTrust(fn func(path string, info fs.FileInfo) error) {
+	pjrt.SetCompilationCacheTrust(fn)
+}
