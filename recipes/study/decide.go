@@ -123,6 +123,10 @@ type DecideResult struct {
 	// 2–11 (the third), for claims.go's OneSeedSpreads and recall.go's OneSeedTransitions.
 	Spreads     map[string]Spread        `json:"one_seed_spreads,omitempty"`
 	Transitions map[string]RecordedShare `json:"one_seed_transitions,omitempty"`
+	// LastLookSpreads and LastLookTransitions are the same over the seeds of the last look made (fewer degrees of
+	// freedom before the look of seeds 2–11: what a budget-bounded run can record).
+	LastLookSpreads     map[string]Spread        `json:"last_look_spreads,omitempty"`
+	LastLookTransitions map[string]RecordedShare `json:"last_look_transitions,omitempty"`
 }
 
 // Look is one look: the seeds it saw, its level, and each target claim's verdict at that level.
@@ -230,8 +234,9 @@ func runDecide(ctx context.Context, c Config, rep *Report, log io.Writer, start 
 		}
 		d.Looks = append(d.Looks, look)
 		rep.Models, rep.Controls, rep.Claims, rep.Config = models, comps, cls, lc
+		d.LastLookSpreads, d.LastLookTransitions = spreadsOf(lc, cls), transitionsOf(lc, cls)
 		if n == c.DecideSpreadSeeds {
-			d.Spreads, d.Transitions = spreadsOf(lc, cls), transitionsOf(lc, cls)
+			d.Spreads, d.Transitions = d.LastLookSpreads, d.LastLookTransitions
 		}
 		rep.Seconds, rep.Date = time.Since(start).Seconds(), time.Now().UTC().Format(time.RFC3339)
 		if err := writeArtefacts(lc, rep); err != nil {
@@ -312,9 +317,13 @@ func decideMarkdown(c Config, rep *Report) string {
 	for _, cl := range rep.Claims {
 		fmt.Fprintf(&b, "| `%s` | **%s** | %s |\n", cl.ID, strings.ReplaceAll(cl.Verdict, "_", " "), cl.Summary)
 	}
-	if len(d.Spreads) > 0 {
-		b.WriteString("\n```\n" + SpreadsLiteral(d.Spreads, fmt.Sprintf("make study-decide, %s, %s", rep.Date, rep.Backend)) +
-			TransitionsLiteral(d.Transitions, fmt.Sprintf("make study-decide, %s, %s", rep.Date, rep.Backend)) + "```\n\n")
+	src := fmt.Sprintf("make study-decide, %s, %s", rep.Date, rep.Backend)
+	switch {
+	case len(d.Spreads) > 0:
+		b.WriteString("\n```\n" + SpreadsLiteral(d.Spreads, src) + TransitionsLiteral(d.Transitions, src) + "```\n\n")
+	case len(d.LastLookSpreads) > 0:
+		b.WriteString("\nThe look of seeds 2–11 was not reached; over the last look's seeds:\n\n```\n" + SpreadsLiteral(d.LastLookSpreads, src) +
+			TransitionsLiteral(d.LastLookTransitions, src) + "```\n\n")
 	}
 	b.WriteString(curvesMarkdown(c, rep))
 	b.WriteString(throughputMarkdown(rep))

@@ -307,7 +307,12 @@ func printOutcome(stdout io.Writer, out string, rep *study.Report) {
 		fmt.Fprintf(stdout, "\nwrote %s/report.md, decide.json, results/, *.png (%.1f min); %d look(s), stopped: %s\n\n", out, rep.Seconds/60,
 			len(rep.Decide.Looks), rep.Decide.StoppedBy)
 		src := fmt.Sprintf("make study-decide, %s, %s", rep.Date, rep.Backend)
-		fmt.Fprint(stdout, study.SpreadsLiteral(rep.Decide.Spreads, src), study.TransitionsLiteral(rep.Decide.Transitions, src))
+		if d := rep.Decide; len(d.Spreads) > 0 {
+			fmt.Fprint(stdout, study.SpreadsLiteral(d.Spreads, src), study.TransitionsLiteral(d.Transitions, src))
+		} else {
+			fmt.Fprintf(stdout, "the look of seeds 2–11 was not reached; over the last look's seeds:\n%s%s", study.SpreadsLiteral(d.LastLookSpreads, src),
+				study.TransitionsLiteral(d.LastLookTransitions, src))
+		}
 	case rep.Decompose != nil:
 		fmt.Fprintf(stdout, "\nwrote %s/report.md, decompose.json, results/, *.png (%.1f min)\n\n", out, rep.Seconds/60)
 		fmt.Fprint(stdout, rep.Decompose.SpreadsLiteral(fmt.Sprintf("make study-decompose, %s, %s", rep.Date, rep.Backend)))
