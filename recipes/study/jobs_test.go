@@ -110,7 +110,7 @@ func TestStartOrder(t *testing.T) {
 	for _, i := range startOrder(jobs) {
 		names = append(names, c.label(jobs[i]))
 	}
-	require.Equal(t, "oryx-tg-tiny2x-s1", names[0])
+	require.Equal(t, "oryx-tg-complementary-tiny2x-s1", names[0], "the complementary run (2× the mixer FLOPs) first")
 	require.Equal(t, "transformer-tiny2x-s3", names[len(names)-1])
 
 	c = ScaleConfig()
@@ -134,7 +134,7 @@ func TestJobs(t *testing.T) {
 	require.Equal(t, job{c.Runs[0], 3}, jobs[2])
 	require.Equal(t, "runs/study/runs/transformer-tiny2x-s3", c.jobDir(jobs[2]))
 	d := DecomposeConfig(false)
-	require.Len(t, d.jobs(), 15, "5 models × 3 seeds")
+	require.Len(t, d.jobs(), 18, "6 models × 3 seeds")
 	require.Equal(t, uint64(2), d.trainSeed(1), "seeds 2-4: not the demo's seed 1")
 	require.Equal(t, uint64(3), c.trainSeed(3))
 	s := ScaleConfig()

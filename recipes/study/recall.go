@@ -48,8 +48,10 @@ type RecordedShare struct {
 }
 
 // OneSeedTransitions are the recall transitions recorded for a one-seed study's part 1 (spreadTransition), by
-// quantity key, like OneSeedSpreads. None yet: `make study-decide` prints them.
-var OneSeedTransitions = map[string]RecordedShare{}
+// quantity key, like OneSeedSpreads (`make study-decide` prints them; recorded before the demo run that uses them).
+var OneSeedTransitions = map[string]RecordedShare{
+	"b_recall_transition": {K: 3, Seeds: []int{2, 3, 4}, Width: 2, Steps: 900, LRSchedule: "constant", Source: decideSource},
+}
 
 // spreadTransition is the quantity key of (b)'s part 1.
 const spreadTransition = "b_recall_transition"
