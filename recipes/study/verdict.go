@@ -24,6 +24,12 @@ import (
 // 1 − Level). Otherwise it is inconclusive: the data do not decide at this level. not_measurable is kept
 // for a precondition that truly fails (a reference at chance, two pure modes that agree), with its reason.
 //
+// Two errors beyond the seeds' enter the bounds. A loss gap is read on one held-out set that every seed shares
+// (heldout.go): its standard error over the set's sequences is added to the seeds' (estimate.SetSE, totalSE, with
+// Welch–Satterthwaite degrees of freedom). (b)'s first part is a share of seeds, decided by exact binomial bounds
+// (component.share, recall.go), since recall is bimodal over seeds. The sequential study judges each of its looks
+// at its own level (decideComponentsAt, decide.go).
+//
 // Level and margins are fixed here before any run that uses them (git history shows it) and never moved after
 // seeing numbers.
 const (
