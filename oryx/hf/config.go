@@ -43,6 +43,13 @@ type Config struct {
 	Variant       string            `json:"oryx_variant"`
 	TorchDType    string            `json:"torch_dtype"` // dtype of the tensors in model.safetensors
 
+	// The special-token ids of the export's tokenizer (TokenIDKeys), absent when the export has none: transformers
+	// reads them (generate() stops at eos_token_id). They are the tokenizer's, not the architecture's, so the
+	// format version does not change with them.
+	BOSTokenID *int `json:"bos_token_id,omitempty"`
+	EOSTokenID *int `json:"eos_token_id,omitempty"`
+	PadTokenID *int `json:"pad_token_id,omitempty"`
+
 	VocabSize         int     `json:"vocab_size"`
 	HiddenSize        int     `json:"hidden_size"`
 	NumHiddenLayers   int     `json:"num_hidden_layers"`
@@ -261,13 +268,21 @@ var TorchDTypes = map[string]string{"F32": "float32", "F64": "float64", "BF16": 
 // exactly the value NewConfig writes for that oryx_config (a hand-edited rope_theta, norm eps,
 // use_short_conv or model_type would otherwise be half-honoured: the weights would run with the values
 // of oryx_config while the file says something else).
+//
+// The special-token ids (TokenIDKeys) may each be absent or an integer id of the vocabulary.
 func ReadConfig(path string) (oryx.Config, string, error) {
+	c, dtype, _, err := readConfig(path)
+	return c, dtype, err
+}
+
+// readConfig is ReadConfig, with the special-token ids the file has (TokenIDKeys) by key.
+func readConfig(path string) (oryx.Config, string, map[string]int, error) {
 	data, err := safefile.ReadFile(path)
 	if err != nil {
-		return oryx.Config{}, "", err
+		return oryx.Config{}, "", nil, err
 	}
-	errf := func(format string, args ...any) (oryx.Config, string, error) {
-		return oryx.Config{}, "", fmt.Errorf("%s: %s", path, fmt.Sprintf(format, args...))
+	errf := func(format string, args ...any) (oryx.Config, string, map[string]int, error) {
+		return oryx.Config{}, "", nil, fmt.Errorf("%s: %s", path, fmt.Sprintf(format, args...))
 	}
 	if err := checkUniqueKeys(data); err != nil {
 		return errf("%v", err)
@@ -300,11 +315,18 @@ func ReadConfig(path string) (oryx.Config, string, error) {
 	if err != nil {
 		return errf("%v", err)
 	}
+	ids, err := tokenIDs(gotMap, c.Vocab)
+	if err != nil {
+		return errf("%v", err)
+	}
+	for k, id := range ids {
+		wantMap[k] = float64(id)
+	}
 	if problems := diffJSON("", gotMap, wantMap); len(problems) > 0 {
 		return errf("%s (the keys must be exactly what `oryx export` writes for its oryx_config; "+
 			"edit oryx_config and re-export instead)", strings.Join(problems, "; "))
 	}
-	return c, dtype, nil
+	return c, dtype, ids, nil
 }
 
 // TransformersKeys are the keys transformers adds to a config.json it writes (save_pretrained): the folder or
@@ -489,10 +511,11 @@ func where(path []string) string {
 	return " in " + strings.TrimPrefix(strings.Join(path, ""), ".")
 }
 
+// writeJSON writes v as indented JSON with a final newline, "<" and ">" as they are (a special token's text).
 func writeJSON(path string, v any) error {
-	data, err := json.MarshalIndent(v, "", "  ")
+	data, err := encodeJSONNoEscape(v)
 	if err != nil {
 		return err
 	}
-	return atomicfile.WriteFile(path, append(data, '\n'))
+	return atomicfile.WriteFile(path, data)
 }

@@ -73,6 +73,9 @@ TRANSFORMERS_KEYS = ("_name_or_path", "transformers_version")
 
 TORCH_DTYPES = ("float32", "float64", "bfloat16", "float16")
 
+# The special-token ids of the export's tokenizer (oryx/hf TokenIDKeys): each absent or an id of the vocabulary.
+TOKEN_ID_KEYS = ("bos_token_id", "eos_token_id", "pad_token_id")
+
 L2_NORM_EPS = 1e-6  # every L2 norm of the model (the GDN readout's query and key, attention_key "…_l2_normalized")
 
 # oryx_config variant → (its linear mixer, whether it has attention, the transformers class prefix, model_type).
@@ -282,7 +285,16 @@ def check_config(cfg):
     dtype = cfg.get("torch_dtype")
     if dtype not in TORCH_DTYPES:
         raise ValueError(f"config.json: torch_dtype {dtype!r}: want one of {', '.join(TORCH_DTYPES)}")
-    problems = _diff("", cfg, expected_config(cfg["oryx_config"], dtype))
+    want = expected_config(cfg["oryx_config"], dtype)
+    problems = []
+    for k in TOKEN_ID_KEYS:
+        if k in cfg:
+            v, vocab = cfg[k], cfg["oryx_config"]["vocab"]
+            if _is_int(v) and 0 <= v < vocab:
+                want[k] = v
+            else:
+                problems.append(f"{k} is {json.dumps(v)}: want an integer id in [0, {vocab}) (vocab_size)")
+    problems += _diff("", cfg, want)
     if problems:
         raise ValueError("config.json: " + "; ".join(problems) + " (the keys must be exactly what `oryx export` "
                          "writes for its oryx_config; edit oryx_config and re-export instead)")
