@@ -45,12 +45,12 @@ type exportTokenizer struct {
 	Name string // tokenizers' Name: "bytes", "gpt-neox-20b", ...
 	Spec string // the spec it was loaded from
 	// JSON is tokenizer.json (nil: no tokenizer files); IDs the special tokens, Tokens their texts.
-	JSON                 []byte
+	JSON             []byte
 	IDs              *TokenIDs
 	BOSText, EOSText string
 	PadText          string
-	Note      string // why there is no tokenizer, or what is missing
-	VocabSize int
+	Note             string // why there is no tokenizer, or what is missing
+	VocabSize        int
 }
 
 // resolveTokenizer loads the tokenizer spec (tokenizers.Load) for a model of vocab ids and returns what the
