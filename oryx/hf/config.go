@@ -49,6 +49,9 @@ type Config struct {
 	BOSTokenID *int `json:"bos_token_id,omitempty"`
 	EOSTokenID *int `json:"eos_token_id,omitempty"`
 	PadTokenID *int `json:"pad_token_id,omitempty"`
+	// TokenizerClass is "PreTrainedTokenizerFast" when the export has tokenizer.json (transformers' pipeline()
+	// loads a tokenizer for a model of its own type only when its config names the class), else absent.
+	TokenizerClass string `json:"tokenizer_class,omitempty"`
 
 	VocabSize         int     `json:"vocab_size"`
 	HiddenSize        int     `json:"hidden_size"`
@@ -321,6 +324,12 @@ func readConfig(path string) (oryx.Config, string, map[string]int, error) {
 	}
 	for k, id := range ids {
 		wantMap[k] = float64(id)
+	}
+	if tc, ok := gotMap["tokenizer_class"]; ok {
+		if tc != tokenizerClass {
+			return errf("tokenizer_class is %s: want %q (the class of the export's tokenizer.json) or no such key", jsonText(tc), tokenizerClass)
+		}
+		wantMap["tokenizer_class"] = tc
 	}
 	if problems := diffJSON("", gotMap, wantMap); len(problems) > 0 {
 		return errf("%s (the keys must be exactly what `oryx export` writes for its oryx_config; "+

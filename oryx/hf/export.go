@@ -141,6 +141,9 @@ func ExportWith(ckptDir, outDir string, opts ExportOptions) (*Exported, error) {
 	if et.IDs != nil {
 		hc.BOSTokenID, hc.EOSTokenID, hc.PadTokenID = &et.IDs.BOS, &et.IDs.EOS, &et.IDs.Pad
 	}
+	if et.JSON != nil {
+		hc.TokenizerClass = tokenizerClass
+	}
 	if err := writeJSON(filepath.Join(outDir, ConfigFile), hc); err != nil {
 		return nil, err
 	}

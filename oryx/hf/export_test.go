@@ -55,6 +55,7 @@ func TestExportFolderIsComplete(t *testing.T) {
 	assert.EqualValues(t, 256, hc["bos_token_id"])
 	assert.EqualValues(t, 256, hc["eos_token_id"])
 	assert.EqualValues(t, 257, hc["pad_token_id"])
+	assert.Equal(t, "PreTrainedTokenizerFast", hc["tokenizer_class"])
 	gc := readJSONMap(t, filepath.Join(exp, GenerationConfigFile))
 	assert.Equal(t, map[string]any{"bos_token_id": 256.0, "eos_token_id": 256.0, "pad_token_id": 257.0, "do_sample": false}, gc)
 	tc := readJSONMap(t, filepath.Join(exp, TokenizerConfigFile))
@@ -111,7 +112,7 @@ func TestExportWithoutFittingTokenizer(t *testing.T) {
 		assert.NoFileExists(t, filepath.Join(exp, n))
 	}
 	hc := readJSONMap(t, filepath.Join(exp, ConfigFile))
-	for _, k := range TokenIDKeys {
+	for _, k := range append(TokenIDKeys, "tokenizer_class") {
 		assert.NotContains(t, hc, k)
 	}
 	card, err := os.ReadFile(filepath.Join(exp, CardFile))
@@ -197,6 +198,8 @@ func TestImportTokenizerErrors(t *testing.T) {
 			`bos_token_id is "256"`},
 		{"eos disagrees with the tokenizer", func(d string) { editConfig(t, d, func(m map[string]any) { m["eos_token_id"] = 10 }) },
 			"eos_token_id is 10, but the end-of-text token of"},
+		{"tokenizer_class another", func(d string) { editConfig(t, d, func(m map[string]any) { m["tokenizer_class"] = "GPT2Tokenizer" }) },
+			`tokenizer_class is "GPT2Tokenizer": want "PreTrainedTokenizerFast"`},
 		{"tokenizer not byte-level BPE", func(d string) {
 			require.NoError(t, os.WriteFile(filepath.Join(d, TokenizerFile), []byte(`{"model": {"type": "WordPiece"}}`), 0o644))
 		}, "tokenizer.json: unsupported model.type \"WordPiece\""},
@@ -213,7 +216,7 @@ func TestImportTokenizerErrors(t *testing.T) {
 	d := filepath.Join(dir, "no-ids")
 	copyDir(t, exp, d)
 	editConfig(t, d, func(m map[string]any) {
-		for _, k := range TokenIDKeys {
+		for _, k := range append(TokenIDKeys, "tokenizer_class") {
 			delete(m, k)
 		}
 	})

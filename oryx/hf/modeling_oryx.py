@@ -75,6 +75,7 @@ TORCH_DTYPES = ("float32", "float64", "bfloat16", "float16")
 
 # The special-token ids of the export's tokenizer (oryx/hf TokenIDKeys): each absent or an id of the vocabulary.
 TOKEN_ID_KEYS = ("bos_token_id", "eos_token_id", "pad_token_id")
+TOKENIZER_CLASS = "PreTrainedTokenizerFast"
 
 L2_NORM_EPS = 1e-6  # every L2 norm of the model (the GDN readout's query and key, attention_key "…_l2_normalized")
 
@@ -294,6 +295,11 @@ def check_config(cfg):
                 want[k] = v
             else:
                 problems.append(f"{k} is {json.dumps(v)}: want an integer id in [0, {vocab}) (vocab_size)")
+    if "tokenizer_class" in cfg:  # present with tokenizer.json (transformers' pipeline() reads it)
+        if cfg["tokenizer_class"] == TOKENIZER_CLASS:
+            want["tokenizer_class"] = TOKENIZER_CLASS
+        else:
+            problems.append(f"tokenizer_class is {json.dumps(cfg['tokenizer_class'])}: want \"{TOKENIZER_CLASS}\" or no such key")
     problems += _diff("", cfg, want)
     if problems:
         raise ValueError("config.json: " + "; ".join(problems) + " (the keys must be exactly what `oryx export` "

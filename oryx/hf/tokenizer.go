@@ -34,6 +34,10 @@ var exportFiles = []string{WeightsFile, ConfigFile, ModelingFile, TokenizerFile,
 // absent or an integer id of the vocabulary.
 var TokenIDKeys = []string{"bos_token_id", "eos_token_id", "pad_token_id"}
 
+// tokenizerClass is the transformers class of an export's tokenizer.json (tokenizer_config.json and
+// config.json name it).
+const tokenizerClass = "PreTrainedTokenizerFast"
+
 // TokenIDs are the special-token ids of an export's tokenizer.
 type TokenIDs struct {
 	BOS, EOS, Pad int
@@ -99,7 +103,7 @@ func resolveTokenizer(spec string, vocab int) (exportTokenizer, error) {
 // the ids (no BOS, no EOS: as the Go tokenizers encode) and not rewriting spaces on decode (transformers'
 // clean_up_tokenization_spaces would turn " ." into ".").
 func (et exportTokenizer) tokenizerConfig() map[string]any {
-	return map[string]any{"tokenizer_class": "PreTrainedTokenizerFast", "clean_up_tokenization_spaces": false,
+	return map[string]any{"tokenizer_class": tokenizerClass, "clean_up_tokenization_spaces": false,
 		"add_bos_token": false, "add_eos_token": false, "bos_token": et.BOSText, "eos_token": et.EOSText,
 		"pad_token": et.PadText, "model_input_names": []string{"input_ids", "attention_mask"}}
 }
