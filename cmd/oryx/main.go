@@ -21,9 +21,12 @@ import (
 	"os"
 
 	"github.com/oryx-go/oryx/internal/cli"
+	"github.com/oryx-go/oryx/oryx"
+	_ "github.com/oryx-go/oryx/oryx/xlamalloc" // glibc's allocator set for XLA at load time (-tags xla)
 )
 
 func main() {
+	oryx.SetupCommand() // the backend line on standard error, the compilation cache (docs/library.md)
 	if len(os.Args) < 2 {
 		usage()
 		os.Exit(cli.ExitUsage)

@@ -22,7 +22,7 @@ import (
 // fails if they differ by more than the float32 tolerance of the test suite (1e-4 relative). The report goes
 // to w.
 func Run(w io.Writer, seqLen, chunk int) error {
-	backend.AnnounceTo = nil // said below, on w with the rest of the report
+	backend.SetAnnounce(nil) // said below, on w with the rest of the report
 	be, err := backend.Get()
 	if err != nil {
 		return err
