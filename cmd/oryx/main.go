@@ -22,8 +22,10 @@ import (
 
 	"github.com/oryx-go/oryx/internal/cli"
 	"github.com/oryx-go/oryx/oryx"
-	_ "github.com/oryx-go/oryx/oryx/xlamalloc" // glibc's allocator set for XLA at load time (-tags xla)
 )
+
+// glibc's allocator is set for XLA at load time (oryx/xlamalloc) through layers/selfcheck, which imports it
+// and which only this command imports (a package imports at most 12 of the module: internal/repocheck).
 
 func main() {
 	oryx.SetupCommand() // the backend line on standard error, the compilation cache (docs/library.md)

@@ -15,6 +15,10 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/oryx-go/oryx/internal/backend"
 	"github.com/oryx-go/oryx/layers"
+	// The allocator the commands set for XLA (oryx/xlamalloc): `oryx selfcheck`, the one importer of this
+	// package, checks the backend as the commands run it, and gets it from here (cmd/oryx is at the module's
+	// import limit).
+	_ "github.com/oryx-go/oryx/oryx/xlamalloc"
 )
 
 // Run runs each mixer three ways on the same random float32 input of seqLen tokens — chunked (chunk tokens a
