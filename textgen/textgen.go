@@ -175,7 +175,8 @@ func Run(o Options) (*Result, error) {
 	}
 	for _, id := range o.Stop {
 		if int(id) >= m.Config.Vocab {
-			return nil, cli.Usagef("--stop: token %d is outside the model's vocabulary [0, %d)", id, m.Config.Vocab)
+			return nil, cli.Usagef("--stop: token %d is outside the model's vocabulary [0, %d)%s", id, m.Config.Vocab,
+				oryx.ByteTokenizerVocabHint(int(id), m.Config.Vocab))
 		}
 	}
 	capacity := o.Capacity

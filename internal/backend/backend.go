@@ -130,7 +130,13 @@ func configAndSource() (config, source string, err error) {
 func Describe(b backends.Backend) string {
 	cfg, source, _ := configAndSource()
 	if IsPureGo(b) {
-		return fmt.Sprintf("backend: pure Go (%s; from %s)", cfg, source)
+		line := fmt.Sprintf("backend: pure Go (%s; from %s)", cfg, source)
+		if xlaCompiledIn && source == "default" {
+			line += "; this binary has XLA (-tags xla) but found no plugin: no .xla/cpu.plugin in the working " +
+				"directory or a parent (`make xla-cpu` in a clone writes one) and " + EnvVar + " unset; set " +
+				EnvVar + "=xla:/abs/path/to/the/pjrt_plugin.so (e.g. the xla_cpu_pjrt.so that `make xla-cpu` installs)"
+		}
+		return line
 	}
 	line := fmt.Sprintf("backend: %s (from %s)", b.Description(), source)
 	if xlaalloc.Tuned() {

@@ -252,6 +252,8 @@ func TestGenerateErrors(t *testing.T) {
 		{"token out of vocab", [][]int32{p6, {1, int32(vocab)}}, ok, "prompt 1: token 23 at index 1 is outside the vocabulary [0, 23)"},
 		{"negative token", [][]int32{{-1}, p3}, ok, "prompt 0: token -1"},
 		{"stop out of vocab", [][]int32{p6, p3}, GenerateOptions{MaxTokens: 3, Stop: []int32{2, 99}}, "stop token 99 (Stop[1])"},
+		{"stop end of text", [][]int32{p6, p3}, GenerateOptions{MaxTokens: 3, Stop: []int32{256}},
+			"(256 is the byte tokenizer's \"<|endoftext|>\": a model that uses the byte tokenizer needs a vocabulary of at least 258, and Preset(\"tiny\")'s is 256; set Config.Vocab = 320"},
 		{"max tokens 0", [][]int32{p6, p3}, GenerateOptions{MaxTokens: 0}, "MaxTokens must be > 0, got 0"},
 		{"max tokens negative", [][]int32{p6, p3}, GenerateOptions{MaxTokens: -2}, "MaxTokens must be > 0, got -2"},
 		{"capacity", [][]int32{p3, p6}, GenerateOptions{MaxTokens: 4},
