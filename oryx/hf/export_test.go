@@ -240,3 +240,32 @@ func copyDir(t *testing.T, from, to string) {
 	}
 	require.NotEmpty(t, entries)
 }
+
+// TestModelCardStatesTheTraining: the card of a training run's checkpoint states its data, its tokens (the
+// trainer state of the newest checkpoint), steps, sequences, learning rate and readout training, read from
+// run.json.
+func TestModelCardStatesTheTraining(t *testing.T) {
+	dir := t.TempDir()
+	ckpt, exp := filepath.Join(dir, "run"), filepath.Join(dir, "export")
+	require.NoError(t, oryx.InitCheckpoint(ckpt, bytesConfig(t), 4))
+	names, err := oryx.ListCheckpoints(ckpt)
+	require.NoError(t, err)
+	require.Len(t, names, 1)
+	for _, ext := range []string{".json", ".bin"} { // as the trainer names a checkpoint of step 42
+		require.NoError(t, os.Rename(filepath.Join(ckpt, names[0]+ext), filepath.Join(ckpt, "checkpoint-n0000001-20261208-000000-step-00000042"+ext)))
+	}
+	runJSON := `{"name": "oryx-tg-tiny", "data": {"spec": "synth:mix"}, "train": {"seq_len": 128, "batch": 16, "steps": 42,
+		"block_len": 64, "attention_prob": 0.5, "mode_training": "block-random", "lr": 0.003, "lr_schedule": "cosine"},
+		"tokenizer": "bytes", "backend": "go", "go_version": "go1", "started": "2026-12-08T00:00:00Z"}`
+	require.NoError(t, os.WriteFile(filepath.Join(ckpt, rundir.RunFile), []byte(runJSON), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(ckpt, rundir.StateFileName(42)), []byte(`{"step": 42, "tokens_seen": 86016}`), 0o644))
+	require.NoError(t, Export(ckpt, exp))
+	card, err := os.ReadFile(filepath.Join(exp, CardFile))
+	require.NoError(t, err)
+	for _, want := range []string{"| run | `oryx-tg-tiny` |", "| data | `synth:mix` |",
+		"| tokens | 86016 (86K), 42 steps of 16 sequences of 128 tokens |", "| learning rate | 0.003, cosine after warm-up |",
+		"| readouts | block-random: blocks of 64 tokens, each attention with probability 0.5, else linear |"} {
+		assert.Contains(t, string(card), want)
+	}
+	assert.NotContains(t, string(card), "Not recorded")
+}
