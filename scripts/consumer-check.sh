@@ -13,8 +13,9 @@
 # xla-cpu`, or GOMLX_BACKEND=xla:/abs/path/plugin.so). Each binary runs twice. First as an importer that asks
 # the library for nothing: it must print nothing on standard error and write nothing in its cache directory
 # (XDG_CACHE_HOME, a fresh folder: no compilation cache unless asked). Then asking for the announcement
-# (oryx.Setup, ORYX_CONSUMER_ANNOUNCE=1): one "backend:" line, and on XLA the upstream build must say, once,
-# that it runs without in-place donation and how to get it; the patched build must not.
+# (oryx.Setup, ORYX_CONSUMER_ANNOUNCE=1; that run only creates the backend): one "backend:" line, and on XLA
+# the upstream build must say, once, that it runs without in-place donation and how to get it; the patched
+# build must not.
 #
 #   scripts/consumer-check.sh [upstream|patched ...] [--tags "" xla]
 #
@@ -122,7 +123,7 @@ for variant in "${variants[@]}"; do
       status=1
       continue
     fi
-    echo "consumer-check: $name: built in $((built - start)) s, ran twice in $(($(date +%s) - built)) s (silent unless asked): $(grep '^consumer:' "$work/run.log")"
+    echo "consumer-check: $name: built in $((built - start)) s, ran in $(($(date +%s) - built)) s, silent unless asked: $(grep '^consumer:' "$work/quiet.out")"
     if ((warned)); then
       sed -n '/^backend: note/,$p' "$work/run.log" | grep -v '^consumer:' | sed 's/^/    /'
     fi
