@@ -102,6 +102,9 @@ func importCmd(args []string, stdout, stderr io.Writer) error {
 			info.Tensors, hf.TorchDTypes[info.DType], info.ConvertedTo, hf.TorchDTypes[info.DType], info.ConvertedTo, info.ConvertedTo)
 	}
 	fmt.Fprintf(stdout, "imported %s (%s, %s) into the checkpoint %s\n", *in, info.Config.Variant, hf.TorchDTypes[info.DType], *out)
+	if info.Tokenizer != "" {
+		fmt.Fprintf(stdout, "with its tokenizer (%s): generate and evals use it\n", info.Tokenizer)
+	}
 	return nil
 }
 
