@@ -269,3 +269,42 @@ func TestModelCardStatesTheTraining(t *testing.T) {
 	}
 	assert.NotContains(t, string(card), "Not recorded")
 }
+
+// sharedTokenizer is a tokenizer file of shared/data/tokenizers (found walking up from the working directory),
+// or skips the test.
+func sharedTokenizer(t *testing.T, rel string) string {
+	wd, err := os.Getwd()
+	require.NoError(t, err)
+	for d := wd; ; d = filepath.Dir(d) {
+		p := filepath.Join(d, "shared", "data", "tokenizers", rel)
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+		if filepath.Dir(d) == d {
+			t.Skipf("shared/data/tokenizers/%s not found above the working directory", rel)
+		}
+	}
+}
+
+// TestExportSentencePieceTokenizer: a run with a SentencePiece tokenizer (Llama-2's tokenizer.model) is exported
+// without tokenizer files (no tokenizer.json form of it here) but with its special-token ids in config.json and
+// generation_config.json, and the note says why; the export imports.
+func TestExportSentencePieceTokenizer(t *testing.T) {
+	spm := sharedTokenizer(t, "llama2/tokenizer.model")
+	cfg := bytesConfig(t)
+	cfg.Vocab = 32000
+	dir := t.TempDir()
+	ckpt, exp := filepath.Join(dir, "ckpt"), filepath.Join(dir, "export")
+	require.NoError(t, oryx.InitCheckpoint(ckpt, cfg, 1))
+	info, err := ExportWith(ckpt, exp, ExportOptions{Tokenizer: spm})
+	require.NoError(t, err)
+	assert.Contains(t, info.TokenizerNote, "is a SentencePiece model")
+	assert.Empty(t, info.Tokenizer)
+	assert.Equal(t, []string{WeightsFile, ConfigFile, ModelingFile, GenerationConfigFile, CardFile}, info.Files)
+	tok, err := tokenizers.Load(spm)
+	require.NoError(t, err)
+	hc := readJSONMap(t, filepath.Join(exp, ConfigFile))
+	assert.EqualValues(t, tok.EOS(), hc["eos_token_id"])
+	assert.NotContains(t, hc, "tokenizer_class")
+	require.NoError(t, importErr(t, exp, filepath.Join(dir, "back")))
+}

@@ -302,3 +302,42 @@ func TestTransformersTokenizerAndPipeline(t *testing.T) {
 // back to back, their prefixes, spaces around punctuation (which transformers' clean-up would change).
 var byteCorpus = []string{"", "hello world", "  leading and trailing  ", "tabs\tand\nnewlines\r\n", "Grüße, 世界! 🦊 naïve",
 	"a<|endoftext|>b", "<|endoftext|><|pad|><|endoftext|>", "<|endoftext", "<<|pad|>>", "x . y , z ! don 't", "ÿ¡¬®\x00\x7f"}
+
+// TestTransformersTokenizerGPTNeoX: a run with GPT-NeoX-20B's tokenizer.json (shared/data/tokenizers) is exported
+// with it, and AutoTokenizer of the export gives the Go BPE tokenizer's ids on the corpus and decodes them as the
+// Go tokenizer does (NFC-normalised text), with and without add_special_tokens.
+func TestTransformersTokenizerGPTNeoX(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: transformers' side is backend-independent (the pure-Go suite runs it)")
+	}
+	neox := sharedTokenizer(t, "gpt-neox-20b/tokenizer.json")
+	python := torchPython(t)
+	py := transformersPath(t, python)
+	cfg := bytesConfig(t)
+	cfg.Vocab = 50304
+	dir := t.TempDir()
+	ckpt, exp := filepath.Join(dir, "ckpt"), filepath.Join(dir, "export")
+	require.NoError(t, oryx.InitCheckpoint(ckpt, cfg, 1))
+	_, err := ExportWith(ckpt, exp, ExportOptions{Tokenizer: neox})
+	require.NoError(t, err)
+	tok, err := tokenizers.Load(neox)
+	require.NoError(t, err)
+	corpus := append([]string{"The quick brown fox jumps over the lazy dog. It's 3.14 , isn't it ?", "e\u0301 vs é, ﬁ"}, byteCorpus...)
+	var goIDs [][]int
+	for _, s := range corpus {
+		goIDs = append(goIDs, tok.Encode(s))
+	}
+	req := map[string]any{"export": exp, "corpus": corpus, "go_ids": goIDs, "prompts": []string{}, "max_new_tokens": 0}
+	var res tokenizerPipelineResult
+	runPythonJSON(t, python, []string{"PYTHONPATH=" + py, "HF_HOME=" + filepath.Join(t.TempDir(), "hf-home"),
+		"HF_HUB_OFFLINE=1", "TRANSFORMERS_OFFLINE=1", "TRANSFORMERS_VERBOSITY=error", "TOKENIZERS_PARALLELISM=false"},
+		req, &res, "tokenizer_pipeline.py")
+	assert.Equal(t, "PreTrainedTokenizerFast", res.TokenizerClass)
+	require.NotNil(t, res.EOS)
+	assert.Equal(t, tok.EOS(), *res.EOS)
+	for i, s := range corpus {
+		assert.Equal(t, goIDs[i], res.Encoded[i], "AutoTokenizer(%q)", s)
+		assert.Equal(t, goIDs[i], res.EncodedPlain[i], "AutoTokenizer(%q, add_special_tokens=False)", s)
+		assert.Equal(t, tok.Decode(goIDs[i]), res.Decoded[i], "decode of the Go ids of %q", s)
+	}
+}

@@ -3,7 +3,8 @@
 
     python3 tokenizer_pipeline.py REQUEST.json OUT.json      (HF_HUB_OFFLINE=1 set by the test)
 
-REQUEST: {"export": DIR, "corpus": [text], "go_ids": [[id]], "prompts": [text], "max_new_tokens": n}
+REQUEST: {"export": DIR, "corpus": [text], "go_ids": [[id]], "prompts": [text] (none: the tokenizer alone),
+          "max_new_tokens": n}
 OUT: {"tokenizer_class", "bos", "eos", "pad", "encoded": [[id]] (add_special_tokens=True), "encoded_plain":
       [[id]] (False), "decoded": [text] (decode of go_ids), "prompt", "prompt_ids", "free": [id] (greedy without
       stopping), "pipeline_ids": [id] (the pipeline's, prompt included), "pipeline_text", "decoded_free": the tokenizer's text of free before end of text}: the first prompt whose
@@ -28,6 +29,10 @@ def main():
            "encoded": [tok(s)["input_ids"] for s in req["corpus"]],
            "encoded_plain": [tok(s, add_special_tokens=False)["input_ids"] for s in req["corpus"]],
            "decoded": [tok.decode(ids) for ids in req["go_ids"]], "prompt": None}
+    if not req["prompts"]:  # the tokenizer alone
+        with open(sys.argv[2], "w") as f:
+            json.dump(out, f)
+        return
     pipe = pipeline("text-generation", model=export, trust_remote_code=True)
     model = pipe.model
     eos = model.generation_config.eos_token_id
