@@ -251,6 +251,7 @@ func TestGenerateErrors(t *testing.T) {
 		{"empty prompt", [][]int32{p6, {}}, ok, "prompt 1 is empty"},
 		{"token out of vocab", [][]int32{p6, {1, int32(vocab)}}, ok, "prompt 1: token 23 at index 1 is outside the vocabulary [0, 23)"},
 		{"negative token", [][]int32{{-1}, p3}, ok, "prompt 0: token -1"},
+		{"padding token", [][]int32{p6, {1, 257}}, ok, "prompt 1: token 257 at index 1 is outside the vocabulary [0, 23) (257 is the byte tokenizer's \"<|pad|>\""},
 		{"stop out of vocab", [][]int32{p6, p3}, GenerateOptions{MaxTokens: 3, Stop: []int32{2, 99}}, "stop token 99 (Stop[1])"},
 		{"stop end of text", [][]int32{p6, p3}, GenerateOptions{MaxTokens: 3, Stop: []int32{256}},
 			"(256 is the byte tokenizer's \"<|endoftext|>\": a model that uses the byte tokenizer needs a vocabulary of at least 258, and Preset(\"tiny\")'s is 256; set Config.Vocab = 320"},
