@@ -23,7 +23,8 @@ as A:0-9;L:10- (";" for "," inside model_args), block:LEN:PROB, sequence:PROB, b
 last, question, random or entropy; scripts/oryx_schedule.py computes the modes as evals does, request by
 request, so the scores are evals'; default the config's default_mode: attention for the multi-mixer models;
 mode= is its old name), linear_impl (chunked, default, or loop: modeling_oryx's two exact forms of the linear
-mixers). budget:F:random numbers requests within each task in lm-eval's order, as evals does; budget:F:entropy
+mixers). lm_eval's --device is honoured (the model and every request on it); --batch_size other than 1 is
+refused (one request at a time). budget:F:random numbers requests within each task in lm-eval's order, as evals does; budget:F:entropy
 runs a linear pass first; in generation (generate_until, none of the LM tasks) mixed reads the prompt in
 linear mode and the generated tokens in attention, and budget:F:entropy is refused.
 
@@ -123,10 +124,20 @@ class OryxEvalModel(TemplateLM):
     """An oryx export scored by its modeling_oryx.py (see the module docstring for the arguments)."""
 
     def __init__(self, export, dtype="float32", max_length=2048, tokenizer="bytes", schedule=None, mode=None,
-                 linear_impl="chunked", batch_size=1, **kwargs):
+                 linear_impl="chunked", batch_size=1, device=None, **kwargs):
         super().__init__()
+        # lm_eval's --batch_size: one request at a time is what this adapter does (modeling_oryx.py is the
+        # reference, not a batched engine), so anything else is refused rather than silently ignored.
+        if str(batch_size).strip() not in ("1", "None", ""):
+            raise ValueError(f"batch_size {batch_size!r}: the oryx adapter scores one request at a time; "
+                             "pass --batch_size 1 (the default)")
+        # lm_eval's --device: the model and every tensor of a request go there (cpu, cuda, cuda:N, mps).
+        self._device = torch.device(device if device not in (None, "") else "cpu")  # LM.device reads it
+        if self.device.type == "cuda" and not torch.cuda.is_available():
+            raise ValueError(f"device {device!r}: this torch ({torch.__version__}) has no CUDA device; "
+                             "pass --device cpu")
         mod = load_modeling(export)
-        self.model = mod.OryxLM.from_export(export, getattr(torch, dtype))
+        self.model = mod.OryxLM.from_export(export, getattr(torch, dtype)).to(self.device)
         self.model.linear_impl = linear_impl
         with open(os.path.join(export, "config.json"), encoding="utf-8") as f:
             self.model.chunk = json.load(f)["oryx_config"]["chunk"]
@@ -160,16 +171,17 @@ class OryxEvalModel(TemplateLM):
         """log_softmax of the logits at every position of tokens (one sequence, the model's inputs), over the
         whole vocabulary, under the schedule: split is the request's split point after truncation (evals'
         AttentionFrom), index its place among its task's requests."""
-        ids = torch.tensor([tokens], dtype=torch.long)
+        ids = torch.tensor([tokens], dtype=torch.long, device=self.device)
         modes = None
         if self.schedule is not None and self.multi_mixer:
             spec, n = self.schedule, len(tokens)
             entropy = None
             if oryx_schedule.needs_entropy(spec):  # the linear pass: its entropy at every position
-                linear = self.model(ids, modes=torch.zeros(n, dtype=torch.long))[0].double()
+                linear = self.model(ids, modes=torch.zeros(n, dtype=torch.long, device=self.device))[0].double()
                 entropy = [oryx_schedule.entropy(row) for row in linear.tolist()]
-            modes = torch.tensor(oryx_schedule.request_modes(spec, n, split, index, entropy), dtype=torch.long)
-        return F.log_softmax(self.model(ids, modes=modes)[0], dim=-1)
+            modes = torch.tensor(oryx_schedule.request_modes(spec, n, split, index, entropy), dtype=torch.long,
+                                 device=self.device)
+        return F.log_softmax(self.model(ids, modes=modes)[0], dim=-1).cpu()
 
     def loglikelihood(self, requests, disable_tqdm=False):
         """TemplateLM's, with each request's place among its task's requests noted for the schedule
@@ -237,8 +249,9 @@ class OryxEvalModel(TemplateLM):
                     spec = f"linear-until:{len(ids)}"
                 modes = oryx_schedule.request_modes(spec, len(ids), len(ids) + max_gen, len(out))
                 modes += [oryx_schedule.decode_mode(spec, p, len(ids)) for p in range(len(ids), len(ids) + max_gen - 1)]
-                modes = torch.tensor(modes, dtype=torch.long)
-            new = self.model.generate_greedy(torch.tensor([ids]), max_gen, modes, stop=(self.eot_token_id,))[0]
+                modes = torch.tensor(modes, dtype=torch.long, device=self.device)
+            new = self.model.generate_greedy(torch.tensor([ids], device=self.device), max_gen, modes,
+                                             stop=(self.eot_token_id,))[0]
             text = self.tok_decode(new)
             for stop in until:
                 if stop:

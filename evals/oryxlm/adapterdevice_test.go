@@ -1,0 +1,89 @@
+package oryxlm
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/oryx-go/oryx/oryx"
+	"github.com/oryx-go/oryx/oryx/hf"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// adapterCheck is run by /usr/bin/python3 (torch) with .pytools (lm_eval) on PYTHONPATH: the adapter
+// scripts/lmeval_oryx.py on an export, with lm_eval's --device and --batch_size as lm_eval passes them.
+const adapterCheck = `
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import torch, lmeval_oryx
+exp = sys.argv[2]
+req = [(None, [1, 2, 3, 10], [4, 5]), (None, [7], [8, 9, 256])]
+out = {"has_cuda": torch.cuda.is_available()}
+out["default"] = lmeval_oryx.OryxEvalModel(export=exp, dtype="float64")._loglikelihood_tokens(req)
+out["cpu"] = lmeval_oryx.OryxEvalModel(export=exp, dtype="float64", device="cpu", batch_size="1")._loglikelihood_tokens(req)
+for name, kw in (("batch", {"batch_size": 8}), ("auto", {"batch_size": "auto"}), ("cuda", {"device": "cuda:0"})):
+    try:
+        lmeval_oryx.OryxEvalModel(export=exp, **kw)
+        out[name] = "accepted"
+    except ValueError as e:
+        out[name] = str(e)
+print(json.dumps(out))
+`
+
+// TestLMEvalAdapterDeviceAndBatchSize: the lm-eval adapter honours --device (on the CPU it scores what it
+// scores without one) and refuses, naming the flag, a --batch_size other than 1 and a CUDA device torch does
+// not have, instead of ignoring them (it used to score on the CPU, one request at a time, whatever was asked).
+// Needs /usr/bin/python3 with torch (make torch) and .pytools (make py-tools); skips without them.
+func TestLMEvalAdapterDeviceAndBatchSize(t *testing.T) {
+	python := "/usr/bin/python3"
+	if exec.Command(python, "-c", "import torch").Run() != nil {
+		t.Skip("no /usr/bin/python3 with torch: make torch")
+	}
+	var pytools string
+	wd, err := os.Getwd()
+	require.NoError(t, err)
+	for d := wd; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, ".pytools", "lm_eval")); err == nil {
+			pytools = filepath.Join(d, ".pytools")
+			break
+		}
+		if filepath.Dir(d) == d {
+			t.Skip("no .pytools with lm_eval: make py-tools")
+		}
+	}
+	scripts, err := filepath.Abs(filepath.Join("..", "..", "scripts"))
+	require.NoError(t, err)
+	cfg, err := oryx.Preset("tiny", oryx.OryxTG)
+	require.NoError(t, err)
+	cfg.Vocab = 320
+	dir := t.TempDir()
+	ckpt, exp := filepath.Join(dir, "ckpt"), filepath.Join(dir, "export")
+	require.NoError(t, oryx.InitCheckpoint(ckpt, cfg, 9))
+	require.NoError(t, hf.Export(ckpt, exp))
+	cmd := exec.Command(python, "-c", adapterCheck, scripts, exp)
+	cmd.Env = append(os.Environ(), "PYTHONPATH="+pytools, "PYTHONDONTWRITEBYTECODE=1", "HF_HUB_OFFLINE=1",
+		"HF_HOME="+filepath.Join(dir, "hf-home"))
+	out, err := cmd.Output()
+	var stderr string
+	if ee, ok := err.(*exec.ExitError); ok {
+		stderr = string(ee.Stderr)
+	}
+	require.NoError(t, err, stderr)
+	var res map[string]any
+	require.NoError(t, json.Unmarshal(out, &res), string(out))
+	assert.Equal(t, res["default"], res["cpu"], "--device cpu scores what the default scores")
+	assert.Len(t, res["cpu"], 2)
+	for _, k := range []string{"batch", "auto"} {
+		assert.Contains(t, res[k], "the oryx adapter scores one request at a time; pass --batch_size 1", k)
+	}
+	if res["has_cuda"] == false {
+		assert.True(t, strings.Contains(res["cuda"].(string), "'cuda:0': this torch"), res["cuda"])
+		assert.True(t, strings.Contains(res["cuda"].(string), "has no CUDA device; pass --device cpu"), res["cuda"])
+	} else {
+		assert.Equal(t, "accepted", res["cuda"])
+	}
+}
