@@ -2,6 +2,7 @@ package oryxlm
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,11 +22,15 @@ import json, sys
 sys.path.insert(0, sys.argv[1])
 import torch, lmeval_oryx
 exp = sys.argv[2]
-req = [(None, [1, 2, 3, 10], [4, 5]), (None, [7], [8, 9, 256])]
+req = [(None, [1, 2, 3, 10], [4, 5]), (None, [7], [8, 9, 256]), (None, [5, 6, 7, 8, 9, 10, 11], [12]), (None, [3, 3], [3])]
 out = {"has_cuda": torch.cuda.is_available()}
 out["default"] = lmeval_oryx.OryxEvalModel(export=exp, dtype="float64")._loglikelihood_tokens(req)
 out["cpu"] = lmeval_oryx.OryxEvalModel(export=exp, dtype="float64", device="cpu", batch_size="1")._loglikelihood_tokens(req)
-for name, kw in (("batch", {"batch_size": 8}), ("auto", {"batch_size": "auto"}), ("cuda", {"device": "cuda:0"})):
+out["batched"] = lmeval_oryx.OryxEvalModel(export=exp, dtype="float64", batch_size="3")._loglikelihood_tokens(req)
+for spec in ("A:0-2;L:3-", "linear", "budget:0.5:random"):
+    out["one " + spec] = lmeval_oryx.OryxEvalModel(export=exp, dtype="float64", schedule=spec)._loglikelihood_tokens(req)
+    out["batched " + spec] = lmeval_oryx.OryxEvalModel(export=exp, dtype="float64", schedule=spec, batch_size=8)._loglikelihood_tokens(req)
+for name, kw in (("zero", {"batch_size": 0}), ("auto", {"batch_size": "auto"}), ("cuda", {"device": "cuda:0"})):
     try:
         lmeval_oryx.OryxEvalModel(export=exp, **kw)
         out[name] = "accepted"
@@ -35,8 +40,11 @@ print(json.dumps(out))
 `
 
 // TestLMEvalAdapterDeviceAndBatchSize: the lm-eval adapter honours --device (on the CPU it scores what it
-// scores without one) and refuses, naming the flag, a --batch_size other than 1 and a CUDA device torch does
-// not have, instead of ignoring them (it used to score on the CPU, one request at a time, whatever was asked).
+// scores without one) and --batch_size (requests of different lengths scored N per forward, right-padded, give
+// the scores and greedy flags of one at a time, to 1e-9 in float64, under the default, a range, the linear and a
+// random-budget schedule), and refuses, naming the flag, a --batch_size of 0 or "auto" and a CUDA device torch
+// does not have, instead of ignoring them (it used to score on the CPU, one request at a time, whatever was
+// asked).
 // Needs /usr/bin/python3 with torch (make torch) and .pytools (make py-tools); skips without them.
 func TestLMEvalAdapterDeviceAndBatchSize(t *testing.T) {
 	python := "/usr/bin/python3"
@@ -76,9 +84,23 @@ func TestLMEvalAdapterDeviceAndBatchSize(t *testing.T) {
 	var res map[string]any
 	require.NoError(t, json.Unmarshal(out, &res), string(out))
 	assert.Equal(t, res["default"], res["cpu"], "--device cpu scores what the default scores")
-	assert.Len(t, res["cpu"], 2)
-	for _, k := range []string{"batch", "auto"} {
-		assert.Contains(t, res[k], "the oryx adapter scores one request at a time; pass --batch_size 1", k)
+	assert.Len(t, res["cpu"], 4)
+	sameScores := func(a, b any, what string) {
+		ra, rb := a.([]any), b.([]any)
+		require.Len(t, rb, len(ra), what)
+		for i := range ra {
+			x, y := ra[i].([]any), rb[i].([]any)
+			assert.InDelta(t, x[0].(float64), y[0].(float64), 1e-9*max(1, math.Abs(x[0].(float64))), "%s: request %d", what, i)
+			assert.Equal(t, x[1], y[1], "%s: request %d's greedy flag", what, i)
+		}
+	}
+	sameScores(res["default"], res["batched"], "--batch_size 3 vs 1")
+	for _, spec := range []string{"A:0-2;L:3-", "linear", "budget:0.5:random"} {
+		sameScores(res["one "+spec], res["batched "+spec], "schedule "+spec+", --batch_size 8 vs 1")
+	}
+	assert.NotEqual(t, res["default"], res["one linear"], "the schedule changes the scores")
+	for _, k := range []string{"zero", "auto"} {
+		assert.Contains(t, res[k], "the oryx adapter takes a number of requests ≥ 1", k)
 	}
 	if res["has_cuda"] == false {
 		assert.True(t, strings.Contains(res["cuda"].(string), "'cuda:0': this torch"), res["cuda"])
