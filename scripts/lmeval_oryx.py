@@ -23,7 +23,8 @@ as A:0-9;L:10- (";" for "," inside model_args), block:LEN:PROB, sequence:PROB, b
 last, question, random or entropy; scripts/oryx_schedule.py computes the modes as evals does, request by
 request, so the scores are evals'; default the config's default_mode: attention for the multi-mixer models;
 mode= is its old name), linear_impl (chunked, default, or loop: modeling_oryx's two exact forms of the linear
-mixers). lm_eval's --device is honoured (the model and every request on it); --batch_size N scores N
+mixers). lm_eval's --device is honoured (the model and every request on it; a CUDA device torch does not have
+means the CPU, as lm_eval's HFLM does, said on standard error); --batch_size N scores N
 loglikelihood requests per forward (right-padded; generation and budget:F:entropy one at a time), "auto" is
 refused. budget:F:random numbers requests within each task in lm-eval's order, as evals does; budget:F:entropy
 runs a linear pass first; in generation (generate_until, none of the LM tasks) mixed reads the prompt in
@@ -139,8 +140,11 @@ class OryxEvalModel(TemplateLM):
         # lm_eval's --device: the model and every tensor of a request go there (cpu, cuda, cuda:N, mps).
         self._device = torch.device(device if device not in (None, "") else "cpu")  # LM.device reads it
         if self.device.type == "cuda" and not torch.cuda.is_available():
-            raise ValueError(f"device {device!r}: this torch ({torch.__version__}) has no CUDA device; "
-                             "pass --device cpu")
+            # As lm_eval's own HFLM: lm_eval passes "cuda:0" when --device is not given, so no CUDA means the CPU,
+            # said on standard error rather than silently.
+            print(f"oryx adapter: device {device!r}: this torch ({torch.__version__}) has no CUDA device: scoring on "
+                  "the CPU (lm_eval passes cuda:0 when --device is not given; --device cpu says so)", file=sys.stderr)
+            self._device = torch.device("cpu")
         mod = load_modeling(export)
         self.model = mod.OryxLM.from_export(export, getattr(torch, dtype)).to(self.device)
         self.model.linear_impl = linear_impl
