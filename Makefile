@@ -132,7 +132,8 @@ test-go-fuzz: test-go
 # checkout) builds and runs a smoke program (the tiny preset's logits, a prefill and a decode step equal to the
 # parallel forward) against upstream GoMLX/go-xla and with the go.mod stanza of third_party/PATCHES.md, each on
 # pure Go and with -tags xla (XLA: when cgo works and `make xla-cpu` installed the plugin); on XLA without the
-# patched modules it must say once that it runs without in-place donation (scripts/consumer-check.sh). Needs
+# patched modules it must say once that it runs without in-place donation, and only when the program asks for the
+# announcement: asking for nothing, it must print nothing on standard error and write no cache (scripts/consumer-check.sh). Needs
 # the module proxy (or a module cache holding GoMLX v0.26.0 and go-xla v0.1.4).
 consumer-check:
 	@bash scripts/consumer-check.sh

@@ -20,10 +20,13 @@ import (
 	"github.com/oryx-go/oryx/internal/cli"
 	"github.com/oryx-go/oryx/internal/guard"
 	"github.com/oryx-go/oryx/internal/interrupt"
+	"github.com/oryx-go/oryx/oryx"
 	"github.com/oryx-go/oryx/oryx/schedule"
+	_ "github.com/oryx-go/oryx/oryx/xlamalloc" // glibc's allocator set for XLA at load time (-tags xla)
 )
 
 func main() {
+	oryx.SetupCommand() // the backend line on standard error, the compilation cache (docs/library.md)
 	// The pure-Go backend returns freed intermediates to per-size buffer pools that survive one GC cycle, so
 	// with Go's default GOGC=100 a long-context forward (attention in query blocks and tiled scoring: many large buffers
 	// of varying sizes) runs at 2–4× its working set. GOGC=25 keeps it near the working set at no measured

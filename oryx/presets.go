@@ -92,3 +92,17 @@ func NominalParams(name string) (int64, bool) {
 	}
 	return p.nominal, true
 }
+
+// ByteTokenizerVocabHint is what an error about token id out of a model's vocabulary adds when id is one of
+// the byte tokenizer's special tokens (256 "<|endoftext|>", 257 "<|pad|>": datasets/tokenizers.ByteTokenizerEOS,
+// ByteTokenizerPad) and the vocabulary is too small for them, as Preset("tiny")'s 256 is: which vocabulary to
+// use instead. "" otherwise.
+func ByteTokenizerVocabHint(id, vocab int) string {
+	name := map[int]string{256: "<|endoftext|>", 257: "<|pad|>"}[id]
+	if name == "" || vocab > id {
+		return ""
+	}
+	return fmt.Sprintf(" (%d is the byte tokenizer's %q: a model that uses the byte tokenizer needs a vocabulary of at "+
+		"least 258, and Preset(\"tiny\")'s is 256; set Config.Vocab = 320 as `oryx init --preset tiny` and the tiny "+
+		"recipes do)", id, name)
+}

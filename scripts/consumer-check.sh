@@ -10,8 +10,12 @@
 #             go-xla of third_party/): in-place buffer donation and the persistent compilation cache
 #
 # each built without and with -tags xla (the latter when cgo works and an XLA CPU plugin is installed: `make
-# xla-cpu`, or GOMLX_BACKEND=xla:/abs/path/plugin.so). On XLA the upstream build must say, once, that it runs
-# without in-place donation and how to get it; the patched build must not.
+# xla-cpu`, or GOMLX_BACKEND=xla:/abs/path/plugin.so). Each binary runs twice. First as an importer that asks
+# the library for nothing: it must print nothing on standard error and write nothing in its cache directory
+# (XDG_CACHE_HOME, a fresh folder: no compilation cache unless asked). Then asking for the announcement
+# (oryx.Setup, ORYX_CONSUMER_ANNOUNCE=1; that run only creates the backend): one "backend:" line, and on XLA
+# the upstream build must say, once, that it runs without in-place donation and how to get it; the patched
+# build must not.
 #
 #   scripts/consumer-check.sh [upstream|patched ...] [--tags "" xla]
 #
@@ -65,13 +69,13 @@ for variant in "${variants[@]}"; do
   (cd "$dir" && GOFLAGS=-mod=mod go mod tidy) || { echo "consumer-check: $variant: go mod tidy failed" >&2; exit 1; }
   for tags in "${tagsets[@]}"; do
     name="$variant${tags:+ -tags $tags}"
-    env=(GOMLX_BACKEND=) # empty: the default, pure Go with an unbounded worker pool (plain "go" can deadlock: docs/gomlx.md §6)
+    env=(-u ORYX_XLA_CACHE XDG_CACHE_HOME="$work/cache" GOMLX_BACKEND=) # empty: the default, pure Go with an unbounded worker pool (plain "go" can deadlock: docs/gomlx.md §6)
     if [[ $tags == xla ]]; then
       if [[ $cgo != 1 || -z $plugin ]]; then
         echo "consumer-check: $name: skipped (needs cgo and an XLA CPU plugin: make xla-cpu)"
         continue
       fi
-      env=(GOMLX_BACKEND="xla:$plugin" ORYX_XLA_CACHE=off)
+      env=(-u ORYX_XLA_CACHE XDG_CACHE_HOME="$work/cache" GOMLX_BACKEND="xla:$plugin")
     fi
     start=$(date +%s)
     if ! (cd "$dir" && go build ${tags:+-tags $tags} -o consumer .) >"$work/build.log" 2>&1; then
@@ -81,7 +85,22 @@ for variant in "${variants[@]}"; do
       continue
     fi
     built=$(date +%s)
-    if ! (cd "$dir" && env "${env[@]}" ./consumer) >"$work/run.log" 2>&1; then
+    # As an importer that asks for nothing: standard error empty, nothing written in the cache directory.
+    rm -rf "$work/cache" && mkdir "$work/cache"
+    if ! (cd "$dir" && env "${env[@]}" ./consumer) >"$work/quiet.out" 2>"$work/quiet.err"; then
+      echo "consumer-check: $name: FAILED (asking for nothing):" >&2
+      cat "$work/quiet.out" "$work/quiet.err" >&2
+      status=1
+      continue
+    fi
+    if [[ -s $work/quiet.err || -n $(ls -A "$work/cache") ]]; then
+      echo "consumer-check: $name: an importer that asked for nothing got output on standard error or files in" \
+        "its cache directory ($(cd "$work/cache" && find . -mindepth 1 | head -3 | tr '\n' ' ')):" >&2
+      cat "$work/quiet.err" >&2
+      status=1
+      continue
+    fi
+    if ! (cd "$dir" && env "${env[@]}" ORYX_CONSUMER_ANNOUNCE=1 ./consumer) >"$work/run.log" 2>&1; then
       echo "consumer-check: $name: FAILED:" >&2
       cat "$work/run.log" >&2
       status=1
@@ -89,7 +108,10 @@ for variant in "${variants[@]}"; do
     fi
     warned=$(grep -c 'without in-place' "$work/run.log" || true)
     ok=1
-    if [[ $tags == xla && $variant == upstream && $warned != 1 ]]; then
+    if ! grep -q '^backend: ' "$work/run.log"; then
+      echo "consumer-check: $name: asked for the announcement (oryx.Setup), got no \"backend:\" line:" >&2
+      ok=0
+    elif [[ $tags == xla && $variant == upstream && $warned != 1 ]]; then
       echo "consumer-check: $name: want one notice that it runs without in-place donation, got $warned:" >&2
       ok=0
     elif [[ ($tags != xla || $variant == patched) && $warned != 0 ]]; then
@@ -101,7 +123,7 @@ for variant in "${variants[@]}"; do
       status=1
       continue
     fi
-    echo "consumer-check: $name: built in $((built - start)) s, ran in $(($(date +%s) - built)) s: $(grep '^consumer:' "$work/run.log")"
+    echo "consumer-check: $name: built in $((built - start)) s, ran in $(($(date +%s) - built)) s, silent unless asked: $(grep '^consumer:' "$work/quiet.out")"
     if ((warned)); then
       sed -n '/^backend: note/,$p' "$work/run.log" | grep -v '^consumer:' | sed 's/^/    /'
     fi

@@ -23,7 +23,10 @@ as A:0-9;L:10- (";" for "," inside model_args), block:LEN:PROB, sequence:PROB, b
 last, question, random or entropy; scripts/oryx_schedule.py computes the modes as evals does, request by
 request, so the scores are evals'; default the config's default_mode: attention for the multi-mixer models;
 mode= is its old name), linear_impl (chunked, default, or loop: modeling_oryx's two exact forms of the linear
-mixers). budget:F:random numbers requests within each task in lm-eval's order, as evals does; budget:F:entropy
+mixers). lm_eval's --device is honoured (the model and every request on it; a CUDA device torch does not have
+means the CPU, as lm_eval's HFLM does, said on standard error); --batch_size N scores N
+loglikelihood requests per forward (right-padded; generation and budget:F:entropy one at a time), "auto" is
+refused. budget:F:random numbers requests within each task in lm-eval's order, as evals does; budget:F:entropy
 runs a linear pass first; in generation (generate_until, none of the LM tasks) mixed reads the prompt in
 linear mode and the generated tokens in attention, and budget:F:entropy is refused.
 
@@ -123,10 +126,27 @@ class OryxEvalModel(TemplateLM):
     """An oryx export scored by its modeling_oryx.py (see the module docstring for the arguments)."""
 
     def __init__(self, export, dtype="float32", max_length=2048, tokenizer="bytes", schedule=None, mode=None,
-                 linear_impl="chunked", batch_size=1, **kwargs):
+                 linear_impl="chunked", batch_size=1, device=None, **kwargs):
         super().__init__()
+        # lm_eval's --batch_size: loglikelihood requests are scored that many at a time (right-padded rows with an
+        # attention_mask; each row's logits are its own), generation one request at a time; "auto" is refused.
+        bs = str(batch_size).strip()
+        if bs in ("None", ""):
+            bs = "1"
+        if not bs.isdigit() or int(bs) < 1:
+            raise ValueError(f"batch_size {batch_size!r}: the oryx adapter takes a number of requests ≥ 1 "
+                             "(no \"auto\"); pass --batch_size N")
+        self.batch_size = int(bs)
+        # lm_eval's --device: the model and every tensor of a request go there (cpu, cuda, cuda:N, mps).
+        self._device = torch.device(device if device not in (None, "") else "cpu")  # LM.device reads it
+        if self.device.type == "cuda" and not torch.cuda.is_available():
+            # As lm_eval's own HFLM: lm_eval passes "cuda:0" when --device is not given, so no CUDA means the CPU,
+            # said on standard error rather than silently.
+            print(f"oryx adapter: device {device!r}: this torch ({torch.__version__}) has no CUDA device: scoring on "
+                  "the CPU (lm_eval passes cuda:0 when --device is not given; --device cpu says so)", file=sys.stderr)
+            self._device = torch.device("cpu")
         mod = load_modeling(export)
-        self.model = mod.OryxLM.from_export(export, getattr(torch, dtype))
+        self.model = mod.OryxLM.from_export(export, getattr(torch, dtype)).to(self.device)
         self.model.linear_impl = linear_impl
         with open(os.path.join(export, "config.json"), encoding="utf-8") as f:
             self.model.chunk = json.load(f)["oryx_config"]["chunk"]
@@ -160,16 +180,17 @@ class OryxEvalModel(TemplateLM):
         """log_softmax of the logits at every position of tokens (one sequence, the model's inputs), over the
         whole vocabulary, under the schedule: split is the request's split point after truncation (evals'
         AttentionFrom), index its place among its task's requests."""
-        ids = torch.tensor([tokens], dtype=torch.long)
+        ids = torch.tensor([tokens], dtype=torch.long, device=self.device)
         modes = None
         if self.schedule is not None and self.multi_mixer:
             spec, n = self.schedule, len(tokens)
             entropy = None
             if oryx_schedule.needs_entropy(spec):  # the linear pass: its entropy at every position
-                linear = self.model(ids, modes=torch.zeros(n, dtype=torch.long))[0].double()
+                linear = self.model(ids, modes=torch.zeros(n, dtype=torch.long, device=self.device))[0].double()
                 entropy = [oryx_schedule.entropy(row) for row in linear.tolist()]
-            modes = torch.tensor(oryx_schedule.request_modes(spec, n, split, index, entropy), dtype=torch.long)
-        return F.log_softmax(self.model(ids, modes=modes)[0], dim=-1)
+            modes = torch.tensor(oryx_schedule.request_modes(spec, n, split, index, entropy), dtype=torch.long,
+                                 device=self.device)
+        return F.log_softmax(self.model(ids, modes=modes)[0], dim=-1).cpu()
 
     def loglikelihood(self, requests, disable_tqdm=False):
         """TemplateLM's, with each request's place among its task's requests noted for the schedule
@@ -186,7 +207,7 @@ class OryxEvalModel(TemplateLM):
             self._pending = None
 
     def _loglikelihood_tokens(self, requests, disable_tqdm=False, rolling=False, first_index=0, **kwargs):
-        out = []
+        rows = []
         mixed = self.schedule is not None and oryx_schedule.is_mixed(self.schedule)
         for i, (_, context_enc, continuation_enc) in enumerate(requests):
             index = self._pending[i] if self._pending is not None and not rolling else first_index + i
@@ -198,13 +219,45 @@ class OryxEvalModel(TemplateLM):
             if split != oryx_schedule.NEVER:
                 split -= drop
             split = max(0, min(split, len(seq) - drop))
-            inp = seq[drop:][:-1]
-            logp = self._log_probs(inp, split, index)[-len(continuation_enc):]
-            cont = torch.tensor(continuation_enc, dtype=torch.long)
-            ll = logp.gather(1, cont[:, None]).sum()
-            greedy = bool((logp.argmax(dim=-1) == cont).all())
-            out.append((float(ll), greedy))
+            rows.append((seq[drop:][:-1], split, index, continuation_enc))
+        batched = self.batch_size > 1 and not (self.schedule is not None and oryx_schedule.needs_entropy(self.schedule))
+        step = self.batch_size if batched else 1
+        out = []
+        for lo in range(0, len(rows), step):
+            group = rows[lo:lo + step]
+            if len(group) == 1:
+                logps = [self._log_probs(*group[0][:3])]
+            else:
+                logps = self._log_probs_batch(group)
+            for logp, (_, _, _, cont_enc) in zip(logps, group):
+                logp = logp[-len(cont_enc):]
+                cont = torch.tensor(cont_enc, dtype=torch.long)
+                ll = logp.gather(1, cont[:, None]).sum()
+                greedy = bool((logp.argmax(dim=-1) == cont).all())
+                out.append((float(ll), greedy))
         return out
+
+    @torch.no_grad()
+    def _log_probs_batch(self, group):
+        """_log_probs of several requests (tokens, split, index, _) in one forward: the rows right-padded (token
+        0, and each row's last mode) with an attention_mask, which leaves every row's logits at its own tokens
+        what it computes alone (causal: the padding after a row is read by nothing before it)."""
+        n = max(len(g[0]) for g in group)
+        ids = torch.zeros(len(group), n, dtype=torch.long)
+        mask = torch.zeros(len(group), n, dtype=torch.long)
+        modes = None
+        if self.schedule is not None and self.multi_mixer:
+            modes = torch.zeros(len(group), n, dtype=torch.long)
+        for r, (tokens, split, index, _) in enumerate(group):
+            ids[r, :len(tokens)] = torch.tensor(tokens, dtype=torch.long)
+            mask[r, :len(tokens)] = 1
+            if modes is not None:
+                m = oryx_schedule.request_modes(self.schedule, len(tokens), split, index)
+                modes[r, :len(tokens)] = torch.tensor(m, dtype=torch.long)
+                modes[r, len(tokens):] = m[-1]
+        dev = self.device
+        logits = self.model(ids.to(dev), modes=None if modes is None else modes.to(dev), attention_mask=mask.to(dev))
+        return [F.log_softmax(logits[r, :len(g[0])], dim=-1).cpu() for r, g in enumerate(group)]
 
     def loglikelihood_rolling(self, requests, disable_tqdm=False):
         out, windows_seen = [], {}
@@ -237,8 +290,9 @@ class OryxEvalModel(TemplateLM):
                     spec = f"linear-until:{len(ids)}"
                 modes = oryx_schedule.request_modes(spec, len(ids), len(ids) + max_gen, len(out))
                 modes += [oryx_schedule.decode_mode(spec, p, len(ids)) for p in range(len(ids), len(ids) + max_gen - 1)]
-                modes = torch.tensor(modes, dtype=torch.long)
-            new = self.model.generate_greedy(torch.tensor([ids]), max_gen, modes, stop=(self.eot_token_id,))[0]
+                modes = torch.tensor(modes, dtype=torch.long, device=self.device)
+            new = self.model.generate_greedy(torch.tensor([ids], device=self.device), max_gen, modes,
+                                             stop=(self.eot_token_id,))[0]
             text = self.tok_decode(new)
             for stop in until:
                 if stop:

@@ -20,6 +20,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 plugin=$(bash scripts/install-xla.sh cpu | tail -n 1)
 export GOMLX_BACKEND="xla:$plugin"
+# The allocator the project's commands set for XLA when they are loaded (oryx/xlamalloc, which test binaries do
+# not import): four arenas, no mmap for large blocks, no trimming, here through glibc's own variable (a
+# GLIBC_TUNABLES or ORYX_XLA_MALLOC=default in the environment keeps what it says).
+if [[ -z ${GLIBC_TUNABLES+set} && ${ORYX_XLA_MALLOC:-} != default ]]; then
+  export GLIBC_TUNABLES=glibc.malloc.arena_max=4:glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=2147483647
+fi
 export XLA_FLAGS="--xla_backend_optimization_level=0 --xla_llvm_disable_expensive_passes=true --xla_force_host_platform_device_count=4${XLA_FLAGS:+ $XLA_FLAGS}"
 # `go list -test` also lists test variants ("pkg [pkg.test]", "pkg_test [pkg.test]", "pkg.test"): fold them
 # into their package, keeping those whose code or tests depend on internal/backend.

@@ -176,7 +176,8 @@ func Run(o Options) (*Result, error) {
 	}
 	for _, id := range o.Stop {
 		if int(id) >= m.Config.Vocab {
-			return nil, cli.Usagef("--stop: token %d is outside the model's vocabulary [0, %d)", id, m.Config.Vocab)
+			return nil, cli.Usagef("--stop: token %d is outside the model's vocabulary [0, %d)%s", id, m.Config.Vocab,
+				oryx.ByteTokenizerVocabHint(int(id), m.Config.Vocab))
 		}
 	}
 	capacity := o.Capacity
@@ -237,7 +238,8 @@ func encodePrompts(prompts []Prompt, tok tokenizers.Tokenizer, vocab int) ([][]i
 		if !p.IsText() {
 			for _, id := range p.IDs {
 				if id < 0 || int(id) >= vocab {
-					return nil, cli.Usagef("--prompt-ids (prompt %d): token %d is outside the model's vocabulary [0, %d)", i, id, vocab)
+					return nil, cli.Usagef("--prompt-ids (prompt %d): token %d is outside the model's vocabulary [0, %d)%s", i, id, vocab,
+						oryx.ByteTokenizerVocabHint(int(id), vocab))
 				}
 			}
 			rows[i] = p.IDs
@@ -251,7 +253,7 @@ func encodePrompts(prompts []Prompt, tok tokenizers.Tokenizer, vocab int) ([][]i
 		for j, id := range ids {
 			if id >= vocab {
 				return nil, fmt.Errorf("--prompt %d: --tokenizer %s gives token %d, outside the model's vocabulary [0, %d): "+
-					"is this the tokenizer the model was trained with?", i, tok.Name(), id, vocab)
+					"is this the tokenizer the model was trained with?%s", i, tok.Name(), id, vocab, oryx.ByteTokenizerVocabHint(id, vocab))
 			}
 			rows[i][j] = int32(id)
 		}

@@ -39,6 +39,7 @@ import (
 	"github.com/oryx-go/oryx/oryx/hf"
 	"github.com/oryx-go/oryx/oryx/infer"
 	"github.com/oryx-go/oryx/oryx/schedule"
+	_ "github.com/oryx-go/oryx/oryx/xlamalloc" // glibc's allocator set for XLA at load time (-tags xla)
 	"github.com/oryx-go/oryx/recipes/recipe"
 	"github.com/oryx-go/oryx/recipes/train"
 )
@@ -107,6 +108,7 @@ func modelConfig(preset string) oryx.Config {
 }
 
 func main() {
+	oryx.SetupCommand()
 	fs := flag.NewFlagSet("modelpeer", flag.ContinueOnError)
 	out := fs.String("out", "", "directory for the checkpoints and exports (required)")
 	rowsSpec := fs.String("rows", DefaultRows, "rows to measure, KIND:PRESET:SHAPE separated by commas")

@@ -4,7 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"path/filepath"
+	"strings"
 
 	"github.com/oryx-go/oryx/internal/claim"
 	"github.com/oryx-go/oryx/internal/cli"
@@ -21,12 +21,14 @@ func exportCmd(args []string, stdout, stderr io.Writer) error {
 	format := fs.String("format", "safetensors", "output format: safetensors (model.safetensors + HF-style config.json)")
 	out := fs.String("out", "", "output directory (created if needed; an export of its own is replaced)")
 	force := fs.Bool("force", false, "write into --out even when it holds another command's output (a run directory, a corpus, ...)")
+	tok := fs.String("tokenizer", "", "tokenizer to export (default: the one the training run recorded, else bytes)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: oryx export --checkpoint DIR --format safetensors --out DIR\n\n"+
 			"Writes model.safetensors (Hugging Face / fla-style names, the mapping is in `go doc ./oryx/hf`), a\n"+
 			"config.json that states every architectural choice, and modeling_oryx.py, the PyTorch reference\n"+
-			"(AutoModelForCausalLM.from_pretrained(DIR, trust_remote_code=True) with transformers); `oryx import`\n"+
-			"reads it back bit for bit.")
+			"(AutoModelForCausalLM.from_pretrained(DIR, trust_remote_code=True) with transformers), the run's\n"+
+			"tokenizer as tokenizer.json (AutoTokenizer), generation_config.json and a README.md model card;\n"+
+			"`oryx import` reads it back bit for bit.")
 		fs.PrintDefaults()
 	}
 	if err := cli.Parse(fs, args); err != nil {
@@ -47,11 +49,14 @@ func exportCmd(args []string, stdout, stderr io.Writer) error {
 	if err := claim.Dir("export: --out", *out, claim.Export, *force); err != nil {
 		return err
 	}
-	if err := hf.Export(*ckpt, *out); err != nil {
+	info, err := hf.ExportWith(*ckpt, *out, hf.ExportOptions{Tokenizer: *tok})
+	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "exported %s to %s, %s and %s\n", *ckpt, filepath.Join(*out, hf.WeightsFile), filepath.Join(*out, hf.ConfigFile),
-		filepath.Join(*out, hf.ModelingFile))
+	fmt.Fprintf(stdout, "exported %s to %s: %s\n", *ckpt, *out, strings.Join(info.Files, ", "))
+	if info.TokenizerNote != "" {
+		fmt.Fprintf(stderr, "export: %s\n", info.TokenizerNote)
+	}
 	return nil
 }
 
@@ -97,6 +102,9 @@ func importCmd(args []string, stdout, stderr io.Writer) error {
 			info.Tensors, hf.TorchDTypes[info.DType], info.ConvertedTo, hf.TorchDTypes[info.DType], info.ConvertedTo, info.ConvertedTo)
 	}
 	fmt.Fprintf(stdout, "imported %s (%s, %s) into the checkpoint %s\n", *in, info.Config.Variant, hf.TorchDTypes[info.DType], *out)
+	if info.Tokenizer != "" {
+		fmt.Fprintf(stdout, "with its tokenizer (%s): generate and evals use it\n", info.Tokenizer)
+	}
 	return nil
 }
 

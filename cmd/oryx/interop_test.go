@@ -28,6 +28,7 @@ func TestExportImportCommands(t *testing.T) {
 	require.NoError(t, exportCmd([]string{"--checkpoint", ckpt, "--format", "safetensors", "--out", exp}, &out, &errOut))
 	require.Contains(t, out.String(), "model.safetensors")
 	require.NoError(t, importCmd([]string{"--from", exp, "--out", back}, &out, &errOut))
+	require.Contains(t, out.String(), "with its tokenizer (bytes)")
 	gen := func(c string) string {
 		var o, e bytes.Buffer
 		require.NoError(t, generateCmd([]string{"--checkpoint", c, "--prompt", "ab", "--max-tokens", "5"}, &o, &e))

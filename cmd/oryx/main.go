@@ -21,9 +21,14 @@ import (
 	"os"
 
 	"github.com/oryx-go/oryx/internal/cli"
+	"github.com/oryx-go/oryx/oryx"
 )
 
+// glibc's allocator is set for XLA at load time (oryx/xlamalloc) through layers/selfcheck, which imports it
+// and which only this command imports (a package imports at most 12 of the module: internal/repocheck).
+
 func main() {
+	oryx.SetupCommand() // the backend line on standard error, the compilation cache (docs/library.md)
 	if len(os.Args) < 2 {
 		usage()
 		os.Exit(cli.ExitUsage)
@@ -46,6 +51,8 @@ func main() {
 		err = exportCmd(os.Args[2:], os.Stdout, os.Stderr)
 	case "import":
 		err = importCmd(os.Args[2:], os.Stdout, os.Stderr)
+	case "compare":
+		err = compareCmd(os.Args[2:], os.Stdout, os.Stderr)
 	case "-h", "--help", "help":
 		usage()
 		return
@@ -76,10 +83,13 @@ subcommands:
   tokenize    encode a text parquet corpus once into token shards (tokens-NNNNN.parquet + manifest.json):
                 oryx tokenize --input PATTERN [--column text] --tokenizer (bytes|PATH/tokenizer.json|PATH/tokenizer.model)
                   --out DIR [--shard-rows 100000] [--workers N]
-  export      write a checkpoint as Hugging Face-style safetensors (names and config.json: go doc ./oryx/hf):
-                oryx export --checkpoint DIR --format safetensors --out DIR
+  export      write a checkpoint as a Hugging Face folder (safetensors, config.json, modeling_oryx.py, the
+              tokenizer, generation_config.json, a model card: go doc ./oryx/hf):
+                oryx export --checkpoint DIR --format safetensors --out DIR [--tokenizer SPEC]
   import      read such an export back into a checkpoint (bit-exact):
                 oryx import --from DIR --out CHECKPOINT_DIR
+  compare     the Go model's logits against the export's PyTorch reference (needs Python with torch):
+                oryx compare --checkpoint DIR --export DIR (--prompt TEXT | --ids 1,2,3) [--schedule SPEC]
 
 Run "oryx <subcommand> -h" for the flags of a subcommand.
 The backend comes from GOMLX_BACKEND (default: the pure-Go backend); see docs/backends.md.

@@ -19,6 +19,12 @@
 //
 // The pure-Go build never touches the network: the XLA package (with its plugin auto-installer) is only
 // linked in with the `xla` build tag, and even then auto-install is disabled; a plugin is given by path.
+//
+// Importing the package changes nothing outside it and prints nothing (docs/library.md, "A good guest"): the
+// project's gradient rules are installed when the process-wide backend is created (Get, New) or Setup is
+// called; GoMLX's default backend configuration, the announcement on standard error and XLA's persistent
+// compilation cache in the user's cache directory are the project's commands' choices, made by Setup with
+// CommandOptions; glibc's allocator is tuned for XLA only in binaries that import oryx/xlamalloc.
 package backend
 
 import (
@@ -33,6 +39,7 @@ import (
 	_ "github.com/gomlx/gomlx/backends/simplego" // the pure-Go backend, always available
 
 	"github.com/oryx-go/oryx/internal/safefile"
+	"github.com/oryx-go/oryx/internal/xlaalloc"
 )
 
 // EnvVar is the environment variable that selects the backend (same as GoMLX's backends.ConfigEnvVar).
@@ -46,9 +53,50 @@ var (
 	shared backends.Backend
 )
 
-func init() {
-	// GoMLX's own default would be "xla", which tries to download a plugin: never fall into it.
-	backends.DefaultConfig = DefaultConfig
+// Options are the process-wide choices Setup makes: what the project's commands want (CommandOptions), and
+// what a program that imports the library may ask for. The zero value is the library's default: silent, no
+// files written, GoMLX's defaults left alone.
+type Options struct {
+	// Announce receives, when Get creates the process-wide backend, the line Describe writes (and, on XLA built
+	// against upstream GoMLX, the note on how to get in-place donation); nil says nothing.
+	Announce io.Writer
+	// CompilationCache keeps the executables XLA compiles across processes in DefaultCacheDir when
+	// ORYX_XLA_CACHE is not set (ORYX_XLA_CACHE, when set, is honoured either way: a directory, or "off").
+	CompilationCache bool
+	// GoMLXDefault sets GoMLX's process-wide backends.DefaultConfig to DefaultConfig, so that code calling GoMLX's
+	// backends.New() directly gets the pure-Go backend instead of GoMLX's default "xla" (which would look for,
+	// and try to download, a plugin).
+	GoMLXDefault bool
+}
+
+// CommandOptions are the project's commands' choices: the announcement on standard error (standard output
+// may carry JSON), the compilation cache, GoMLX's default set to DefaultConfig.
+func CommandOptions() Options {
+	return Options{Announce: os.Stderr, CompilationCache: true, GoMLXDefault: true}
+}
+
+var (
+	optMu   sync.Mutex
+	options Options
+)
+
+// currentOptions is what Setup chose last (the zero Options before).
+func currentOptions() Options {
+	optMu.Lock()
+	defer optMu.Unlock()
+	return options
+}
+
+// Setup makes o the process's choices and installs the project's gradient rules (InstallGradientFixes).
+// Call it before the first Get; a later call changes what later backends do (the announcement is made once,
+// by the Get that creates the backend).
+func Setup(o Options) {
+	optMu.Lock()
+	defer optMu.Unlock()
+	options = o
+	if o.GoMLXDefault {
+		backends.DefaultConfig = DefaultConfig
+	}
 	InstallGradientFixes()
 }
 
@@ -84,10 +132,16 @@ func configAndSource() (config, source string, err error) {
 func Describe(b backends.Backend) string {
 	cfg, source, _ := configAndSource()
 	if IsPureGo(b) {
-		return fmt.Sprintf("backend: pure Go (%s; from %s)", cfg, source)
+		line := fmt.Sprintf("backend: pure Go (%s; from %s)", cfg, source)
+		if xlaCompiledIn && source == "default" {
+			line += "; this binary has XLA (-tags xla) but found no plugin: no .xla/cpu.plugin in the working " +
+				"directory or a parent (`make xla-cpu` in a clone writes one) and " + EnvVar + " unset; set " +
+				EnvVar + "=xla:/abs/path/to/the/pjrt_plugin.so (e.g. the xla_cpu_pjrt.so that `make xla-cpu` installs)"
+		}
+		return line
 	}
 	line := fmt.Sprintf("backend: %s (from %s)", b.Description(), source)
-	if xlaMallocTuned() {
+	if xlaalloc.Tuned() {
 		line += "; glibc malloc set for XLA (four arenas, no mmap, no trim; ORYX_XLA_MALLOC=default keeps glibc's defaults)"
 	}
 	if dir := xlaCacheDir(); dir != "" {
@@ -105,15 +159,15 @@ var xlaCacheDir = func() string { return "" }
 
 // xlaConfigure is set by xla.go in builds with `-tags xla`: it sets up a new XLA backend (the persistent
 // compilation cache, when the backend has one).
-var xlaConfigure = func(backends.Backend) {}
+var xlaConfigure = func(b backends.Backend, cacheByDefault bool) {}
 
 // xlaDonatesInPlace is set by xla.go in builds with `-tags xla`: whether the XLA backend updates donated
 // buffers in place (the patched GoMLX of third_party/ does; upstream v0.26.0 does not).
 var xlaDonatesInPlace = func() bool { return true }
 
-// xlaMallocTuned is set by xla.go in builds with `-tags xla`: whether the process set glibc's allocator for
-// XLA at load time (xla_malloc.go).
-var xlaMallocTuned = func() bool { return false }
+// xlaPrepare is set by xla.go in builds with `-tags xla`: it runs before this package creates an XLA backend
+// (go-xla's plugin auto-installer switched off).
+var xlaPrepare = func() {}
 
 // xlaCompiledIn is set by xla.go in builds with `-tags xla`.
 var xlaCompiledIn bool
@@ -146,12 +200,16 @@ func NewWithConfig(config string) (b backends.Backend, err error) {
 			b, err = nil, fmt.Errorf("creating backend %q: %v", config, r)
 		}
 	}()
+	InstallGradientFixes()
+	if isXLAName(name) {
+		xlaPrepare()
+	}
 	b, err = newQuietly(config)
 	if err != nil {
 		return nil, fmt.Errorf("creating backend %q (from %s or default %q): %w", config, EnvVar, DefaultConfig, err)
 	}
 	if isXLAName(name) {
-		xlaConfigure(b)
+		xlaConfigure(b, currentOptions().CompilationCache)
 	}
 	return b, nil
 }
@@ -165,8 +223,8 @@ func New() (backends.Backend, error) {
 	return NewWithConfig(cfg)
 }
 
-// Get returns the process-wide backend, created from Config() on first use. Tests and commands share it
-// so that compiled graphs and buffer pools are reused.
+// Get returns the process-wide backend, created from Config() on first use (and announced to
+// Options.Announce). Tests and commands share it so that compiled graphs and buffer pools are reused.
 func Get() (backends.Backend, error) {
 	mu.Lock()
 	defer mu.Unlock()
@@ -178,19 +236,22 @@ func Get() (backends.Backend, error) {
 		return nil, err
 	}
 	shared = b
-	if AnnounceTo != nil {
-		fmt.Fprintln(AnnounceTo, Describe(b))
+	if w := currentOptions().Announce; w != nil {
+		fmt.Fprintln(w, Describe(b))
 		if note := patchNote(b); note != "" {
-			fmt.Fprintln(AnnounceTo, note)
+			fmt.Fprintln(w, note)
 		}
 	}
 	return b, nil
 }
 
-// AnnounceTo receives Describe's line when Get creates the process-wide backend, so that every command that
-// computes anything says once, at start, which backend it runs on. Standard error by default (standard
-// output may carry JSON); nil silences it.
-var AnnounceTo io.Writer = os.Stderr
+// SetAnnounce changes where Get announces the backend it creates (Options.Announce; nil: nowhere), leaving
+// the other options as they are: the self-check reports the backend in its own report.
+func SetAnnounce(w io.Writer) {
+	optMu.Lock()
+	defer optMu.Unlock()
+	options.Announce = w
+}
 
 // MustGet is Get for entry points (tests, main): it panics with the selection error.
 func MustGet() backends.Backend {

@@ -108,3 +108,24 @@ func TestStalePluginPointerIsError(t *testing.T) {
 	_, err := New()
 	require.ErrorContains(t, err, "make xla-cpu")
 }
+
+// TestDescribeHintsAtXLAWithoutPlugin: a binary built with -tags xla that finds no plugin (none installed above
+// the working directory, GOMLX_BACKEND unset) runs pure Go and its start-up line says how to give one; a pure-Go
+// build's line does not.
+func TestDescribeHintsAtXLAWithoutPlugin(t *testing.T) {
+	t.Chdir(t.TempDir())
+	t.Setenv(EnvVar, "")
+	b := MustGet()
+	if !IsPureGo(b) {
+		t.Skip("the process-wide backend is not pure Go")
+	}
+	saved := xlaCompiledIn
+	t.Cleanup(func() { xlaCompiledIn = saved })
+	xlaCompiledIn = false
+	require.NotContains(t, Describe(b), EnvVar+"=xla:")
+	xlaCompiledIn = true
+	line := Describe(b)
+	require.Contains(t, line, "backend: pure Go ("+DefaultConfig+"; from default)")
+	require.Contains(t, line, "this binary has XLA (-tags xla) but found no plugin")
+	require.Contains(t, line, EnvVar+"=xla:/abs/path/to/the/pjrt_plugin.so")
+}

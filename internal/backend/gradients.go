@@ -57,7 +57,8 @@ var fixedVJPs = map[graph.NodeType]graph.VJP{
 
 // InstallGradientFixes overwrites entries of GoMLX's process-global graph.VJPRegistration with the rules of
 // this file. The map is shared by every graph in the process, so this must run once, before any gradient
-// graph is built: backend's init() calls it. Later calls are no-ops, so the saved stock rules stay GoMLX's.
+// graph is built on the project's backend: NewWithConfig (under Get and New) and Setup call it, not an init(), so that importing
+// the package leaves the registry alone (docs/library.md §4). Later calls are no-ops, so the saved stock rules stay GoMLX's.
 func InstallGradientFixes() {
 	installOnce.Do(func() {
 		stockVJPs = make(map[graph.NodeType]graph.VJP, len(fixedVJPs))

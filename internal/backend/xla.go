@@ -7,13 +7,13 @@ import (
 	"github.com/gomlx/gomlx/backends/xla"
 )
 
-// With `-tags xla` the XLA/PJRT backend is linked in, with its plugin auto-installer switched off: plugins
+// With `-tags xla` the XLA/PJRT backend is linked in, with its plugin auto-installer switched off before this
+// package creates an XLA backend (go-xla's switch is process-wide, so it is not touched at import): plugins
 // are given by path (GOMLX_BACKEND=xla:/abs/path/plugin.so) or found where `make xla-cpu` installed one;
-// nothing is downloaded.
+// nothing is downloaded. These assignments are to this package's own variables.
 func init() {
-	xla.EnableAutoInstall(false)
 	xlaCompiledIn = true
-	xlaMallocTuned = mallocTuned
+	xlaPrepare = func() { xla.EnableAutoInstall(false) }
 	xlaConfigure = setupCompilationCache
 	xlaDonatesInPlace = builderDonatesInPlace
 }

@@ -65,7 +65,10 @@ type compilationCacheTrust interface {
 // XLA_FLAGS and processor) loads them in milliseconds instead of compiling them again (seconds to minutes
 // each on a CPU). A file that fails to load is removed and the graph compiled again. The cache is
 // process-wide; every backend created sets it from the environment again (the same settings).
-func setupCompilationCache(b backends.Backend) {
+//
+// Without CacheEnvVar the cache is off unless byDefault (Options.CompilationCache: the project's commands, not
+// a program that imports the library without asking, and never a test binary).
+func setupCompilationCache(b backends.Backend, byDefault bool) {
 	cc, ok := b.(compilationCache)
 	if !ok {
 		return
@@ -74,7 +77,7 @@ func setupCompilationCache(b backends.Backend) {
 	switch {
 	case dir == "off":
 		dir = ""
-	case !set && testing.Testing():
+	case !set && (testing.Testing() || !byDefault):
 		dir = ""
 	case !set || dir == "":
 		dir = DefaultCacheDir()

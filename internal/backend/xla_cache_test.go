@@ -39,7 +39,7 @@ func newCachePrograms(t *testing.T, maxBytes int64) *cachePrograms {
 	}
 	dir := t.TempDir()
 	pjrt.SetCompilationCache(dir, 0, maxBytes)
-	t.Cleanup(func() { setupCompilationCache(b) }) // back to the settings of the environment
+	t.Cleanup(func() { setupCompilationCache(b, false) }) // back to the settings of the environment
 	return &cachePrograms{t: t, backend: b, dir: dir}
 }
 

@@ -54,7 +54,7 @@ func TestCompilationCacheSetting(t *testing.T) {
 	if _, ok := b.(compilationCache); !ok {
 		t.Skipf("backend %s has no persistent compilation cache", b.Name())
 	}
-	setupCompilationCache := func() { setupCompilationCache(b) }
+	setupCompilationCache := func() { setupCompilationCache(b, false) }
 	defer setupCompilationCache()
 	dir := t.TempDir()
 	for _, c := range []struct{ env, want string }{{dir, dir}, {"off", ""}, {"", DefaultCacheDir()}} {

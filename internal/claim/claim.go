@@ -71,8 +71,9 @@ var StudyRecords = []string{"study.json", "scale.json", "attribution.json", "dec
 // outputs are, per kind, the fixed names its writer writes or replaces: in a directory of no kind, any of
 // them already there (not the writer's, or the directory would be of its kind) makes Dir refuse.
 var outputs = map[Kind][]string{
-	RunDir:   {rundir.ConfigFile, rundir.RunFile, rundir.MetricsFile, rundir.SummaryFile, rundir.CurvesFile, rundir.TokenizerDir, rundir.LockFile},
-	Export:   {ExportWeightsFile, rundir.ConfigFile, ExportModelingFile},
+	RunDir: {rundir.ConfigFile, rundir.RunFile, rundir.MetricsFile, rundir.SummaryFile, rundir.CurvesFile, rundir.TokenizerDir, rundir.LockFile},
+	Export: {ExportWeightsFile, rundir.ConfigFile, ExportModelingFile, "tokenizer.json", "tokenizer_config.json",
+		"special_tokens_map.json", "generation_config.json", "README.md"}, // oryx/hf: exportFiles
 	Corpus:   {CorpusManifestFile},
 	Study:    append([]string{"report.md", "leaderboard.json", "leaderboard.md", "results", StudyRunsDir, "frontier", "evaluations"}, StudyRecords...),
 	Frontier: {FrontierFile, "frontier.png", "frontier_fraction.png"},

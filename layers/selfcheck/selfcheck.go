@@ -15,6 +15,10 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/oryx-go/oryx/internal/backend"
 	"github.com/oryx-go/oryx/layers"
+	// The allocator the commands set for XLA (oryx/xlamalloc): `oryx selfcheck`, the one importer of this
+	// package, checks the backend as the commands run it, and gets it from here (cmd/oryx is at the module's
+	// import limit).
+	_ "github.com/oryx-go/oryx/oryx/xlamalloc"
 )
 
 // Run runs each mixer three ways on the same random float32 input of seqLen tokens — chunked (chunk tokens a
@@ -22,7 +26,7 @@ import (
 // fails if they differ by more than the float32 tolerance of the test suite (1e-4 relative). The report goes
 // to w.
 func Run(w io.Writer, seqLen, chunk int) error {
-	backend.AnnounceTo = nil // said below, on w with the rest of the report
+	backend.SetAnnounce(nil) // said below, on w with the rest of the report
 	be, err := backend.Get()
 	if err != nil {
 		return err

@@ -43,6 +43,16 @@ type Config struct {
 	Variant       string            `json:"oryx_variant"`
 	TorchDType    string            `json:"torch_dtype"` // dtype of the tensors in model.safetensors
 
+	// The special-token ids of the export's tokenizer (TokenIDKeys), absent when the export has none: transformers
+	// reads them (generate() stops at eos_token_id). They are the tokenizer's, not the architecture's, so the
+	// format version does not change with them.
+	BOSTokenID *int `json:"bos_token_id,omitempty"`
+	EOSTokenID *int `json:"eos_token_id,omitempty"`
+	PadTokenID *int `json:"pad_token_id,omitempty"`
+	// TokenizerClass is "PreTrainedTokenizerFast" when the export has tokenizer.json (transformers' pipeline()
+	// loads a tokenizer for a model of its own type only when its config names the class), else absent.
+	TokenizerClass string `json:"tokenizer_class,omitempty"`
+
 	VocabSize         int     `json:"vocab_size"`
 	HiddenSize        int     `json:"hidden_size"`
 	NumHiddenLayers   int     `json:"num_hidden_layers"`
@@ -261,13 +271,21 @@ var TorchDTypes = map[string]string{"F32": "float32", "F64": "float64", "BF16": 
 // exactly the value NewConfig writes for that oryx_config (a hand-edited rope_theta, norm eps,
 // use_short_conv or model_type would otherwise be half-honoured: the weights would run with the values
 // of oryx_config while the file says something else).
+//
+// The special-token ids (TokenIDKeys) may each be absent or an integer id of the vocabulary.
 func ReadConfig(path string) (oryx.Config, string, error) {
+	c, dtype, _, err := readConfig(path)
+	return c, dtype, err
+}
+
+// readConfig is ReadConfig, with the special-token ids the file has (TokenIDKeys) by key.
+func readConfig(path string) (oryx.Config, string, map[string]int, error) {
 	data, err := safefile.ReadFile(path)
 	if err != nil {
-		return oryx.Config{}, "", err
+		return oryx.Config{}, "", nil, err
 	}
-	errf := func(format string, args ...any) (oryx.Config, string, error) {
-		return oryx.Config{}, "", fmt.Errorf("%s: %s", path, fmt.Sprintf(format, args...))
+	errf := func(format string, args ...any) (oryx.Config, string, map[string]int, error) {
+		return oryx.Config{}, "", nil, fmt.Errorf("%s: %s", path, fmt.Sprintf(format, args...))
 	}
 	if err := checkUniqueKeys(data); err != nil {
 		return errf("%v", err)
@@ -303,11 +321,24 @@ func ReadConfig(path string) (oryx.Config, string, error) {
 	if err != nil {
 		return errf("%v", err)
 	}
+	ids, err := tokenIDs(gotMap, c.Vocab)
+	if err != nil {
+		return errf("%v", err)
+	}
+	for k, id := range ids {
+		wantMap[k] = float64(id)
+	}
+	if tc, ok := gotMap["tokenizer_class"]; ok {
+		if tc != tokenizerClass {
+			return errf("tokenizer_class is %s: want %q (the class of the export's tokenizer.json) or no such key", jsonText(tc), tokenizerClass)
+		}
+		wantMap["tokenizer_class"] = tc
+	}
 	if problems := diffJSON("", gotMap, wantMap); len(problems) > 0 {
 		return errf("%s (the keys must be exactly what `oryx export` writes for its oryx_config; "+
 			"edit oryx_config and re-export instead)", strings.Join(problems, "; "))
 	}
-	return c, dtype, nil
+	return c, dtype, ids, nil
 }
 
 // checkIntegers refuses a key of config.json that counts something (vocab_size, hidden_size, conv_size, ...,
@@ -533,10 +564,11 @@ func where(path []string) string {
 	return " in " + strings.TrimPrefix(strings.Join(path, ""), ".")
 }
 
+// writeJSON writes v as indented JSON with a final newline, "<" and ">" as they are (a special token's text).
 func writeJSON(path string, v any) error {
-	data, err := json.MarshalIndent(v, "", "  ")
+	data, err := encodeJSONNoEscape(v)
 	if err != nil {
 		return err
 	}
-	return atomicfile.WriteFile(path, append(data, '\n'))
+	return atomicfile.WriteFile(path, data)
 }

@@ -2,8 +2,11 @@
 // model.safetensors with Hugging Face / fla-style tensor names, a config.json that states every semantic
 // choice of the architecture (Config), and modeling_oryx.py, a PyTorch reference implementation of every
 // variant (ModelingPy: torch only; a transformers PreTrainedModel through config.json's auto_map when
-// transformers is importable). Import reads such a directory back into a checkpoint, bit for bit, and
-// refuses anything it could not run exactly. The safetensors reader and writer are here too (the format is
+// transformers is importable), and what a transformers user needs besides (ExportWith): the run's tokenizer as
+// tokenizer.json with tokenizer_config.json and special_tokens_map.json (the byte tokenizer in the tokenizers
+// library's format), its special-token ids in config.json and generation_config.json, and a README.md model card.
+// Import reads such a directory back into a checkpoint, bit for bit (the tokenizer too), and refuses anything
+// it could not run exactly. The safetensors reader and writer are here too (the format is
 // a length, a JSON header and raw little-endian bytes). The Go code never runs Python; the tests check
 // modeling_oryx.py against the Go model when torch is installed.
 //

@@ -3,12 +3,15 @@ package hf
 import (
 	_ "embed"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	"github.com/gomlx/gomlx/pkg/core/shapes"
@@ -43,51 +46,138 @@ var dtypeNames = map[dtypes.DType][2]string{
 	dtypes.Float16:  {"F16", "float16"},
 }
 
-// Export writes the newest checkpoint of ckptDir to outDir (created if needed) as model.safetensors
-// under the Hugging Face / fla-style names of Params, a config.json (Config) and modeling_oryx.py
-// (ModelingPy). The bytes are copied
-// unchanged, in the checkpoint's dtype; optimizer state and counters are not exported. It checks that the
-// checkpoint holds exactly the parameters the config implies.
+// ExportOptions are Export's choices.
+type ExportOptions struct {
+	// Tokenizer is the tokenizers.Load spec of the tokenizer to export; "" is the run's (rundir.Tokenizer: the
+	// run's copy of its tokenizer file, or the byte tokenizer for a checkpoint written outside a run).
+	Tokenizer string
+}
+
+// Exported says what ExportWith wrote.
+type Exported struct {
+	Files     []string // the files written, by name
+	Tokenizer string   // the exported tokenizer's name ("bytes", ...), "" for none
+	// TokenizerNote says why no tokenizer files were written (the tokenizer has more ids than the model, or is a
+	// SentencePiece model), "" when they were.
+	TokenizerNote string
+}
+
+// Export writes the newest checkpoint of ckptDir to outDir with the run's tokenizer: ExportWith with the
+// default options.
 func Export(ckptDir, outDir string) error {
+	_, err := ExportWith(ckptDir, outDir, ExportOptions{})
+	return err
+}
+
+// ExportWith writes the newest checkpoint of ckptDir to outDir (created if needed) as a folder a Hugging Face
+// user loads without reading this project:
+//
+//	model.safetensors         the weights under the Hugging Face / fla-style names of Params, the bytes
+//	                          copied unchanged in the checkpoint's dtype (optimizer state and counters are not
+//	                          exported), with metadata (format, variant, export format, parameter count,
+//	                          oryx_config, tokenizer)
+//	config.json               Config, with the tokenizer's bos/eos/pad_token_id
+//	modeling_oryx.py          the PyTorch reference (ModelingPy)
+//	tokenizer.json            the run's tokenizer in the tokenizers library's format (the byte tokenizer as
+//	tokenizer_config.json     ByteTokenizer.HFJSON; a byte-level BPE tokenizer.json as it is), loaded by
+//	special_tokens_map.json   AutoTokenizer as a PreTrainedTokenizerFast that adds nothing to the ids
+//	generation_config.json    the special-token ids (generate() stops at end of text)
+//	README.md                 the model card: variant, size, training data and tokens, readouts, loading,
+//	                          what equals what
+//
+// A tokenizer with more ids than the model's vocabulary, or a SentencePiece one, gives no tokenizer files
+// (Exported.TokenizerNote says why; the card too). It checks that the checkpoint holds exactly the
+// parameters the config implies. Files of an earlier export in outDir that this one does not write are
+// removed.
+func ExportWith(ckptDir, outDir string, opts ExportOptions) (*Exported, error) {
 	if binary.NativeEndian.Uint16([]byte{1, 0}) != 1 {
-		return errBigEndian
+		return nil, errBigEndian
 	}
 	m, ctx, err := oryx.LoadCheckpointRetrying(ckptDir, nil) // a training may be saving into it
 	if err != nil {
-		return err
+		return nil, err
 	}
 	ps := Params(m.Config)
 	if err := checkVariables(ctx, ps); err != nil {
-		return fmt.Errorf("export %s: %w", ckptDir, err)
+		return nil, fmt.Errorf("export %s: %w", ckptDir, err)
 	}
 	names, ok := dtypeNames[m.DType]
 	if !ok {
-		return fmt.Errorf("export %s: parameters have dtype %s, which safetensors export does not handle", ckptDir, m.DType)
+		return nil, fmt.Errorf("export %s: parameters have dtype %s, which safetensors export does not handle", ckptDir, m.DType)
+	}
+	spec := opts.Tokenizer
+	if spec == "" {
+		if spec, err = rundir.Tokenizer(ckptDir); err != nil {
+			return nil, fmt.Errorf("export %s: %w", ckptDir, err)
+		}
+	}
+	et, err := resolveTokenizer(spec, m.Config.Vocab)
+	if err != nil {
+		return nil, fmt.Errorf("export %s: %w", ckptDir, err)
 	}
 	var ts []Tensor
 	for _, p := range ps {
 		v := ctx.GetVariableByScopeAndName(p.Scope, p.Name)
 		val, err := v.Value()
 		if err != nil {
-			return fmt.Errorf("export %s: %s/%s: %w", ckptDir, p.Scope, p.Name, err)
+			return nil, fmt.Errorf("export %s: %s/%s: %w", ckptDir, p.Scope, p.Name, err)
 		}
 		var data []byte
 		if err := val.ConstBytes(func(b []byte) { data = slices.Clone(b) }); err != nil {
-			return fmt.Errorf("export %s: %s/%s: %w", ckptDir, p.Scope, p.Name, err)
+			return nil, fmt.Errorf("export %s: %s/%s: %w", ckptDir, p.Scope, p.Name, err)
 		}
 		ts = append(ts, Tensor{Name: p.HF, DType: names[0], Shape: p.HFShape, Data: data})
 	}
 	if err := os.MkdirAll(outDir, atomicfile.DirMode); err != nil {
-		return err
+		return nil, err
 	}
-	meta := map[string]string{"format": "pt", "oryx_variant": string(m.Config.Variant)}
-	if err := WriteSafetensors(filepath.Join(outDir, WeightsFile), ts, meta); err != nil {
-		return err
+	if err := WriteSafetensors(filepath.Join(outDir, WeightsFile), ts, weightsMetadata(m.Config, et)); err != nil {
+		return nil, err
 	}
 	if err := atomicfile.WriteFile(filepath.Join(outDir, ModelingFile), ModelingPy); err != nil {
-		return err
+		return nil, err
 	}
-	return writeJSON(filepath.Join(outDir, ConfigFile), NewConfig(m.Config, names[1]))
+	hc := NewConfig(m.Config, names[1])
+	if et.IDs != nil {
+		hc.BOSTokenID, hc.EOSTokenID, hc.PadTokenID = &et.IDs.BOS, &et.IDs.EOS, &et.IDs.Pad
+	}
+	if et.JSON != nil {
+		hc.TokenizerClass = tokenizerClass
+	}
+	if err := writeJSON(filepath.Join(outDir, ConfigFile), hc); err != nil {
+		return nil, err
+	}
+	if err := writeTokenizerFiles(outDir, et); err != nil {
+		return nil, err
+	}
+	card := modelCard(m.Config, names[1], et, readTraining(ckptDir))
+	if err := atomicfile.WriteFile(filepath.Join(outDir, CardFile), []byte(card)); err != nil {
+		return nil, err
+	}
+	info := &Exported{TokenizerNote: et.Note}
+	if et.JSON != nil {
+		info.Tokenizer = et.Name
+	}
+	for _, n := range exportFiles {
+		if _, err := os.Stat(filepath.Join(outDir, n)); err == nil {
+			info.Files = append(info.Files, n)
+		}
+	}
+	return info, nil
+}
+
+// weightsMetadata is model.safetensors' metadata (strings only, as the format wants): "format": "pt" (what
+// transformers' loader checks), the variant, the export format, the parameter count, the exact oryx_config
+// and the tokenizer's name. Everything in it is the model's, so an export of an import of an export is the
+// same file.
+func weightsMetadata(c oryx.Config, et exportTokenizer) map[string]string {
+	oc, _ := json.Marshal(c)
+	meta := map[string]string{"format": "pt", "oryx_variant": string(c.Variant), "oryx_export_format": fmt.Sprint(FormatVersion),
+		"oryx_params": fmt.Sprint(oryx.CountParams(c).Total), "oryx_config": string(oc)}
+	if et.JSON != nil {
+		meta["oryx_tokenizer"] = et.Name
+	}
+	return meta
 }
 
 // checkVariables checks that ctx's model parameters are exactly ps (names and shapes).
@@ -132,22 +222,33 @@ type Imported struct {
 	// "float32" when they were bfloat16 or float16 and were converted (exactly: every 16-bit float is a
 	// float32), "" when they were stored as they are.
 	DType, ConvertedTo string
+	// Tokenizer is the tokenizer the export carried: "bytes" (a checkpoint reads as the byte tokenizer without
+	// a run record), the checkpoint's copy of a BPE tokenizer.json (recorded in its run.json), "" for none.
+	Tokenizer string
 }
 
-// Import reads an export directory (config.json with "oryx_config", model.safetensors) and writes it into
+// Import reads an export directory (config.json with "oryx_config", model.safetensors, and the tokenizer when
+// there is one) and writes it into
 // the checkpoint directory out holds open (oryx.OpenCheckpointDir: so an import never writes where a trainer
 // or another import is writing) as an oryx checkpoint that LoadCheckpoint, generate and evals read. It accepts only what it can
 // run exactly: config.json must be exactly what Export writes for its oryx_config (ReadConfig: no unknown,
 // missing or disagreeing key), every tensor of the mapping must be present once with its HF shape and the
 // dtype torch_dtype states, and no other tensor may be there. float32 and float64 weights are stored as
 // they are; bfloat16 and float16 weights (Hugging Face's usual conversions) are converted to float32, which
-// holds them exactly, because the model runs in float32 or float64. It refuses a directory that already
-// holds checkpoints.
+// holds them exactly, because the model runs in float32 or float64. A tokenizer.json must be the byte tokenizer
+// Export writes or a byte-level BPE tokenizer.json the Go tokenizers read, with the end-of-text id config.json
+// states: a BPE one is copied into the checkpoint (its run.json records it, so generate and evals use it);
+// the byte tokenizer is what a checkpoint without a run record reads as. generation_config.json, the
+// tokenizer's other files and README.md are not read. It refuses a directory that already holds checkpoints.
 func Import(exportDir string, out *oryx.CheckpointDir) (*Imported, error) {
 	if binary.NativeEndian.Uint16([]byte{1, 0}) != 1 {
 		return nil, errBigEndian
 	}
-	cfg, torchDType, err := ReadConfig(filepath.Join(exportDir, ConfigFile))
+	cfg, torchDType, ids, err := readConfig(filepath.Join(exportDir, ConfigFile))
+	if err != nil {
+		return nil, fmt.Errorf("import %s: %w", exportDir, err)
+	}
+	tokSpec, err := importedTokenizer(exportDir, cfg.Vocab, ids)
 	if err != nil {
 		return nil, fmt.Errorf("import %s: %w", exportDir, err)
 	}
@@ -155,7 +256,7 @@ func Import(exportDir string, out *oryx.CheckpointDir) (*Imported, error) {
 	if err := checkWeightsFileSize(weights, cfg, torchDType); err != nil {
 		return nil, fmt.Errorf("import %s: %w", exportDir, err)
 	}
-	ts, _, err := ReadSafetensors(weights)
+	ts, meta, err := ReadSafetensors(weights)
 	if err != nil {
 		return nil, fmt.Errorf("import %s: %w", exportDir, err)
 	}
@@ -207,6 +308,29 @@ func Import(exportDir string, out *oryx.CheckpointDir) (*Imported, error) {
 	}
 	if err := oryx.SaveCheckpoint(out, cfg, ctx); err != nil {
 		return nil, err
+	}
+	if tokSpec != "" {
+		// The copy is named as the export's metadata names the tokenizer (else as the file: the export folder's
+		// name), so that exporting the import again writes the same metadata.
+		name := meta["oryx_tokenizer"]
+		if name == "" {
+			name = filepath.Base(exportDir)
+		}
+		rel, err := rundir.CopyTokenizer(ckptDir, tokSpec, name)
+		if err != nil {
+			return nil, fmt.Errorf("import %s: copying %s: %w", exportDir, tokSpec, err)
+		}
+		imported := struct {
+			Tokenizer    string `json:"tokenizer"`
+			ImportedFrom string `json:"imported_from"`
+		}{rel, exportDir}
+		if err := rundir.WriteRunRecord(ckptDir, imported, rundir.RunInfo{TokenizerFile: rel, GoVersion: runtime.Version(),
+			Started: time.Now().UTC().Format(time.RFC3339)}); err != nil {
+			return nil, err
+		}
+		info.Tokenizer = rel
+	} else if _, err := os.Stat(filepath.Join(exportDir, TokenizerFile)); err == nil {
+		info.Tokenizer = "bytes"
 	}
 	return info, nil
 }

@@ -15,7 +15,8 @@
 #     logits = model(input_ids, modes=modes)            # [B, T, vocab]; modes [B, T]: 1 attention, 0 linear
 #     tokens = model.generate_greedy(input_ids, 32)     # the cached recurrent/KV decoding
 #
-# or from a shell: python3 EXPORT_DIR/modeling_oryx.py EXPORT_DIR --ids 1,2,3 --max-new-tokens 16.
+# or from a shell: python3 EXPORT_DIR/modeling_oryx.py EXPORT_DIR --ids 1,2,3 --max-new-tokens 16. `oryx compare`
+# runs it with --compare GO_LOGITS.json: the Go model's logits against this file's (compare()).
 #
 # One block (B batch, T tokens, H heads, K key dim, V value dim per head):
 #
@@ -72,6 +73,10 @@ EXPORT_FORMAT = 3  # config.json's oryx_export_format this file reads (oryx/hf/c
 TRANSFORMERS_KEYS = ("_name_or_path", "transformers_version")
 
 TORCH_DTYPES = ("float32", "float64", "bfloat16", "float16")
+
+# The special-token ids of the export's tokenizer (oryx/hf TokenIDKeys): each absent or an id of the vocabulary.
+TOKEN_ID_KEYS = ("bos_token_id", "eos_token_id", "pad_token_id")
+TOKENIZER_CLASS = "PreTrainedTokenizerFast"
 
 L2_NORM_EPS = 1e-6  # every L2 norm of the model (the GDN readout's query and key, attention_key "…_l2_normalized")
 
@@ -291,7 +296,21 @@ def check_config(cfg):
     dtype = cfg.get("torch_dtype")
     if dtype not in TORCH_DTYPES:
         raise ValueError(f"config.json: torch_dtype {dtype!r}: want one of {', '.join(TORCH_DTYPES)}")
-    problems = _diff("", cfg, expected_config(cfg["oryx_config"], dtype))
+    want = expected_config(cfg["oryx_config"], dtype)
+    problems = []
+    for k in TOKEN_ID_KEYS:
+        if k in cfg:
+            v, vocab = cfg[k], cfg["oryx_config"]["vocab"]
+            if _is_int(v) and 0 <= v < vocab:
+                want[k] = v
+            else:
+                problems.append(f"{k} is {json.dumps(v)}: want an integer id in [0, {vocab}) (vocab_size)")
+    if "tokenizer_class" in cfg:  # present with tokenizer.json (transformers' pipeline() reads it)
+        if cfg["tokenizer_class"] == TOKENIZER_CLASS:
+            want["tokenizer_class"] = TOKENIZER_CLASS
+        else:
+            problems.append(f"tokenizer_class is {json.dumps(cfg['tokenizer_class'])}: want \"{TOKENIZER_CLASS}\" or no such key")
+    problems += _diff("", cfg, want)
     if problems:
         raise ValueError("config.json: " + "; ".join(problems) + " (the keys must be exactly what `oryx export` "
                          "writes for its oryx_config; edit oryx_config and re-export instead)")
@@ -1163,16 +1182,42 @@ def _cache_length(past):
         return len(past) if hasattr(past, "__len__") else 0
 
 
+def compare(export_dir, path):
+    """The logits the Go model computed (`oryx compare` writes them: {"ids": [T], "modes": [T], "vocab": V, "logits":
+    [T·V] row-major}) against this file's, in float64: a JSON object with the largest absolute difference, the
+    largest relative to max(1, max |Go logit|), and at how many positions the two argmaxes agree."""
+    req = read_json(path)
+    model = OryxLM.from_export(export_dir, torch.float64)
+    ids = torch.tensor([req["ids"]], dtype=torch.long)
+    with torch.no_grad():
+        ref = model.logits(ids, torch.tensor([req["modes"]], dtype=torch.long))[0]
+    go = torch.tensor(req["logits"], dtype=torch.float64).reshape(ref.shape)
+    d = float((go - ref).abs().max())
+    scale = max(1.0, float(go.abs().max()))
+    agree = int((go.argmax(dim=-1) == ref.argmax(dim=-1)).sum())
+    return {"max_abs": d, "max_rel": d / scale, "argmax_agree": agree, "positions": int(ids.shape[1]),
+            "torch": torch.__version__}
+
+
 def main(argv=None):
     import argparse
 
-    p = argparse.ArgumentParser(description="Greedy continuation of token ids with an oryx export.")
+    p = argparse.ArgumentParser(description="Greedy continuation of token ids with an oryx export, or (--compare) "
+                                            "the difference between the Go model's logits and this file's.")
     p.add_argument("export_dir")
-    p.add_argument("--ids", required=True, help="comma-separated prompt token ids")
+    p.add_argument("--ids", help="comma-separated prompt token ids (required without --compare)")
+    p.add_argument("--compare", metavar="GO_LOGITS.json",
+                   help="print, as JSON, how the Go model's logits (written by `oryx compare`) differ from this file's "
+                        "in float64")
     p.add_argument("--max-new-tokens", type=int, default=16)
     p.add_argument("--mode", choices=["attention", "linear"], help="every token's mode (default: the config's)")
     p.add_argument("--dtype", choices=["float32", "float64"], default="float32")
     a = p.parse_args(argv)
+    if a.compare:
+        print(json.dumps(compare(a.export_dir, a.compare)))
+        return
+    if not a.ids:
+        p.error("--ids is required (or --compare)")
     model = OryxLM.from_export(a.export_dir, getattr(torch, a.dtype))
     ids = torch.tensor([[int(x) for x in a.ids.split(",")]])
     modes = None

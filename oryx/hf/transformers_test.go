@@ -12,6 +12,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/internal/testutil"
 	"github.com/oryx-go/oryx/oryx"
 	"github.com/stretchr/testify/assert"
@@ -221,4 +222,122 @@ func extraKeys(cfg map[string]any) []string {
 		}
 	}
 	return out
+}
+
+type tokenizerPipelineResult struct {
+	Transformers   string
+	TokenizerClass string  `json:"tokenizer_class"`
+	BOS            *int    `json:"bos"`
+	EOS            *int    `json:"eos"`
+	Pad            *int    `json:"pad"`
+	GenerationEOS  any     `json:"generation_eos"`
+	Encoded        [][]int `json:"encoded"`
+	EncodedPlain   [][]int `json:"encoded_plain"`
+	Decoded        []string
+	Prompt         *string
+	PromptIDs      []int  `json:"prompt_ids"`
+	Free           []int  `json:"free"`
+	PipelineIDs    []int  `json:"pipeline_ids"`
+	PipelineText   string `json:"pipeline_text"`
+	DecodedFree    string `json:"decoded_free"`
+}
+
+// TestTransformersTokenizerAndPipeline uses an export's tokenizer and text generation as a transformers user
+// does (testdata/tokenizer_pipeline.py): AutoTokenizer loads tokenizer.json as a PreTrainedTokenizerFast whose
+// ids on a corpus equal the Go byte tokenizer's (with and without add_special_tokens: it adds nothing) and
+// whose decode of the Go ids gives the text back; pipeline("text-generation") loads the folder by path (model
+// and tokenizer) and, greedy, stops at end of text: its tokens are the prompt and the reference's greedy
+// continuation up to and including the first <|endoftext|>, its text the prompt and the continuation before it.
+func TestTransformersTokenizerAndPipeline(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: transformers' side is backend-independent (the pure-Go suite runs it)")
+	}
+	python := torchPython(t)
+	py := transformersPath(t, python)
+	cfg := bytesConfig(t)
+	dir := t.TempDir()
+	ckpt, exp := filepath.Join(dir, "ckpt"), filepath.Join(dir, "export")
+	randomCheckpoint(t, cfg, ckpt, 11)
+	require.NoError(t, Export(ckpt, exp))
+	bt := tokenizers.NewByteTokenizer()
+	corpus := append([]string{"The quick brown fox jumps over the lazy dog. It's 3.14 , isn't it ?"}, byteCorpus...)
+	var goIDs [][]int
+	for _, s := range corpus {
+		goIDs = append(goIDs, bt.Encode(s))
+	}
+	var prompts []string
+	for c := 'a'; c <= 'z'; c++ {
+		prompts = append(prompts, string(c), "The "+string(c))
+	}
+	const n = 16
+	req := map[string]any{"export": exp, "corpus": corpus, "go_ids": goIDs, "prompts": prompts, "max_new_tokens": n}
+	var res tokenizerPipelineResult
+	runPythonJSON(t, python, []string{"PYTHONPATH=" + py, "HF_HOME=" + filepath.Join(t.TempDir(), "hf-home"),
+		"HF_HUB_OFFLINE=1", "TRANSFORMERS_OFFLINE=1", "HF_HUB_DISABLE_TELEMETRY=1", "TRANSFORMERS_VERBOSITY=error",
+		"TOKENIZERS_PARALLELISM=false"}, req, &res, "tokenizer_pipeline.py")
+	t.Logf("transformers %s: %s", res.Transformers, res.TokenizerClass)
+	assert.Equal(t, "PreTrainedTokenizerFast", res.TokenizerClass)
+	require.NotNil(t, res.EOS)
+	assert.Equal(t, 256, *res.EOS)
+	assert.Equal(t, 257, *res.Pad)
+	assert.EqualValues(t, 256, res.GenerationEOS)
+	for i, s := range corpus {
+		assert.Equal(t, goIDs[i], res.Encoded[i], "AutoTokenizer(%q)", s)
+		assert.Equal(t, goIDs[i], res.EncodedPlain[i], "AutoTokenizer(%q, add_special_tokens=False)", s)
+		assert.Equal(t, s, res.Decoded[i], "decode of the Go ids of %q", s)
+	}
+	require.NotNil(t, res.Prompt, "no prompt's greedy continuation reached <|endoftext|> in %d tokens: choose another seed", n)
+	stop := slices.Index(res.Free, 256)
+	require.True(t, stop >= 0 && stop < n-1)
+	assert.Equal(t, bt.Encode(*res.Prompt), res.PromptIDs)
+	assert.Equal(t, append(slices.Clone(res.PromptIDs), res.Free[:stop+1]...), res.PipelineIDs,
+		"the pipeline's tokens: the prompt and the greedy continuation up to end of text")
+	// The text: the prompt and the continuation decoded by the tokenizer (the random model's tokens are not all
+	// UTF-8, nor all ids of the tokenizer, so the Go decode is not the comparison), end of text not in it.
+	assert.Equal(t, *res.Prompt+res.DecodedFree, res.PipelineText)
+	t.Logf("prompt %q: greedy continuation %v stops after %d tokens: %q", *res.Prompt, res.Free, stop+1, res.PipelineText)
+}
+
+// byteCorpus is text for the tokenizer round trips: multi-byte characters, the special tokens inside text and
+// back to back, their prefixes, spaces around punctuation (which transformers' clean-up would change).
+var byteCorpus = []string{"", "hello world", "  leading and trailing  ", "tabs\tand\nnewlines\r\n", "Grüße, 世界! 🦊 naïve",
+	"a<|endoftext|>b", "<|endoftext|><|pad|><|endoftext|>", "<|endoftext", "<<|pad|>>", "x . y , z ! don 't", "ÿ¡¬®\x00\x7f"}
+
+// TestTransformersTokenizerGPTNeoX: a run with GPT-NeoX-20B's tokenizer.json (shared/data/tokenizers) is exported
+// with it, and AutoTokenizer of the export gives the Go BPE tokenizer's ids on the corpus and decodes them as the
+// Go tokenizer does (NFC-normalised text), with and without add_special_tokens.
+func TestTransformersTokenizerGPTNeoX(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: transformers' side is backend-independent (the pure-Go suite runs it)")
+	}
+	neox := sharedTokenizer(t, "gpt-neox-20b/tokenizer.json")
+	python := torchPython(t)
+	py := transformersPath(t, python)
+	cfg := bytesConfig(t)
+	cfg.Vocab = 50304
+	dir := t.TempDir()
+	ckpt, exp := filepath.Join(dir, "ckpt"), filepath.Join(dir, "export")
+	require.NoError(t, oryx.InitCheckpoint(ckpt, cfg, 1))
+	_, err := ExportWith(ckpt, exp, ExportOptions{Tokenizer: neox})
+	require.NoError(t, err)
+	tok, err := tokenizers.Load(neox)
+	require.NoError(t, err)
+	corpus := append([]string{"The quick brown fox jumps over the lazy dog. It's 3.14 , isn't it ?", "e\u0301 vs é, ﬁ"}, byteCorpus...)
+	var goIDs [][]int
+	for _, s := range corpus {
+		goIDs = append(goIDs, tok.Encode(s))
+	}
+	req := map[string]any{"export": exp, "corpus": corpus, "go_ids": goIDs, "prompts": []string{}, "max_new_tokens": 0}
+	var res tokenizerPipelineResult
+	runPythonJSON(t, python, []string{"PYTHONPATH=" + py, "HF_HOME=" + filepath.Join(t.TempDir(), "hf-home"),
+		"HF_HUB_OFFLINE=1", "TRANSFORMERS_OFFLINE=1", "TRANSFORMERS_VERBOSITY=error", "TOKENIZERS_PARALLELISM=false"},
+		req, &res, "tokenizer_pipeline.py")
+	assert.Equal(t, "PreTrainedTokenizerFast", res.TokenizerClass)
+	require.NotNil(t, res.EOS)
+	assert.Equal(t, tok.EOS(), *res.EOS)
+	for i, s := range corpus {
+		assert.Equal(t, goIDs[i], res.Encoded[i], "AutoTokenizer(%q)", s)
+		assert.Equal(t, goIDs[i], res.EncodedPlain[i], "AutoTokenizer(%q, add_special_tokens=False)", s)
+		assert.Equal(t, tok.Decode(goIDs[i]), res.Decoded[i], "decode of the Go ids of %q", s)
+	}
 }

@@ -328,7 +328,8 @@ func (e *Engine) appendDonated(args []any, ts []*tensors.Tensor) ([]any, error) 
 func (e *Engine) checkTokens(tokens []int32) error {
 	for i, t := range tokens {
 		if t < 0 || int(t) >= e.model.Config.Vocab {
-			return fmt.Errorf("token %d at index %d is outside the vocabulary [0, %d)", t, i, e.model.Config.Vocab)
+			return fmt.Errorf("token %d at index %d is outside the vocabulary [0, %d)%s", t, i, e.model.Config.Vocab,
+				oryx.ByteTokenizerVocabHint(int(t), e.model.Config.Vocab))
 		}
 	}
 	return nil

@@ -230,7 +230,8 @@ func (e *Engine) planGenerate(fn string, prompts [][]int32, opts GenerateOptions
 	}
 	for i, t := range opts.Stop {
 		if t < 0 || int(t) >= vocab {
-			return nil, fmt.Errorf("%s: stop token %d (Stop[%d]) is outside the vocabulary [0, %d)", fn, t, i, vocab)
+			return nil, fmt.Errorf("%s: stop token %d (Stop[%d]) is outside the vocabulary [0, %d)%s", fn, t, i, vocab,
+				oryx.ByteTokenizerVocabHint(int(t), vocab))
 		}
 	}
 	maxTokens, err := rowMaxTokens(fn, opts, len(prompts))

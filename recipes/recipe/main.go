@@ -16,6 +16,7 @@ import (
 	"github.com/oryx-go/oryx/internal/backend"
 	"github.com/oryx-go/oryx/internal/cli"
 	"github.com/oryx-go/oryx/oryx"
+	_ "github.com/oryx-go/oryx/oryx/xlamalloc" // glibc's allocator set for XLA at load time (-tags xla)
 	"github.com/oryx-go/oryx/recipes/train"
 )
 
@@ -25,6 +26,7 @@ import (
 // finished run is left as it is unless --retrain). A usage error exits 2, an interrupted run 130 (its
 // checkpoint saved), any other failure 1 (internal/cli).
 func Main(name string) {
+	oryx.SetupCommand() // the backend line on standard error, the compilation cache (docs/library.md)
 	cli.Exit(name, MainArgs(name, os.Args[1:], os.Stdout, os.Stderr), train.ErrInterrupted)
 }
 

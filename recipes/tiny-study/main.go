@@ -40,11 +40,13 @@ import (
 	"github.com/oryx-go/oryx/internal/interrupt"
 	"github.com/oryx-go/oryx/internal/safefile"
 	"github.com/oryx-go/oryx/oryx"
+	_ "github.com/oryx-go/oryx/oryx/xlamalloc" // glibc's allocator set for XLA at load time (-tags xla)
 	"github.com/oryx-go/oryx/recipes/study"
 	"github.com/oryx-go/oryx/recipes/train"
 )
 
 func main() {
+	oryx.SetupCommand() // the backend line on standard error, the compilation cache (docs/library.md)
 	cli.Exit("tiny-study", run(os.Args[1:], os.Stdout, os.Stderr), train.ErrInterrupted)
 }
 

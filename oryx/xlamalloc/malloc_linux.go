@@ -1,6 +1,6 @@
 //go:build xla && linux && cgo
 
-package backend
+package xlamalloc
 
 /*
 #include <limits.h>
@@ -30,6 +30,10 @@ __attribute__((constructor)) static void oryx_tune_malloc(void) {
 static int oryx_malloc_was_tuned(void) { return oryx_malloc_tuned; }
 */
 import "C"
+
+import "github.com/oryx-go/oryx/internal/xlaalloc"
+
+func init() { xlaalloc.Tuned = mallocTuned }
 
 // mallocTuned reports whether this process set glibc's allocator for XLA at load time (see the C constructor
 // above): at most four arenas, no mmap for large blocks, no trimming — what GLIBC_TUNABLES=glibc.malloc.

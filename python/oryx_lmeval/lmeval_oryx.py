@@ -1,0 +1,1 @@
+../../scripts/lmeval_oryx.py

@@ -1,0 +1,1 @@
+../../scripts/oryx_schedule.py
