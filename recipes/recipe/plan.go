@@ -86,10 +86,9 @@ func activationElemsPerToken(c oryx.Config, seqLen int) float64 {
 // (XLA fuses and reuses buffers; not calibrated).
 func pureGoMemory(model int64) int64 { return saturate(2.63*float64(model) + 223<<20) }
 
-// MakePlan computes the plan of recipe r with model c and training tc on backend be (probing its matmul
-// speed for about a second).
+// MakePlan computes the plan of recipe r with model c and training tc, resolved (train.TrainConfig.Resolve or
+// train.Run.Check), on backend be (probing its matmul speed for about a second).
 func MakePlan(name string, c oryx.Config, tc train.TrainConfig, be backends.Backend, devices int) Plan {
-	tc = tc.WithDefaults()
 	rep := oryx.CountParams(c)
 	p := Plan{
 		Recipe: name, Variant: string(c.Variant), Model: c, Params: rep.Total, NonEmbedding: rep.NonEmbedding(),

@@ -71,7 +71,7 @@ func resume(r Run, w *oryx.CheckpointDir, be backends.Backend, tok tokenizers.To
 		s.ctx = context.New()
 		s.ctx.SetParam(context.ParamInitialSeed, int64(s.tc.Seed))
 	}
-	if s.trainer, err = NewTrainer(be, s.model, s.ctx, s.tc); err != nil {
+	if s.trainer, err = newTrainer(be, s.model, s.ctx, s.tc); err != nil {
 		return nil, err
 	}
 	var state json.RawMessage
