@@ -68,8 +68,8 @@ func (r *Run) Check() error {
 var ErrInterrupted = errors.New("interrupted: checkpoint saved; run the same command to resume")
 
 // Train runs (or resumes) r to r.Train.Steps steps. Its steps, in order: check the run (setUp), take the
-// run directory (openRunDir: a finished run ends here), start fresh or resume from the newest checkpoint
-// (resume), open the outputs (openOutputs), train (loop: each step, then validate and save when due), and
+// run directory (openRunDir: another run's checkpoint is refused and a finished run ends here), start fresh
+// or resume from the newest checkpoint (resume), open the outputs (openOutputs), train (loop: each step, then validate and save when due), and
 // write the summary (finish).
 func Train(r Run) (*Summary, error) { return train(r, osControl{}) }
 
@@ -91,14 +91,15 @@ func train(r Run, ctl control) (*Summary, error) {
 		return nil, err
 	}
 	defer w.Close()
-	if sum, done, err := openRunDir(r, w); err != nil || done {
+	st, sum, done, err := openRunDir(r, w)
+	if err != nil || done {
 		return sum, err
 	}
 	tokFile, err := rundir.CopyTokenizer(r.Out, r.Tokenizer, tok.Name())
 	if err != nil {
 		return nil, fmt.Errorf("--tokenizer: copying it into the run directory: %w", err)
 	}
-	s, err := resume(r, w, be, tok)
+	s, err := resume(r, w, be, tok, st)
 	if err != nil {
 		return nil, err
 	}
