@@ -2,7 +2,7 @@
 GO ?= go
 
 .PHONY: consumer-check demo demo-run demo-quick study-scale study-scale-run study-attribution study-attribution-run study-decompose \
-	study-decompose-run study-decompose-lr study-decompose-lr-run study-decide study-decide-run test test-full test-go test-go-fuzz test-xla vet fuzz-short xla-cpu xla-cuda py-tools torch lmeval-check bench-mixers \
+	study-decompose-run study-decompose-lr study-decompose-lr-run study-decide study-decide-run test test-full test-go test-go-fuzz test-xla vet lint vet-lint fuzz-short xla-cpu xla-cuda py-tools torch lmeval-check bench-mixers \
 	bench-mixers-all bench-model bench-model-peer gpu-check bench-compile bench-train bench-train-xla bench-xla-vs-go bench-speculative build
 
 # XLA: `make xla-cpu` installs the pinned XLA CPU PJRT plugin from the Python package index into .xla/ (project-local,
@@ -103,9 +103,10 @@ study-decompose-lr-run:
 	$(GO) run $(XLA_TAGS) ./recipes/tiny-study --decompose --lr-decay $(DECOMPOSE_FLAGS)
 
 # The test suite (what CI runs), ≤ 15 minutes on 2 cores (README "The two commands", docs/testing.md):
-#  1. the set-up, at once (-j): `make vet` (`go vet` without, then with -tags xla: one after the other, so that
-#     on a cold build cache the two do not compile GoMLX twice), `make py-tools`, `make torch` and `make xla-cpu`
-#     (the installs are no-ops when done; a fresh machine waits on the network while vet computes);
+#  1. the set-up, at once (-j): `make vet-lint` (`go vet` without, then with -tags xla: one after the other, so
+#     that on a cold build cache the two do not compile GoMLX twice; then staticcheck the same two ways, `make
+#     lint`, on the build cache vet filled), `make py-tools`, `make torch`, `make xla-cpu` and staticcheck's
+#     install (the installs are no-ops when done; a fresh machine waits on the network while vet computes);
 #  2. the pure-Go suite (`make test-go`, then the fuzz targets for $(FUZZTIME) each, then `make consumer-check`)
 #     beside the XLA CPU suite (`make test-xla`, -short): the XLA suite, mostly XLA compiling graphs, leaves one
 #     core idle about a third of its time (docs/testing.md §2), where the pure-Go chain runs.
@@ -115,13 +116,13 @@ study-decompose-lr-run:
 # the other.
 TEST_JOBS ?= 2
 test:
-	@$(MAKE) --no-print-directory -j4 vet py-tools torch xla-cpu
+	@$(MAKE) --no-print-directory -j5 vet-lint py-tools torch xla-cpu
 	@$(MAKE) --no-print-directory -j$(TEST_JOBS) test-go-fuzz test-xla
 
 # The release check: the same, with every sweep and every quick study on both backends (XLA without -short:
 # XLA_FULL=1); docs/testing.md §1: its time.
 test-full:
-	@$(MAKE) --no-print-directory -j4 vet py-tools torch xla-cpu
+	@$(MAKE) --no-print-directory -j5 vet-lint py-tools torch xla-cpu
 	@$(MAKE) --no-print-directory -j$(TEST_JOBS) test-go-fuzz test-xla XLA_FULL=1
 
 test-go-fuzz: test-go
@@ -151,6 +152,27 @@ test-xla:
 vet:
 	$(GO) vet ./...
 	$(GO) vet -tags xla ./...
+
+# staticcheck at a pinned version (honnef.co/go/tools v0.8.2 = staticcheck 2026.2.2, the newest release on the Go
+# module proxy, for Go 1.26), with and without -tags xla; its checks: staticcheck.conf (the defaults; GoMLX's graph
+# package may be dot-imported). `go install` puts it into bin/ (project-local, git-ignored) under a versioned name,
+# so that the install is a no-op when done and a new pin installs anew; it needs the module proxy once.
+STATICCHECK_VERSION = v0.8.2
+STATICCHECK = bin/staticcheck-$(STATICCHECK_VERSION)
+lint: $(STATICCHECK)
+	$(STATICCHECK) ./...
+	$(STATICCHECK) -tags xla ./...
+
+$(STATICCHECK):
+	rm -rf bin/.staticcheck.tmp
+	GOBIN=$(CURDIR)/bin/.staticcheck.tmp $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+	mv bin/.staticcheck.tmp/staticcheck $@
+	rm -rf bin/.staticcheck.tmp
+
+# make test's checks of the source: vet, then staticcheck, one after the other on 2 cores (staticcheck reads the
+# packages vet compiled); staticcheck's install runs beside vet.
+vet-lint: vet $(STATICCHECK)
+	@$(MAKE) --no-print-directory lint
 
 xla-cpu:
 	@bash scripts/install-xla.sh cpu

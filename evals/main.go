@@ -30,7 +30,7 @@ func main() {
 	// The pure-Go backend returns freed intermediates to per-size buffer pools that survive one GC cycle, so
 	// with Go's default GOGC=100 a long-context forward (attention in query blocks and tiled scoring: many large buffers
 	// of varying sizes) runs at 2–4× its working set. GOGC=25 keeps it near the working set at no measured
-	// cost in speed (BENCHMARKS.md, "Scoring in bounded memory"). An explicit GOGC wins.
+	// cost in speed (docs/history.md §8.5). An explicit GOGC wins.
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(25)
 	}

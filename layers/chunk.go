@@ -116,11 +116,3 @@ func withDim(x *Node, axis, n int) shapes.Shape {
 	s.Dimensions[axis] = n
 	return s
 }
-
-// broadcastTo broadcasts x to dims, aligning x's axes with the trailing axes of dims (numpy rules).
-func broadcastTo(x *Node, dims ...int) *Node {
-	if extra := len(dims) - x.Rank(); extra > 0 {
-		x = InsertAxes(x, make([]int, extra)...)
-	}
-	return BroadcastToDims(x, dims...)
-}

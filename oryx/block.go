@@ -125,7 +125,7 @@ func (m *Model) attention(p blockParams, x, kAttn, v *Node, st LayerState, in sp
 		out.KRows, out.VRows = Where(in.valid, kAttn, zero), Where(in.valid, v, zero)
 	}
 	if st.KCache != nil {
-		at := cacheRows(in.positions, st.KCache)
+		at := layers.CacheRows(in.positions, st.KCache)
 		out.KCache = layers.CacheAppendRows(st.KCache, out.KRows, at)
 		out.VCache = layers.CacheAppendRows(st.VCache, out.VRows, at)
 	}
@@ -145,12 +145,6 @@ func (m *Model) attention(p blockParams, x, kAttn, v *Node, st LayerState, in sp
 		vRead = Slice(vRead, AxisRange(), AxisRange(), AxisRange(0, in.keys))
 	}
 	return layers.AttentionCached(q, kRead, vRead, AddScalar(in.positions, 1), layers.DefaultScale(c.KeyDim))
-}
-
-// cacheRows clamps positions [B, T] to the rows of cache [B, H, L, X]: scatters are not bounds-checked on
-// the pure-Go backend, and a padding token past the end writes (adds) a zero row at L−1 instead.
-func cacheRows(positions, cache *Node) *Node {
-	return MinScalar(positions, float64(cache.Shape().Dim(2)-1))
 }
 
 // attentionKey is the key attention reads and caches (before RoPE), for the shared key k and the projection

@@ -50,7 +50,7 @@ func perturb(t *testing.T, ctx *context.Context, a, b float32) {
 		for i := range data {
 			data[i] = a*data[i] + b
 		}
-		v.MustSetValue(tensors.FromFlatDataAndDimensions(data, v.Shape().Dimensions...))
+		require.NoError(t, v.SetValue(tensors.FromFlatDataAndDimensions(data, v.Shape().Dimensions...)))
 		n++
 	}
 	require.Greater(t, n, 0)
@@ -160,7 +160,7 @@ func TestCheckpointOptimizerState(t *testing.T) {
 	cfg, _, ctx := newCheckpointModel(t, oryx.Transformer)
 	moment := ctx.InAbsPath("/AdamOptimizer/embeddings").VariableWithValue("embeddings_1", []float32{1, 2, 3}).
 		SetTrainable(false)
-	optimizers.GetGlobalStepVar(ctx).MustSetValue(tensors.FromValue(int64(42)))
+	require.NoError(t, optimizers.GetGlobalStepVar(ctx).SetValue(tensors.FromValue(int64(42))))
 	dir := t.TempDir()
 	require.NoError(t, oryxtest.SaveCheckpoint(t, dir, cfg, ctx))
 	names, err := oryx.ListCheckpoints(dir)

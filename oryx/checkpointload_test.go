@@ -24,7 +24,7 @@ import (
 func TestLoadCheckpointHashedOneCheckpoint(t *testing.T) {
 	cfg, _, ctx := newCheckpointModel(t, oryx.Transformer)
 	save := func(dir string, step int64) {
-		optimizers.GetGlobalStepVar(ctx).MustSetValue(tensors.FromValue(step))
+		require.NoError(t, optimizers.GetGlobalStepVar(ctx).SetValue(tensors.FromValue(step)))
 		require.NoError(t, oryxtest.SaveCheckpoint(t, dir, cfg, ctx))
 	}
 	// loadDuringSave loads dir and, the first saves times, saves the next step into it before returning.

@@ -20,6 +20,7 @@ import (
 	"github.com/gomlx/gomlx/pkg/ml/context"
 
 	"github.com/oryx-go/oryx/internal/tensordata"
+	"github.com/oryx-go/oryx/layers"
 )
 
 // newEntropyExec compiles (lazily, per shape) the entropy fold of one tile of positions and vocabulary ids.
@@ -37,7 +38,7 @@ func (m *Model) entropyVocabTile(ctx *context.Context, h, pos, ids, mx, sum, w *
 	v := m.Config.Vocab
 	sd := ScoreDType(m.computeDType())
 	wt := Gather(m.HeadWeight(ctx, g), ExpandAxes(MinScalar(ids, v-1), -1)) // [Vc, D]
-	logits := ConvertDType(DotGeneral(gatherRows(h, pos), []int{2}, nil, wt, []int{1}, nil), sd)
+	logits := ConvertDType(DotGeneral(layers.GatherRows(h, pos), []int{2}, nil, wt, []int{1}, nil), sd)
 	dims := logits.Shape().Dimensions
 	real := LessThan(BroadcastToDims(Reshape(ids, 1, 1, dims[2]), dims...), Const(g, int32(v)))
 	logits = Where(real, logits, Scalar(g, sd, math.Inf(-1)))

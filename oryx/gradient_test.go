@@ -226,11 +226,11 @@ func TestLogitsInModeEqualsUniformModes(t *testing.T) {
 				tokens := oryxtest.RandomTokens(21, 2, 11, m.Config.Vocab)
 				lossAndGrads(t, m, ctx, tokens, nil, nil) // creates the variables
 				var params []string
-				ctx.EnumerateVariables(func(v *context.Variable) {
+				for v := range ctx.IterVariables() {
 					if v.Trainable && v.Name() == "weight" {
 						params = append(params, v.Scope())
 					}
-				})
+				}
 				require.Greater(t, len(params), 10)
 				want, wantGrads := lossAndGradsOf(t, m, ctx, tokens, oryxtest.ConstModes(2, 11, mode), params, nil)
 				got, gotGrads := lossAndGradsOf(t, m, ctx, tokens, nil, params, &mode)

@@ -22,13 +22,3 @@ func shapeString(x *Node) string {
 // LM head reads the same table, so N(0, 1) would give initial logits of standard deviation √d (a loss of
 // tens of nats); 0.02 gives a near-uniform initial prediction (loss ≈ ln V).
 const EmbeddingInitStd = 0.02
-
-// rowIndices turns idx [B, N] into Gather/Scatter indices [B, N, 2] = (b, idx[b, n]).
-func rowIndices(idx *Node) *Node {
-	b, n := idx.Shape().Dim(0), idx.Shape().Dim(1)
-	batch := Iota(idx.Graph(), shapeInt(b, n, 1), 0)
-	return Concatenate([]*Node{ConvertDType(batch, idx.DType()), ExpandAxes(idx, -1)}, -1)
-}
-
-// gatherRows picks x[b, idx[b, n]] for x [B, T, ...] → [B, N, ...].
-func gatherRows(x, idx *Node) *Node { return Gather(x, rowIndices(idx)) }

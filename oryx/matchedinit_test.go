@@ -56,15 +56,15 @@ func TestMatchedInitSharedWeightsEqual(t *testing.T) {
 				require.NotEqual(t, lb, lo, "the pair computes different functions (conv activation)")
 			}
 			shared := 0
-			ctxB.EnumerateVariables(func(vb *context.Variable) {
+			for vb := range ctxB.IterVariables() {
 				if !vb.Trainable {
-					return
+					continue
 				}
 				vo := ctxO.GetVariableByScopeAndName(vb.Scope(), vb.Name())
 				require.NotNil(t, vo, "%s has no %s/%s", p.oryx, vb.Scope(), vb.Name())
 				require.Equal(t, tensordata.Float64s(vb.MustValue()), tensordata.Float64s(vo.MustValue()), "%s/%s", vb.Scope(), vb.Name())
 				shared++
-			})
+			}
 			require.Greater(t, shared, 10)
 
 		})

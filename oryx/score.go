@@ -28,6 +28,7 @@ import (
 	"github.com/gomlx/gomlx/pkg/ml/context"
 
 	"github.com/oryx-go/oryx/internal/tensordata"
+	"github.com/oryx-go/oryx/layers"
 )
 
 // DefaultScoreMemBytes is the default budget for one tile's vocabulary projection and log-softmax
@@ -100,7 +101,7 @@ func TargetLogProbs(logits, targets *Node, sd dtypes.DType) (logp, greedy *Node)
 // scoreTile is one full-vocabulary tile: h [B, T, D], pos and targets [B, C] → logp [B, C] and greedy.
 func (m *Model) scoreTile(ctx *context.Context, h, pos, targets *Node) (logp, greedy *Node) {
 	w := m.HeadWeight(ctx, h.Graph())
-	x := gatherRows(h, pos)
+	x := layers.GatherRows(h, pos)
 	return TargetLogProbs(DotGeneral(x, []int{2}, nil, w, []int{1}, nil), targets, ScoreDType(m.computeDType()))
 }
 
@@ -112,7 +113,7 @@ func (m *Model) scoreVocabTile(ctx *context.Context, h, pos, targets, ids, mx, s
 	v := m.Config.Vocab
 	sd := ScoreDType(m.computeDType())
 	w := Gather(m.HeadWeight(ctx, g), ExpandAxes(MinScalar(ids, v-1), -1)) // [Vc, D]
-	x := gatherRows(h, pos)
+	x := layers.GatherRows(h, pos)
 	logits := ConvertDType(DotGeneral(x, []int{2}, nil, w, []int{1}, nil), sd) // [B, C, Vc]
 	dims := logits.Shape().Dimensions
 	idsRow := BroadcastToDims(Reshape(ids, 1, 1, dims[2]), dims...) // [B, C, Vc]

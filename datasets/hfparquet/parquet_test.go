@@ -1232,7 +1232,7 @@ func TestParquetCorruptSizes(t *testing.T) {
 	errContains(t, readErr(bad), bad, "compressed data announces")
 
 	// A footer holding a list of 2^31-1 doubles (parquet-go's thrift decoder would skip it for minutes).
-	footer := []byte{0x09 | 0x00, 0xc8, 0x01, 0xf7, 0xff, 0xff, 0xff, 0xff, 0x07, 0x00} // field 100: list<double>
+	footer := []byte{0x09, 0xc8, 0x01, 0xf7, 0xff, 0xff, 0xff, 0xff, 0x07, 0x00} // type list, long form (delta 0), field 100 (zigzag 200): list<double>
 	var file []byte
 	file = append(file, "PAR1"...)
 	file = append(file, footer...)

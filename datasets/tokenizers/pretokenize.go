@@ -127,15 +127,6 @@ func pretokNext(s string, i int) int {
 	return last
 }
 
-// pretokByteLevel calls fn with each pre-token of s (GPT-2 regex split) in order.
-func pretokByteLevel(s string, fn func(word string)) {
-	for i := 0; i < len(s); {
-		j := pretokNext(s, i)
-		fn(s[i:j])
-		i = j
-	}
-}
-
 // tokSanitizeUTF8 is the policy of the text tokenizers (BPE, SentencePiece) for invalid UTF-8 input: every
 // byte that is not part of a valid UTF-8 encoding is replaced by U+FFFD, one replacement per byte, exactly as
 // Go's `for range` over a string reads it. Valid input is returned unchanged without copying.

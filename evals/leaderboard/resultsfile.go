@@ -170,9 +170,6 @@ func (r *ResultsFile) MarshalJSON() ([]byte, error) {
 	return harness.PyJSON(d, -1)
 }
 
-// results is a run's results rows by task or group (the "results" and "groups" objects).
-type results map[string]harness.Doc
-
 // layoutTables are the per-task and per-group objects of the lm-eval layout, built by taskRows and
 // groupRows.
 type layoutTables struct {

@@ -10,8 +10,6 @@ import (
 	"strconv"
 
 	"github.com/gomlx/gomlx/backends"
-	"github.com/gomlx/gomlx/pkg/core/dtypes"
-	"github.com/gomlx/gomlx/pkg/core/shapes"
 	"github.com/gomlx/gomlx/pkg/ml/context"
 
 	"github.com/oryx-go/oryx/datasets/tokenizers"
@@ -219,5 +217,3 @@ func (m *Model) specFor(attnFrom int) (schedule.Spec, error) {
 	}
 	return m.spec, nil
 }
-
-func shapeInt(dims ...int) shapes.Shape { return shapes.Make(dtypes.Int32, dims...) }

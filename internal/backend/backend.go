@@ -13,7 +13,7 @@
 //     worker pool, which never could hit upstream SimpleGo v0.26's worker-pool deadlock (a DotGeneral holding
 //     a worker while waiting for more, docs/gomlx.md §6; fixed in the patched GoMLX of third_party/, not in
 //     an importer's upstream one), and runs independent graph nodes concurrently. It is 1.3–2×
-//     faster than "go:ops_sequential" on the mixers (BENCHMARKS.md). "go:ops_sequential" is the choice for
+//     faster than "go:ops_sequential" on the mixers (docs/history.md §8.1). "go:ops_sequential" is the choice for
 //     debugging: nodes run one at a time and a panic inside an op comes back as an error instead of
 //     ending the process.
 //

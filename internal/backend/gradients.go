@@ -2,7 +2,7 @@ package backend
 
 // Gradient (VJP) rules that replace or complete GoMLX v0.26.0's stock ones, so that models train on the
 // pure-Go backend. The measurements behind each rule are summarised below
-// and in BENCHMARKS.md.
+// and in docs/history.md §8.1.
 //
 // Why each rule exists:
 //   - DotGeneral, Dot: the stock rules broadcast v against the other operand into a

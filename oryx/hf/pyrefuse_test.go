@@ -94,7 +94,7 @@ func TestModelingRefusesWhatImportRefuses(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(twice, WeightsFile), weightsNamingTwice(t, a), 0o644))
 	cases = append(cases, refusal{"a tensor named twice", twice, "appears twice", "appears twice"})
 	for _, h := range hostileExports(t, cfg, ts) {
-		cases = append(cases, refusal{h.name, h.dir, h.want, h.key})
+		cases = append(cases, refusal(h))
 	}
 
 	var dirs []string

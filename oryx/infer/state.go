@@ -65,7 +65,7 @@ func convAfter(inputs, counts *Node, w int) *Node {
 		return Slice(inputs, AxisRange(), AxisRange(t, t+w))
 	}
 	first := ExpandAxes(counts, -1) // [B, 1]: the state after a tokens is rows a..a+W-2
-	return gatherRows(inputs, Add(first, Iota(inputs.Graph(), int32Shape(counts.Shape().Dim(0), w), 1)))
+	return layers.GatherRows(inputs, Add(first, Iota(inputs.Graph(), int32Shape(counts.Shape().Dim(0), w), 1)))
 }
 
 // padCache lays keys or values [B, T, H, X] out as a cache [B, H, L, X]: heads first, zero rows from T to L.
@@ -79,16 +79,6 @@ func padCache(x *Node, capacity int) *Node {
 	zeros := Zeros(x.Graph(), shapes.Make(x.DType(), d[0], d[2], capacity, d[3]))
 	return layers.CacheAppendRows(zeros, x, Iota(x.Graph(), int32Shape(d[0], d[1]), 1))
 }
-
-// rowIndices turns idx [B, N] into Gather indices [B, N, 2] = (b, idx[b, n]).
-func rowIndices(idx *Node) *Node {
-	b, n := idx.Shape().Dim(0), idx.Shape().Dim(1)
-	batch := Iota(idx.Graph(), int32Shape(b, n, 1), 0)
-	return Concatenate([]*Node{ConvertDType(batch, idx.DType()), ExpandAxes(idx, -1)}, -1)
-}
-
-// gatherRows picks x[b, idx[b, n]] for x [B, T, ...] → [B, N, ...].
-func gatherRows(x, idx *Node) *Node { return Gather(x, rowIndices(idx)) }
 
 // lastRows picks each row's hidden state at its last real token, h [B, T, D] and counts [B] (≥ 1) → [B, D].
 func lastRows(h, counts *Node) *Node {

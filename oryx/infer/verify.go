@@ -52,14 +52,13 @@ func commitGraph(m *oryx.Model, verified []oryx.LayerSpan, pos, accepted *Node) 
 			t := l.KRows.Shape().Dim(1)
 			idx := Iota(g, int32Shape(b, t), 1)
 			drop := GreaterOrEqual(idx, keep)
-			// The positions the verify pass wrote, clamped as it clamped them (cacheRows in package oryx).
-			at := MinScalar(Add(ExpandAxes(pos, -1), idx), float64(l.KCache.Shape().Dim(2)-1))
+			at := layers.CacheRows(Add(ExpandAxes(pos, -1), idx), l.KCache) // the rows the verify pass wrote, clamped alike
 			zero := ScalarZero(g, l.KRows.DType())
 			ls.KCache = layers.CacheAppendRows(l.KCache, Where(drop, Neg(l.KRows), zero), at)
 			ls.VCache = layers.CacheAppendRows(l.VCache, Where(drop, Neg(l.VRows), zero), at)
 		}
 		if l.Linear != nil {
-			ls.Linear = Squeeze(gatherRows(l.Linear, keep), 1)
+			ls.Linear = Squeeze(layers.GatherRows(l.Linear, keep), 1)
 		}
 		if l.ConvK != nil {
 			w := m.Config.ConvWidth - 1

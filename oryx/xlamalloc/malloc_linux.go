@@ -40,10 +40,10 @@ func init() { xlaalloc.Tuned = mallocTuned }
 // arena_max=4:glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=… does. XLA CPU mallocs each execution's
 // temporary buffers (tens to hundreds of MiB); by default glibc serves each from a fresh mmap and unmaps it on
 // free, so every execution pays the kernel's page faults again (a quarter of the CPU time of the mixer
-// benchmarks, BENCHMARKS.md). The cost: the process keeps its peak C heap until it exits. The Go heap is not
+// benchmarks, docs/history.md §8.9). The cost: the process keeps its peak C heap until it exits. The Go heap is not
 // affected.
 //
-// Four arenas, not one (2026-12-05, BENCHMARKS.md "The allocator's arenas"): with a single arena, a process
+// Four arenas, not one (2026-12-05, docs/history.md §8.7): with a single arena, a process
 // that compiled its executables itself (no persistent cache, or a cold one: a user's first run) trained at half
 // the speed of one that loaded them — the tiny Oryx-TG 15–17K against 33K tokens/s — the compiler's freed
 // heap left in the one arena that XLA's worker threads all lock: perf showed 12 % of the process in

@@ -16,11 +16,15 @@ func recipesTable() (string, error) {
 		"Peak LR, min ratio, warm-up | AdamW β₁, β₂, ε, wd | Clip | Precision | Mode blocks, p(attn) | Data | Tokenizer |\n")
 	b.WriteString("|---|--:|---|--:|--:|--:|---|---|---|--:|---|---|---|---|\n")
 	for _, r := range table {
-		s, err := MakeSettings(r, r.Train, DataSettings{Train: r.Data, Column: "text", Tokenizer: r.Tokenizer})
+		tc, err := r.Train.Resolve()
+		if err != nil {
+			return "", fmt.Errorf("%s: training config: %w", r.Name, err)
+		}
+		s, err := MakeSettings(r, tc, DataSettings{Train: r.Data, Column: "text", Tokenizer: r.Tokenizer})
 		if err != nil {
 			return "", fmt.Errorf("%s: %w", r.Name, err)
 		}
-		tc, m := r.Train.WithDefaults(), s.Model
+		m := s.Model
 		multi := "—"
 		if m.Variant.IsMultiMixer() {
 			multi = fmt.Sprintf("%d, %g", tc.BlockLen, tc.AttentionProb)

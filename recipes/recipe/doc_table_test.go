@@ -45,7 +45,9 @@ func TestRecipesDoc(t *testing.T) {
 // --print-config applies the flags given: --steps, --tokens, --precision, --tokenizer (the vocabulary).
 func TestPrintConfig(t *testing.T) {
 	for _, r := range table {
-		_, err := MakeSettings(r, r.Train, DataSettings{Tokenizer: r.Tokenizer})
+		tc, err := r.Train.Resolve()
+		require.NoError(t, err, r.Name)
+		_, err = MakeSettings(r, tc, DataSettings{Tokenizer: r.Tokenizer})
 		require.NoError(t, err, r.Name)
 	}
 	var out, errb bytes.Buffer

@@ -84,7 +84,10 @@ func MainArgs(name string, args []string, stdout, stderr io.Writer) error {
 		return cli.Usagef("--devices %d: must be ≥ 1", *f.devices)
 	}
 	tc.Devices = *f.devices
-	if err := tc.WithDefaults().Validate(); err != nil {
+	// The run's training config, resolved here once (a bad flag is a usage error): the plan is made with it
+	// and Train takes it as checked.
+	run := train.Run{Name: name, Train: tc}
+	if err := run.Check(); err != nil {
 		return cli.Usagef("flags: %w", err)
 	}
 	if *f.devices > be.NumDevices() && !(*f.plan && hw.Name != "cpu-here") {
@@ -104,7 +107,7 @@ func MainArgs(name string, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	p := MakePlan(name, cfg, tc, be, *f.devices)
+	p := MakePlan(name, cfg, run.Train, be, *f.devices)
 	if *f.plan {
 		return printPlan(p, name, hw, *f.devices, *f.mfu, stdout, stderr)
 	}
@@ -115,11 +118,10 @@ func MainArgs(name string, args []string, stdout, stderr io.Writer) error {
 		return cli.Usagef("%s needs --data (a pre-tokenized directory from `oryx tokenize`, or parquet files with a "+
 			"%q column) and --tokenizer (e.g. the GPT-NeoX-20B tokenizer.json)", name, *f.column)
 	}
-	sum, err := train.Train(train.Run{
-		Name: name, Model: cfg, Train: tc, Data: datasets.DataSpec{Spec: *f.data, Column: *f.column},
-		ValData: datasets.DataSpec{Spec: *f.valData, Column: *f.column}, Tokenizer: *f.tokenizer, Out: *f.out, Log: stderr,
-		Retrain: *f.retrain, Force: *f.force,
-	})
+	run.Model, run.Tokenizer, run.Out, run.Log, run.Retrain, run.Force = cfg, *f.tokenizer, *f.out, stderr, *f.retrain, *f.force
+	run.Data = datasets.DataSpec{Spec: *f.data, Column: *f.column}
+	run.ValData = datasets.DataSpec{Spec: *f.valData, Column: *f.column}
+	sum, err := train.Train(run)
 	if err != nil {
 		return err
 	}
@@ -242,7 +244,8 @@ func printConfig(rec Recipe, tc train.TrainConfig, f *mainFlags, stdout io.Write
 		return cli.Usagef("--devices %d: must be ≥ 1", *f.devices)
 	}
 	tc.Devices = *f.devices
-	if err := tc.WithDefaults().Validate(); err != nil {
+	tc, err := tc.Resolve()
+	if err != nil {
 		return cli.Usagef("flags: %w", err)
 	}
 	s, err := MakeSettings(rec, tc, DataSettings{Train: *f.data, Val: *f.valData, Column: *f.column, Tokenizer: *f.tokenizer})

@@ -60,8 +60,8 @@ type MemoryPlan struct {
 }
 
 // activationElemsPerToken estimates the elements a forward keeps for the backward pass, per token of a
-// micro-batch [choice: a count of the tensors oryx/block.go materialises; see BENCHMARKS.md for how it compares
-// with the measured peak]: per layer the norm inputs/outputs and residuals (6d), keys, both queries and the
+// micro-batch [choice: a count of the tensors oryx/block.go materialises; see docs/history.md §8.4 for how it
+// compares with the measured peak]: per layer the norm inputs/outputs and residuals (6d), keys, both queries and the
 // linear gates (≈ 3·H·dk), values, both readouts, the gate and the gated output (5·H·dv), the SwiGLU hidden
 // activations (4F), the dense attention logits and probabilities (2·H·T) and the linear mixer's per-chunk
 // matrices and states (3·H·C + H·dk·dv/C); plus the logits, their exponentials and gradient (3V).
@@ -81,15 +81,14 @@ func activationElemsPerToken(c oryx.Config, seqLen int) float64 {
 
 // pureGoMemory turns the memory model into the expected peak RSS on the pure-Go backend, which materialises
 // every intermediate (no fusion), keeps per-shape buffer pools and adds the Go runtime: peak ≈ 2.63 × model
-// + 223 MiB, a line through two measured training steps (BENCHMARKS.md: tiny 16 × 256 tokens, model 97 MiB,
+// + 223 MiB, a line through two measured training steps (docs/history.md §8.4: tiny 16 × 256 tokens, model 97 MiB,
 // peak 478 MiB; 130m 1 × 512 tokens, model 2.89 GiB, peak 7.83 GiB). Other backends get the model as is
 // (XLA fuses and reuses buffers; not calibrated).
 func pureGoMemory(model int64) int64 { return saturate(2.63*float64(model) + 223<<20) }
 
-// MakePlan computes the plan of recipe r with model c and training tc on backend be (probing its matmul
-// speed for about a second).
+// MakePlan computes the plan of recipe r with model c and training tc, resolved (train.TrainConfig.Resolve or
+// train.Run.Check), on backend be (probing its matmul speed for about a second).
 func MakePlan(name string, c oryx.Config, tc train.TrainConfig, be backends.Backend, devices int) Plan {
-	tc = tc.WithDefaults()
 	rep := oryx.CountParams(c)
 	p := Plan{
 		Recipe: name, Variant: string(c.Variant), Model: c, Params: rep.Total, NonEmbedding: rep.NonEmbedding(),

@@ -76,7 +76,7 @@ const (
 )
 
 // tinyTrain is the CPU recipe shared by the tiny models: sequences of 256 bytes of the synthetic language,
-// 16 per step, 300 steps (1.2M tokens): about 6 minutes per model on 2 cores (BENCHMARKS.md).
+// 16 per step, 300 steps (1.2M tokens): about 6 minutes per model on 2 cores (docs/history.md §8.4).
 var tinyTrain = train.TrainConfig{
 	SeqLen: 256, Batch: 16, MicroBatch: 16, Steps: 300,
 	LR: 3e-3, MinLRRatio: 0.1, WarmupSteps: 30, Beta1: 0.9, Beta2: 0.95, Eps: 1e-8, WeightDecay: 0.1,
@@ -88,7 +88,7 @@ var tinyTrain = train.TrainConfig{
 // with the byte vocabulary): the tiny recipe's shape (sequences of 256 bytes of the synthetic language, 16 per
 // step, blocks of 64 tokens in attention mode with probability 0.5) for 400 steps (1.6M tokens) at a lower peak
 // LR (2e-3: twice the width and depth of tiny). Measured on XLA CPU on 2 shared cores (load ≈ 8): 2.1K
-// tokens/s, ≈ 13 minutes for the 400 steps (BENCHMARKS.md "Self-speculative decoding": 240 steps in 588 s);
+// tokens/s, ≈ 13 minutes for the 400 steps (docs/history.md §8.9, "Self-speculative decoding": 240 steps in 588 s);
 // several times slower on the pure-Go backend.
 var smallTrain = train.TrainConfig{
 	SeqLen: 256, Batch: 16, MicroBatch: 16, Steps: 400,

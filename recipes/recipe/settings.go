@@ -53,7 +53,7 @@ var settingGroups = map[string]string{
 }
 
 // MakeSettings is the complete configuration of recipe r trained with tc (r.Train, or it with the flags
-// applied) on data: the model is r's preset for the tokenizer data.Tokenizer names (loaded to size the
+// applied; resolved: train.TrainConfig.Resolve) on data: the model is r's preset for the tokenizer data.Tokenizer names (loaded to size the
 // vocabulary; none: the preset's).
 func MakeSettings(r Recipe, tc train.TrainConfig, data DataSettings) (Settings, error) {
 	if data.Tokenizer != "" {
@@ -72,7 +72,6 @@ func MakeSettings(r Recipe, tc train.TrainConfig, data DataSettings) (Settings, 
 		Optimizer: map[string]json.RawMessage{}, Schedule: map[string]json.RawMessage{}, Budget: map[string]json.RawMessage{},
 		Run: map[string]json.RawMessage{}}
 	groups := map[string]map[string]json.RawMessage{"optimizer": s.Optimizer, "schedule": s.Schedule, "budget": s.Budget, "run": s.Run}
-	tc = tc.WithDefaults()
 	raw, err := json.Marshal(tc)
 	if err != nil {
 		return Settings{}, err

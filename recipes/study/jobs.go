@@ -15,7 +15,7 @@ import (
 
 // Runs are trained and evaluated Config.Jobs at a time. On XLA CPU a tiny model's step is hundreds of small
 // kernels that keep about 1.5 of 2 cores busy, and compilation is single-threaded; two runs side by side
-// finish in ~0.65× the time of one after the other (BENCHMARKS.md, "The main job on two cores"). Each run is
+// finish in ~0.65× the time of one after the other (docs/history.md §8.9, "The main job on two cores"). Each run is
 // deterministic (its own seeds and data order), so the results do not depend on Jobs; only the log
 // interleaves, each line prefixed with its run's name.
 

@@ -179,11 +179,11 @@ type component struct {
 
 // outcome of one component: Holds, Fails or Inconclusive, with the bounds that decided it.
 type outcome struct {
-	verdict                   string
-	lo, hi                    float64 // at Level
-	failLo, failHi            float64 // at the Bonferroni level of a failure
-	failLevel                 float64 // that level
-	significant, sigDirection string  // whether θ differs from zero at Level: "above zero", "below zero", ""
+	verdict        string
+	lo, hi         float64 // at Level
+	failLo, failHi float64 // at the Bonferroni level of a failure
+	failLevel      float64 // that level
+	significant    string  // whether θ differs from zero at Level: "above zero", "below zero", ""
 }
 
 // decideComponents decides a claim over its components (see the package comment above): holds when all hold

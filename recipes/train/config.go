@@ -91,6 +91,14 @@ func (c TrainConfig) WithDefaults() TrainConfig {
 	return c
 }
 
+// Resolve fills the defaults (WithDefaults) and validates the result (Validate): the one check of a training
+// config, which every entry point makes once (Run.Check inside Train, NewTrainer, the recipe command's
+// --print-config); what it returns is what the code behind the entry point uses as it is.
+func (c TrainConfig) Resolve() (TrainConfig, error) {
+	c = c.WithDefaults()
+	return c, c.Validate()
+}
+
 // Learning-rate schedules and mode-training options.
 const (
 	LRCosine                  = "cosine"

@@ -8,7 +8,9 @@
 //	optimizer.go   AdamW in the graph, DecayParam (no decay on norms, A_log, dt_bias, D), global-norm clipping
 //	trainer.go     Trainer: forward/backward over micro-batches with accumulation, one optimizer step
 //	run.go         Run and Train(Run): set up, open the run directory, resume, train, finish
-//	rundir.go      the run directory at start-up: a finished run (returned as it is, or --retrain)
+//	rundir.go      the run directory at start-up: whether its newest checkpoint is this run's (runCheckpoint, the
+//	               one answer; another run's is refused before anything is written), a finished run (returned
+//	               as it is, or --retrain)
 //	session.go     the run in training: resume from the newest checkpoint, the outputs it writes to
 //	loop.go        the loop: each step (data, mode schedule, learning rate, update), checkpoints, signals
 //	control.go     what steers a run from outside (the OS signals; tests inject their own control)

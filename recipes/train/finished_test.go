@@ -2,6 +2,9 @@ package train
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -123,4 +126,105 @@ func TestFinishedRunReadsOldValKeys(t *testing.T) {
 		require.Contains(t, v.Loss, ValBlockRandom)
 		require.NotContains(t, v.Loss, "mixed")
 	}
+}
+
+// byteLevelTokenizer writes a tokenizer.json under dir/name: a byte-level BPE with one token per byte (GPT-2's
+// byte-to-character map) and <|endoftext|>, no merges; offset shifts the byte tokens' ids, so that two files of
+// different offsets are different tokenizers of the same vocabulary size.
+func byteLevelTokenizer(t *testing.T, dir, name string, offset int) string {
+	var bs []int
+	for b := 0; b < 256; b++ {
+		if b >= '!' && b <= '~' || b >= 0xa1 && b <= 0xac || b >= 0xae {
+			bs = append(bs, b)
+		}
+	}
+	chars := map[int]rune{}
+	for _, b := range bs {
+		chars[b] = rune(b)
+	}
+	n := 0
+	for b := 0; b < 256; b++ {
+		if _, ok := chars[b]; !ok {
+			chars[b] = rune(256 + n)
+			n++
+		}
+	}
+	vocab := map[string]int{}
+	for b := 0; b < 256; b++ {
+		vocab[string(chars[b])] = (b+offset)%256 + 1
+	}
+	vocab["<|endoftext|>"] = 0
+	doc := map[string]any{
+		"version":       "1.0",
+		"added_tokens":  []any{map[string]any{"id": 0, "content": "<|endoftext|>", "special": true}},
+		"normalizer":    nil,
+		"pre_tokenizer": map[string]any{"type": "ByteLevel", "add_prefix_space": false},
+		"decoder":       map[string]any{"type": "ByteLevel"},
+		"model":         map[string]any{"type": "BPE", "vocab": vocab, "merges": []string{}},
+	}
+	data, err := json.Marshal(doc)
+	require.NoError(t, err)
+	path := filepath.Join(dir, name, "tokenizer.json")
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	require.NoError(t, os.WriteFile(path, data, 0o644))
+	return path
+}
+
+// TestCheckpointOfAnotherRun: "is the newest checkpoint in --out this run's?" is answered once (runCheckpoint),
+// before anything is written. Asked with another trajectory, data or model, a finished run (the same --steps)
+// and a run to continue (more --steps) are refused with the same reason, and the directory is left as it was —
+// the run's copy of its tokenizer included, which a refused run used to overwrite with its own --tokenizer
+// (the finished-run check answered "not finished" without a reason, and the refusal came after the copy).
+func TestCheckpointOfAnotherRun(t *testing.T) {
+	toks := t.TempDir()
+	run := func(out string) Run {
+		r := tinyRun(t, oryx.Mamba2, out)
+		r.Train.Steps, r.Train.EvalBatches, r.Train.LRSchedule = 2, 0, LRConstant
+		r.Tokenizer = byteLevelTokenizer(t, toks, "bytelevel", 0)
+		return r
+	}
+	out := t.TempDir()
+	_, err := Train(run(out))
+	require.NoError(t, err)
+	st, err := runCheckpoint(run(out))
+	require.NoError(t, err)
+	require.Equal(t, 2, st.Step, "the run's own checkpoint")
+	st, err = runCheckpoint(run(t.TempDir()))
+	require.NoError(t, err)
+	require.Nil(t, st, "no checkpoint: a fresh run")
+	// Each file's content hash and modification time (a failure then prints short lines).
+	digest := func() map[string]string {
+		m := map[string]string{}
+		for p, f := range snapshot(t, out) {
+			m[p] = fmt.Sprintf("%x %s", sha256.Sum256(f.data), f.mod)
+		}
+		return m
+	}
+	before := digest()
+	require.Contains(t, before, filepath.Join(out, rundir.TokenizerDir, "bytelevel.json"))
+
+	other := byteLevelTokenizer(t, filepath.Join(toks, "other"), "bytelevel", 7) // the same name, other ids
+	for _, c := range []struct {
+		name, want string
+		edit       func(r *Run)
+	}{
+		{"trajectory", "the training config differs from the checkpoint's (checkpoint vs now): lr: 0.003 vs 0.01",
+			func(r *Run) { r.Train.LR = 1e-2 }},
+		{"data", `--data "synth:3" differs from the checkpoint's "synth"`, func(r *Run) { r.Data.Spec = "synth:3" }},
+		{"model", "the model config differs from the checkpoint's (checkpoint vs now): mlp_hidden", func(r *Run) { r.Model.MLPHidden *= 2 }},
+	} {
+		for _, steps := range []int{2, 4} {
+			r := run(out)
+			r.Tokenizer, r.Train.Steps = other, steps
+			c.edit(&r)
+			_, err := runCheckpoint(r)
+			require.ErrorContains(t, err, c.want, "%s, %d steps: runCheckpoint", c.name, steps)
+			_, err = Train(r)
+			require.ErrorContains(t, err, "resuming from "+out+": "+c.want, "%s, %d steps: Train", c.name, steps)
+			require.Equal(t, before, digest(), "%s, %d steps: the refused run changed the directory", c.name, steps)
+		}
+	}
+	s, err := Train(run(out))
+	require.NoError(t, err, "the run itself is still finished")
+	require.Equal(t, 2, s.Steps)
 }

@@ -47,14 +47,29 @@ type Run struct {
 	// Force writes into an Out that holds another command's output (an export, a tokenized corpus, ...),
 	// which Train otherwise refuses (claim.Dir).
 	Force bool `json:"-"`
+
+	// checked is Train as Check resolved it: while Train is unchanged, Train (the function) uses it as it is.
+	checked *TrainConfig
+}
+
+// Check resolves r.Train (TrainConfig.Resolve: the defaults filled, every field checked), which is what Train
+// does first: a command calls it to report a bad flag, and to plan with the config the run will use, before its
+// other work; Train then takes r.Train as checked instead of checking it again, unless it changed since.
+func (r *Run) Check() error {
+	tc, err := r.Train.Resolve()
+	if err != nil {
+		return fmt.Errorf("training config: %w", err)
+	}
+	r.Train, r.checked = tc, &tc
+	return nil
 }
 
 // ErrInterrupted is returned when the run stopped on SIGINT/SIGTERM after saving a checkpoint.
 var ErrInterrupted = errors.New("interrupted: checkpoint saved; run the same command to resume")
 
 // Train runs (or resumes) r to r.Train.Steps steps. Its steps, in order: check the run (setUp), take the
-// run directory (openRunDir: a finished run ends here), start fresh or resume from the newest checkpoint
-// (resume), open the outputs (openOutputs), train (loop: each step, then validate and save when due), and
+// run directory (openRunDir: another run's checkpoint is refused and a finished run ends here), start fresh
+// or resume from the newest checkpoint (resume), open the outputs (openOutputs), train (loop: each step, then validate and save when due), and
 // write the summary (finish).
 func Train(r Run) (*Summary, error) { return train(r, osControl{}) }
 
@@ -76,14 +91,15 @@ func train(r Run, ctl control) (*Summary, error) {
 		return nil, err
 	}
 	defer w.Close()
-	if sum, done, err := openRunDir(r, w); err != nil || done {
+	st, sum, done, err := openRunDir(r, w)
+	if err != nil || done {
 		return sum, err
 	}
 	tokFile, err := rundir.CopyTokenizer(r.Out, r.Tokenizer, tok.Name())
 	if err != nil {
 		return nil, fmt.Errorf("--tokenizer: copying it into the run directory: %w", err)
 	}
-	s, err := resume(r, w, be, tok)
+	s, err := resume(r, w, be, tok, st)
 	if err != nil {
 		return nil, err
 	}
@@ -98,16 +114,18 @@ func train(r Run, ctl control) (*Summary, error) {
 	return s.finish()
 }
 
-// setUp fills r's defaults and checks the run before anything is touched: the training and model configs,
+// setUp fills r's defaults and checks the run before anything is touched: the training config (Check, unless
+// the caller did), the model config,
 // the mode training against the variant, the run directory, the warm-up, and the tokenizer against the
 // model's vocabulary, which it returns loaded.
 func setUp(r *Run) (tokenizers.Tokenizer, error) {
 	if r.Log == nil {
 		r.Log = os.Stderr
 	}
-	r.Train = r.Train.WithDefaults()
-	if err := r.Train.Validate(); err != nil {
-		return nil, fmt.Errorf("training config: %w", err)
+	if r.checked == nil || *r.checked != r.Train {
+		if err := r.Check(); err != nil {
+			return nil, err
+		}
 	}
 	if err := r.Model.Validate(); err != nil {
 		return nil, fmt.Errorf("model config: %w", err)

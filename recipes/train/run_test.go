@@ -240,6 +240,29 @@ func TestBadRunConfigErrors(t *testing.T) {
 	require.ErrorContains(t, err, "--mode-training complementary")
 }
 
+// TestRunCheckResolvesOnce: Run.Check fills the defaults and checks the training config once, the config
+// Train then uses (a recipe command plans with it); a config changed after the check is checked again by Train,
+// so a bad field set after Check is still an error naming it, not a trainer built on it.
+func TestRunCheckResolvesOnce(t *testing.T) {
+	r := tinyRun(t, oryx.Mamba2, t.TempDir())
+	r.Train.Steps, r.Train.EvalBatches = 2, 0
+	require.NoError(t, r.Check())
+	want, err := tinyRun(t, oryx.Mamba2, "").Train.Resolve()
+	require.NoError(t, err)
+	want.Steps, want.EvalBatches = 2, 0
+	require.Equal(t, want, r.Train, "Check leaves the resolved config in the run")
+	require.Equal(t, 1, r.Train.LogEvery, "a default filled")
+	s, err := Train(r)
+	require.NoError(t, err)
+	require.Equal(t, 2, s.Steps)
+
+	bad := tinyRun(t, oryx.Mamba2, t.TempDir())
+	require.NoError(t, bad.Check())
+	bad.Train.MicroBatch = 3 // after the check
+	_, err = Train(bad)
+	require.ErrorContains(t, err, "training config: micro_batch: 3")
+}
+
 // TestKill9Resume trains in a child process, kills it with SIGKILL as soon as it has written its second
 // checkpoint (possibly in the middle of a later save), runs the same command again, and checks that the
 // loss curve equals the uninterrupted run's.

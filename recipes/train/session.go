@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/gomlx/gomlx/backends"
@@ -51,16 +50,13 @@ type session struct {
 	elapsedBase float64 // st.ElapsedSec at the start of this process
 }
 
-// resume builds the session: the model, its optimizer state and the run state from the newest checkpoint
-// in r.Out, checked against r (the training config and the data must be the checkpoint's), or a fresh model
-// when there is none; the trainer; the training data at the saved position; and the validation set.
-func resume(r Run, w *oryx.CheckpointDir, be backends.Backend, tok tokenizers.Tokenizer) (*session, error) {
-	s := &session{r: r, w: w, tc: r.Train, be: be, tok: tok, savedStep: -1}
-	names, err := oryx.ListCheckpoints(r.Out)
-	if err != nil {
-		return nil, err
-	}
-	if len(names) > 0 {
+// resume builds the session: the model, its optimizer state and the run state st of the newest checkpoint in
+// r.Out (found to be r's by runCheckpoint), or a fresh model when st is nil; the trainer; the training data
+// at the saved position; and the validation set.
+func resume(r Run, w *oryx.CheckpointDir, be backends.Backend, tok tokenizers.Tokenizer, st *RunState) (*session, error) {
+	s := &session{r: r, w: w, tc: r.Train, be: be, tok: tok, savedStep: -1, st: st}
+	var err error
+	if st != nil {
 		if err := s.loadCheckpoint(); err != nil {
 			return nil, fmt.Errorf("resuming from %s: %w", r.Out, err)
 		}
@@ -71,7 +67,7 @@ func resume(r Run, w *oryx.CheckpointDir, be backends.Backend, tok tokenizers.To
 		s.ctx = context.New()
 		s.ctx.SetParam(context.ParamInitialSeed, int64(s.tc.Seed))
 	}
-	if s.trainer, err = NewTrainer(be, s.model, s.ctx, s.tc); err != nil {
+	if s.trainer, err = newTrainer(be, s.model, s.ctx, s.tc); err != nil {
 		return nil, err
 	}
 	var state json.RawMessage
@@ -94,27 +90,14 @@ func resume(r Run, w *oryx.CheckpointDir, be backends.Backend, tok tokenizers.To
 	return s, nil
 }
 
-// loadCheckpoint loads the newest checkpoint and its run state, refusing a training config or data that
-// differ from the checkpoint's.
+// loadCheckpoint loads the weights and optimizer state of the newest checkpoint, whose run state s.st is.
 func (s *session) loadCheckpoint() error {
 	var err error
 	if s.model, s.ctx, err = oryx.LoadCheckpoint(s.r.Out, &s.r.Model); err != nil {
 		return err
 	}
-	step := int(optimizers.GetGlobalStep(s.ctx))
-	if step > s.tc.Steps {
-		return fmt.Errorf("the run's newest checkpoint is at step %d, beyond --steps %d: its weights are not those of a %d-step "+
-			"run; use another --out (or --steps %d)", step, s.tc.Steps, s.tc.Steps, step)
-	}
-	if s.st, err = readState(s.r.Out, step); err != nil {
-		return err
-	}
-	if d := trajectoryDiff(s.st.Train, s.tc); len(d) > 0 {
-		return fmt.Errorf("the training config differs from the checkpoint's (checkpoint vs now): %s; "+
-			"use another --out to start a new run", strings.Join(d, "; "))
-	}
-	if s.st.Data != s.r.Data {
-		return fmt.Errorf("--data %q differs from the checkpoint's %q", s.r.Data.Spec, s.st.Data.Spec)
+	if step := int(optimizers.GetGlobalStep(s.ctx)); step != s.st.Step {
+		return fmt.Errorf("the newest checkpoint holds step %d, its name and trainer state step %d", step, s.st.Step)
 	}
 	return nil
 }

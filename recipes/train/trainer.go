@@ -57,10 +57,15 @@ type StepStats struct {
 // checkpoint with its optimizer state). With cfg.Precision "bf16" the model computes in bfloat16 from its
 // float32 weights.
 func NewTrainer(be backends.Backend, m *oryx.Model, ctx *context.Context, cfg TrainConfig) (*Trainer, error) {
-	cfg = cfg.WithDefaults()
-	if err := cfg.Validate(); err != nil {
+	cfg, err := cfg.Resolve()
+	if err != nil {
 		return nil, fmt.Errorf("train.NewTrainer: %w", err)
 	}
+	return newTrainer(be, m, ctx, cfg)
+}
+
+// newTrainer is NewTrainer for a resolved cfg (TrainConfig.Resolve): Train's, checked when the run was.
+func newTrainer(be backends.Backend, m *oryx.Model, ctx *context.Context, cfg TrainConfig) (*Trainer, error) {
 	if m.DType != dtypes.Float32 && m.DType != dtypes.Float64 {
 		return nil, fmt.Errorf("train.NewTrainer: model weights must be float32 or float64, got %s", m.DType)
 	}
