@@ -508,6 +508,9 @@ func trendResult(c Config, models []*ModelResult) (*TrendResult, error) {
 				if readErr != nil {
 					return nil, readErr
 				}
+				for i := range seeds {
+					seeds[i] = int(c.trainSeed(seeds[i])) // the training seed, as the report names it
+				}
 				est := estimateOf(gaps, seeds, nil)
 				est.SetSE = setSE / float64(max(len(gaps), 1))
 				tokens := int64(step) * c.Train.TokensPerStep()
@@ -687,7 +690,10 @@ func lnCross(form string, f TrendSeedFit, level float64) float64 {
 // the statuses); lo and hi are the measured range's tokens.
 func crossing(form string, fits []TrendSeedFit, level, lo, hi float64) TrendCrossing {
 	cr := TrendCrossing{Level: level, Status: CrossUndetermined}
-	name := fmt.Sprintf("%+g %%", 100*level)
+	name := "0"
+	if level != 0 {
+		name = fmt.Sprintf("%+g %%", 100*level)
+	}
 	undetermined := func(why string) TrendCrossing {
 		cr.Words = fmt.Sprintf("%s: the data do not determine where the gap would reach %s: %s", form, name, why)
 		return cr
@@ -750,14 +756,14 @@ func crossing(form string, fits []TrendSeedFit, level, lo, hi float64) TrendCros
 		return cr
 	}
 	cr.Status = CrossExtrapolated
-	cr.Words = fmt.Sprintf("%s: extrapolated beyond the measured %s–%s tokens, the gap (%s) would reach %s at %s tokens, interval [%s, %s] "+
-		"(one-sided %.0f %% bounds, t over %d seeds: %s)", form, human.Int(int64(lo)), human.Int(int64(hi)), way, name,
-		human.Int(int64(mean)), human.Int(int64(math.Exp(l))), human.Int(int64(math.Exp(h))), 100*Level, len(lns), strings.Join(perSeed, " / "))
+	cr.Words = fmt.Sprintf("%s: extrapolated, the gap (%s) would reach %s at %s tokens, interval [%s, %s] (one-sided %.0f %% bounds, t over "+
+		"%d seeds: %s), reaching outside the measured %s–%s tokens", form, way, name, human.Int(int64(mean)), human.Int(int64(math.Exp(l))),
+		human.Int(int64(math.Exp(h))), 100*Level, len(lns), strings.Join(perSeed, " / "), human.Int(int64(lo)), human.Int(int64(hi)))
 	return cr
 }
 
 // writeTrendPlot draws trend.png: per width and mode, each seed's gap against tokens (log axis) with its power
-// law (thin; where fitted), the seeds' mean power law and mean log-linear fit (thick), drawn to 4× the last
+// law (thin; where fitted), the seeds' mean power law and mean log-linear fit (thick), drawn to 2× the last
 // budget (beyond it: extrapolated), and the +1 % and 0 lines.
 func writeTrendPlot(c Config, r *TrendResult) error {
 	var panels []*figure.Panel
@@ -766,7 +772,7 @@ func writeTrendPlot(c Config, r *TrendResult) error {
 			p := &figure.Panel{Title: fmt.Sprintf("%s: %s vs %s", tw.Size, tm.Candidate, tm.Reference),
 				X: figure.Axis{Label: "training tokens", Scale: figure.Log10}, Y: figure.Axis{Label: "relative loss gap (%)"},
 				HRefs:   []figure.Ref{{At: 100 * MarginA, Label: "+1 % (claim (a)'s margin)"}, {At: 0, Label: "no gap"}},
-				Comment: "points: per seed; thin: its power law; thick: the seeds' mean fits, dashed beyond the last budget (extrapolated)"}
+				Comment: "thin: each seed and its power law; thick: mean fits (dashed: extrapolated)"}
 			series := seriesOf(tm.Points)
 			var x0, x1 float64
 			for _, pt := range tm.Points {
@@ -814,7 +820,7 @@ func writeTrendPlot(c Config, r *TrendResult) error {
 				}
 				xs := grid(x0, x1)
 				p.Lines = append(p.Lines, figure.Line{Name: name, X: xs, Y: trendCurve(f.Form, a, b, xs), Color: col, Width: 2.5})
-				xe := grid(x1, 4*x1)
+				xe := grid(x1, 2*x1)
 				p.Lines = append(p.Lines, figure.Line{X: xe, Y: trendCurve(f.Form, a, b, xe), Color: col, Width: 2, Dash: figure.Dashed})
 			}
 			panels = append(panels, p)

@@ -139,7 +139,7 @@ func TestTrendCrossingWording(t *testing.T) {
 		words  []string
 	}{
 		{"extrapolated", []TrendSeedFit{pl(2, 2e7, 0.4), pl(3, 2.5e7, 0.4), pl(4, 3e7, 0.4)}, CrossExtrapolated,
-			[]string{"extrapolated beyond the measured", "interval ["}},
+			[]string{"extrapolated, the gap (falling) would reach +1 %", "interval [", "reaching outside the measured"}},
 		{"beyond 100×", []TrendSeedFit{pl(2, 2e7, 0.4), pl(3, 2e9, 0.4), pl(4, 3e10, 0.4)}, CrossUndetermined,
 			[]string{"do not determine", "beyond 100× the measured"}},
 		{"one seed", []TrendSeedFit{pl(2, 3e6, 0.4)}, CrossUndetermined, []string{"one seed", "no spread"}},
@@ -217,6 +217,101 @@ func TestTrendConfig(t *testing.T) {
 	require.NoError(t, checkConfig(c))
 }
 
+// TestTrendResultFromScores: trendResult reads every run's score files at every budget, at both widths: the
+// per-seed gaps are the files' paired gaps (named by training seed), the set's SE is theirs, and a linear gap
+// planted as a power law per seed gives back its exponents and its +1 % crossing.
+func TestTrendResultFromScores(t *testing.T) {
+	c := QuickTrendConfig(false)
+	c.Out = t.TempDir()
+	c.Train.Steps, c.Train.EvalEvery, c.TrendBudgets = 1800, 75, slices.Clone(TrendBudgets)
+	_, fp, err := trendSet(c)
+	require.NoError(t, err)
+	b := map[int]float64{1: 0.45, 2: 0.55}       // by seed index
+	cross := map[int]float64{1: 3e6, 2: 4e6}     // +1 % crossings at tiny2x
+	gapOf := func(w, k int, T float64) float64 { // linear mode: a power law through +1 % at cross
+		return 0.01 * math.Pow(cross[k]*float64(w), b[k]) * math.Pow(T, -b[k]) // tiny's crossing at half tiny2x's tokens
+	}
+	var models []*ModelResult
+	for _, r := range c.Runs {
+		for k := 1; k <= c.seeds(); k++ {
+			models = append(models, &ModelResult{RunSpec: r, Seed: k, Params: 1000 * int64(r.width())})
+			for _, step := range c.TrendBudgets {
+				T := float64(int64(step) * c.Train.TokensPerStep())
+				sc := trendScores{Run: c.label(job{r, k}), Step: step, Tokens: int64(T), Set: fp, Sequences: c.HeldOutSequences,
+					Losses: map[string][]float64{}}
+				for _, mode := range schedulesOf(r.Variant) {
+					if mode != "attention" && mode != "linear" {
+						continue
+					}
+					l := make([]float64, c.HeldOutSequences)
+					for i := range l {
+						l[i] = 1 + 0.01*float64(i)
+						switch {
+						case r.Name == "oryx-tg" && mode == "linear":
+							l[i] *= 1 + gapOf(r.width(), k, T)
+						case r.Name == "oryx-tg":
+							l[i] *= 1 + 0.02*float64(k) + 0.003*float64(i%3-1) // a gap with a per-sequence spread: a set SE
+						}
+					}
+					sc.Losses[mode] = l
+				}
+				data, err := json.Marshal(sc)
+				require.NoError(t, err)
+				path := trendScoresPath(c, job{r, k}, step)
+				require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+				require.NoError(t, os.WriteFile(path, data, 0o644))
+			}
+		}
+	}
+	res, err := trendResult(c, models)
+	require.NoError(t, err)
+	require.Equal(t, []int{2, 3}, res.Seeds)
+	require.Len(t, res.Widths, 2)
+	for wi, tw := range res.Widths {
+		w := []int{2, 1}[wi]
+		require.Equal(t, w, tw.Width)
+		require.Equal(t, int64(1000*w), tw.Params["oryx-tg"])
+		require.Len(t, tw.Modes, 2)
+		lin, att := tw.Modes[0], tw.Modes[1]
+		require.Equal(t, "linear", lin.Mode)
+		require.Equal(t, "attention", att.Mode)
+		for i, pt := range lin.Points {
+			T := float64(pt.Tokens)
+			require.Equal(t, c.TrendBudgets[i], pt.Steps)
+			require.Equal(t, []int{2, 3}, pt.est.Seeds)
+			for j, k := range []int{1, 2} {
+				require.InDelta(t, gapOf(w, k, T), pt.est.Values[j], 1e-12)
+			}
+			require.InDelta(t, 0, pt.est.SetSE, 1e-12, "the same gap on every sequence: no set error")
+			require.InDelta(t, T/float64(1000*w), pt.TokensPerParam, 0.05)
+		}
+		for _, pt := range att.Points {
+			require.Greater(t, pt.est.SetSE, 0.0)
+			require.InDelta(t, 0.02, pt.est.Values[0], 1e-3)
+			require.InDelta(t, 0.04, pt.est.Values[1], 1e-3)
+		}
+		pl := fitOf(t, lin.Fits, FormPowerLaw)
+		for j, k := range []int{1, 2} {
+			require.Equal(t, 1+k, pl.PerSeed[j].Seed)
+			require.InDelta(t, b[k], pl.PerSeed[j].b, 1e-9)
+			require.InEpsilon(t, cross[k]*float64(w), math.Exp(lnCross(FormPowerLaw, pl.PerSeed[j], MarginA)), 1e-6)
+		}
+		require.InEpsilon(t, math.Sqrt(cross[1]*cross[2])*float64(w), pl.Crossings[0].Tokens.(float64), 1e-4)
+		// The attention gap is flat in T: no crossing, in either form.
+		for _, f := range att.Fits {
+			for _, cr := range f.Crossings {
+				require.Equal(t, CrossUndetermined, cr.Status, cr.Words)
+			}
+		}
+	}
+	// A missing score file is an error that names it and says how to retrain.
+	missing := trendScoresPath(c, job{c.Runs[1], 2}, 900)
+	require.NoError(t, os.Remove(missing))
+	_, err = trendResult(c, models)
+	require.ErrorContains(t, err, missing)
+	require.ErrorContains(t, err, "retrain")
+}
+
 // TestTrendMissingCorpus: the English trend with its corpora missing fails before any training with an error
 // that says where the study expects them and where to get them.
 func TestTrendMissingCorpus(t *testing.T) {
@@ -272,7 +367,8 @@ func checkTrendRun(t *testing.T, c Config, rep *Report) {
 			require.Len(t, tm.Points, len(c.TrendBudgets))
 			for _, pt := range tm.Points {
 				require.Len(t, pt.est.Values, c.seeds())
-				for i, k := range pt.est.Seeds {
+				for i, ts := range pt.est.Seeds {
+					k := ts - int(c.Train.Seed) + 1 // the training seed's index
 					cand := job{RunSpec{Name: "oryx-tg", Width: tw.Width}, k}
 					ref := job{RunSpec{Name: map[string]string{"linear": "gdn", "attention": "transformer"}[tm.Mode], Width: tw.Width}, k}
 					sa, err := readTrendScores(c, cand, pt.Steps, fp)
@@ -313,19 +409,22 @@ func checkTrendRun(t *testing.T, c Config, rep *Report) {
 	require.Contains(t, back, "trend")
 }
 
-// TestQuickTrend: the trend at the quick budget on the synthetic mixture, both widths, two seeds: every run
-// scores the held-out set at every budget, trend.json's gaps are those of the score files, and a score file of
-// another set is refused by name.
+// TestQuickTrend: the trend at the quick budget on the synthetic mixture (the tiny width, one seed): every run
+// scores the held-out set at every budget, trend.json's gaps are those of the score files, one seed gives no
+// crossing, and a score file of another set is refused by name.
 func TestQuickTrend(t *testing.T) {
 	if testing.Short() {
-		t.Skip("-short: trains twelve quick runs")
+		t.Skip("-short: trains three quick runs")
 	}
 	c := QuickTrendConfig(false)
 	c.Out = t.TempDir()
+	c.Runs, c.Seeds = c.Runs[3:], 1 // the tiny width, one seed (~20 s of CPU): TestTrendResultFromScores reads two widths
 	rep, err := Run(context.Background(), c, testLog{t})
 	require.NoError(t, err)
-	require.Len(t, rep.Models, 12)
+	require.Len(t, rep.Models, 3)
 	checkTrendRun(t, c, rep)
+	require.False(t, rep.Trend.English)
+	require.Contains(t, rep.Trend.Widths[0].Modes[0].Fits[1].Crossings[0].Words, "one seed")
 
 	// A score file of another held-out set: refused, naming the file (the finished runs are not retrained).
 	j := job{c.Runs[0], 1}
