@@ -134,7 +134,7 @@ func TrendEnglishData(dir string) string {
 // held-out set scored at every TrendBudgets step, nothing evaluated after training. English trains on
 // TrendEnglishData(datasets.DefaultDataDir) and scores TrendEnglishSequences held-out English sequences; the
 // synthetic variant trains on the study's mixture and scores DefaultHeldOutSequences of the held-out synthetic
-// language. Sized for ≤ 2 hours each on XLA CPU with 2 cores, quiet (docs/studies.md §8).
+// language. Sized for ≤ 2 hours each on XLA CPU with 2 cores, quiet (the estimate: the Makefile and docs/studies.md, "The trend").
 func TrendConfig(english bool) Config {
 	c := Default()
 	c.Out = "runs/study-trend-synth"
