@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -137,4 +138,28 @@ func TestScaleBudgets(t *testing.T) {
 	require.Equal(t, []int{250, 560}, scaleBudgets(560, 50)) // half of 560 is 280: 250 is the curve step below
 	require.Equal(t, []int{300, 600}, scaleBudgets(600, 25))
 	require.Equal(t, []int{40}, scaleBudgets(40, 50), "no curve step below half: the end only")
+}
+
+// TestTrendWorkerProcesses: --trend with --jobs 2 trains each run in a worker process, which scores the
+// held-out set at every budget (the trend's probe travels in the worker's configuration); the parent reads
+// the score files into trend.json.
+func TestTrendWorkerProcesses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: trains three quick runs")
+	}
+	out := filepath.Join(t.TempDir(), "trend")
+	clitest.Run(t, nil, "--trend", "--quick", "--widths", "1", "--seeds", "1", "--jobs", "2", "--out", out).
+		Check(t, 0, "wrote "+out+"/report.md, trend.json", "tiny, oryx-tg linear vs gdn linear: log-linear")
+	for _, run := range []string{"transformer-tiny", "gdn-tiny", "oryx-tg-tiny"} {
+		for _, step := range []int{2, 4, 6, 8} {
+			require.FileExists(t, filepath.Join(out, "scores", run, fmt.Sprintf("step-%06d.json", step)))
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(out, "trend.json"))
+	require.NoError(t, err)
+	var rep map[string]any
+	require.NoError(t, json.Unmarshal(data, &rep))
+	widths := rep["trend"].(map[string]any)["widths"].([]any)
+	require.Len(t, widths, 1)
+	require.Len(t, widths[0].(map[string]any)["modes"], 2)
 }
