@@ -191,10 +191,40 @@ func checkTrend(c Config) error {
 	if c.HeldOutSequences < 2 {
 		return fmt.Errorf("study: the trend's held-out set needs at least 2 sequences, got %d", c.HeldOutSequences)
 	}
+	// Every text component on its own first, so that all the missing corpora are named at once.
+	var errs []error
+	for _, item := range trendTextItems(c.Data) {
+		if _, err := datasets.HeldOutSequences(datasets.DataSpec{Spec: item}, tokenizers.NewByteTokenizer(), c.Train.SeqLen); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("study: the trend's data: %w", errors.Join(errs...))
+	}
 	if _, _, err := trendSet(c); err != nil {
 		return err
 	}
 	return nil
+}
+
+// trendTextItems lists the text and parquet components of a mix: spec, without their weights.
+func trendTextItems(spec string) []string {
+	rest, ok := strings.CutPrefix(spec, "mix:")
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, kv := range strings.Split(rest, ",") {
+		kv = strings.TrimSpace(kv)
+		if !strings.HasPrefix(kv, "text:") && !strings.HasPrefix(kv, "parquet:") {
+			continue
+		}
+		if i := strings.LastIndexByte(kv, '='); i > 0 {
+			kv = kv[:i]
+		}
+		out = append(out, kv)
+	}
+	return out
 }
 
 // trendSet is the held-out set every run of the trend scores: HeldOutSequences sequences of the data's held-out

@@ -313,7 +313,7 @@ func TestTrendResultFromScores(t *testing.T) {
 }
 
 // TestTrendMissingCorpus: the English trend with its corpora missing fails before any training with an error
-// that says where the study expects them and where to get them.
+// that names every missing file and says where the study expects each and where to get it.
 func TestTrendMissingCorpus(t *testing.T) {
 	c := TrendConfig(true)
 	c.Out = t.TempDir()
@@ -323,7 +323,8 @@ func TestTrendMissingCorpus(t *testing.T) {
 	require.Error(t, err)
 	msg := err.Error()
 	for _, w := range []string{filepath.Join(dir, "tinyshakespeare", "input.txt"), datasets.DefaultDataDir + "/tinyshakespeare/input.txt",
-		"86c4e6aa9db7c042ec79f339dcb96d42b0075e16b8fc2e86bf0ca57e2dc565ed", "1115394"} {
+		"86c4e6aa9db7c042ec79f339dcb96d42b0075e16b8fc2e86bf0ca57e2dc565ed", "1115394",
+		filepath.Join(dir, "wikitext2", "wiki.test.raw"), datasets.DefaultDataDir + "/wikitext2/wiki.test.raw", "1290590"} {
 		require.Contains(t, msg, w)
 	}
 	require.NoDirExists(t, filepath.Join(c.Out, "runs"), "nothing trained")
