@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/oryx-go/oryx/datasets"
+	"github.com/oryx-go/oryx/datasets/tokenizers"
 	"github.com/oryx-go/oryx/recipes/train"
 )
 
@@ -344,6 +346,58 @@ func englishText(t *testing.T, dir string, n int) string {
 	path := filepath.Join(dir, "english.txt")
 	require.NoError(t, os.WriteFile(path, []byte(b.String()), 0o644))
 	return path
+}
+
+// TestTrendEnglishSetIsHeldOut: the English trend's scored set is the held-out tail of the text — every line
+// it shows is a line after the cut (the last TrendHeldOutFraction of the file's bytes) — and the training data
+// of its runs, over several epochs, shows none of those lines.
+func TestTrendEnglishSetIsHeldOut(t *testing.T) {
+	path := englishText(t, t.TempDir(), 600)
+	text, err := os.ReadFile(path)
+	require.NoError(t, err)
+	c := QuickTrendConfig(true)
+	c.Data = fmt.Sprintf("mix:text:%s=1,heldout=%g", path, TrendHeldOutFraction)
+	set, _, err := trendSet(c)
+	require.NoError(t, err)
+	require.Len(t, set, c.HeldOutSequences)
+	cutLine := strings.Count(string(text[:int(float64(len(text))*(1-TrendHeldOutFraction))]), "\n") // the cut's line, or the one before
+	tok := tokenizers.NewByteTokenizer()
+	lineNumbers := func(seq []int32) []int {
+		ids := make([]int, len(seq))
+		for i, id := range seq {
+			ids[i] = int(id)
+		}
+		var out []int
+		for _, f := range strings.Split(tok.Decode(ids), "line ")[1:] {
+			var n int
+			if _, err := fmt.Sscanf(f, "%d.", &n); err == nil && strings.HasPrefix(f, fmt.Sprintf("%d.", n)) {
+				out = append(out, n)
+			}
+		}
+		return out
+	}
+	seen := 0
+	for _, seq := range set {
+		for _, n := range lineNumbers(seq) {
+			require.GreaterOrEqual(t, n, cutLine, "a held-out sequence shows line %d, before the cut", n)
+			seen++
+		}
+	}
+	require.Greater(t, seen, 0)
+	src, err := datasets.OpenTraining(datasets.DataSpec{Spec: c.Data}, tok, c.Train.SeqLen, c.Train.Seed, nil, io.Discard)
+	require.NoError(t, err)
+	trained := 0
+	for range 40 { // ~ 4 epochs of the training part
+		batch, err := src.Batch(8)
+		require.NoError(t, err)
+		for _, seq := range batch {
+			for _, n := range lineNumbers(seq) {
+				require.Less(t, n, cutLine+1, "a training sequence shows held-out line %d", n)
+				trained++
+			}
+		}
+	}
+	require.Greater(t, trained, 0)
 }
 
 // checkTrendRun checks a quick trend's artefacts: trend.json's gaps are the pairedGap of the score files per
