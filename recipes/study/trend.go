@@ -67,8 +67,9 @@ const (
 	// TrendHeldOutFraction is the English components' held-out fraction (heldout=F: the last 20 % of each
 	// file's bytes, cut at a line start), so that the held-out set holds TrendEnglishSequences sequences.
 	TrendHeldOutFraction = 0.2
-	// TrendEnglishSequences is the English held-out set's size: 3,584 sequences of 128 tokens (459K tokens, 112
-	// micro-batches), evenly spread over the ~3,750 the held-out parts hold at seq_len 128 (datasets.HeldOut).
+	// TrendEnglishSequences is the English held-out set's size: 3,584 sequences of 129 tokens (128 targets each:
+	// 459K, 112 micro-batches), evenly spread over the 3,756 the held-out parts hold at seq_len 128
+	// (datasets.HeldOut; measured on the files of datasets.KnownCorpora).
 	// The synthetic set, 2,048 sequences (DefaultHeldOutSequences), had a gap SE near 0.08 points; English
 	// sequences may vary more, hence ~1.75× as many. The report states the SE measured at every budget.
 	TrendEnglishSequences = 3584
@@ -440,10 +441,15 @@ type TrendPoint struct {
 
 // TrendFit is one form fitted per seed, and its crossings.
 type TrendFit struct {
-	Form      string          `json:"form"`
-	PerSeed   []TrendSeedFit  `json:"per_seed"`
+	Form    string         `json:"form"`
+	PerSeed []TrendSeedFit `json:"per_seed"`
+	// Slope is the form's rate over the seeds — the exponent b of the power law, β of the log-linear form — with
+	// its one-sided bounds at Level (Student t over the seeds' values; only where every seed has a fit).
+	Slope     map[string]any  `json:"slope,omitempty"`
 	Crossings []TrendCrossing `json:"crossings"`
 	Note      string          `json:"note,omitempty"`
+
+	slope, slopeLo, slopeHi float64 // for the report (NaN-free only where Slope is set)
 }
 
 // TrendSeedFit is one seed's fit: power law (A = a, B = b) or log-linear (A = α, B = β), on Points budgets;
@@ -617,6 +623,20 @@ func fitTrend(points []TrendPoint, budgets []int, tokensPerStep int64) []TrendFi
 		f := TrendFit{Form: form}
 		for _, s := range series {
 			f.PerSeed = append(f.PerSeed, fitSeed(form, s))
+		}
+		var slopes []float64
+		var seeds []int
+		for _, sf := range f.PerSeed {
+			if sf.ok {
+				slopes, seeds = append(slopes, sf.b), append(seeds, sf.Seed)
+			}
+		}
+		if len(slopes) == len(f.PerSeed) && len(slopes) > 0 {
+			cp := component{est: estimateOf(slopes, seeds, nil)}
+			l, h := cp.est.bounds(Level)
+			f.Slope = map[string]any{"values": slopes, "mean": sig(cp.est.Mean), "se": sig(cp.est.SE), "df": cp.est.DF,
+				"level": Level, "lower": sig(l), "upper": sig(h)}
+			f.slope, f.slopeLo, f.slopeHi = cp.est.Mean, l, h
 		}
 		for _, level := range TrendLevels {
 			f.Crossings = append(f.Crossings, crossing(form, f.PerSeed, level, lo, hi))
@@ -942,7 +962,7 @@ func trendMarkdown(c Config, rep *Report) string {
 				fmt.Fprintf(&b, "| %d | %s | %.1f | %s | %+.2f %% [%+.2f, %+.2f] | %.2f points%s | %s |\n", pt.Steps, human.Int(pt.Tokens),
 					pt.TokensPerParam, strings.Join(vals, " / "), 100*pt.est.Mean, 100*pt.lo, 100*pt.hi, 100*pt.est.SetSE, flag, pt.Against1)
 			}
-			b.WriteString("\n| fit | per seed | note |\n|---|---|---|\n")
+			b.WriteString("\n| fit | per seed | rate over the seeds: mean [bounds] | note |\n|---|---|---|---|\n")
 			for _, f := range tm.Fits {
 				var parts []string
 				for _, sf := range f.PerSeed {
@@ -955,7 +975,14 @@ func trendMarkdown(c Config, rep *Report) string {
 						parts = append(parts, fmt.Sprintf("seed %d: α = %+.4f, β = %+.5f", sf.Seed, sf.a, sf.b))
 					}
 				}
-				fmt.Fprintf(&b, "| %s | %s | %s |\n", f.Form, strings.Join(parts, "; "), f.Note)
+				rate := "– (not every seed fitted)"
+				switch {
+				case f.Slope != nil && f.Form == FormPowerLaw:
+					rate = fmt.Sprintf("b = %.3f [%.3f, %.3f]", f.slope, f.slopeLo, f.slopeHi)
+				case f.Slope != nil:
+					rate = fmt.Sprintf("β = %+.5f [%+.5f, %+.5f] per e-fold of tokens", f.slope, f.slopeLo, f.slopeHi)
+				}
+				fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", f.Form, strings.Join(parts, "; "), rate, f.Note)
 			}
 			b.WriteString("\n")
 			for _, f := range tm.Fits {

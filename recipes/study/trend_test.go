@@ -73,6 +73,10 @@ func TestTrendFitRecoversPowerLaw(t *testing.T) {
 			}
 			lns = append(lns, math.Log((sf.a/0.01))/sf.b)
 		}
+		require.NotNil(t, pl.Slope)
+		require.InDelta(t, 0.5, pl.slope, 0.03, "the seeds' mean exponent")
+		require.Less(t, pl.slopeLo, pl.slope)
+		require.Greater(t, pl.slopeHi, pl.slope)
 		cr := pl.Crossings[0]
 		require.Equal(t, MarginA, cr.Level)
 		require.Equal(t, CrossWithin, cr.Status, cr.Words)
@@ -120,6 +124,8 @@ func TestTrendLogLinearCrossesZero(t *testing.T) {
 	// The power law is not fitted: the seeds' gaps go negative.
 	pl := fitOf(t, fitTrend(pts, TrendBudgets, 4096), FormPowerLaw)
 	require.False(t, pl.PerSeed[0].ok)
+	require.Nil(t, pl.Slope, "no rate over the seeds unless every seed is fitted")
+	require.NotNil(t, ll.Slope)
 	require.Contains(t, pl.PerSeed[0].Note, "≤ 0")
 	require.Equal(t, CrossUndetermined, pl.Crossings[0].Status)
 	require.Contains(t, pl.Crossings[0].Words, "do not determine")
