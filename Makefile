@@ -2,7 +2,7 @@
 GO ?= go
 
 .PHONY: consumer-check demo demo-run demo-quick study-scale study-scale-run study-attribution study-attribution-run study-decompose \
-	study-decompose-run study-decompose-lr study-decompose-lr-run study-decide study-decide-run test test-full test-go test-go-fuzz test-xla vet lint vet-lint fuzz-short xla-cpu xla-cuda py-tools torch lmeval-check bench-mixers \
+	study-decompose-run study-decompose-lr study-decompose-lr-run study-trend study-trend-run study-trend-synth study-trend-synth-run study-decide study-decide-run test test-full test-go test-go-fuzz test-xla vet lint vet-lint fuzz-short xla-cpu xla-cuda py-tools torch lmeval-check bench-mixers \
 	bench-mixers-all bench-model bench-model-peer gpu-check bench-compile bench-train bench-train-xla bench-xla-vs-go bench-speculative build
 
 # XLA: `make xla-cpu` installs the pinned XLA CPU PJRT plugin from the Python package index into .xla/ (project-local,
@@ -66,11 +66,22 @@ study-attribution-run:
 	$(GO) run $(XLA_TAGS) ./recipes/tiny-study --attribution $(ATTRIBUTION_FLAGS)
 
 # The (a) decomposition (not in CI; docs/studies.md §4; its time: the README's results): at tiny2x, seeds 2-4,
-# matched initialisation — the Transformer, GDN, Oryx-TG at p = 0.5 and its controls at p = 1 and p = 0, evaluated
-# as the demo is — claim (a)'s gap split into the mixed-training cost (p 0.5 vs p 1 / p 0), the architecture cost
+# matched initialisation — the Transformer, GDN, Oryx-TG at p = 0.5, its controls at p = 1 and p = 0 and with
+# complementary training, evaluated as the demo is — claim (a)'s gap split into the mixed-training cost (p 0.5 vs
+# p 1 / p 0; complementary splits it into interference and token halving), the architecture cost
 # (p 1 vs the Transformer, p 0 vs GDN) and the total, on the language alone and on the held-out mixture, with
 # Student-t intervals; the claims over the three seeds; and the one-seed spreads the demo's verdicts use (printed for
-# recipes/study/claims.go) -> runs/study-decompose/{decompose.json,report.md,...}. # The sequential study (not in CI; docs/studies.md §7): the demo's three models (tiny2x, 900 steps, constant LR,
+# recipes/study/claims.go) -> runs/study-decompose/{decompose.json,report.md,...}. study-decompose-lr: the same five
+# with a cosine decay of the learning rate to 0.1x (runs/study-decompose-lr).
+DECOMPOSE_FLAGS ?=
+study-decompose:
+	-@$(MAKE) -s xla-cpu >/dev/null || echo "make study-decompose: no XLA CPU plugin: running on the pure-Go backend (many hours)"
+	$(MAKE) study-decompose-run
+
+study-decompose-run:
+	$(GO) run $(XLA_TAGS) ./recipes/tiny-study --decompose $(DECOMPOSE_FLAGS)
+
+# The sequential study (not in CI; docs/studies.md §7): the demo's three models (tiny2x, 900 steps, constant LR,
 # matched initialisation) on training seeds 2, 3, …, looks at 3 / 6 / 10 / 12 seeds under an O'Brien–Fleming-type
 # alpha-spending boundary fixed in recipes/study/decide.go, until (a) in linear mode, (b) and (c) are decided or
 # the budget runs out (DECIDE_FLAGS="--budget-time 3h" or "--budget-seeds 6"); resumable (each run and its
@@ -85,22 +96,39 @@ study-decide:
 study-decide-run:
 	$(GO) run $(XLA_TAGS) ./recipes/tiny-study --decide $(DECIDE_FLAGS)
 
-study-decompose-lr: the same five
-# with a cosine decay of the learning rate to 0.1x (runs/study-decompose-lr).
-DECOMPOSE_FLAGS ?=
-study-decompose:
-	-@$(MAKE) -s xla-cpu >/dev/null || echo "make study-decompose: no XLA CPU plugin: running on the pure-Go backend (many hours)"
-	$(MAKE) study-decompose-run
-
-study-decompose-run:
-	$(GO) run $(XLA_TAGS) ./recipes/tiny-study --decompose $(DECOMPOSE_FLAGS)
-
 study-decompose-lr:
 	-@$(MAKE) -s xla-cpu >/dev/null || echo "make study-decompose-lr: no XLA CPU plugin: running on the pure-Go backend (many hours)"
 	$(MAKE) study-decompose-lr-run
 
 study-decompose-lr-run:
 	$(GO) run $(XLA_TAGS) ./recipes/tiny-study --decompose --lr-decay $(DECOMPOSE_FLAGS)
+
+# The trend (not in CI; docs/studies.md, "The trend"): GDN, Oryx-TG (p = 0.5) and the Transformer at tiny2x and at the
+# tiny width, seeds 2-4, matched initialisation, warm-up then a constant learning rate, trained 1,800 steps (7.37M
+# tokens); every run scores a held-out set sequence by sequence at 225 / 450 / 900 / 1,350 / 1,800 steps; claim (a)'s
+# gaps per seed and mean with the verdicts' one-sided 95 % bounds, and per-seed power-law and log-linear fits with
+# where they would cross +1 % and 0 (or the statement that the data do not determine it). study-trend trains on real
+# English (tinyshakespeare + WikiText-2 test, expected under ../shared/data: docs/data.md; elsewhere:
+# TREND_FLAGS="--data-dir DIR") -> runs/study-trend/{trend.json,report.md,trend.png,loss.png,scores/};
+# study-trend-synth the same on the synthetic mixture (runs/study-trend-synth). Expected time, each, quiet, XLA CPU,
+# 2 cores (estimated, not yet measured): ~1 h 50 min at most — 3 seeds x 1,800 steps x (0.78 s a tiny2x triple step
+# + 0.26 s a tiny one; the demo's 702 s for a tiny2x triple at 900 steps, its evaluations included) = 94 min of
+# training, plus the held-out scoring (~15 min for English's 3,584 sequences, ~8 min for the synthetic 2,048). A rerun
+# resumes unfinished runs.
+TREND_FLAGS ?=
+study-trend:
+	-@$(MAKE) -s xla-cpu >/dev/null || echo "make study-trend: no XLA CPU plugin: running on the pure-Go backend (many hours)"
+	$(MAKE) study-trend-run
+
+study-trend-run:
+	$(GO) run $(XLA_TAGS) ./recipes/tiny-study --trend --english $(TREND_FLAGS)
+
+study-trend-synth:
+	-@$(MAKE) -s xla-cpu >/dev/null || echo "make study-trend-synth: no XLA CPU plugin: running on the pure-Go backend (many hours)"
+	$(MAKE) study-trend-synth-run
+
+study-trend-synth-run:
+	$(GO) run $(XLA_TAGS) ./recipes/tiny-study --trend $(TREND_FLAGS)
 
 # The test suite (what CI runs), ≤ 15 minutes on 2 cores (README "The two commands", docs/testing.md):
 #  1. the set-up, at once (-j): `make vet-lint` (`go vet` without, then with -tags xla: one after the other, so

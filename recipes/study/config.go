@@ -167,6 +167,10 @@ type Config struct {
 	// ScaleBudgets are the training steps at which study-scale reads the claims' gaps (each a validation
 	// step, ≤ Train.Steps; KindScale only).
 	ScaleBudgets []int `json:"scale_budgets,omitempty"`
+	// TrendBudgets are the training steps at which the trend scores its held-out set and reads the gaps (each a
+	// validation step, the last Train.Steps; KindTrend only: trend.go). TrendEnglish: it trains on real English.
+	TrendBudgets []int `json:"trend_budgets,omitempty"`
+	TrendEnglish bool  `json:"trend_english,omitempty"`
 }
 
 // Default is the full study, sized for `make demo` on 2 cores with XLA CPU (its time: the README; its sizing:

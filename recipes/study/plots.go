@@ -123,11 +123,20 @@ func writePlots(c Config, rep *Report) error {
 			return fmt.Errorf("plot scale.png: %w", err)
 		}
 	}
+	if rep.Trend != nil {
+		if err := writeTrendPlot(c, rep.Trend); err != nil {
+			return fmt.Errorf("plot trend.png: %w", err)
+		}
+	}
+	held := "held-out synthetic language"
+	if datasets.HasHeldOut(c.Data) {
+		held = "held-out text of the data's text components"
+	}
 	for _, f := range []struct {
 		name, title string
 		panels      []*figure.Panel
 	}{
-		{"loss.png", "validation loss (held-out synthetic language)", loss},
+		{"loss.png", "validation loss (" + held + ")", loss},
 		{"mqar.png", "MQAR accuracy", mq},
 		{"switch.png", "switch test: MQAR with the pairs in one mode and the queries in the other", sw},
 		{"needle.png", "mini needle-in-a-haystack", nd},

@@ -43,6 +43,8 @@ type Report struct {
 	Decompose *DecomposeResult `json:"decompose,omitempty"`
 	// Decide is the sequential study's looks (KindDecide; decide.go).
 	Decide *DecideResult `json:"decide,omitempty"`
+	// Trend is the gaps against tokens and width with their fits (KindTrend; trend.go).
+	Trend *TrendResult `json:"trend,omitempty"`
 }
 
 // Run trains and evaluates every model of c (every run, every seed), then writes the artefacts of c's kind.
@@ -105,6 +107,10 @@ func Run(ctx context.Context, c Config, log io.Writer) (*Report, error) {
 		rep.Controls = controls(c, rep.Models)
 		rep.Claims = claims(c, rep.Models, rep.Controls)
 		rep.Decompose = decomposeResult(c, rep.Models, rep.Claims)
+	case KindTrend:
+		if rep.Trend, err = trendResult(c, rep.Models); err != nil {
+			return nil, err
+		}
 	}
 	rep.Seconds = time.Since(start).Seconds()
 	rep.Date = time.Now().UTC().Format(time.RFC3339)
@@ -140,9 +146,10 @@ func checkOtherKind(c Config) error {
 // checkConfig refuses what the study cannot run, before anything is trained.
 func checkConfig(c Config) error {
 	switch c.kind() {
-	case KindStudy, KindScale, KindAttribution, KindDecompose, KindDecide:
+	case KindStudy, KindScale, KindAttribution, KindDecompose, KindDecide, KindTrend:
 	default:
-		return fmt.Errorf("study: kind %q: want %s, %s, %s, %s or %s", c.Kind, KindStudy, KindScale, KindAttribution, KindDecompose, KindDecide)
+		return fmt.Errorf("study: kind %q: want %s, %s, %s, %s, %s or %s", c.Kind, KindStudy, KindScale, KindAttribution, KindDecompose,
+			KindDecide, KindTrend)
 	}
 	switch c.evaluation() {
 	case EvalFull, EvalMQAR, EvalCurves:
@@ -174,6 +181,11 @@ func checkConfig(c Config) error {
 				return fmt.Errorf("study: scale budget %d steps: must be a step of the recall curves (a multiple of %d) ≤ the %d training steps",
 					b, c.curveSteps(), c.Train.Steps)
 			}
+		}
+	}
+	if c.kind() == KindTrend {
+		if err := checkTrend(c); err != nil {
+			return err
 		}
 	}
 	seen := map[string]bool{}
@@ -243,6 +255,7 @@ func trainingRun(c Config, i int, log io.Writer) (train.Run, error) {
 			return probe.measure(tr)
 		}
 	}
+	run.Probe = withTrendProbe(c, j, run.Probe)
 	return run, nil
 }
 
@@ -406,6 +419,8 @@ func writeArtefacts(c Config, rep *Report) error {
 		md = decomposeMarkdown(c, rep)
 	case KindDecide:
 		md = decideMarkdown(c, rep)
+	case KindTrend:
+		md = trendMarkdown(c, rep)
 	default:
 		md = markdown(c, rep)
 	}

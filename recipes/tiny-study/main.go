@@ -13,6 +13,8 @@
 //	go run -tags xla ./recipes/tiny-study --decompose    # make study-decompose: claim (a)'s gap split, 3 seeds
 //	go run -tags xla ./recipes/tiny-study --decompose --lr-decay  # make study-decompose-lr: the same, LR decayed
 //	go run -tags xla ./recipes/tiny-study --decide --budget-time 3h  # make study-decide: seeds added until decided
+//	go run -tags xla ./recipes/tiny-study --trend --english  # make study-trend: (a)'s gaps against tokens on English
+//	go run -tags xla ./recipes/tiny-study --trend            # make study-trend-synth: the same on the synthetic mixture
 //
 // A usage error exits 2, an interrupted study 130 (the finished runs stay; rerun to continue), any other
 // failure 1.
@@ -34,6 +36,7 @@ import (
 
 	"github.com/gomlx/gomlx/backends"
 
+	"github.com/oryx-go/oryx/datasets"
 	"github.com/oryx-go/oryx/internal/atomicfile"
 	"github.com/oryx-go/oryx/internal/backend"
 	"github.com/oryx-go/oryx/internal/cli"
@@ -85,6 +88,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 type flags struct {
 	quick, scale, attribution, force       bool
 	decompose, lrDecay, decide             bool
+	trend, english                         bool
+	dataDir                                string
 	budgetSeeds                            int
 	budgetTime                             time.Duration
 	out, runs, configFile, widths          string
@@ -118,12 +123,20 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 		"(runs/study-decompose-lr)")
 	fs.BoolVar(&f.decide, "decide", false, "the sequential study: transformer, gdn, oryx-tg at tiny2x on seeds 2, 3, … judged after 3, 6, 10 "+
 		"and 12 seeds under an alpha-spending boundary until (a)-linear, (b) and (c) are decided or the budget runs out (runs/study-decide)")
+	fs.BoolVar(&f.trend, "trend", false, "the trend: transformer, gdn, oryx-tg at tiny2x and tiny × seeds 2–4, constant LR, (a)'s gaps "+
+		"on a held-out set at 5 budgets (225–1,800 steps) with power-law and log-linear fits per seed (runs/study-trend-synth; "+
+		"--english: runs/study-trend)")
+	fs.BoolVar(&f.english, "english", false, "with --trend: train on real English (tinyshakespeare + WikiText-2 test, expected under "+
+		datasets.DefaultDataDir+"; --data-dir: elsewhere) and score its held-out part")
+	fs.StringVar(&f.dataDir, "data-dir", "", "with --trend --english: the folder that holds tinyshakespeare/input.txt and "+
+		"wikitext2/wiki.test.raw (default "+datasets.DefaultDataDir+", relative to the repository's root)")
 	fs.IntVar(&f.budgetSeeds, "budget-seeds", 0, "with --decide: start no look beyond N seeds (0: every planned look)")
 	fs.DurationVar(&f.budgetTime, "budget-time", 0, "with --decide: start no look after this much time (e.g. 2h; 0: no limit); a look under way finishes")
 	fs.BoolVar(&f.force, "force", false, "write into --out even when it holds another command's output (a run directory, an export, ...)")
 	fs.IntVar(&f.curveExs, "curve-examples", -1, "recall curves: MQAR examples per pair count scored at every validation (0: no curves; default: the study's)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: go run [-tags xla] ./recipes/tiny-study [--quick] [--scale | --attribution] [--out DIR] [--runs LIST] "+
+		fmt.Fprintf(stderr, "Usage: go run [-tags xla] ./recipes/tiny-study [--quick] [--scale | --attribution | --decompose | --decide | "+
+			"--trend [--english]] [--out DIR] [--runs LIST] "+
 			"[--steps N] [--seeds N] [--jobs N]\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
@@ -171,8 +184,20 @@ func (f *flags) check() error {
 			return cli.Usagef("--%s %q selects nothing: name at least one, or leave --%s out for all", list.name, list.value, list.name)
 		}
 	}
-	if n := btoi(f.scale) + btoi(f.attribution) + btoi(f.decompose) + btoi(f.decide); n > 1 {
-		return cli.Usagef("--scale, --attribution, --decompose and --decide are different studies: run one, then another")
+	if n := btoi(f.scale) + btoi(f.attribution) + btoi(f.decompose) + btoi(f.decide) + btoi(f.trend); n > 1 {
+		return cli.Usagef("--scale, --attribution, --decompose, --decide and --trend are different studies: run one, then another")
+	}
+	if f.english && !f.trend {
+		return cli.Usagef("--english trains the trend on real English: give it with --trend")
+	}
+	if f.set["data-dir"] && !f.english {
+		return cli.Usagef("--data-dir says where the English corpora are: give it with --trend --english")
+	}
+	if f.set["data-dir"] && strings.TrimSpace(f.dataDir) == "" {
+		return cli.Usagef("--data-dir is empty: give the folder that holds tinyshakespeare/input.txt and wikitext2/wiki.test.raw")
+	}
+	if f.trend && f.set["steps"] {
+		return cli.Usagef("--trend reads its gaps at budgets fixed before its runs (study.TrendBudgets): --steps does not apply")
 	}
 	if (f.set["budget-seeds"] || f.set["budget-time"]) && !f.decide {
 		return cli.Usagef("--budget-seeds and --budget-time bound the sequential study: give them with --decide")
@@ -186,8 +211,8 @@ func (f *flags) check() error {
 	if f.lrDecay && !f.decompose {
 		return cli.Usagef("--lr-decay changes the decomposition's learning rate: give it with --decompose")
 	}
-	if f.set["widths"] && !f.scale {
-		return cli.Usagef("--widths selects study-scale's widths: give it with --scale")
+	if f.set["widths"] && !f.scale && !f.trend {
+		return cli.Usagef("--widths selects study-scale's or the trend's widths: give it with --scale or --trend")
 	}
 	return nil
 }
@@ -250,6 +275,11 @@ func (f *flags) studyConfig(be backends.Backend, stderr io.Writer) study.Config 
 	case f.decompose:
 		warnPureGo(be, stderr)
 		return study.DecomposeConfig(f.lrDecay)
+	case f.trend && f.quick:
+		return study.QuickTrendConfig(f.english)
+	case f.trend:
+		warnPureGo(be, stderr)
+		return study.TrendConfig(f.english)
 	case f.quick:
 		return study.QuickConfig()
 	case backend.IsPureGo(be) && f.steps == 0 && f.runs == "":
@@ -292,6 +322,9 @@ func (f *flags) apply(c *study.Config, selected []study.RunSpec, be backends.Bac
 	if f.decide {
 		c.DecideBudget = study.Budget{MaxSeeds: f.budgetSeeds, Seconds: f.budgetTime.Seconds()}
 	}
+	if f.dataDir != "" {
+		c.Data = study.TrendEnglishData(f.dataDir)
+	}
 	c.Jobs = f.jobs
 	if c.Jobs == 0 {
 		c.Jobs = defaultJobs(be)
@@ -314,6 +347,17 @@ func printOutcome(stdout io.Writer, out string, rep *study.Report) {
 		} else {
 			fmt.Fprintf(stdout, "the look of seeds 2–11 was not reached; over the last look's seeds:\n%s%s", study.SpreadsLiteral(d.LastLookSpreads, src),
 				study.TransitionsLiteral(d.LastLookTransitions, src))
+		}
+	case rep.Trend != nil:
+		fmt.Fprintf(stdout, "\nwrote %s/report.md, trend.json, trend.png, loss.png, scores/ (%.1f min)\n\n", out, rep.Seconds/60)
+		for _, tw := range rep.Trend.Widths {
+			for _, tm := range tw.Modes {
+				for _, f := range tm.Fits {
+					for _, cr := range f.Crossings {
+						fmt.Fprintf(stdout, "- %s, %s vs %s: %s\n", tw.Size, tm.Candidate, tm.Reference, cr.Words)
+					}
+				}
+			}
 		}
 	case rep.Decompose != nil:
 		fmt.Fprintf(stdout, "\nwrote %s/report.md, decompose.json, results/, *.png (%.1f min)\n\n", out, rep.Seconds/60)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -40,9 +41,16 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"--train-run", "0", "--config", file}, 1, []string{"--config " + file}},
 		{[]string{"--out", out, "--seeds", "-1"}, 2, []string{"--seeds must be ≥ 1"}},
 		{[]string{"--out", out, "--curve-examples", "-2"}, 2, []string{"--curve-examples must be ≥ 0"}},
-		{[]string{"--out", out, "--scale", "--attribution"}, 2, []string{"--scale, --attribution, --decompose and --decide are different studies"}},
-		{[]string{"--out", out, "--decompose", "--attribution"}, 2, []string{"--scale, --attribution, --decompose and --decide are different studies"}},
-		{[]string{"--out", out, "--decide", "--decompose"}, 2, []string{"--scale, --attribution, --decompose and --decide are different studies"}},
+		{[]string{"--out", out, "--scale", "--attribution"}, 2, []string{"--scale, --attribution, --decompose, --decide and --trend are different studies"}},
+		{[]string{"--out", out, "--decompose", "--attribution"}, 2, []string{"--scale, --attribution, --decompose, --decide and --trend are different studies"}},
+		{[]string{"--out", out, "--trend", "--decompose"}, 2, []string{"--scale, --attribution, --decompose, --decide and --trend are different studies"}},
+		{[]string{"--out", out, "--english"}, 2, []string{"--english trains the trend on real English: give it with --trend"}},
+		{[]string{"--out", out, "--trend", "--data-dir", tmp}, 2, []string{"--data-dir says where the English corpora are: give it with --trend --english"}},
+		{[]string{"--out", out, "--trend", "--english", "--data-dir", " "}, 2, []string{"--data-dir is empty"}},
+		{[]string{"--out", out, "--trend", "--steps", "900"}, 2, []string{"--trend reads its gaps at budgets fixed before its runs"}},
+		{[]string{"--out", out, "--trend", "--english", "--data-dir", filepath.Join(tmp, "nodata")}, 1,
+			[]string{filepath.Join(tmp, "nodata", "tinyshakespeare", "input.txt"), "86c4e6aa9db7c042ec79f339dcb96d42b0075e16b8fc2e86bf0ca57e2dc565ed"}},
+		{[]string{"--out", out, "--decide", "--decompose"}, 2, []string{"--scale, --attribution, --decompose, --decide and --trend are different studies"}},
 		{[]string{"--out", out, "--budget-seeds", "3"}, 2, []string{"--budget-seeds and --budget-time bound the sequential study: give them with --decide"}},
 		{[]string{"--out", out, "--decide", "--budget-seeds", "-1"}, 2, []string{"--budget-seeds must be in [0, 100]"}},
 		{[]string{"--out", out, "--decide", "--budget-time", "-1h"}, 2, []string{"--budget-time ≥ 0"}},
@@ -50,10 +58,10 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"--out", out, "--lr-decay"}, 2, []string{"--lr-decay changes the decomposition's learning rate: give it with --decompose"}},
 		{[]string{"--out", out, "--scale", "--runs", "oryx-tg-p1"}, 2, []string{`--runs: unknown run "oryx-tg-p1"`}},
 		{[]string{"--out", out, "--attribution", "--runs", "oryx-tg-block8,nope"}, 2, []string{`--runs: unknown run "nope"`}},
-		{[]string{"--out", out, "--widths", "1"}, 2, []string{"--widths selects study-scale's widths: give it with --scale"}},
+		{[]string{"--out", out, "--widths", "1"}, 2, []string{"--widths selects study-scale's or the trend's widths: give it with --scale or --trend"}},
 		{[]string{"--out", out, "--scale", "--widths", "3"}, 2, []string{`--widths: width "3": want some of 1,2`}},
 		{[]string{"--out", out, "--scale", "--widths", "1,x"}, 2, []string{`--widths: width "x"`}},
-		{[]string{"-h"}, 0, []string{"Usage: go run", "-quick", "-jobs", "-seeds", "-scale", "-attribution"}},
+		{[]string{"-h"}, 0, []string{"Usage: go run", "-quick", "-jobs", "-seeds", "-scale", "-attribution", "-trend", "-english", "-data-dir"}},
 		{[]string{"--quick", "--runs", "transformer", "--out", filepath.Join(file, "study")}, 1, []string{file, "not a directory"}},
 	} {
 		clitest.Run(t, nil, c.args...).Check(t, c.code, c.want...)
@@ -135,4 +143,28 @@ func TestScaleBudgets(t *testing.T) {
 	require.Equal(t, []int{250, 560}, scaleBudgets(560, 50)) // half of 560 is 280: 250 is the curve step below
 	require.Equal(t, []int{300, 600}, scaleBudgets(600, 25))
 	require.Equal(t, []int{40}, scaleBudgets(40, 50), "no curve step below half: the end only")
+}
+
+// TestTrendWorkerProcesses: --trend with --jobs 2 trains each run in a worker process, which scores the
+// held-out set at every budget (the trend's probe travels in the worker's configuration); the parent reads
+// the score files into trend.json.
+func TestTrendWorkerProcesses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: trains three quick runs")
+	}
+	out := filepath.Join(t.TempDir(), "trend")
+	clitest.Run(t, nil, "--trend", "--quick", "--widths", "1", "--seeds", "1", "--jobs", "2", "--out", out).
+		Check(t, 0, "wrote "+out+"/report.md, trend.json", "tiny, oryx-tg linear vs gdn linear: log-linear")
+	for _, run := range []string{"transformer-tiny", "gdn-tiny", "oryx-tg-tiny"} {
+		for _, step := range []int{2, 4, 6, 8} {
+			require.FileExists(t, filepath.Join(out, "scores", run, fmt.Sprintf("step-%06d.json", step)))
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(out, "trend.json"))
+	require.NoError(t, err)
+	var rep map[string]any
+	require.NoError(t, json.Unmarshal(data, &rep))
+	widths := rep["trend"].(map[string]any)["widths"].([]any)
+	require.Len(t, widths, 1)
+	require.Len(t, widths[0].(map[string]any)["modes"], 2)
 }

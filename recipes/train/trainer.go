@@ -325,6 +325,30 @@ func (t *Trainer) EvalLoss(seqs [][]int32, modes [][]oryx.Mode) (sum float64, to
 	return sum, len(seqs) * t.cfg.SeqLen, nil
 }
 
+// EvalSequenceLosses returns each sequence's mean token loss (nats/token) for a batch of MicroBatch sequences
+// (SeqLen+1 tokens each) read with modes (nil for single-mixer variants), through the graph EvalLoss runs:
+// per-sequence scores of the weights in training with no graph of their own (recipes/study's trend scores its
+// held-out set so at its read-out steps, paired sequence by sequence across runs).
+func (t *Trainer) EvalSequenceLosses(seqs [][]int32, modes [][]oryx.Mode) ([]float64, error) {
+	if len(seqs) != t.cfg.MicroBatch {
+		return nil, fmt.Errorf("Trainer.EvalSequenceLosses: got %d sequences, want the micro-batch %d (one compiled shape)", len(seqs), t.cfg.MicroBatch)
+	}
+	in, err := t.inputs(seqs, modes)
+	if err != nil {
+		return nil, err
+	}
+	outs, err := t.exec(t.eval, in...)
+	if err != nil {
+		return nil, fmt.Errorf("Trainer.EvalSequenceLosses: %w", err)
+	}
+	sums := outs[0].Value().([]float32)
+	out := make([]float64, len(sums))
+	for i, v := range sums {
+		out[i] = float64(v) / float64(t.cfg.SeqLen)
+	}
+	return out, nil
+}
+
 // EvalGreedy reads a batch of MicroBatch sequences (SeqLen+1 tokens each) with modes (nil for single-mixer
 // variants) through the graph EvalLoss runs, and returns for every position whether its target is the
 // model's argmax prediction ([MicroBatch][SeqLen]): accuracy probes during training cost no graph of their

@@ -288,3 +288,40 @@ func TestEvalGreedy(t *testing.T) {
 		})
 	}
 }
+
+// TestEvalSequenceLosses: Trainer.EvalSequenceLosses gives each sequence's mean per-position loss (the
+// per-position loss graph's row means, in each mode of a multi-mixer model), and they sum to EvalLoss's sum.
+func TestEvalSequenceLosses(t *testing.T) {
+	for _, v := range []oryx.Variant{oryx.Transformer, oryx.OryxTG} {
+		t.Run(string(v), func(t *testing.T) {
+			tr, seqs := maskTestTrainer(t, v, ModeTrainingBlockRandom)
+			var modes [][]oryx.Mode
+			if v.IsMultiMixer() {
+				modes = [][]oryx.Mode{make([]oryx.Mode, 24), make([]oryx.Mode, 24)}
+				for i := range modes[1] {
+					modes[1][i] = oryx.Attention // row 0 linear, row 1 attention
+				}
+			}
+			got, err := tr.EvalSequenceLosses(seqs, modes)
+			require.NoError(t, err)
+			require.Len(t, got, 2)
+			ref := refTokenLosses(t, tr, seqs, modes)
+			var total float64
+			for r := range seqs {
+				var s float64
+				for _, l := range ref[r] {
+					s += float64(l)
+				}
+				require.InDelta(t, s/24, got[r], 1e-4, "row %d", r)
+				total += got[r] * 24
+			}
+			require.NotEqual(t, got[0], got[1])
+			sum, n, err := tr.EvalLoss(seqs, modes)
+			require.NoError(t, err)
+			require.Equal(t, 48, n)
+			require.InDelta(t, sum, total, 1e-3)
+			_, err = tr.EvalSequenceLosses(seqs[:1], modes)
+			require.ErrorContains(t, err, "want the micro-batch 2")
+		})
+	}
+}
