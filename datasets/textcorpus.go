@@ -15,6 +15,7 @@ import (
 
 	"github.com/oryx-go/oryx/datasets/hfparquet"
 	"github.com/oryx-go/oryx/datasets/tokenizers"
+	"github.com/oryx-go/oryx/internal/safefile"
 	"github.com/oryx-go/oryx/internal/seedrand"
 )
 
@@ -119,7 +120,9 @@ func loadTextItem(it textItem, tok tokenizers.Tokenizer, heldout float64) (*text
 		}
 		var cuts []string
 		for _, f := range files {
-			data, err := os.ReadFile(f)
+			// safefile: a FIFO or device (text:/dev/zero, a pipe a glob matches) is refused before anything
+			// waits on it or reads without end, and a file larger than the memory before it is read.
+			data, err := safefile.ReadFile(f)
 			if err != nil {
 				return nil, fmt.Errorf("text file %s: %w", f, err)
 			}
