@@ -342,3 +342,33 @@ func orderedWindows(toks []int32, T int) [][]int32 {
 	}
 	return out
 }
+
+// TextFiles returns the files the text and parquet components of a data spec read (globs and directories
+// expanded, in the spec's order), none for a spec without such components: what a content key of the data
+// must hash, since the spec's string stays the same when a file it names changes.
+func TextFiles(spec string) ([]string, error) {
+	if _, _, ok := cutTextKind(spec); !ok && !strings.HasPrefix(spec, "mix:") {
+		return nil, nil
+	}
+	ms, err := parseMix(spec)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, it := range ms.texts {
+		if it.kind == "text" {
+			files, err := textFiles(it.pattern)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, files...)
+			continue
+		}
+		set, err := hfparquet.Open(it.pattern)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", it.spec(), err)
+		}
+		out = append(out, set.Files()...)
+	}
+	return out, nil
+}
