@@ -2,12 +2,14 @@ package study
 
 import (
 	"context"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/stat/distuv"
@@ -330,4 +332,17 @@ func TestEvalKeyDataContent(t *testing.T) {
 	require.NoError(t, os.Remove(path))
 	_, err = evalKey(c, j, sum)
 	require.ErrorContains(t, err, path)
+}
+
+// TestDecideSeedBudgetBelowFirstLook: a seed budget below the first planned look is refused naming the flag
+// and the look, before anything is written; it ran no look, returned success and rewrote decide.json and
+// report.md without the looks an earlier run had made.
+func TestDecideSeedBudgetBelowFirstLook(t *testing.T) {
+	c := QuickDecideConfig()
+	c.Out = filepath.Join(t.TempDir(), "study")
+	c.DecideBudget.MaxSeeds = c.DecideLooks[0] - 1
+	err := runDecide(context.Background(), c, &Report{Config: c}, io.Discard, time.Now())
+	require.ErrorContains(t, err, "--budget-seeds 1 is below the first look's 2 seeds: no look would start")
+	_, statErr := os.Stat(c.Out)
+	require.ErrorIs(t, statErr, os.ErrNotExist, "nothing written")
 }
