@@ -99,6 +99,16 @@ func parseMix(spec string) (mixSpec, error) {
 	if !ok {
 		return m, fmt.Errorf("mixture spec %q: want %s", spec, mixGrammar)
 	}
+	// A key or a text component given twice is refused: the last one silently won (synth=1,synth=0 trained
+	// no synth rows; heldout=0.1,heldout=0.2 held out 0.2), or the same text was loaded twice.
+	seen := map[string]bool{}
+	repeated := func(key string) error {
+		if seen[key] {
+			return fmt.Errorf("mixture spec %q: %s is given twice; give it once (for text, its weight is the sum)", spec, key)
+		}
+		seen[key] = true
+		return nil
+	}
 	for _, kv := range strings.Split(rest, ",") {
 		kv = strings.TrimSpace(kv)
 		if kind, body, ok := cutTextKind(kv); ok {
@@ -113,12 +123,18 @@ func parseMix(spec string) (mixSpec, error) {
 			if it.weight, err = strconv.ParseFloat(body[i+1:], 64); err != nil || !(it.weight > 0) || math.IsInf(it.weight, 0) {
 				return m, fmt.Errorf("mixture spec %q: the weight of %s is %q: want a number > 0", spec, it.spec(), body[i+1:])
 			}
+			if err := repeated(it.spec()); err != nil {
+				return m, err
+			}
 			m.texts = append(m.texts, it)
 			continue
 		}
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok {
 			return m, fmt.Errorf("mixture spec %q: item %q is not key=value", spec, kv)
+		}
+		if err := repeated(k); err != nil {
+			return m, err
 		}
 		if k == "loss" {
 			switch v {
@@ -156,8 +172,11 @@ func parseMix(spec string) (mixSpec, error) {
 			return m, fmt.Errorf("mixture spec %q: unknown key %q (synth, mqar, needle, text:PATH, parquet:PATTERN, pairs, loss, heldout)", spec, k)
 		}
 	}
-	if m.wSynth+m.wMQAR+m.wNeedle+m.textWeight() <= 0 {
+	if total := m.wSynth + m.wMQAR + m.wNeedle + m.textWeight(); total <= 0 {
 		return m, fmt.Errorf("mixture spec %q: all weights are 0", spec)
+	} else if math.IsInf(total, 0) {
+		// The draw scales a uniform number by the total: an infinite one always drew the last component.
+		return m, fmt.Errorf("mixture spec %q: the weights sum to more than a float64 holds; scale them down (only their ratios matter)", spec)
 	}
 	if m.pairs < 4 {
 		return m, fmt.Errorf("mixture spec %q: pairs must be ≥ 4", spec)

@@ -145,3 +145,27 @@ func TestMixtureValidationSetHeldOut(t *testing.T) {
 	_, _, err = MixtureValidationSet("mix:nope=1", tok, seqLen, 2)
 	require.ErrorContains(t, err, "nope")
 }
+
+// TestMixtureSpecRepeatsAndInfiniteWeights: a key or a text component given twice is refused naming it (the
+// last one silently won: synth=1,synth=0 drew no synth rows), and weights whose sum overflows are refused (the
+// draw then always took the last component, whatever the ratios).
+func TestMixtureSpecRepeatsAndInfiniteWeights(t *testing.T) {
+	for spec, want := range map[string]string{
+		"mix:synth=1,synth=0,mqar=1":                "synth is given twice",
+		"mix:synth=1,heldout=0.1,heldout=0.2":       "heldout is given twice",
+		"mix:synth=1,loss=all,loss=answers":         "loss is given twice",
+		"mix:synth=1,pairs=8,pairs=16":              "pairs is given twice",
+		"mix:text:a.txt=1,synth=1,text:a.txt=2":     "text:a.txt is given twice",
+		"mix:synth=1e308,text:a.txt=1e308":          "weights sum to more than a float64 holds",
+		"mix:synth=1.7e308,mqar=1.7e308,needle=1.0": "weights sum to more than a float64 holds",
+	} {
+		_, err := parseMix(spec)
+		require.ErrorContains(t, err, want, spec)
+		require.ErrorContains(t, err, spec, spec)
+	}
+	// Distinct components and keys still parse.
+	m, err := parseMix("mix:synth=1,mqar=2,text:a.txt=1,text:b.txt=1,heldout=0.2,pairs=8,loss=all")
+	require.NoError(t, err)
+	require.Len(t, m.texts, 2)
+	require.Equal(t, 0.2, m.heldout)
+}

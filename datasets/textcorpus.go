@@ -15,6 +15,7 @@ import (
 
 	"github.com/oryx-go/oryx/datasets/hfparquet"
 	"github.com/oryx-go/oryx/datasets/tokenizers"
+	"github.com/oryx-go/oryx/internal/safefile"
 	"github.com/oryx-go/oryx/internal/seedrand"
 )
 
@@ -119,7 +120,9 @@ func loadTextItem(it textItem, tok tokenizers.Tokenizer, heldout float64) (*text
 		}
 		var cuts []string
 		for _, f := range files {
-			data, err := os.ReadFile(f)
+			// safefile: a FIFO or device (text:/dev/zero, a pipe a glob matches) is refused before anything
+			// waits on it or reads without end, and a file larger than the memory before it is read.
+			data, err := safefile.ReadFile(f)
 			if err != nil {
 				return nil, fmt.Errorf("text file %s: %w", f, err)
 			}
@@ -338,4 +341,34 @@ func orderedWindows(toks []int32, T int) [][]int32 {
 		out[k] = toks[k*T : k*T+T+1]
 	}
 	return out
+}
+
+// TextFiles returns the files the text and parquet components of a data spec read (globs and directories
+// expanded, in the spec's order), none for a spec without such components: what a content key of the data
+// must hash, since the spec's string stays the same when a file it names changes.
+func TextFiles(spec string) ([]string, error) {
+	if _, _, ok := cutTextKind(spec); !ok && !strings.HasPrefix(spec, "mix:") {
+		return nil, nil
+	}
+	ms, err := parseMix(spec)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, it := range ms.texts {
+		if it.kind == "text" {
+			files, err := textFiles(it.pattern)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, files...)
+			continue
+		}
+		set, err := hfparquet.Open(it.pattern)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", it.spec(), err)
+		}
+		out = append(out, set.Files()...)
+	}
+	return out, nil
 }

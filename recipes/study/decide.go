@@ -199,6 +199,12 @@ func runDecide(ctx context.Context, c Config, rep *Report, log io.Writer, start 
 	if len(c.DecideLooks) == 0 || !slices.IsSorted(c.DecideLooks) || c.DecideLooks[0] < 2 || c.DecideLooks[len(c.DecideLooks)-1] > MaxSeeds {
 		return fmt.Errorf("study: the sequential study's looks %v: want increasing seed counts from ≥ 2 to ≤ %d", c.DecideLooks, MaxSeeds)
 	}
+	if b := c.DecideBudget.MaxSeeds; b > 0 && b < c.DecideLooks[0] {
+		// No look would start: the run ended at once, rc 0, and rewrote decide.json and report.md without the
+		// looks an earlier run had made.
+		return fmt.Errorf("study: the seed budget --budget-seeds %d is below the first look's %d seeds: no look would start; give ≥ %d, or 0 for every planned look %v",
+			b, c.DecideLooks[0], c.DecideLooks[0], c.DecideLooks)
+	}
 	levels := LookLevels(c.DecideLooks, DecideAlpha)
 	d := &DecideResult{PlannedLooks: c.DecideLooks, LookLevels: levels, Budget: c.DecideBudget,
 		Spending: "Lan–DeMets O'Brien–Fleming-type alpha spending of 1 − Level over the planned looks, each look's increment " +

@@ -2,11 +2,14 @@ package study
 
 import (
 	"context"
+	"io"
 	"math"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/stat/distuv"
@@ -304,4 +307,42 @@ func TestEvalKey(t *testing.T) {
 	c3.DecideBudget.MaxSeeds = 5
 	k5, _ := evalKey(c3, j, sum)
 	require.Equal(t, k0, k5, "settings that do not change the evaluation do not change the key")
+}
+
+// TestEvalKeyDataContent: a text file of the data spec that changes between two runs of a study (same path,
+// same spec string) changes the key, so that a cached evaluation on the old held-out set is not used beside
+// new ones on the new set (the pairing of the held-out gaps needs one set); the same content, the same key.
+func TestEvalKeyDataContent(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "corpus.txt")
+	require.NoError(t, os.WriteFile(path, []byte(strings.Repeat("one line of text\n", 200)), 0o644))
+	c := DecideConfig()
+	c.Data = "mix:synth=1,text:" + path + "=1"
+	j, _ := c.job(0)
+	sum := &train.Summary{Name: "transformer-tiny2x-s1", Steps: 900, Tokens: 3686400, TrainLoss: 1.5}
+	k0, err := evalKey(c, j, sum)
+	require.NoError(t, err)
+	k1, err := evalKey(c, j, sum)
+	require.NoError(t, err)
+	require.Equal(t, k0, k1)
+	require.NoError(t, os.WriteFile(path, []byte(strings.Repeat("another line, else\n", 200)), 0o644))
+	k2, err := evalKey(c, j, sum)
+	require.NoError(t, err)
+	require.NotEqual(t, k0, k2, "the text file changed")
+	require.NoError(t, os.Remove(path))
+	_, err = evalKey(c, j, sum)
+	require.ErrorContains(t, err, path)
+}
+
+// TestDecideSeedBudgetBelowFirstLook: a seed budget below the first planned look is refused naming the flag
+// and the look, before anything is written; it ran no look, returned success and rewrote decide.json and
+// report.md without the looks an earlier run had made.
+func TestDecideSeedBudgetBelowFirstLook(t *testing.T) {
+	c := QuickDecideConfig()
+	c.Out = filepath.Join(t.TempDir(), "study")
+	c.DecideBudget.MaxSeeds = c.DecideLooks[0] - 1
+	err := runDecide(context.Background(), c, &Report{Config: c}, io.Discard, time.Now())
+	require.ErrorContains(t, err, "--budget-seeds 1 is below the first look's 2 seeds: no look would start")
+	_, statErr := os.Stat(c.Out)
+	require.ErrorIs(t, statErr, os.ErrNotExist, "nothing written")
 }

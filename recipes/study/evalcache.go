@@ -5,18 +5,22 @@ package study
 // deterministic function of its checkpoint and of the evaluation's settings, so it is kept in
 // <out>/evaluations/<run>.json under a key of both, and used again only when the key is equal. The key is
 // the evaluation settings of the Config, the run and its seed, the run's final training numbers (steps, tokens,
-// training and validation losses: a retrained or extended run has others), and evalCacheVersion, which is raised
-// whenever what the evaluation computes changes.
+// training and validation losses: a retrained or extended run has others), the content of the text and parquet
+// files the data spec reads (the held-out set and the mixture's validation rows come from them, and the spec's
+// string stays the same when a file changes), and evalCacheVersion, which is raised whenever what the
+// evaluation computes changes.
 
 import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 
+	"github.com/oryx-go/oryx/datasets"
 	"github.com/oryx-go/oryx/internal/atomicfile"
 	"github.com/oryx-go/oryx/internal/safefile"
 	"github.com/oryx-go/oryx/recipes/train"
@@ -59,6 +63,7 @@ func evalKey(c Config, j job, sum *train.Summary) (string, error) {
 		Tokens                                  int64
 		TrainLoss                               float64
 		ValLoss                                 map[string]float64
+		DataFiles                               string `json:",omitempty"` // sha256 of the files the data spec reads (none: the keys before it)
 	}
 	s := settings{Version: evalCacheVersion, Data: c.Data, SeqLen: c.Train.SeqLen, Evaluation: c.evaluation(), MQARPairs: c.MQARPairs,
 		ClaimPairs: c.ClaimPairs, MQARExamples: c.MQARExamples, NeedleLengths: c.NeedleLengths, NeedleDepths: c.NeedleDepths,
@@ -67,6 +72,19 @@ func evalKey(c Config, j job, sum *train.Summary) (string, error) {
 		Name: sum.Name, Steps: sum.Steps, Tokens: sum.Tokens, TrainLoss: float64(sum.TrainLoss), ValLoss: map[string]float64{}}
 	for k, v := range sum.ValLoss {
 		s.ValLoss[k] = float64(v)
+	}
+	files, err := datasets.TextFiles(c.Data)
+	if err != nil {
+		return "", fmt.Errorf("the evaluation cache's key: %w", err)
+	}
+	if len(files) > 0 {
+		h := sha256.New()
+		for _, f := range files {
+			if err := safefile.HashInto(h, f, f); err != nil {
+				return "", fmt.Errorf("the evaluation cache's key: %w", err)
+			}
+		}
+		s.DataFiles = hex.EncodeToString(h.Sum(nil))
 	}
 	b, err := json.Marshal(s)
 	if err != nil {
