@@ -76,7 +76,10 @@ func RaceSaves(t testing.TB, dir string, saves int, read func(i int) error) (rea
 	done := make(chan error, 1)
 	go func() {
 		for step := int64(1); step <= int64(saves); step++ {
-			optimizers.GetGlobalStepVar(ctx).MustSetValue(tensors.FromValue(step))
+			if err := optimizers.GetGlobalStepVar(ctx).SetValue(tensors.FromValue(step)); err != nil {
+				done <- err
+				return
+			}
 			if err := oryx.SaveCheckpointKeep(w, m.Config, ctx, 1); err != nil {
 				done <- err
 				return

@@ -425,13 +425,7 @@ func claims(c Config, models []*ModelResult, comps []Comparison) []Claim {
 	return cls
 }
 
-// gapsOf returns the per-seed gaps of the named comparison and their seeds, in seed order.
-func gapsOf(comps []Comparison, name string) ([]float64, []int) {
-	gaps, seeds, _ := gapsSetOf(comps, name)
-	return gaps, seeds
-}
-
-// gapsSetOf is gapsOf with the held-out set's standard error every seed shares: the mean of the seeds' own
+// gapsSetOf returns the per-seed gaps of the named comparison and their seeds, in seed order, with the held-out set's standard error every seed shares: the mean of the seeds' own
 // (each seed's gap is read on the same sequences, so the errors are correlated and the SE of their mean is at
 // most the mean of their SEs); 0 when some gap was not read on the held-out set.
 func gapsSetOf(comps []Comparison, name string) ([]float64, []int, float64) {
