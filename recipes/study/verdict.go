@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -183,6 +184,7 @@ type outcome struct {
 	lo, hi         float64 // at Level
 	failLo, failHi float64 // at the Bonferroni level of a failure
 	failLevel      float64 // that level
+	level          float64 // the level of lo and hi (Level, or a sequential look's)
 	significant    string  // whether θ differs from zero at Level: "above zero", "below zero", ""
 }
 
@@ -201,7 +203,7 @@ func decideComponentsAt(cs []component, level float64) (string, []outcome) {
 	outs := make([]outcome, len(cs))
 	held, failed := 0, 0
 	for i, c := range cs {
-		o := outcome{failLevel: failLevel}
+		o := outcome{failLevel: failLevel, level: level}
 		o.lo, o.hi = c.bounds(level)
 		o.failLo, o.failHi = c.bounds(failLevel)
 		switch {
@@ -296,8 +298,8 @@ func (c component) describe(o outcome, format func(float64) string) string {
 		return c.name + ": no value"
 	}
 	if c.share != nil {
-		return fmt.Sprintf("%s %s [%.2f, %.2f] (exact binomial bounds at %.0f %% one-sided) vs %.2f: %s", c.name, c.share.words(),
-			o.lo, o.hi, 100*Level, c.threshold, o.verdict)
+		return fmt.Sprintf("%s %s [%.2f, %.2f] (exact binomial bounds at %s %% one-sided) vs %.2f: %s", c.name, c.share.words(),
+			o.lo, o.hi, levelPct(o), c.threshold, o.verdict)
 	}
 	var spread string
 	set := ""
@@ -306,11 +308,11 @@ func (c component) describe(o outcome, format func(float64) string) string {
 	}
 	switch c.est.From {
 	case seFromSeeds:
-		spread = fmt.Sprintf("[%s, %s] at %.0f %% one-sided, t over %d seeds%s: %s", format(o.lo), format(o.hi), 100*Level,
+		spread = fmt.Sprintf("[%s, %s] at %s %% one-sided, t over %d seeds%s: %s", format(o.lo), format(o.hi), levelPct(o),
 			len(c.est.Values), set, joinValues(c.est.Values, format))
 	case seFromRecorded:
-		spread = fmt.Sprintf("[%s, %s] at %.0f %% one-sided, one seed with the SD %s recorded over seeds %v%s (%s)", format(o.lo),
-			format(o.hi), 100*Level, format(c.est.Spread.SD), c.est.Spread.Seeds, set, c.est.Spread.Source)
+		spread = fmt.Sprintf("[%s, %s] at %s %% one-sided, one seed with the SD %s recorded over seeds %v%s (%s)", format(o.lo),
+			format(o.hi), levelPct(o), format(c.est.Spread.SD), c.est.Spread.Seeds, set, c.est.Spread.Source)
 	default:
 		spread = "one seed, no spread measured on other seeds: no bounds"
 	}
@@ -322,6 +324,15 @@ func (c component) describe(o outcome, format func(float64) string) string {
 		s += "; " + o.significant + " at the same level"
 	}
 	return s
+}
+
+// levelPct writes the level of an outcome's bounds in percent, five digits: "95", or a sequential look's "99.451".
+func levelPct(o outcome) string {
+	l := o.level
+	if l == 0 {
+		l = Level
+	}
+	return strconv.FormatFloat(100*l, 'g', 5, 64)
 }
 
 // joinValues lists per-seed values ("seeds: a / b / c").
