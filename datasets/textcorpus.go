@@ -2,6 +2,8 @@ package datasets
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -371,4 +373,21 @@ func TextFiles(spec string) ([]string, error) {
 		out = append(out, set.Files()...)
 	}
 	return out, nil
+}
+
+// TextFilesDigest is the SHA-256 of the contents of every file TextFiles(spec) lists, in order (hex); "" for a
+// spec that reads none. A key that must change when a data file's contents do (the study's evaluation cache)
+// includes it.
+func TextFilesDigest(spec string) (string, error) {
+	files, err := TextFiles(spec)
+	if err != nil || len(files) == 0 {
+		return "", err
+	}
+	h := sha256.New()
+	for _, f := range files {
+		if err := safefile.HashInto(h, f, f); err != nil {
+			return "", err
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }

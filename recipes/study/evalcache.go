@@ -22,7 +22,7 @@ import (
 
 	"github.com/oryx-go/oryx/datasets"
 	"github.com/oryx-go/oryx/internal/atomicfile"
-	"github.com/oryx-go/oryx/internal/safefile"
+	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/recipes/train"
 )
 
@@ -73,19 +73,11 @@ func evalKey(c Config, j job, sum *train.Summary) (string, error) {
 	for k, v := range sum.ValLoss {
 		s.ValLoss[k] = float64(v)
 	}
-	files, err := datasets.TextFiles(c.Data)
+	digest, err := datasets.TextFilesDigest(c.Data)
 	if err != nil {
 		return "", fmt.Errorf("the evaluation cache's key: %w", err)
 	}
-	if len(files) > 0 {
-		h := sha256.New()
-		for _, f := range files {
-			if err := safefile.HashInto(h, f, f); err != nil {
-				return "", fmt.Errorf("the evaluation cache's key: %w", err)
-			}
-		}
-		s.DataFiles = hex.EncodeToString(h.Sum(nil))
-	}
+	s.DataFiles = digest
 	b, err := json.Marshal(s)
 	if err != nil {
 		return "", err
@@ -102,16 +94,13 @@ func evalCachePath(c Config, j job) string {
 // other settings (a file that cannot be read as an entry is an error naming it).
 func cachedEvaluation(c Config, j job, key string) (*ModelResult, error) {
 	path := evalCachePath(c, j)
-	data, err := safefile.ReadFile(path)
+	var e evalCacheEntry
+	err := rundir.ReadJSON(filepath.Dir(path), filepath.Base(path), &e)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, err
-	}
-	var e evalCacheEntry
-	if err := json.Unmarshal(data, &e); err != nil {
-		return nil, &os.PathError{Op: "read cached evaluation", Path: path, Err: err}
+		return nil, fmt.Errorf("read cached evaluation: %w", err)
 	}
 	if e.Key != key || e.Result == nil {
 		return nil, nil

@@ -43,7 +43,7 @@ import (
 	"github.com/oryx-go/oryx/internal/atomicfile"
 	"github.com/oryx-go/oryx/internal/figure"
 	"github.com/oryx-go/oryx/internal/human"
-	"github.com/oryx-go/oryx/internal/safefile"
+	"github.com/oryx-go/oryx/internal/rundir"
 	"github.com/oryx-go/oryx/oryx"
 	"github.com/oryx-go/oryx/recipes/train"
 )
@@ -370,17 +370,14 @@ func scoreTrendSet(tr *train.Trainer, set [][]int32) (*trendScores, error) {
 // readTrendScores reads job j's scores at step, checked against the set's fingerprint.
 func readTrendScores(c Config, j job, step int, fp string) (*trendScores, error) {
 	path := trendScoresPath(c, j, step)
-	data, err := safefile.ReadFile(path)
+	var sc trendScores
+	err := rundir.ReadJSON(filepath.Dir(path), filepath.Base(path), &sc)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%s: no held-out scores at step %d (its run was trained without the trend's probe at that step, or the "+
 			"budgets changed since): remove its run directory %s to retrain it", path, step, c.jobDir(j))
 	}
 	if err != nil {
 		return nil, err
-	}
-	var sc trendScores
-	if err := json.Unmarshal(data, &sc); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if sc.Set != fp || sc.Step != step {
 		return nil, fmt.Errorf("%s: scores of held-out set %q at step %d, want set %q at step %d (the data or the set's size changed since "+
