@@ -62,29 +62,13 @@ func heldOutLosses(c Config, m *oryx.Model, ctx *context.Context, tok tokenizers
 	if err != nil {
 		return nil, err
 	}
-	be, err := oryx.Backend()
+	scores, err := scoreRowsByMode(m, ctx, seqs, make([][]bool, len(seqs)), heldOutBatch)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("held-out loss: %w", err)
 	}
-	sc, err := oryx.NewScorer(be, ctx, m, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer sc.Finalize()
 	out := map[string]*HeldOutLoss{}
-	for _, sched := range schedulesOf(m.Config.Variant) {
-		mode, ok := map[string]oryx.Mode{"attention": oryx.Attention, "linear": oryx.Linear}[sched]
-		if !ok {
-			continue // mixed: no question to split a sequence at
-		}
-		per := make([]float64, 0, len(seqs))
-		for i := 0; i < len(seqs); i += heldOutBatch {
-			rows, err := scoreMaskedRows(sc, m, seqs[i:min(i+heldOutBatch, len(seqs))], make([][]bool, min(heldOutBatch, len(seqs)-i)), mode)
-			if err != nil {
-				return nil, fmt.Errorf("held-out loss (%s): %w", sched, err)
-			}
-			per = append(per, rows...)
-		}
+	for _, sched := range sortedModes(scores) {
+		per := scores[sched]
 		mean, se := meanSE(per)
 		out[sched] = &HeldOutLoss{Mean: jsonnum.Float(mean), SE: jsonnum.Float(se), Sequences: len(per), PerSequence: per}
 		fmt.Fprintf(log, "  held-out loss (%s, %d sequences): %.4f ± %.4f\n", sched, len(per), mean, se)

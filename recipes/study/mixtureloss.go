@@ -36,6 +36,26 @@ func mixtureLosses(c Config, m *oryx.Model, ctx *context.Context, tok tokenizers
 	if err != nil {
 		return nil, err
 	}
+	per, err := scoreRowsByMode(m, ctx, seqs, masks, mixtureBatch)
+	if err != nil {
+		return nil, fmt.Errorf("mixture loss: %w", err)
+	}
+	out := map[string]jsonnum.Float{}
+	for _, sched := range sortedModes(per) {
+		var sum float64
+		for _, l := range per[sched] {
+			sum += l
+		}
+		out[sched] = jsonnum.Float(sum / float64(len(seqs)))
+		fmt.Fprintf(log, "  mixture loss (%s, %d held-out rows): %.4f\n", sched, len(seqs), float64(out[sched]))
+	}
+	return out, nil
+}
+
+// scoreRowsByMode scores rows (masks[i] nil: every position) in each single mode of the model's variant
+// ("attention", "linear"; the mixed schedule has no question to split a row at), batch rows a call, with one
+// scorer: each row's mean loss over its trained positions, by mode.
+func scoreRowsByMode(m *oryx.Model, ctx *context.Context, seqs [][]int32, masks [][]bool, batch int) (map[string][]float64, error) {
 	be, err := oryx.Backend()
 	if err != nil {
 		return nil, err
@@ -45,26 +65,35 @@ func mixtureLosses(c Config, m *oryx.Model, ctx *context.Context, tok tokenizers
 		return nil, err
 	}
 	defer sc.Finalize()
-	out := map[string]jsonnum.Float{}
+	out := map[string][]float64{}
 	for _, sched := range schedulesOf(m.Config.Variant) {
 		mode, ok := map[string]oryx.Mode{"attention": oryx.Attention, "linear": oryx.Linear}[sched]
 		if !ok {
-			continue // mixed: no question to split a row at
+			continue
 		}
-		var sum float64
-		for i := 0; i < len(seqs); i += mixtureBatch {
-			rows, err := scoreMaskedRows(sc, m, seqs[i:min(i+mixtureBatch, len(seqs))], masks[i:min(i+mixtureBatch, len(seqs))], mode)
+		per := make([]float64, 0, len(seqs))
+		for i := 0; i < len(seqs); i += batch {
+			j := min(i+batch, len(seqs))
+			rows, err := scoreMaskedRows(sc, m, seqs[i:j], masks[i:j], mode)
 			if err != nil {
-				return nil, fmt.Errorf("mixture loss (%s): %w", sched, err)
+				return nil, fmt.Errorf("%s: %w", sched, err)
 			}
-			for _, l := range rows {
-				sum += l
-			}
+			per = append(per, rows...)
 		}
-		out[sched] = jsonnum.Float(sum / float64(len(seqs)))
-		fmt.Fprintf(log, "  mixture loss (%s, %d held-out rows): %.4f\n", sched, len(seqs), float64(out[sched]))
+		out[sched] = per
 	}
 	return out, nil
+}
+
+// sortedModes lists the modes of per in display order (attention, then linear).
+func sortedModes(per map[string][]float64) []string {
+	var out []string
+	for _, sched := range []string{"attention", "linear"} {
+		if _, ok := per[sched]; ok {
+			out = append(out, sched)
+		}
+	}
+	return out
 }
 
 // scoreMaskedRows returns each row's mean loss over its trained positions (mask[j]: target seq[j+1] at
