@@ -156,16 +156,8 @@ func transitionShare(c Config, runs []*ModelResult) (*component, []*ModelResult)
 // transitionsFor is the recorded transition count for a one-seed study of c (as spreadFor).
 func transitionsFor(c Config) *RecordedShare {
 	r, ok := OneSeedTransitions[spreadTransition]
-	if !ok || c.seeds() != 1 || len(c.Runs) == 0 {
+	if !ok || !recordingApplies(c, r.Width, r.Steps, r.LRSchedule, r.Seeds) {
 		return nil
-	}
-	if r.Width != c.mainWidth() || r.Steps != c.Train.Steps || r.LRSchedule != c.Train.LRSchedule {
-		return nil
-	}
-	for _, s := range r.Seeds {
-		if s == int(c.trainSeed(1)) {
-			return nil
-		}
 	}
 	return &r
 }

@@ -344,16 +344,19 @@ func joinValues(vs []float64, format func(float64) string) string {
 	return "per seed " + strings.Join(parts, " / ")
 }
 
+// recordingApplies tells whether a recording from other seeds (a spread, a transition count) serves a one-seed
+// study of c: made at its width, steps and learning-rate schedule, on seeds that exclude the study's own.
+func recordingApplies(c Config, width, steps int, lrSchedule string, seeds []int) bool {
+	return c.seeds() == 1 && len(c.Runs) > 0 && width == c.mainWidth() && steps == c.Train.Steps &&
+		lrSchedule == c.Train.LRSchedule && !slices.Contains(seeds, int(c.trainSeed(1)))
+}
+
 // spreadFor returns the recorded spread of quantity key for a one-seed study of c, when one applies: the
 // same width, training steps and learning-rate schedule, measured on seeds that do not include the study's own
 // training seed, and for a loss gap on the same evaluation set.
 func spreadFor(c Config, key string) *Spread {
 	sp, ok := OneSeedSpreads[key]
-	if !ok || c.seeds() != 1 || len(c.Runs) == 0 {
-		return nil
-	}
-	if sp.Width != c.mainWidth() || sp.Steps != c.Train.Steps || sp.LRSchedule != c.Train.LRSchedule ||
-		slices.Contains(sp.Seeds, int(c.trainSeed(1))) {
+	if !ok || !recordingApplies(c, sp.Width, sp.Steps, sp.LRSchedule, sp.Seeds) {
 		return nil
 	}
 	if strings.HasPrefix(key, "a_gap") && sp.Set != c.heldOutSetName() {
